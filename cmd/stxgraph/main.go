@@ -1,0 +1,76 @@
+// Command stxgraph indexes the Stacks blockchain into PostgreSQL and serves it over GraphQL and
+// the legacy REST paths of the Stacks Blockchain API.
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "serve the HTTP API and the stacks-node event observer", serveCommand},
+		{"migrate", "apply, revert or list database migrations (up|down|status)", migrateCommand},
+		{"version", "print the version", versionCommand},
+	}
+}
+
+func main() {
+	setupLogging()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "stxgraph: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "stxgraph indexes the Stacks blockchain into PostgreSQL and serves it over GraphQL and REST.")
+	fmt.Fprintln(w, "\nUsage: stxgraph <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'stxgraph <command> --help' for the flags of a command.")
+}
+
+func versionCommand(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprintln(stdout, "stxgraph", version)
+	return 0
+}
+
+// setupLogging logs JSON unless stderr is a terminal.
+func setupLogging() {
+	var h slog.Handler
+	if term.IsTerminal(int(os.Stderr.Fd())) {
+		h = slog.NewTextHandler(os.Stderr, nil)
+	} else {
+		h = slog.NewJSONHandler(os.Stderr, nil)
+	}
+	slog.SetDefault(slog.New(h))
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/server"
+)
+
+func serveCommand(args []string, _, stderr io.Writer) int {
+	var cfg config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: stxgraph serve [flags]\n\n"+
+			"Serves GraphQL (/graphql, /graphiql), the REST paths (/extended/…) and /metrics, and\n"+
+			"listens for stacks-node event-observer messages. Creates the database when it is\n"+
+			"missing and applies migrations at start. Stops gracefully on SIGINT/SIGTERM.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	cfg.serveFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitCode(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, &cfg, nil); err != nil {
+		slog.Error("serve failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs until ctx is done. ready, when not nil, receives the bound API and event-observer
+// addresses once both listen (tests bind port 0 and read them).
+func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
+	store, err := openStore(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	api, err := server.New(server.Config{Store: store, ServerVersion: "stxgraph " + version, Introspection: true})
+	if err != nil {
+		return err
+	}
+	servers := []*http.Server{
+		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
+	}
+	return runServers(ctx, servers, ready)
+}
+
+// openStore creates the database when missing, applies migrations and returns the store.
+func openStore(ctx context.Context, dsn string) (*db.Store, error) {
+	if err := db.EnsureDatabase(ctx, dsn); err != nil {
+		return nil, err
+	}
+	store := db.Open(dsn, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+	applied, err := store.Migrate(ctx)
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if len(applied) > 0 {
+		slog.Info("applied migrations", "migrations", applied)
+	}
+	return store, nil
+}
+
+// runServers listens on every server's address, serves until ctx is done, then stops accepting
+// and waits (up to 30 s) for in-flight requests.
+func runServers(ctx context.Context, servers []*http.Server, ready chan<- [2]string) error {
+	errc := make(chan error, len(servers))
+	var addrs [2]string
+	for i, srv := range servers {
+		ln, err := net.Listen("tcp", srv.Addr)
+		if err != nil {
+			return err
+		}
+		if i < len(addrs) {
+			addrs[i] = ln.Addr().String()
+		}
+		slog.Info("listening", "addr", ln.Addr().String())
+		go func() { errc <- srv.Serve(ln) }()
+	}
+	if ready != nil {
+		ready <- addrs
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	slog.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stxgraph/stxgraph/db/dbtest"
+)
+
+// startServe runs `serve` on free ports against a fresh database and returns the API base URL.
+func startServe(t *testing.T) string {
+	t.Helper()
+	cfg := &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: dbtest.URL(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan [2]string, 1)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, ready) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve did not stop cleanly: %v", err)
+		}
+	})
+	select {
+	case addrs := <-ready:
+		return "http://" + addrs[0]
+	case err := <-done:
+		t.Fatalf("serve failed to start: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start within 30s")
+	}
+	return ""
+}
+
+func getJSON(t *testing.T, url string, out any) *http.Response {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(body, out); err != nil {
+			t.Fatalf("GET %s: %v in %s", url, err, body)
+		}
+	}
+	return resp
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	base := startServe(t)
+
+	var status struct {
+		ServerVersion string `json:"server_version"`
+		Status        string `json:"status"`
+		ChainTip      struct {
+			BlockHeight     *int    `json:"block_height"`
+			BlockHash       *string `json:"block_hash"`
+			IndexBlockHash  *string `json:"index_block_hash"`
+			BurnBlockHeight *int    `json:"burn_block_height"`
+		} `json:"chain_tip"`
+	}
+	if resp := getJSON(t, base+"/extended", &status); resp.StatusCode != 200 {
+		t.Fatalf("/extended status %d", resp.StatusCode)
+	}
+	if status.Status != "ready" || !strings.HasPrefix(status.ServerVersion, "stxgraph") {
+		t.Errorf("/extended = %+v", status)
+	}
+	tip := status.ChainTip
+	if tip.BlockHeight == nil || *tip.BlockHeight != 0 || tip.BlockHash == nil || *tip.BlockHash != "0x" ||
+		tip.IndexBlockHash == nil || tip.BurnBlockHeight == nil {
+		t.Errorf("empty chain tip = %+v, want height 0 and hash 0x", tip)
+	}
+
+	body := strings.NewReader(`{"query":"{ chainTip { blockHeight burnBlockHeight } blocks(limit: 5) { height } }"}`)
+	resp, err := http.Post(base+"/graphql", "application/json", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var gql struct {
+		Data struct {
+			ChainTip struct{ BlockHeight int } `json:"chainTip"`
+			Blocks   []any                     `json:"blocks"`
+		} `json:"data"`
+		Errors []any `json:"errors"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&gql); err != nil {
+		t.Fatal(err)
+	}
+	if len(gql.Errors) > 0 || gql.Data.Blocks == nil || len(gql.Data.Blocks) != 0 {
+		t.Errorf("graphql = %+v", gql)
+	}
+
+	var bad struct {
+		Errors []struct {
+			Message    string         `json:"message"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"errors"`
+	}
+	getJSON(t, base+"/graphql?query="+strings.ReplaceAll("{ blocks(limit: 1000) { height } }", " ", "%20"), &bad)
+	if len(bad.Errors) != 1 || bad.Errors[0].Extensions["code"] != "invalid" {
+		t.Errorf("over-limit query errors = %+v, want one 'invalid' error", bad.Errors)
+	}
+
+	metrics, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(metrics.Body)
+	metrics.Body.Close()
+	for _, want := range []string{`stxgraph_http_requests_total{code="200",method="GET",route="/extended"} 1`,
+		"stxgraph_http_request_duration_seconds_bucket", `go_sql_max_open_connections{db_name="stxgraph"}`} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	if resp := getJSON(t, base+"/", nil); resp.StatusCode != 200 {
+		t.Errorf("/ status %d", resp.StatusCode)
+	}
+	if resp := getJSON(t, base+"/graphiql", nil); resp.StatusCode != 200 {
+		t.Errorf("/graphiql status %d", resp.StatusCode)
+	}
+}

@@ -1,0 +1,76 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// ChainTip returns the canonical tip (a zero tip before the first block).
+func (s *Store) ChainTip(ctx context.Context) (*ChainTip, error) {
+	tip := new(ChainTip)
+	err := s.DB.NewSelect().Model(tip).Limit(1).Scan(ctx)
+	return tip, err
+}
+
+// BlockByHeight returns the canonical block at height, or nil.
+func (s *Store) BlockByHeight(ctx context.Context, height int32) (*Block, error) {
+	b := new(Block)
+	err := s.DB.NewSelect().Model(b).Where("block_height = ? AND canonical", height).Limit(1).Scan(ctx)
+	return orNil(b, err)
+}
+
+// BlockByHash returns the block whose block hash or index block hash is hash, preferring the
+// canonical and highest one, or nil.
+func (s *Store) BlockByHash(ctx context.Context, hash []byte) (*Block, error) {
+	b := new(Block)
+	err := s.DB.NewSelect().Model(b).Where("block_hash = ? OR index_block_hash = ?", hash, hash).
+		OrderExpr("canonical DESC, block_height DESC").Limit(1).Scan(ctx)
+	return orNil(b, err)
+}
+
+// Blocks returns canonical blocks newest first.
+func (s *Store) Blocks(ctx context.Context, limit, offset int) ([]*Block, error) {
+	var bs []*Block
+	err := s.DB.NewSelect().Model(&bs).Where("canonical").OrderExpr("block_height DESC").
+		Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+	return bs, err
+}
+
+// BurnBlockByHash returns the burn block with that hash, or nil.
+func (s *Store) BurnBlockByHash(ctx context.Context, hash []byte) (*BurnBlock, error) {
+	b := new(BurnBlock)
+	err := s.DB.NewSelect().Model(b).Where("burn_block_hash = ?", hash).Scan(ctx)
+	return orNil(b, err)
+}
+
+// BurnBlockByHeight returns the canonical burn block at height, or nil.
+func (s *Store) BurnBlockByHeight(ctx context.Context, height int32) (*BurnBlock, error) {
+	b := new(BurnBlock)
+	err := s.DB.NewSelect().Model(b).Where("burn_block_height = ? AND canonical", height).Limit(1).Scan(ctx)
+	return orNil(b, err)
+}
+
+// orNil maps "no rows" to a nil result without error: absence is not a failure for lookups.
+func orNil[T any](v *T, err error) (*T, error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// BurnBlocksByHash returns the burn blocks with these hashes (keys are raw hash bytes as strings).
+func (s *Store) BurnBlocksByHash(ctx context.Context, hashes []string) ([]*BurnBlock, error) {
+	keys := make([][]byte, len(hashes))
+	for i, h := range hashes {
+		keys[i] = []byte(h)
+	}
+	var bs []*BurnBlock
+	err := s.DB.NewSelect().Model(&bs).Where("burn_block_hash = ANY(?)", pgdialect.Array(keys)).Scan(ctx)
+	return bs, err
+}

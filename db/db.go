@@ -1,0 +1,153 @@
+// Package db is stxgraph's storage: bun models, the embedded migrations and the Store whose
+// methods are every SQL statement of the project. Nothing here knows HTTP or GraphQL.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/migrate"
+
+	"github.com/stxgraph/stxgraph/db/migrations"
+)
+
+// Store is the narrow storage API the rest of stxgraph calls.
+type Store struct {
+	DB *bun.DB
+}
+
+// PoolOptions sizes the connection pool.
+type PoolOptions struct {
+	MaxOpen     int
+	MaxIdleTime time.Duration
+}
+
+// Open connects to the database at dsn (a postgres:// URL) without touching its schema.
+func Open(dsn string, pool PoolOptions) *Store {
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	if pool.MaxOpen > 0 {
+		sqldb.SetMaxOpenConns(pool.MaxOpen)
+		sqldb.SetMaxIdleConns(pool.MaxOpen)
+	}
+	if pool.MaxIdleTime > 0 {
+		sqldb.SetConnMaxIdleTime(pool.MaxIdleTime)
+	}
+	return &Store{DB: bun.NewDB(sqldb, pgdialect.New())}
+}
+
+// NewStore wraps an already open database handle (tests use it with pgtestdb databases).
+func NewStore(sqldb *sql.DB) *Store {
+	return &Store{DB: bun.NewDB(sqldb, pgdialect.New())}
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// EnsureDatabase creates the database named in dsn when it does not exist, by connecting to the
+// server's "postgres" database.
+func EnsureDatabase(ctx context.Context, dsn string) error {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return fmt.Errorf("parse database URL: %w", err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if name == "" {
+		return errors.New("database URL names no database")
+	}
+	admin := *u
+	admin.Path = "/postgres"
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin.String())))
+	defer sqldb.Close()
+	var exists bool
+	if err := sqldb.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return fmt.Errorf("connect to PostgreSQL at %s: %w", u.Host, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = sqldb.ExecContext(ctx, "CREATE DATABASE "+pgdriverQuoteIdent(name))
+	var pgErr pgdriver.Error
+	if errors.As(err, &pgErr) && pgErr.Field('C') == "42P04" { // created concurrently
+		return nil
+	}
+	return err
+}
+
+func pgdriverQuoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func (s *Store) migrator() (*migrate.Migrator, error) {
+	ms, err := migrations.New()
+	if err != nil {
+		return nil, err
+	}
+	return migrate.NewMigrator(s.DB, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
+}
+
+// Migrate applies every pending migration under the migration lock.
+func (s *Store) Migrate(ctx context.Context) (applied []string, err error) {
+	return s.withMigrator(ctx, func(m *migrate.Migrator) (*migrate.MigrationGroup, error) { return m.Migrate(ctx) })
+}
+
+// Rollback reverts the last group of migrations.
+func (s *Store) Rollback(ctx context.Context) (reverted []string, err error) {
+	return s.withMigrator(ctx, func(m *migrate.Migrator) (*migrate.MigrationGroup, error) { return m.Rollback(ctx) })
+}
+
+func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*migrate.MigrationGroup, error)) ([]string, error) {
+	m, err := s.migrator()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Init(ctx); err != nil {
+		return nil, err
+	}
+	if err := m.Lock(ctx); err != nil {
+		return nil, err
+	}
+	defer m.Unlock(ctx) //nolint:errcheck // the lock row is released with the error of run anyway
+	g, err := run(m)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(g.Migrations))
+	for _, mg := range g.Migrations {
+		names = append(names, mg.Name)
+	}
+	return names, nil
+}
+
+// MigrationStatus lists every known migration and whether it is applied.
+type MigrationStatus struct {
+	Name    string
+	Applied bool
+}
+
+// Status reports the applied and pending migrations.
+func (s *Store) Status(ctx context.Context) ([]MigrationStatus, error) {
+	m, err := s.migrator()
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Init(ctx); err != nil {
+		return nil, err
+	}
+	ms, err := m.MigrationsWithStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MigrationStatus, 0, len(ms))
+	for _, mg := range ms {
+		out = append(out, MigrationStatus{Name: mg.Name, Applied: mg.IsApplied()})
+	}
+	return out, nil
+}

@@ -1,0 +1,40 @@
+package resolvers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/stxgraph/stxgraph"
+)
+
+// PresentError maps an error of the shared vocabulary to a GraphQL error whose extensions carry
+// its code; internal errors are logged and shown without detail. Both executors use it, and the
+// REST adapter maps the code to an HTTP status.
+func PresentError(ctx context.Context, err error) *gqlerror.Error {
+	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+	var appErr *stxgraph.Error
+	if errors.As(err, &appErr) {
+		gqlErr.Message = appErr.Message
+		setCode(gqlErr, appErr.Code)
+		return gqlErr
+	}
+	var parsed *gqlerror.Error
+	if errors.As(err, &parsed) && parsed.Extensions != nil && parsed.Extensions["code"] != nil {
+		return gqlErr // parse/validation errors already carry gqlgen's code
+	}
+	slog.ErrorContext(ctx, "resolver failed", "path", gqlErr.Path.String(), "err", err)
+	gqlErr.Message = stxgraph.ErrorMessage(err)
+	setCode(gqlErr, stxgraph.EINTERNAL)
+	return gqlErr
+}
+
+func setCode(e *gqlerror.Error, code string) {
+	if e.Extensions == nil {
+		e.Extensions = map[string]any{}
+	}
+	e.Extensions["code"] = code
+}

@@ -1,0 +1,32 @@
+// Package resolvers implements the GraphQL schema (schema.graphql) over the db Store, one file
+// per domain. Relations go through the per-request loaders.
+package resolvers
+
+import (
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+)
+
+// Resolver is the root resolver; it holds the dependencies every field needs.
+type Resolver struct {
+	Store *db.Store
+}
+
+// NewExecutableSchema builds the executable schema that /graphql and the REST adapter both run.
+func NewExecutableSchema(r *Resolver) graphql.ExecutableSchema {
+	return graph.NewExecutableSchema(graph.Config{Resolvers: r})
+}
+
+func (r *Resolver) Query() graph.QueryResolver           { return &queryResolver{r} }
+func (r *Resolver) Block() graph.BlockResolver           { return &blockResolver{r} }
+func (r *Resolver) Brc20Token() graph.Brc20TokenResolver { return &brc20TokenResolver{r} }
+
+type queryResolver struct{ *Resolver }
+
+// invalid is the error for bad arguments, in the shared vocabulary.
+func invalid(format string, args ...any) error {
+	return stxgraph.Errorf(stxgraph.EINVALID, format, args...)
+}

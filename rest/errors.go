@@ -1,0 +1,44 @@
+package rest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/stxgraph/stxgraph"
+)
+
+// statusOf maps the shared error vocabulary to HTTP status codes: the one place REST does it.
+func statusOf(code string) int {
+	switch code {
+	case stxgraph.EINVALID:
+		return http.StatusBadRequest
+	case stxgraph.ENOTFOUND:
+		return http.StatusNotFound
+	case stxgraph.EFORBIDDEN:
+		return http.StatusForbidden
+	case stxgraph.ERATELIMIT:
+		return http.StatusTooManyRequests
+	case stxgraph.EGONE:
+		return http.StatusGone
+	case stxgraph.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// writeError writes err in the reference's v8 shape {"statusCode","error","message"}.
+func writeError(w http.ResponseWriter, err error) {
+	status := statusOf(stxgraph.ErrorCode(err))
+	writeJSON(w, status, map[string]any{
+		"statusCode": status,
+		"error":      http.StatusText(status),
+		"message":    stxgraph.ErrorMessage(err),
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client went away; nothing to do
+}

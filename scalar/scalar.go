@@ -1,0 +1,69 @@
+// Package scalar implements stxgraph's custom GraphQL scalars: Hex (byte strings as 0x-prefixed
+// lower-case hex) and Uint128 (unsigned amounts up to 2^128-1 as decimal strings, never floats).
+package scalar
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// MarshalHex renders bytes as "0x…"; an empty value renders as "0x".
+func MarshalHex(b []byte) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) {
+		io.WriteString(w, strconv.Quote("0x"+hex.EncodeToString(b)))
+	})
+}
+
+// UnmarshalHex accepts hex with or without the 0x prefix.
+func UnmarshalHex(v any) ([]byte, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("Hex must be a string, got %T", v)
+	}
+	b, err := ParseHex(s)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// ParseHex decodes a hex string with an optional 0x prefix.
+func ParseHex(s string) ([]byte, error) {
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	b, err := hex.DecodeString(t)
+	if err != nil {
+		return nil, fmt.Errorf("invalid hex %q: %v", s, err)
+	}
+	return b, nil
+}
+
+var maxUint128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1))
+
+// MarshalUint128 renders a decimal amount string as a JSON string.
+func MarshalUint128(s string) graphql.Marshaler {
+	return graphql.WriterFunc(func(w io.Writer) { io.WriteString(w, strconv.Quote(s)) })
+}
+
+// UnmarshalUint128 accepts a decimal string (or a JSON integer) within 0..2^128-1.
+func UnmarshalUint128(v any) (string, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case int, int32, int64:
+		s = fmt.Sprint(x)
+	default:
+		return "", fmt.Errorf("Uint128 must be a decimal string, got %T", v)
+	}
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok || n.Sign() < 0 || n.Cmp(maxUint128) > 0 || strings.HasPrefix(s, "+") {
+		return "", fmt.Errorf("Uint128 must be a decimal integer between 0 and 2^128-1, got %q", s)
+	}
+	return n.String(), nil
+}
