@@ -20,7 +20,7 @@ postgres:
 crosscheck-deps:
 	@if command -v npm >/dev/null && [ -f $(CROSSCHECK)/package.json ]; then \
 		npm ci --prefix $(CROSSCHECK) --no-audit --no-fund --loglevel=error; \
-	else echo "npm not found: the @stacks/transactions cross-check will be skipped"; fi
+	else echo "npm or the cross-check package is missing: the npm cross-checks will be skipped"; fi
 
 test: postgres crosscheck-deps
 	$(GO) test -count=1 ./...
