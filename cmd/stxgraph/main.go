@@ -23,6 +23,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the HTTP API and the stacks-node event observer", serveCommand},
 		{"migrate", "apply, revert or list database migrations (up|down|status)", migrateCommand},
+		{"decode", "decode a transaction, Clarity value or address (tx|clarity|address)", decodeCommand},
 		{"version", "print the version", versionCommand},
 	}
 }
