@@ -24,6 +24,8 @@ func commands() []command {
 		{"serve", "serve the HTTP API and the stacks-node event observer", serveCommand},
 		{"migrate", "apply, revert or list database migrations (up|down|status)", migrateCommand},
 		{"decode", "decode a transaction, Clarity value or address (tx|clarity|address)", decodeCommand},
+		{"import-events", "replay a TSV event log (the reference's export format) into the database", importEventsCommand},
+		{"export-events", "write the raw event log as a TSV file for import-events", exportEventsCommand},
 		{"version", "print the version", versionCommand},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -56,6 +57,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	}
 	servers := []*http.Server{
 		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
+		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, observerOptions()), ReadHeaderTimeout: 10 * time.Second},
 	}
 	return runServers(ctx, servers, ready)
 }

@@ -15,6 +15,13 @@ import (
 // startServe runs `serve` on free ports against a fresh database and returns the API base URL.
 func startServe(t *testing.T) string {
 	t.Helper()
+	api, _ := startServeBoth(t)
+	return api
+}
+
+// startServeBoth is startServe returning the event observer's base URL too.
+func startServeBoth(t *testing.T) (api, events string) {
+	t.Helper()
 	cfg := &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: dbtest.URL(t)}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]string, 1)
@@ -28,13 +35,13 @@ func startServe(t *testing.T) string {
 	})
 	select {
 	case addrs := <-ready:
-		return "http://" + addrs[0]
+		return "http://" + addrs[0], "http://" + addrs[1]
 	case err := <-done:
 		t.Fatalf("serve failed to start: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not start within 30s")
 	}
-	return ""
+	return "", ""
 }
 
 func getJSON(t *testing.T, url string, out any) *http.Response {

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/ingest/tsv"
+)
+
+// observerOptions configures the event observer from the reference's environment variables.
+func observerOptions() ingest.Options {
+	limit, _ := strconv.ParseInt(env("STACKS_CORE_EVENT_BODY_LIMIT", ""), 10, 64)
+	return ingest.Options{BodyLimit: limit, StoreRawEvents: envBool("STACKS_API_STORE_RAW_EVENTS", true)}
+}
+
+func importEventsCommand(args []string, stdout, stderr io.Writer) int {
+	var cfg config
+	var file string
+	var wipe bool
+	fs := flag.NewFlagSet("import-events", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
+			"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
+			"the event observer's code path, one transaction per message. Records already applied\n"+
+			"(by id) are skipped, so an interrupted import can simply be run again.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	cfg.databaseFlags(fs)
+	fs.StringVar(&file, "file", "", "TSV file to replay (required)")
+	fs.BoolVar(&wipe, "wipe", false, "empty every chain table first")
+	if err := fs.Parse(args); err != nil {
+		return exitCode(err)
+	}
+	if file == "" {
+		fmt.Fprintln(stderr, "import-events: --file is required")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := importEvents(ctx, &cfg, file, wipe, stdout, stderr); err != nil {
+		slog.Error("import-events failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdout, stderr io.Writer) error {
+	store, err := openStore(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if wipe {
+		if err := store.WipeChainData(ctx); err != nil {
+			return fmt.Errorf("wipe: %w", err)
+		}
+	}
+	r, closer, err := tsv.Open(file)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	var opts ingest.ReplayOptions
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		total, err := countLines(file)
+		if err != nil {
+			return err
+		}
+		opts.OnProgress = progressBar(stderr, total)
+	}
+	p, err := ingest.NewIngester(store).Replay(ctx, r, opts)
+	if opts.OnProgress != nil {
+		fmt.Fprintln(stderr)
+	}
+	fmt.Fprintf(stdout, "read %d records: applied %d (%d blocks), skipped %d already applied, in %s (%.0f records/s)\n",
+		p.Done, p.Applied, p.Blocks, p.Skipped, p.Elapsed.Round(time.Millisecond), rate(p.Applied, p.Elapsed))
+	return err
+}
+
+// progressBar redraws one status line at most every 200 ms: progress, rate and ETA.
+func progressBar(w io.Writer, total int64) func(ingest.Progress) {
+	var last time.Time
+	return func(p ingest.Progress) {
+		if time.Since(last) < 200*time.Millisecond && p.Done < total {
+			return
+		}
+		last = time.Now()
+		r := rate(p.Done, p.Elapsed)
+		eta := "?"
+		if r > 0 {
+			eta = (time.Duration(float64(total-p.Done)/r) * time.Second).Round(time.Second).String()
+		}
+		width := 30
+		filled := int(float64(width) * float64(p.Done) / float64(max(total, 1)))
+		fmt.Fprintf(w, "\r[%s%s] %d/%d events  %.0f events/s  %d blocks  ETA %s   ",
+			strings.Repeat("=", min(filled, width)), strings.Repeat(" ", max(width-filled, 0)), p.Done, total, r, p.Blocks, eta)
+	}
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// countLines counts the records of a (possibly gzipped) TSV file for the progress bar's ETA.
+func countLines(file string) (int64, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if strings.HasSuffix(file, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return 0, err
+		}
+		r = zr
+	}
+	var n int64
+	buf := make([]byte, 1<<20)
+	for {
+		k, err := r.Read(buf)
+		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+func exportEventsCommand(args []string, stdout, stderr io.Writer) int {
+	var cfg config
+	var file string
+	var overwrite bool
+	fs := flag.NewFlagSet("export-events", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: stxgraph export-events --file F [--overwrite-file] [flags]\n\n"+
+			"Writes the raw event-observer request log in the reference API's TSV format\n"+
+			"(gzip-compressed when F ends in .gz), ready for import-events.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	cfg.databaseFlags(fs)
+	fs.StringVar(&file, "file", "", "TSV file to write (required)")
+	fs.BoolVar(&overwrite, "overwrite-file", false, "replace the file when it exists")
+	if err := fs.Parse(args); err != nil {
+		return exitCode(err)
+	}
+	if file == "" {
+		fmt.Fprintln(stderr, "export-events: --file is required")
+		return 2
+	}
+	if err := exportEvents(context.Background(), &cfg, file, overwrite, stdout); err != nil {
+		slog.Error("export-events failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func exportEvents(ctx context.Context, cfg *config, file string, overwrite bool, stdout io.Writer) (err error) {
+	store, err := openStore(ctx, cfg.databaseURL)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !overwrite {
+		flags |= os.O_EXCL
+	}
+	f, err := os.OpenFile(file, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if strings.HasSuffix(file, ".gz") {
+		zw = gzip.NewWriter(bw)
+		w = zw
+	}
+	start := time.Now()
+	n, err := ingest.Export(ctx, store, w)
+	if err != nil {
+		return err
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "exported %d events to %s in %s\n", n, file, time.Since(start).Round(time.Millisecond))
+	return nil
+}

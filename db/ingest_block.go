@@ -1,0 +1,313 @@
+package db
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// BlockData is everything one /new_block message writes. Rows arrive marked canonical and
+// microblock-canonical; ApplyBlock decides what they really are.
+type BlockData struct {
+	Block *Block
+	// Microblocks are the microblocks this block confirms, as its transactions name them.
+	Microblocks  []*Microblock
+	Txs          []*TxData
+	MinerRewards []*MinerReward
+	// PoxUnlockHeights are pox_v1..v4_unlock_height when the message carries them.
+	PoxUnlockHeights [4]*int32
+}
+
+// TxData is one mined transaction with the rows that hang off it.
+type TxData struct {
+	Tx             *Tx
+	StxEvents      []*StxEvent
+	FtEvents       []*FtEvent
+	NftEvents      []*NftEvent
+	ContractLogs   []*ContractLog
+	StxLockEvents  []*StxLockEvent
+	PoxEvents      []*PoxEvent
+	SmartContracts []*SmartContract
+	// Principals take part in the transaction (principal_txs rows).
+	Principals []string
+}
+
+// BlockResult says what ApplyBlock did.
+type BlockResult struct {
+	Duplicate bool // the block was already stored: nothing changed
+	Canonical bool
+	// Reorged lists the blocks whose canonical flag flipped.
+	Reorged int
+}
+
+// blockTables are the tables whose rows belong to a block by index_block_hash and carry a
+// canonical flag that fork handling flips.
+var blockTables = []string{
+	"blocks", "microblocks", "txs", "stx_events", "ft_events", "nft_events", "contract_logs",
+	"stx_lock_events", "pox_events", "miner_rewards", "smart_contracts", "principal_txs",
+}
+
+// microblockTables are the tables holding rows of transactions mined in microblocks.
+var microblockTables = []string{
+	"txs", "stx_events", "ft_events", "nft_events", "contract_logs", "stx_lock_events",
+	"pox_events", "smart_contracts", "principal_txs",
+}
+
+// ApplyBlock stores a block as the reference does: canonical when above the tip; a block above
+// the tip whose parent is on an orphaned branch restores that branch first; the microblocks it
+// confirms are accepted and the rest of the unconfirmed stream orphaned.
+func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, error) {
+	b := d.Block
+	if err := w.flush(ctx); err != nil {
+		return nil, err
+	}
+	exists, err := w.tx.NewSelect().Model((*Block)(nil)).Where("index_block_hash = ?", b.IndexBlockHash).Exists(ctx)
+	if err != nil || exists {
+		return &BlockResult{Duplicate: exists}, err
+	}
+	tip, err := w.tip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &BlockResult{Canonical: b.BlockHeight > tip.BlockHeight}
+	if b.BlockHeight > 1 {
+		parent := new(Block)
+		err := w.tx.NewSelect().Model(parent).Column("canonical").
+			Where("index_block_hash = ? AND block_height = ?", b.ParentIndexBlockHash, b.BlockHeight-1).Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("block %s at height %d: parent block %s is unknown",
+				Hex(b.IndexBlockHash), b.BlockHeight, Hex(b.ParentIndexBlockHash))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res.Canonical && !parent.Canonical {
+			if res.Reorged, err = w.restoreOrphanedChain(ctx, b.ParentIndexBlockHash); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if b.BlockHeight == 1 {
+		w.adoptBlockZero(b)
+	}
+	b.Canonical = res.Canonical
+	var orphaned [][]byte
+	if res.Canonical {
+		if orphaned, err = w.settleMicroblocks(ctx, d); err != nil {
+			return nil, err
+		}
+	}
+	w.insertBlockRows(d)
+	if len(orphaned) > 0 {
+		w.restoreMempool("t.microblock_hash = ANY(?1) AND NOT t.microblock_canonical", byteArray(orphaned))
+	}
+	if res.Canonical {
+		w.addTotals([][]byte{b.IndexBlockHash}, 1)
+		w.pruneMempool([][]byte{b.IndexBlockHash})
+		w.queue(w.tx.NewUpdate().Model((*ChainTip)(nil)).Where("id").
+			Set("block_height = ?, block_hash = ?, index_block_hash = ?, burn_block_height = ?", b.BlockHeight, b.BlockHash, b.IndexBlockHash, b.BurnBlockHeight).
+			Set("microblock_hash = '', microblock_sequence = NULL"))
+		w.setPoxUnlockHeights(d.PoxUnlockHeights)
+	}
+	return res, w.notify(ctx, blockNotice(b))
+}
+
+func blockNotice(b *Block) map[string]any {
+	return map[string]any{"kind": "block", "index_block_hash": Hex(b.IndexBlockHash), "block_height": b.BlockHeight, "canonical": b.Canonical}
+}
+
+// insertBlockRows writes the block and its rows in one multi-row statement per table.
+func (w *Writer) insertBlockRows(d *BlockData) {
+	b := d.Block
+	w.queue(w.tx.NewInsert().Model(b))
+	rows := collectRows(d.Txs)
+	for _, mb := range d.Microblocks {
+		mb.Canonical = b.Canonical
+	}
+	for _, r := range d.MinerRewards {
+		r.Canonical = b.Canonical
+	}
+	if !b.Canonical {
+		rows.markNonCanonical()
+	}
+	insertAll(w, d.Microblocks)
+	insertAll(w, d.MinerRewards)
+	rows.insert(w)
+}
+
+// txRows are the rows of a set of transactions, grouped by table.
+type txRows struct {
+	txs        []*Tx
+	stx        []*StxEvent
+	ft         []*FtEvent
+	nft        []*NftEvent
+	logs       []*ContractLog
+	locks      []*StxLockEvent
+	pox        []*PoxEvent
+	contracts  []*SmartContract
+	principals []*PrincipalTx
+}
+
+func collectRows(txs []*TxData) *txRows {
+	r := new(txRows)
+	for _, t := range txs {
+		r.txs = append(r.txs, t.Tx)
+		r.stx = append(r.stx, t.StxEvents...)
+		r.ft = append(r.ft, t.FtEvents...)
+		r.nft = append(r.nft, t.NftEvents...)
+		r.logs = append(r.logs, t.ContractLogs...)
+		r.locks = append(r.locks, t.StxLockEvents...)
+		r.pox = append(r.pox, t.PoxEvents...)
+		r.contracts = append(r.contracts, t.SmartContracts...)
+		for _, p := range t.Principals {
+			r.principals = append(r.principals, &PrincipalTx{
+				Principal: p, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
+				BlockHeight: t.Tx.BlockHeight, MicroblockSequence: t.Tx.MicroblockSequence, TxIndex: t.Tx.TxIndex,
+				Canonical: t.Tx.Canonical, MicroblockCanonical: t.Tx.MicroblockCanonical,
+			})
+		}
+	}
+	return r
+}
+
+func (r *txRows) markNonCanonical() {
+	for _, t := range r.txs {
+		t.Canonical = false
+	}
+	for _, es := range [][]Event{asEvents(r.stx), asEvents(r.ft), asEvents(r.nft), asEvents(r.logs), asEvents(r.locks)} {
+		for _, e := range es {
+			e.Position().Canonical = false
+		}
+	}
+	for _, e := range r.pox {
+		e.Canonical = false
+	}
+	for _, c := range r.contracts {
+		c.Canonical = false
+	}
+	for _, p := range r.principals {
+		p.Canonical = false
+	}
+}
+
+func asEvents[T Event](es []T) []Event {
+	out := make([]Event, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+func (r *txRows) insert(w *Writer) {
+	insertAll(w, r.txs)
+	insertAll(w, r.stx)
+	insertAll(w, r.ft)
+	insertAll(w, r.nft)
+	insertAll(w, r.logs)
+	insertAll(w, r.locks)
+	insertAll(w, r.pox)
+	insertAll(w, r.contracts)
+	insertAll(w, r.principals)
+}
+
+// setPoxUnlockHeights stores the forced-unlock heights the node reports.
+func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
+	q := w.tx.NewUpdate().Model((*PoxState)(nil)).Where("id")
+	set := false
+	for i, h := range hs {
+		if h != nil {
+			q = q.Set(fmt.Sprintf("pox_v%d_unlock_height = ?", i+1), *h)
+			set = true
+		}
+	}
+	if set {
+		w.queue(q)
+	}
+}
+
+// restoreOrphanedChain makes the branch ending at hash canonical: it walks back to the fork
+// point, flipping every block on the branch to canonical and every other block at those
+// heights to non-canonical, then fixes the totals and the mempool.
+func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
+	var toCanonical, toOrphan [][]byte
+	if err := w.flush(ctx); err != nil {
+		return 0, err
+	}
+	for {
+		b := new(Block)
+		err := w.tx.NewSelect().Model(b).Column("index_block_hash", "parent_index_block_hash", "block_height", "canonical").
+			Where("index_block_hash = ?", hash).Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && b.Canonical) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		toCanonical = append(toCanonical, b.IndexBlockHash)
+		var others [][]byte
+		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
+			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
+			Scan(ctx, &others); err != nil {
+			return 0, err
+		}
+		toOrphan = append(toOrphan, others...)
+		hash = b.ParentIndexBlockHash
+	}
+	w.addTotals(toOrphan, -1)
+	w.flipCanonical(toOrphan, false)
+	w.flipCanonical(toCanonical, true)
+	w.addTotals(toCanonical, 1)
+	if len(toOrphan) > 0 {
+		w.restoreMempool("t.index_block_hash = ANY(?1)", byteArray(toOrphan))
+	}
+	w.pruneMempool(toCanonical)
+	return len(toCanonical) + len(toOrphan), nil
+}
+
+// flipCanonical sets the canonical flag of the blocks' rows in every per-block table, in one
+// statement.
+func (w *Writer) flipCanonical(hashes [][]byte, canonical bool) {
+	if len(hashes) == 0 {
+		return
+	}
+	var q strings.Builder
+	q.WriteString("WITH ")
+	for i, t := range blockTables[1:] {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "u_%s AS (UPDATE %s SET canonical = ?0 WHERE index_block_hash = ANY(?1) AND canonical <> ?0 RETURNING 1)", t, t)
+	}
+	q.WriteString(" UPDATE blocks SET canonical = ?0 WHERE index_block_hash = ANY(?1) AND canonical <> ?0")
+	w.exec(q.String(), canonical, byteArray(hashes))
+}
+
+// adoptBlockZero moves the boot data of "block 0" (stored non-canonical) into block 1, as the
+// reference does: block 0 is an implementation detail of the node.
+func (w *Writer) adoptBlockZero(b *Block) {
+	var q strings.Builder
+	q.WriteString("WITH ")
+	for i, t := range microblockTables {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		set := "index_block_hash = ?0, block_height = 1, canonical = true"
+		switch t {
+		case "txs":
+			set += ", tx_index = tx_index + 1, block_hash = ?1, burn_block_height = ?3, burn_block_time = ?4, parent_block_hash = ?5"
+		case "smart_contracts":
+		default:
+			set += ", tx_index = tx_index + 1"
+		}
+		fmt.Fprintf(&q, "u_%s AS (UPDATE %s SET %s WHERE index_block_hash = ?2 AND block_height = 0 RETURNING 1)", t, t, set)
+	}
+	q.WriteString(" SELECT 1")
+	w.exec(q.String(), b.IndexBlockHash, b.BlockHash, b.ParentIndexBlockHash,
+		b.BurnBlockHeight, b.BurnBlockTime, b.ParentBlockHash)
+}
+
+// sameHash reports whether two hashes are equal.
+func sameHash(a, b []byte) bool { return bytes.Equal(a, b) }

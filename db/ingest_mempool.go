@@ -1,0 +1,84 @@
+package db
+
+import "context"
+
+// minedSQL is true when the mempool row's transaction is mined on the canonical chain
+// (anchored, or in a microblock that is still canonical).
+const minedSQL = `EXISTS (SELECT 1 FROM txs WHERE txs.tx_id = mempool_txs.tx_id AND txs.canonical AND txs.microblock_canonical)`
+
+// InsertMempoolTxs adds transactions the node accepted into its mempool. A transaction seen
+// before is revived when it was dropped, unless it is already mined.
+func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tip, err := w.tip(ctx)
+	if err != nil {
+		return err
+	}
+	ids := make([][]byte, len(rows))
+	for i, r := range rows {
+		r.Status, r.Pruned = TxStatusPending, false
+		r.ReceiptTime, r.ReceiptBlockHeight = w.ReceivedAt.Unix(), tip.BlockHeight
+		ids[i] = r.TxID
+	}
+	w.queue(w.tx.NewInsert().Model(&rows).
+		On("CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL WHERE mempool_tx.pruned"))
+	w.exec("UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?) AND NOT pruned AND "+minedSQL, byteArray(ids))
+	w.touchMempool()
+	hexIDs := make([]string, len(ids))
+	for i, id := range ids {
+		hexIDs[i] = Hex(id)
+	}
+	return w.notifyIDs(ctx, func(ids []string) any { return map[string]any{"kind": "mempool", "tx_ids": ids} }, hexIDs)
+}
+
+// DropMempoolTxs marks transactions the node dropped, with the reason's status and the
+// transaction that replaced them, if any.
+func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16, replacedBy []byte) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	w.queue(w.tx.NewUpdate().Model((*MempoolTx)(nil)).
+		Set("pruned = true, status = ?, replaced_by_tx_id = ?", status, replacedBy).
+		Where("tx_id = ANY(?)", byteArray(ids)))
+	w.touchMempool()
+	return nil
+}
+
+// restoreMempool puts the transactions of the txs rows matching where back into the mempool
+// as pending, unless another copy is mined canonically. Coinbase and tenure-change
+// transactions are left out: they are only valid in the block that carried them.
+func (w *Writer) restoreMempool(where string, args ...any) {
+	q := `WITH r AS (INSERT INTO mempool_txs AS m (tx_id, raw_tx, type_id, status, pruned, receipt_time, receipt_block_height,
+		nonce, fee_rate, sender_address, sponsored, sponsor_address, sponsor_nonce, anchor_mode, post_condition_mode,
+		token_transfer_recipient_address, token_transfer_amount, smart_contract_contract_id,
+		contract_call_contract_id, contract_call_function_name)
+	SELECT DISTINCT ON (t.tx_id) t.tx_id, t.raw_tx, t.type_id, 0, false, ?0, (SELECT block_height FROM chain_tip),
+		t.nonce, t.fee_rate, t.sender_address, t.sponsored, t.sponsor_address, t.sponsor_nonce, t.anchor_mode, t.post_condition_mode,
+		t.token_transfer_recipient_address, t.token_transfer_amount, t.smart_contract_contract_id,
+		t.contract_call_contract_id, t.contract_call_function_name
+	FROM txs t WHERE (` + where + `) AND t.type_id NOT IN (4, 5, 7, 8)
+		AND NOT EXISTS (SELECT 1 FROM txs c WHERE c.tx_id = t.tx_id AND c.canonical AND c.microblock_canonical)
+	ON CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL RETURNING 1)` + touchIfAny
+	w.exec(q, append([]any{w.ReceivedAt.Unix()}, args...)...)
+}
+
+// touchIfAny ends a "WITH r AS (… RETURNING 1)" statement: it bumps mempool_updated_at when
+// the statement changed a mempool row. Its placeholder is the statement's first argument.
+const touchIfAny = ` UPDATE chain_tip SET mempool_updated_at = to_timestamp(?0) WHERE EXISTS (SELECT 1 FROM r)`
+
+// pruneMempool removes from the mempool the transactions now mined canonically in blocks.
+func (w *Writer) pruneMempool(blocks [][]byte) {
+	if len(blocks) > 0 {
+		w.exec(`WITH r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND tx_id IN
+			(SELECT tx_id FROM txs WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical) RETURNING 1)`+touchIfAny,
+			w.ReceivedAt.Unix(), byteArray(blocks))
+	}
+}
+
+// pruneMempoolTxIDs removes the given transactions (mined in unconfirmed microblocks).
+func (w *Writer) pruneMempoolTxIDs(ids [][]byte) {
+	w.exec("WITH r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND tx_id = ANY(?1) RETURNING 1)"+touchIfAny,
+		w.ReceivedAt.Unix(), byteArray(ids))
+}

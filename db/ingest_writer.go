@@ -1,0 +1,155 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// EventsChannel is the PostgreSQL NOTIFY channel on which ingestion announces new blocks,
+// microblocks and mempool transactions (JSON payloads with a "kind" field). Notifications are
+// sent inside the message's transaction, so listeners only hear about committed data.
+const EventsChannel = "stxgraph_events"
+
+// maxNotifyPayload keeps every NOTIFY payload below PostgreSQL's 8,000-byte limit.
+const maxNotifyPayload = 7900
+
+// Writer applies one event-observer message. Every method runs inside the single database
+// transaction that Store.Ingest opened, so a message is stored entirely or not at all.
+type Writer struct {
+	tx bun.Tx
+	// batch holds formatted write statements not sent yet: writes go to the server in one
+	// round trip, before the next read and at commit.
+	batch []string
+	// ReceivedAt is when the message arrived; it stamps mempool receipt times and microblock
+	// receive times so that a replay reproduces them.
+	ReceivedAt time.Time
+}
+
+// IngestOptions tune one message's transaction.
+type IngestOptions struct {
+	// Relaxed commits without waiting for the WAL flush. Only for replays, which can resume
+	// from the request log after a crash; the live observer must not acknowledge a message
+	// that a crash could still lose.
+	Relaxed bool
+}
+
+// Ingest runs fn in one transaction that first locks the chain tip row, so that messages
+// arriving on the observer's two queues never interleave their writes to the chain state.
+func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOptions, fn func(context.Context, *Writer) error) error {
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		lock := "SELECT 1 FROM chain_tip FOR UPDATE"
+		if opts.Relaxed {
+			lock = "SET LOCAL synchronous_commit = off; " + lock
+		}
+		// No parameters: one simple-protocol round trip for both statements.
+		if _, err := tx.Tx.ExecContext(ctx, lock); err != nil {
+			return err
+		}
+		w := &Writer{tx: tx, ReceivedAt: receivedAt}
+		if err := fn(ctx, w); err != nil {
+			return err
+		}
+		return w.flush(ctx)
+	})
+}
+
+// LogRequest records a message in the raw request log. With id set (a replayed log row) it
+// keeps that id and reports false when the row is already there, meaning the message was
+// applied before and must be skipped; the id sequence is advanced past it.
+func (w *Writer) LogRequest(ctx context.Context, id *int64, path string, payload json.RawMessage) (bool, error) {
+	if id == nil {
+		w.queue(w.tx.NewInsert().Model(&EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}).
+			ExcludeColumn("id"))
+		return true, nil
+	}
+	if err := w.flush(ctx); err != nil {
+		return false, err
+	}
+	var inserted []int64
+	err := w.tx.NewRaw(`WITH ins AS (
+			INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload)
+			VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id)
+		SELECT setval(pg_get_serial_sequence('event_observer_requests', 'id'),
+			GREATEST(id, (SELECT last_value FROM event_observer_requests_id_seq))) FROM ins`,
+		*id, w.ReceivedAt, path, string(payload)).Scan(ctx, &inserted)
+	return len(inserted) > 0, err
+}
+
+// queue adds a write statement to the batch.
+func (w *Writer) queue(q interface{ String() string }) { w.batch = append(w.batch, q.String()) }
+
+// exec queues a raw write statement with bun placeholders.
+func (w *Writer) exec(q string, args ...any) { w.queue(w.tx.NewRaw(q, args...)) }
+
+// flush sends the queued writes as one multi-statement simple query (no parameters, so the
+// driver does not prepare it and bun does not reformat the already formatted text).
+func (w *Writer) flush(ctx context.Context) error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	q := strings.Join(w.batch, ";\n")
+	w.batch = w.batch[:0]
+	_, err := w.tx.Tx.ExecContext(ctx, q)
+	return err
+}
+
+// notify queues a notification on EventsChannel; PostgreSQL delivers it on commit.
+func (w *Writer) notify(ctx context.Context, payload any) error {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return err
+	}
+	w.exec("SELECT pg_notify(?, ?)", EventsChannel, string(b))
+	return nil
+}
+
+// notifyIDs sends one notification per chunk of ids, each payload below the NOTIFY limit.
+func (w *Writer) notifyIDs(ctx context.Context, build func(ids []string) any, ids []string) error {
+	for len(ids) > 0 {
+		n, size := 0, 64 // room for the payload's fixed part
+		for n < len(ids) && size+len(ids[n])+3 < maxNotifyPayload {
+			size += len(ids[n]) + 3
+			n++
+		}
+		if err := w.notify(ctx, build(ids[:n])); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// Hex renders bytes as the API does: "0x" + lowercase hex.
+func Hex(b []byte) string { return fmt.Sprintf("0x%x", b) }
+
+func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
+
+// insertAll inserts rows in one multi-row statement; duplicates (a retried message's rows)
+// are ignored.
+func insertAll[T any](w *Writer, rows []T) {
+	if len(rows) > 0 {
+		w.queue(w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING"))
+	}
+}
+
+// tip reads the chain tip inside the message's transaction.
+func (w *Writer) tip(ctx context.Context) (*ChainTip, error) {
+	if err := w.flush(ctx); err != nil {
+		return nil, err
+	}
+	tip := new(ChainTip)
+	return tip, w.tx.NewSelect().Model(tip).Limit(1).Scan(ctx)
+}
+
+// Tip returns the chain tip as the message's transaction sees it.
+func (w *Writer) Tip(ctx context.Context) (*ChainTip, error) { return w.tip(ctx) }
+
+func (w *Writer) touchMempool() {
+	w.exec("UPDATE chain_tip SET mempool_updated_at = ?", w.ReceivedAt)
+}

@@ -1,0 +1,41 @@
+package ingest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/ingest/tsv"
+	"github.com/stxgraph/stxgraph/internal/fixtures"
+)
+
+var tsvFixtures = []string{
+	"epoch-3-transition", "fuzzed-transactions-1", "mainnet-block0", "mainnet-out-of-order-microblock",
+	"mainnet-reorg-scenario1", "mainnet-reorg-scenario2", "mocknet", "poisonmicroblock",
+	"regtest-env-pox-4-out-of-order-multisig-tx", "regtest-env-pox-4-stack-stx-in-reward-phase-S1",
+	"regtest-env-pox-4-stack-stx-in-reward-phase-S2", "regtest-env-pox-4-stack-stx-in-reward-phase-S3",
+}
+
+// replayFixture replays a shared TSV fixture into a fresh database.
+func replayFixture(t testing.TB, name string) (*db.Store, Progress) {
+	t.Helper()
+	store := newStore(t)
+	r, c, err := tsv.Open(fixtures.Path(t, "stacks/"+name+".tsv.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := NewIngester(store).Replay(context.Background(), r, ReplayOptions{})
+	if err != nil {
+		t.Fatalf("replay %s: %v", name, err)
+	}
+	return store, p
+}
+
+// newStore is a fresh database, closed when the test ends.
+func newStore(t testing.TB) *db.Store {
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	return store
+}

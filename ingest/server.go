@@ -1,0 +1,103 @@
+package ingest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/db"
+)
+
+// DefaultBodyLimit is the reference's event body limit (STACKS_CORE_EVENT_BODY_LIMIT).
+const DefaultBodyLimit = 500 << 20
+
+// Options configure the event-observer server.
+type Options struct {
+	// BodyLimit caps a message's size in bytes (0 means DefaultBodyLimit).
+	BodyLimit int64
+	// StoreRawEvents keeps every applied message in the request log for export and replay.
+	StoreRawEvents bool
+}
+
+// NewServer returns the event-observer HTTP handler a stacks-node posts to. Block and
+// burn-block messages are applied strictly one at a time in arrival order; mempool, microblock
+// and other messages one at a time on a second queue.
+func NewServer(store *db.Store, opts Options) http.Handler {
+	return newServer(NewIngester(store), opts)
+}
+
+type server struct {
+	in        *Ingester
+	opts      Options
+	primary   sync.Mutex // blocks and burn blocks
+	secondary sync.Mutex // everything else
+}
+
+func newServer(in *Ingester, opts Options) http.Handler {
+	if opts.BodyLimit <= 0 {
+		opts.BodyLimit = DefaultBodyLimit
+	}
+	s := &server{in: in, opts: opts}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready", "msg": "API event server listening for core-node POST messages"})
+	})
+	for path := range handlers {
+		mux.HandleFunc("POST "+path, s.handle)
+	}
+	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no route handler for " + r.URL.Path})
+	})
+	return mux
+}
+
+func (s *server) handle(w http.ResponseWriter, r *http.Request) {
+	received := time.Now().UTC()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.BodyLimit))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeJSON(w, http.StatusRequestEntityTooLarge, map[string]string{"error": "request body exceeds the limit of " + itoa(s.opts.BodyLimit) + " bytes"})
+			return
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "reading request body: " + err.Error()})
+		return
+	}
+	queue := &s.secondary
+	if r.URL.Path == PathNewBlock || r.URL.Path == PathNewBurnBlock {
+		queue = &s.primary
+	}
+	queue.Lock()
+	defer queue.Unlock()
+	start := time.Now()
+	_, err = s.in.Apply(r.Context(), Message{Path: r.URL.Path, Payload: body, ReceivedAt: received, LogRaw: s.opts.StoreRawEvents})
+	switch code := stxgraph.ErrorCode(err); {
+	case err == nil:
+		slog.Debug("applied event", "path", r.URL.Path, "bytes", len(body), "duration", time.Since(start))
+		writeJSON(w, http.StatusOK, map[string]string{"result": "ok"})
+	case code == stxgraph.EINVALID:
+		slog.Warn("rejected malformed event", "path", r.URL.Path, "err", err)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	default:
+		// 500 makes the node deliver the message again.
+		slog.Error("failed to apply event", "path", r.URL.Path, "err", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": strings.Join(strings.Fields(err.Error()), " ")})
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
