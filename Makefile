@@ -5,7 +5,7 @@ BIN      := bin/stxgraph
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 CROSSCHECK := stacks/tx/testdata/crosscheck
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz bench-chain loadtest
 
 run: postgres build
 	$(BIN) serve
@@ -42,3 +42,21 @@ bench: postgres
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTransaction -fuzztime=2m ./stacks/tx
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeClarity -fuzztime=2m ./stacks/clarity
+
+# Long end-to-end benchmarks, kept out of `make test`: the replay rate of a synthetic chain, and
+# busy-vs-idle account reads on a 183,000-transaction chain whose database the first run builds
+# and keeps (a few minutes; BENCHFLAGS=-rebuild builds it again after ingestion changes).
+BENCHTIME ?= 2s
+bench-chain: postgres
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) ./internal/chaingen
+	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -timeout=60m ./bench -args $(BENCHFLAGS)
+
+# Load test: `stxgraph serve` on that chain's database, then cmd/loadgen with 32 connections on
+# the REST paths for LOADTEST_DURATION; it prints req/s, p50/p90/p99 and errors per path.
+LOADTEST_PORT ?= 3998
+LOADTEST_DURATION ?= 20s
+loadtest: postgres build
+	@set -e; url=$$($(GO) run ./cmd/loadgen prepare); \
+	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
+		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; trap 'kill $$pid' EXIT; \
+	$(GO) run ./cmd/loadgen run -wait 30s -url http://127.0.0.1:$(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION)

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/scalar"
+	"github.com/stxgraph/stxgraph/stacks/tx"
 	gqlparser "github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -29,31 +30,95 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Account() AccountResolver
+	AccountTransactionConnection() AccountTransactionConnectionResolver
 	Block() BlockResolver
+	BlockConnection() BlockConnectionResolver
 	Brc20Token() Brc20TokenResolver
+	ChainTip() ChainTipResolver
+	Contract() ContractResolver
+	ContractLogData() ContractLogDataResolver
+	FtAsset() FtAssetResolver
+	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
+	MempoolTransaction() MempoolTransactionResolver
+	MempoolTransactionConnection() MempoolTransactionConnectionResolver
+	Microblock() MicroblockResolver
+	NftAsset() NftAssetResolver
+	NftTransfer() NftTransferResolver
+	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
+	PostCondition() PostConditionResolver
+	PostConditionPrincipal() PostConditionPrincipalResolver
 	Query() QueryResolver
+	SmartContractLogEvent() SmartContractLogEventResolver
+	StxAsset() StxAssetResolver
+	StxAssetEvent() StxAssetEventResolver
+	StxBalance() StxBalanceResolver
+	StxLockEvent() StxLockEventResolver
+	Subscription() SubscriptionResolver
+	TenureChangePayload() TenureChangePayloadResolver
+	Transaction() TransactionResolver
 }
 
 type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Account struct {
+		LatestMempoolTxID         func(childComplexity int) int
+		LatestTxID                func(childComplexity int) int
+		Principal                 func(childComplexity int) int
+		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+		Transactions              func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		TransactionsWithTransfers func(childComplexity int, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+	}
+
+	AccountTransactionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
 	Block struct {
 		BlockHash                func(childComplexity int) int
 		BlockHeight              func(childComplexity int) int
 		BlockTime                func(childComplexity int) int
+		BlockTimeIso             func(childComplexity int) int
 		BurnBlock                func(childComplexity int) int
 		BurnBlockHash            func(childComplexity int) int
 		BurnBlockHeight          func(childComplexity int) int
 		BurnBlockTime            func(childComplexity int) int
+		BurnBlockTimeIso         func(childComplexity int) int
 		Canonical                func(childComplexity int) int
+		ExecutionCost            func(childComplexity int) int
 		IndexBlockHash           func(childComplexity int) int
+		MicroblockTxCounts       func(childComplexity int) int
+		Microblocks              func(childComplexity int) int
+		MicroblocksStreamed      func(childComplexity int) int
+		MinerRewards             func(childComplexity int) int
 		MinerTxid                func(childComplexity int) int
+		Parent                   func(childComplexity int) int
 		ParentBlockHash          func(childComplexity int) int
 		ParentIndexBlockHash     func(childComplexity int) int
 		ParentMicroblockHash     func(childComplexity int) int
 		ParentMicroblockSequence func(childComplexity int) int
+		StreamedMicroblockHashes func(childComplexity int) int
+		TenureHeight             func(childComplexity int) int
+		Transactions             func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TxCount                  func(childComplexity int) int
+		TxIds                    func(childComplexity int) int
+	}
+
+	BlockConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	BlockEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Brc20Token struct {
@@ -84,16 +149,407 @@ type ComplexityRoot struct {
 		BlockHeight        func(childComplexity int) int
 		BurnBlockHeight    func(childComplexity int) int
 		IndexBlockHash     func(childComplexity int) int
+		MempoolUpdatedAt   func(childComplexity int) int
 		MicroblockHash     func(childComplexity int) int
 		MicroblockSequence func(childComplexity int) int
 	}
 
+	ClarityValue struct {
+		Hex  func(childComplexity int) int
+		Repr func(childComplexity int) int
+	}
+
+	CoinbasePayload struct {
+		AltRecipient func(childComplexity int) int
+		Data         func(childComplexity int) int
+		VRFProof     func(childComplexity int) int
+	}
+
+	Contract struct {
+		Abi            func(childComplexity int) int
+		Block          func(childComplexity int) int
+		BlockHeight    func(childComplexity int) int
+		Canonical      func(childComplexity int) int
+		ClarityVersion func(childComplexity int) int
+		ContractID     func(childComplexity int) int
+		Events         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		SourceCode     func(childComplexity int) int
+		Transaction    func(childComplexity int) int
+		TxID           func(childComplexity int) int
+	}
+
+	ContractCallPayload struct {
+		ContractID        func(childComplexity int) int
+		FunctionArgs      func(childComplexity int) int
+		FunctionName      func(childComplexity int) int
+		FunctionSignature func(childComplexity int) int
+	}
+
+	ContractEventConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ContractEventEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ContractLogData struct {
+		ContractIdentifier func(childComplexity int) int
+		Topic              func(childComplexity int) int
+		Value              func(childComplexity int) int
+	}
+
+	ExecutionCost struct {
+		ReadCount   func(childComplexity int) int
+		ReadLength  func(childComplexity int) int
+		Runtime     func(childComplexity int) int
+		WriteCount  func(childComplexity int) int
+		WriteLength func(childComplexity int) int
+	}
+
+	FtAsset struct {
+		Amount          func(childComplexity int) int
+		AssetEventType  func(childComplexity int) int
+		AssetIdentifier func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	FtTransfer struct {
+		Amount          func(childComplexity int) int
+		AssetIdentifier func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+	}
+
+	FunctionArg struct {
+		Hex  func(childComplexity int) int
+		Name func(childComplexity int) int
+		Repr func(childComplexity int) int
+		Type func(childComplexity int) int
+	}
+
+	FungibleTokenAssetEvent struct {
+		Asset       func(childComplexity int) int
+		EventIndex  func(childComplexity int) int
+		EventType   func(childComplexity int) int
+		Transaction func(childComplexity int) int
+		TxID        func(childComplexity int) int
+	}
+
+	MempoolTransaction struct {
+		AnchorMode          func(childComplexity int) int
+		CoinbasePayload     func(childComplexity int) int
+		ContractCall        func(childComplexity int) int
+		FeeRate             func(childComplexity int) int
+		Nonce               func(childComplexity int) int
+		PoisonMicroblock    func(childComplexity int) int
+		PostConditionMode   func(childComplexity int) int
+		PostConditions      func(childComplexity int) int
+		Pruned              func(childComplexity int) int
+		ReceiptTime         func(childComplexity int) int
+		ReceiptTimeIso      func(childComplexity int) int
+		ReplacedByTxID      func(childComplexity int) int
+		SenderAddress       func(childComplexity int) int
+		SmartContract       func(childComplexity int) int
+		SponsorAddress      func(childComplexity int) int
+		SponsorNonce        func(childComplexity int) int
+		Sponsored           func(childComplexity int) int
+		TenureChangePayload func(childComplexity int) int
+		TokenTransfer       func(childComplexity int) int
+		TxID                func(childComplexity int) int
+		TxStatus            func(childComplexity int) int
+		TxType              func(childComplexity int) int
+	}
+
+	MempoolTransactionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	MempoolTransactionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Microblock struct {
+		Block                func(childComplexity int) int
+		BlockHeight          func(childComplexity int) int
+		Canonical            func(childComplexity int) int
+		MicroblockCanonical  func(childComplexity int) int
+		MicroblockHash       func(childComplexity int) int
+		MicroblockParentHash func(childComplexity int) int
+		MicroblockSequence   func(childComplexity int) int
+		ParentBlock          func(childComplexity int) int
+		ReceiveTime          func(childComplexity int) int
+		Transactions         func(childComplexity int) int
+	}
+
+	MicroblockTxCount struct {
+		Hash    func(childComplexity int) int
+		TxCount func(childComplexity int) int
+	}
+
+	MinerReward struct {
+		Canonical               func(childComplexity int) int
+		CoinbaseAmount          func(childComplexity int) int
+		FromIndexBlockHash      func(childComplexity int) int
+		MatureBlockHeight       func(childComplexity int) int
+		MinerAddress            func(childComplexity int) int
+		Recipient               func(childComplexity int) int
+		TxFeesAnchored          func(childComplexity int) int
+		TxFeesStreamedConfirmed func(childComplexity int) int
+		TxFeesStreamedProduced  func(childComplexity int) int
+	}
+
+	NftAsset struct {
+		AssetEventType  func(childComplexity int) int
+		AssetIdentifier func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		Value           func(childComplexity int) int
+	}
+
+	NftTransfer struct {
+		AssetIdentifier func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		Value           func(childComplexity int) int
+	}
+
+	NonFungibleTokenAssetEvent struct {
+		Asset       func(childComplexity int) int
+		EventIndex  func(childComplexity int) int
+		EventType   func(childComplexity int) int
+		Transaction func(childComplexity int) int
+		TxID        func(childComplexity int) int
+	}
+
+	PageInfo struct {
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
+	}
+
+	PoisonMicroblockPayload struct {
+		MicroblockHeader1 func(childComplexity int) int
+		MicroblockHeader2 func(childComplexity int) int
+	}
+
+	PostCondition struct {
+		Amount        func(childComplexity int) int
+		Asset         func(childComplexity int) int
+		AssetValue    func(childComplexity int) int
+		ConditionCode func(childComplexity int) int
+		Principal     func(childComplexity int) int
+		Type          func(childComplexity int) int
+	}
+
+	PostConditionAsset struct {
+		AssetName       func(childComplexity int) int
+		ContractAddress func(childComplexity int) int
+		ContractName    func(childComplexity int) int
+	}
+
+	PostConditionPrincipal struct {
+		Address      func(childComplexity int) int
+		ContractName func(childComplexity int) int
+		TypeID       func(childComplexity int) int
+	}
+
 	Query struct {
-		Block      func(childComplexity int, height *int32, hash []byte) int
-		Blocks     func(childComplexity int, limit *int32, offset *int32) int
-		Brc20Token func(childComplexity int, ticker string) int
-		BurnBlock  func(childComplexity int, hash []byte, height *int32) int
-		ChainTip   func(childComplexity int) int
+		Account              func(childComplexity int, principal string) int
+		Block                func(childComplexity int, height *int32, hash []byte) int
+		BlockByBurnBlockHash func(childComplexity int, hash []byte) int
+		Blocks               func(childComplexity int, limit *int32, offset *int32) int
+		BlocksConnection     func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		Brc20Token           func(childComplexity int, ticker string) int
+		BurnBlock            func(childComplexity int, hash []byte, height *int32) int
+		ChainTip             func(childComplexity int) int
+		Contract             func(childComplexity int, id string) int
+		ContractEvents       func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
+		Events               func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
+		Mempool              func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
+		MempoolTransaction   func(childComplexity int, txID []byte) int
+		Microblock           func(childComplexity int, hash []byte) int
+		TransactionsByIds    func(childComplexity int, ids [][]byte, unanchored *bool) int
+	}
+
+	SmartContractLogEvent struct {
+		ContractLog func(childComplexity int) int
+		EventIndex  func(childComplexity int) int
+		EventType   func(childComplexity int) int
+		Transaction func(childComplexity int) int
+		TxID        func(childComplexity int) int
+	}
+
+	SmartContractPayload struct {
+		ClarityVersion func(childComplexity int) int
+		ContractID     func(childComplexity int) int
+		SourceCode     func(childComplexity int) int
+	}
+
+	StxAsset struct {
+		Amount         func(childComplexity int) int
+		AssetEventType func(childComplexity int) int
+		Memo           func(childComplexity int) int
+		Recipient      func(childComplexity int) int
+		Sender         func(childComplexity int) int
+	}
+
+	StxAssetEvent struct {
+		Asset       func(childComplexity int) int
+		EventIndex  func(childComplexity int) int
+		EventType   func(childComplexity int) int
+		Transaction func(childComplexity int) int
+		TxID        func(childComplexity int) int
+	}
+
+	StxBalance struct {
+		Balance                   func(childComplexity int) int
+		BurnchainLockHeight       func(childComplexity int) int
+		BurnchainUnlockHeight     func(childComplexity int) int
+		EstimatedBalance          func(childComplexity int) int
+		LockHeight                func(childComplexity int) int
+		LockTxID                  func(childComplexity int) int
+		Locked                    func(childComplexity int) int
+		PendingBalanceInbound     func(childComplexity int) int
+		PendingBalanceOutbound    func(childComplexity int) int
+		TotalFeesSent             func(childComplexity int) int
+		TotalMinerRewardsReceived func(childComplexity int) int
+		TotalReceived             func(childComplexity int) int
+		TotalSent                 func(childComplexity int) int
+	}
+
+	StxLockData struct {
+		LockedAddress func(childComplexity int) int
+		LockedAmount  func(childComplexity int) int
+		UnlockHeight  func(childComplexity int) int
+	}
+
+	StxLockEvent struct {
+		EventIndex   func(childComplexity int) int
+		EventType    func(childComplexity int) int
+		StxLockEvent func(childComplexity int) int
+		Transaction  func(childComplexity int) int
+		TxID         func(childComplexity int) int
+	}
+
+	StxTransfer struct {
+		Amount    func(childComplexity int) int
+		Recipient func(childComplexity int) int
+		Sender    func(childComplexity int) int
+	}
+
+	Subscription struct {
+		AddressTransactions func(childComplexity int, principal string) int
+		Blocks              func(childComplexity int) int
+		MempoolTransactions func(childComplexity int) int
+		Microblocks         func(childComplexity int) int
+	}
+
+	TenureChangePayload struct {
+		BurnViewConsensusHash   func(childComplexity int) int
+		Cause                   func(childComplexity int) int
+		PrevTenureConsensusHash func(childComplexity int) int
+		PreviousTenureBlocks    func(childComplexity int) int
+		PreviousTenureEnd       func(childComplexity int) int
+		PubkeyHash              func(childComplexity int) int
+		TenureConsensusHash     func(childComplexity int) int
+	}
+
+	TokenTransferPayload struct {
+		Amount           func(childComplexity int) int
+		Memo             func(childComplexity int) int
+		RecipientAddress func(childComplexity int) int
+	}
+
+	Transaction struct {
+		AnchorMode             func(childComplexity int) int
+		Block                  func(childComplexity int) int
+		BlockHash              func(childComplexity int) int
+		BlockHeight            func(childComplexity int) int
+		BlockTime              func(childComplexity int) int
+		BlockTimeIso           func(childComplexity int) int
+		BurnBlockHeight        func(childComplexity int) int
+		BurnBlockTime          func(childComplexity int) int
+		BurnBlockTimeIso       func(childComplexity int) int
+		Canonical              func(childComplexity int) int
+		CoinbasePayload        func(childComplexity int) int
+		ContractCall           func(childComplexity int) int
+		EventCount             func(childComplexity int) int
+		Events                 func(childComplexity int, limit *int32, offset *int32) int
+		FeeRate                func(childComplexity int) int
+		IsUnanchored           func(childComplexity int) int
+		Microblock             func(childComplexity int) int
+		MicroblockCanonical    func(childComplexity int) int
+		MicroblockHash         func(childComplexity int) int
+		MicroblockSequence     func(childComplexity int) int
+		Nonce                  func(childComplexity int) int
+		ParentBlockHash        func(childComplexity int) int
+		ParentBurnBlockTime    func(childComplexity int) int
+		ParentBurnBlockTimeIso func(childComplexity int) int
+		PoisonMicroblock       func(childComplexity int) int
+		PostConditionMode      func(childComplexity int) int
+		PostConditions         func(childComplexity int) int
+		ReadCount              func(childComplexity int) int
+		ReadLength             func(childComplexity int) int
+		Runtime                func(childComplexity int) int
+		Sender                 func(childComplexity int) int
+		SenderAddress          func(childComplexity int) int
+		SmartContract          func(childComplexity int) int
+		Sponsor                func(childComplexity int) int
+		SponsorAddress         func(childComplexity int) int
+		SponsorNonce           func(childComplexity int) int
+		Sponsored              func(childComplexity int) int
+		TenureChangePayload    func(childComplexity int) int
+		TokenTransfer          func(childComplexity int) int
+		TxID                   func(childComplexity int) int
+		TxIndex                func(childComplexity int) int
+		TxResult               func(childComplexity int) int
+		TxStatus               func(childComplexity int) int
+		TxType                 func(childComplexity int) int
+		VMError                func(childComplexity int) int
+		WriteCount             func(childComplexity int) int
+		WriteLength            func(childComplexity int) int
+	}
+
+	TransactionConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	TransactionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	TransactionLookup struct {
+		Found  func(childComplexity int) int
+		Result func(childComplexity int) int
+		TxID   func(childComplexity int) int
+	}
+
+	TransactionWithTransfers struct {
+		FtTransfers  func(childComplexity int) int
+		NftTransfers func(childComplexity int) int
+		StxReceived  func(childComplexity int) int
+		StxSent      func(childComplexity int) int
+		StxTransfers func(childComplexity int) int
+		Tx           func(childComplexity int) int
+	}
+
+	TransactionsWithTransfersPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 }
 
@@ -101,8 +557,33 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type AccountResolver interface {
+	Transactions(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string) (*AccountTransactionConnection, error)
+	StxBalance(ctx context.Context, obj *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error)
+	TransactionsWithTransfers(ctx context.Context, obj *db.Account, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*TransactionsWithTransfersPage, error)
+	LatestTxID(ctx context.Context, obj *db.Account) ([]byte, error)
+	LatestMempoolTxID(ctx context.Context, obj *db.Account) ([]byte, error)
+}
+type AccountTransactionConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *AccountTransactionConnection) (int32, error)
+}
 type BlockResolver interface {
 	BurnBlock(ctx context.Context, obj *db.Block) (*db.BurnBlock, error)
+	Parent(ctx context.Context, obj *db.Block) (*db.Block, error)
+	Transactions(ctx context.Context, obj *db.Block, first *int32, after *string, last *int32, before *string) (*TransactionConnection, error)
+	Microblocks(ctx context.Context, obj *db.Block) ([]*db.Microblock, error)
+	MicroblocksStreamed(ctx context.Context, obj *db.Block) ([]*db.Microblock, error)
+	MinerRewards(ctx context.Context, obj *db.Block) ([]*db.MinerReward, error)
+	TxIds(ctx context.Context, obj *db.Block) ([][]byte, error)
+	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
+	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
+
+	TenureHeight(ctx context.Context, obj *db.Block) (int32, error)
+	BlockTimeIso(ctx context.Context, obj *db.Block) (string, error)
+	BurnBlockTimeIso(ctx context.Context, obj *db.Block) (string, error)
+}
+type BlockConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
 }
 type Brc20TokenResolver interface {
 	MaxSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
@@ -110,12 +591,164 @@ type Brc20TokenResolver interface {
 
 	MintedSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
 }
+type ChainTipResolver interface {
+	MempoolUpdatedAt(ctx context.Context, obj *db.ChainTip) (string, error)
+}
+type ContractResolver interface {
+	ClarityVersion(ctx context.Context, obj *db.SmartContract) (*int32, error)
+
+	Abi(ctx context.Context, obj *db.SmartContract) (*string, error)
+	Transaction(ctx context.Context, obj *db.SmartContract) (*db.Tx, error)
+	Block(ctx context.Context, obj *db.SmartContract) (*db.Block, error)
+	Events(ctx context.Context, obj *db.SmartContract, first *int32, after *string, last *int32, before *string) (*ContractEventConnection, error)
+}
+type ContractLogDataResolver interface {
+	Value(ctx context.Context, obj *db.ContractLog) (*tx.ValueJSON, error)
+}
+type FtAssetResolver interface {
+	AssetEventType(ctx context.Context, obj *db.FtEvent) (AssetEventType, error)
+
+	Sender(ctx context.Context, obj *db.FtEvent) (string, error)
+	Recipient(ctx context.Context, obj *db.FtEvent) (string, error)
+}
+type FungibleTokenAssetEventResolver interface {
+	EventType(ctx context.Context, obj *db.FtEvent) (db.EventType, error)
+
+	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
+	Asset(ctx context.Context, obj *db.FtEvent) (*db.FtEvent, error)
+}
+type MempoolTransactionResolver interface {
+	PostConditionMode(ctx context.Context, obj *db.MempoolTx) (PostConditionMode, error)
+	PostConditions(ctx context.Context, obj *db.MempoolTx) ([]*tx.PostConditionJSON, error)
+	AnchorMode(ctx context.Context, obj *db.MempoolTx) (AnchorMode, error)
+	TxStatus(ctx context.Context, obj *db.MempoolTx) (TxStatus, error)
+	ReplacedByTxID(ctx context.Context, obj *db.MempoolTx) ([]byte, error)
+	ReceiptTimeIso(ctx context.Context, obj *db.MempoolTx) (string, error)
+	TxType(ctx context.Context, obj *db.MempoolTx) (TxType, error)
+	TokenTransfer(ctx context.Context, obj *db.MempoolTx) (*tx.TokenTransferJSON, error)
+	SmartContract(ctx context.Context, obj *db.MempoolTx) (*tx.SmartContractJSON, error)
+	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
+	PoisonMicroblock(ctx context.Context, obj *db.MempoolTx) (*tx.PoisonMicroblockJSON, error)
+	CoinbasePayload(ctx context.Context, obj *db.MempoolTx) (*tx.CoinbaseJSON, error)
+	TenureChangePayload(ctx context.Context, obj *db.MempoolTx) (*tx.TenureChangeJSON, error)
+}
+type MempoolTransactionConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *MempoolTransactionConnection) (*int32, error)
+}
+type MicroblockResolver interface {
+	ReceiveTime(ctx context.Context, obj *db.Microblock) (int32, error)
+	ParentBlock(ctx context.Context, obj *db.Microblock) (*db.Block, error)
+	Block(ctx context.Context, obj *db.Microblock) (*db.Block, error)
+	Transactions(ctx context.Context, obj *db.Microblock) ([]*db.Tx, error)
+}
+type NftAssetResolver interface {
+	AssetEventType(ctx context.Context, obj *db.NftEvent) (AssetEventType, error)
+
+	Sender(ctx context.Context, obj *db.NftEvent) (string, error)
+	Recipient(ctx context.Context, obj *db.NftEvent) (string, error)
+	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
+}
+type NftTransferResolver interface {
+	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
+}
+type NonFungibleTokenAssetEventResolver interface {
+	EventType(ctx context.Context, obj *db.NftEvent) (db.EventType, error)
+
+	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
+	Asset(ctx context.Context, obj *db.NftEvent) (*db.NftEvent, error)
+}
+type PostConditionResolver interface {
+	Amount(ctx context.Context, obj *tx.PostConditionJSON) (*string, error)
+}
+type PostConditionPrincipalResolver interface {
+	Address(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
+	ContractName(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
+}
 type QueryResolver interface {
 	ChainTip(ctx context.Context) (*db.ChainTip, error)
 	Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error)
 	Blocks(ctx context.Context, limit *int32, offset *int32) ([]*db.Block, error)
 	BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error)
 	Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error)
+	BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*BlockConnection, error)
+	Microblock(ctx context.Context, hash []byte) (*db.Microblock, error)
+	Contract(ctx context.Context, id string) (*db.SmartContract, error)
+	Mempool(ctx context.Context, address *string, first *int32, after *string, last *int32, before *string) (*MempoolTransactionConnection, error)
+	MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error)
+	Account(ctx context.Context, principal string) (*db.Account, error)
+	TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*TransactionLookup, error)
+	Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) ([]db.Event, error)
+	ContractEvents(ctx context.Context, contractID string, limit *int32, offset *int32, unanchored *bool) ([]*db.ContractLog, error)
+	BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error)
+}
+type SmartContractLogEventResolver interface {
+	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
+
+	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
+	ContractLog(ctx context.Context, obj *db.ContractLog) (*db.ContractLog, error)
+}
+type StxAssetResolver interface {
+	AssetEventType(ctx context.Context, obj *db.StxEvent) (AssetEventType, error)
+	Sender(ctx context.Context, obj *db.StxEvent) (string, error)
+	Recipient(ctx context.Context, obj *db.StxEvent) (string, error)
+
+	Memo(ctx context.Context, obj *db.StxEvent) ([]byte, error)
+}
+type StxAssetEventResolver interface {
+	EventType(ctx context.Context, obj *db.StxEvent) (db.EventType, error)
+
+	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
+	Asset(ctx context.Context, obj *db.StxEvent) (*db.StxEvent, error)
+}
+type StxBalanceResolver interface {
+	EstimatedBalance(ctx context.Context, obj *db.StxBalance) (*string, error)
+	PendingBalanceInbound(ctx context.Context, obj *db.StxBalance) (*string, error)
+	PendingBalanceOutbound(ctx context.Context, obj *db.StxBalance) (*string, error)
+}
+type StxLockEventResolver interface {
+	EventType(ctx context.Context, obj *db.StxLockEvent) (db.EventType, error)
+
+	Transaction(ctx context.Context, obj *db.StxLockEvent) (*db.Tx, error)
+	StxLockEvent(ctx context.Context, obj *db.StxLockEvent) (*db.StxLockEvent, error)
+}
+type SubscriptionResolver interface {
+	Blocks(ctx context.Context) (<-chan *db.Block, error)
+	Microblocks(ctx context.Context) (<-chan *db.Microblock, error)
+	MempoolTransactions(ctx context.Context) (<-chan *db.MempoolTx, error)
+	AddressTransactions(ctx context.Context, principal string) (<-chan *db.Tx, error)
+}
+type TenureChangePayloadResolver interface {
+	PreviousTenureBlocks(ctx context.Context, obj *tx.TenureChangeJSON) (int32, error)
+}
+type TransactionResolver interface {
+	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
+	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
+	Sender(ctx context.Context, obj *db.Tx) (*db.Account, error)
+	Sponsor(ctx context.Context, obj *db.Tx) (*db.Account, error)
+
+	PostConditionMode(ctx context.Context, obj *db.Tx) (PostConditionMode, error)
+	PostConditions(ctx context.Context, obj *db.Tx) ([]*tx.PostConditionJSON, error)
+	AnchorMode(ctx context.Context, obj *db.Tx) (AnchorMode, error)
+
+	BlockTime(ctx context.Context, obj *db.Tx) (int32, error)
+	BlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
+
+	BurnBlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
+
+	ParentBurnBlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
+	TxStatus(ctx context.Context, obj *db.Tx) (TxStatus, error)
+	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
+
+	IsUnanchored(ctx context.Context, obj *db.Tx) (bool, error)
+
+	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
+	TxType(ctx context.Context, obj *db.Tx) (TxType, error)
+	TokenTransfer(ctx context.Context, obj *db.Tx) (*tx.TokenTransferJSON, error)
+	SmartContract(ctx context.Context, obj *db.Tx) (*tx.SmartContractJSON, error)
+	ContractCall(ctx context.Context, obj *db.Tx) (*tx.ContractCallJSON, error)
+	PoisonMicroblock(ctx context.Context, obj *db.Tx) (*tx.PoisonMicroblockJSON, error)
+	CoinbasePayload(ctx context.Context, obj *db.Tx) (*tx.CoinbaseJSON, error)
+	TenureChangePayload(ctx context.Context, obj *db.Tx) (*tx.TenureChangeJSON, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -136,6 +769,83 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Account.latestMempoolTxId":
+		if e.ComplexityRoot.Account.LatestMempoolTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.LatestMempoolTxID(childComplexity), true
+	case "Account.latestTxId":
+		if e.ComplexityRoot.Account.LatestTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.LatestTxID(childComplexity), true
+	case "Account.principal":
+		if e.ComplexityRoot.Account.Principal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Principal(childComplexity), true
+	case "Account.stxBalance":
+		if e.ComplexityRoot.Account.StxBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Account_stxBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.StxBalance(childComplexity, args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+	case "Account.transactions":
+		if e.ComplexityRoot.Account.Transactions == nil {
+			break
+		}
+
+		args, err := ec.field_Account_transactions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.Transactions(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Account.transactionsWithTransfers":
+		if e.ComplexityRoot.Account.TransactionsWithTransfers == nil {
+			break
+		}
+
+		args, err := ec.field_Account_transactionsWithTransfers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.TransactionsWithTransfers(childComplexity, args["limit"].(*int32), args["offset"].(*int32), args["height"].(*int32), args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+
+	case "AccountTransactionConnection.edges":
+		if e.ComplexityRoot.AccountTransactionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountTransactionConnection.Edges(childComplexity), true
+	case "AccountTransactionConnection.nodes":
+		if e.ComplexityRoot.AccountTransactionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountTransactionConnection.Nodes(childComplexity), true
+	case "AccountTransactionConnection.pageInfo":
+		if e.ComplexityRoot.AccountTransactionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountTransactionConnection.PageInfo(childComplexity), true
+	case "AccountTransactionConnection.totalCount":
+		if e.ComplexityRoot.AccountTransactionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountTransactionConnection.TotalCount(childComplexity), true
+
 	case "Block.hash":
 		if e.ComplexityRoot.Block.BlockHash == nil {
 			break
@@ -154,6 +864,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.BlockTime(childComplexity), true
+	case "Block.blockTimeIso":
+		if e.ComplexityRoot.Block.BlockTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.BlockTimeIso(childComplexity), true
 	case "Block.burnBlock":
 		if e.ComplexityRoot.Block.BurnBlock == nil {
 			break
@@ -178,24 +894,66 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.BurnBlockTime(childComplexity), true
+	case "Block.burnBlockTimeIso":
+		if e.ComplexityRoot.Block.BurnBlockTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.BurnBlockTimeIso(childComplexity), true
 	case "Block.canonical":
 		if e.ComplexityRoot.Block.Canonical == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.Canonical(childComplexity), true
+	case "Block.executionCost":
+		if e.ComplexityRoot.Block.ExecutionCost == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.ExecutionCost(childComplexity), true
 	case "Block.indexBlockHash":
 		if e.ComplexityRoot.Block.IndexBlockHash == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.IndexBlockHash(childComplexity), true
+	case "Block.microblockTxCounts":
+		if e.ComplexityRoot.Block.MicroblockTxCounts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.MicroblockTxCounts(childComplexity), true
+	case "Block.microblocks":
+		if e.ComplexityRoot.Block.Microblocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.Microblocks(childComplexity), true
+	case "Block.microblocksStreamed":
+		if e.ComplexityRoot.Block.MicroblocksStreamed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.MicroblocksStreamed(childComplexity), true
+	case "Block.minerRewards":
+		if e.ComplexityRoot.Block.MinerRewards == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.MinerRewards(childComplexity), true
 	case "Block.minerTxid":
 		if e.ComplexityRoot.Block.MinerTxid == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.MinerTxid(childComplexity), true
+	case "Block.parent":
+		if e.ComplexityRoot.Block.Parent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.Parent(childComplexity), true
 	case "Block.parentBlockHash":
 		if e.ComplexityRoot.Block.ParentBlockHash == nil {
 			break
@@ -220,12 +978,79 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.ParentMicroblockSequence(childComplexity), true
+	case "Block.streamedMicroblockHashes":
+		if e.ComplexityRoot.Block.StreamedMicroblockHashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.StreamedMicroblockHashes(childComplexity), true
+	case "Block.tenureHeight":
+		if e.ComplexityRoot.Block.TenureHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.TenureHeight(childComplexity), true
+	case "Block.transactions":
+		if e.ComplexityRoot.Block.Transactions == nil {
+			break
+		}
+
+		args, err := ec.field_Block_transactions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Block.Transactions(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
 	case "Block.txCount":
 		if e.ComplexityRoot.Block.TxCount == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.TxCount(childComplexity), true
+	case "Block.txIds":
+		if e.ComplexityRoot.Block.TxIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.TxIds(childComplexity), true
+
+	case "BlockConnection.edges":
+		if e.ComplexityRoot.BlockConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockConnection.Edges(childComplexity), true
+	case "BlockConnection.nodes":
+		if e.ComplexityRoot.BlockConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockConnection.Nodes(childComplexity), true
+	case "BlockConnection.pageInfo":
+		if e.ComplexityRoot.BlockConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockConnection.PageInfo(childComplexity), true
+	case "BlockConnection.totalCount":
+		if e.ComplexityRoot.BlockConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockConnection.TotalCount(childComplexity), true
+
+	case "BlockEdge.cursor":
+		if e.ComplexityRoot.BlockEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEdge.Cursor(childComplexity), true
+	case "BlockEdge.node":
+		if e.ComplexityRoot.BlockEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
 
 	case "Brc20Token.address":
 		if e.ComplexityRoot.Brc20Token.Address == nil {
@@ -355,6 +1180,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ChainTip.IndexBlockHash(childComplexity), true
+	case "ChainTip.mempoolUpdatedAt":
+		if e.ComplexityRoot.ChainTip.MempoolUpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChainTip.MempoolUpdatedAt(childComplexity), true
 	case "ChainTip.microblockHash":
 		if e.ComplexityRoot.ChainTip.MicroblockHash == nil {
 			break
@@ -368,6 +1199,834 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChainTip.MicroblockSequence(childComplexity), true
 
+	case "ClarityValue.hex":
+		if e.ComplexityRoot.ClarityValue.Hex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClarityValue.Hex(childComplexity), true
+	case "ClarityValue.repr":
+		if e.ComplexityRoot.ClarityValue.Repr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ClarityValue.Repr(childComplexity), true
+
+	case "CoinbasePayload.altRecipient":
+		if e.ComplexityRoot.CoinbasePayload.AltRecipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoinbasePayload.AltRecipient(childComplexity), true
+	case "CoinbasePayload.data":
+		if e.ComplexityRoot.CoinbasePayload.Data == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoinbasePayload.Data(childComplexity), true
+	case "CoinbasePayload.vrfProof":
+		if e.ComplexityRoot.CoinbasePayload.VRFProof == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CoinbasePayload.VRFProof(childComplexity), true
+
+	case "Contract.abi":
+		if e.ComplexityRoot.Contract.Abi == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.Abi(childComplexity), true
+	case "Contract.block":
+		if e.ComplexityRoot.Contract.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.Block(childComplexity), true
+	case "Contract.blockHeight":
+		if e.ComplexityRoot.Contract.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.BlockHeight(childComplexity), true
+	case "Contract.canonical":
+		if e.ComplexityRoot.Contract.Canonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.Canonical(childComplexity), true
+	case "Contract.clarityVersion":
+		if e.ComplexityRoot.Contract.ClarityVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.ClarityVersion(childComplexity), true
+	case "Contract.id":
+		if e.ComplexityRoot.Contract.ContractID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.ContractID(childComplexity), true
+	case "Contract.events":
+		if e.ComplexityRoot.Contract.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Contract_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Contract.Events(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Contract.sourceCode":
+		if e.ComplexityRoot.Contract.SourceCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.SourceCode(childComplexity), true
+	case "Contract.transaction":
+		if e.ComplexityRoot.Contract.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.Transaction(childComplexity), true
+	case "Contract.txId":
+		if e.ComplexityRoot.Contract.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Contract.TxID(childComplexity), true
+
+	case "ContractCallPayload.contractId":
+		if e.ComplexityRoot.ContractCallPayload.ContractID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractCallPayload.ContractID(childComplexity), true
+	case "ContractCallPayload.functionArgs":
+		if e.ComplexityRoot.ContractCallPayload.FunctionArgs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractCallPayload.FunctionArgs(childComplexity), true
+	case "ContractCallPayload.functionName":
+		if e.ComplexityRoot.ContractCallPayload.FunctionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractCallPayload.FunctionName(childComplexity), true
+	case "ContractCallPayload.functionSignature":
+		if e.ComplexityRoot.ContractCallPayload.FunctionSignature == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractCallPayload.FunctionSignature(childComplexity), true
+
+	case "ContractEventConnection.edges":
+		if e.ComplexityRoot.ContractEventConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractEventConnection.Edges(childComplexity), true
+	case "ContractEventConnection.nodes":
+		if e.ComplexityRoot.ContractEventConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractEventConnection.Nodes(childComplexity), true
+	case "ContractEventConnection.pageInfo":
+		if e.ComplexityRoot.ContractEventConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractEventConnection.PageInfo(childComplexity), true
+
+	case "ContractEventEdge.cursor":
+		if e.ComplexityRoot.ContractEventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractEventEdge.Cursor(childComplexity), true
+	case "ContractEventEdge.node":
+		if e.ComplexityRoot.ContractEventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractEventEdge.Node(childComplexity), true
+
+	case "ContractLogData.contractId":
+		if e.ComplexityRoot.ContractLogData.ContractIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractLogData.ContractIdentifier(childComplexity), true
+	case "ContractLogData.topic":
+		if e.ComplexityRoot.ContractLogData.Topic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractLogData.Topic(childComplexity), true
+	case "ContractLogData.value":
+		if e.ComplexityRoot.ContractLogData.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractLogData.Value(childComplexity), true
+
+	case "ExecutionCost.readCount":
+		if e.ComplexityRoot.ExecutionCost.ReadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExecutionCost.ReadCount(childComplexity), true
+	case "ExecutionCost.readLength":
+		if e.ComplexityRoot.ExecutionCost.ReadLength == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExecutionCost.ReadLength(childComplexity), true
+	case "ExecutionCost.runtime":
+		if e.ComplexityRoot.ExecutionCost.Runtime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExecutionCost.Runtime(childComplexity), true
+	case "ExecutionCost.writeCount":
+		if e.ComplexityRoot.ExecutionCost.WriteCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExecutionCost.WriteCount(childComplexity), true
+	case "ExecutionCost.writeLength":
+		if e.ComplexityRoot.ExecutionCost.WriteLength == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExecutionCost.WriteLength(childComplexity), true
+
+	case "FtAsset.amount":
+		if e.ComplexityRoot.FtAsset.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtAsset.Amount(childComplexity), true
+	case "FtAsset.assetEventType":
+		if e.ComplexityRoot.FtAsset.AssetEventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtAsset.AssetEventType(childComplexity), true
+	case "FtAsset.assetId":
+		if e.ComplexityRoot.FtAsset.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtAsset.AssetIdentifier(childComplexity), true
+	case "FtAsset.recipient":
+		if e.ComplexityRoot.FtAsset.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtAsset.Recipient(childComplexity), true
+	case "FtAsset.sender":
+		if e.ComplexityRoot.FtAsset.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtAsset.Sender(childComplexity), true
+
+	case "FtTransfer.amount":
+		if e.ComplexityRoot.FtTransfer.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtTransfer.Amount(childComplexity), true
+	case "FtTransfer.assetIdentifier":
+		if e.ComplexityRoot.FtTransfer.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtTransfer.AssetIdentifier(childComplexity), true
+	case "FtTransfer.recipient":
+		if e.ComplexityRoot.FtTransfer.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtTransfer.Recipient(childComplexity), true
+	case "FtTransfer.sender":
+		if e.ComplexityRoot.FtTransfer.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtTransfer.Sender(childComplexity), true
+
+	case "FunctionArg.hex":
+		if e.ComplexityRoot.FunctionArg.Hex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunctionArg.Hex(childComplexity), true
+	case "FunctionArg.name":
+		if e.ComplexityRoot.FunctionArg.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunctionArg.Name(childComplexity), true
+	case "FunctionArg.repr":
+		if e.ComplexityRoot.FunctionArg.Repr == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunctionArg.Repr(childComplexity), true
+	case "FunctionArg.type":
+		if e.ComplexityRoot.FunctionArg.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FunctionArg.Type(childComplexity), true
+
+	case "FungibleTokenAssetEvent.asset":
+		if e.ComplexityRoot.FungibleTokenAssetEvent.Asset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FungibleTokenAssetEvent.Asset(childComplexity), true
+	case "FungibleTokenAssetEvent.eventIndex":
+		if e.ComplexityRoot.FungibleTokenAssetEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FungibleTokenAssetEvent.EventIndex(childComplexity), true
+	case "FungibleTokenAssetEvent.eventType":
+		if e.ComplexityRoot.FungibleTokenAssetEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FungibleTokenAssetEvent.EventType(childComplexity), true
+	case "FungibleTokenAssetEvent.transaction":
+		if e.ComplexityRoot.FungibleTokenAssetEvent.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FungibleTokenAssetEvent.Transaction(childComplexity), true
+	case "FungibleTokenAssetEvent.txId":
+		if e.ComplexityRoot.FungibleTokenAssetEvent.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FungibleTokenAssetEvent.TxID(childComplexity), true
+
+	case "MempoolTransaction.anchorMode":
+		if e.ComplexityRoot.MempoolTransaction.AnchorMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.AnchorMode(childComplexity), true
+	case "MempoolTransaction.coinbasePayload":
+		if e.ComplexityRoot.MempoolTransaction.CoinbasePayload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.CoinbasePayload(childComplexity), true
+	case "MempoolTransaction.contractCall":
+		if e.ComplexityRoot.MempoolTransaction.ContractCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.ContractCall(childComplexity), true
+	case "MempoolTransaction.feeRate":
+		if e.ComplexityRoot.MempoolTransaction.FeeRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.FeeRate(childComplexity), true
+	case "MempoolTransaction.nonce":
+		if e.ComplexityRoot.MempoolTransaction.Nonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.Nonce(childComplexity), true
+	case "MempoolTransaction.poisonMicroblock":
+		if e.ComplexityRoot.MempoolTransaction.PoisonMicroblock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.PoisonMicroblock(childComplexity), true
+	case "MempoolTransaction.postConditionMode":
+		if e.ComplexityRoot.MempoolTransaction.PostConditionMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.PostConditionMode(childComplexity), true
+	case "MempoolTransaction.postConditions":
+		if e.ComplexityRoot.MempoolTransaction.PostConditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.PostConditions(childComplexity), true
+	case "MempoolTransaction.pruned":
+		if e.ComplexityRoot.MempoolTransaction.Pruned == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.Pruned(childComplexity), true
+	case "MempoolTransaction.receiptTime":
+		if e.ComplexityRoot.MempoolTransaction.ReceiptTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.ReceiptTime(childComplexity), true
+	case "MempoolTransaction.receiptTimeIso":
+		if e.ComplexityRoot.MempoolTransaction.ReceiptTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.ReceiptTimeIso(childComplexity), true
+	case "MempoolTransaction.replacedByTxId":
+		if e.ComplexityRoot.MempoolTransaction.ReplacedByTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.ReplacedByTxID(childComplexity), true
+	case "MempoolTransaction.senderAddress":
+		if e.ComplexityRoot.MempoolTransaction.SenderAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.SenderAddress(childComplexity), true
+	case "MempoolTransaction.smartContract":
+		if e.ComplexityRoot.MempoolTransaction.SmartContract == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.SmartContract(childComplexity), true
+	case "MempoolTransaction.sponsorAddress":
+		if e.ComplexityRoot.MempoolTransaction.SponsorAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.SponsorAddress(childComplexity), true
+	case "MempoolTransaction.sponsorNonce":
+		if e.ComplexityRoot.MempoolTransaction.SponsorNonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.SponsorNonce(childComplexity), true
+	case "MempoolTransaction.sponsored":
+		if e.ComplexityRoot.MempoolTransaction.Sponsored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.Sponsored(childComplexity), true
+	case "MempoolTransaction.tenureChangePayload":
+		if e.ComplexityRoot.MempoolTransaction.TenureChangePayload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.TenureChangePayload(childComplexity), true
+	case "MempoolTransaction.tokenTransfer":
+		if e.ComplexityRoot.MempoolTransaction.TokenTransfer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.TokenTransfer(childComplexity), true
+	case "MempoolTransaction.txId":
+		if e.ComplexityRoot.MempoolTransaction.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.TxID(childComplexity), true
+	case "MempoolTransaction.txStatus":
+		if e.ComplexityRoot.MempoolTransaction.TxStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.TxStatus(childComplexity), true
+	case "MempoolTransaction.txType":
+		if e.ComplexityRoot.MempoolTransaction.TxType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.TxType(childComplexity), true
+
+	case "MempoolTransactionConnection.edges":
+		if e.ComplexityRoot.MempoolTransactionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionConnection.Edges(childComplexity), true
+	case "MempoolTransactionConnection.nodes":
+		if e.ComplexityRoot.MempoolTransactionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionConnection.Nodes(childComplexity), true
+	case "MempoolTransactionConnection.pageInfo":
+		if e.ComplexityRoot.MempoolTransactionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionConnection.PageInfo(childComplexity), true
+	case "MempoolTransactionConnection.totalCount":
+		if e.ComplexityRoot.MempoolTransactionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionConnection.TotalCount(childComplexity), true
+
+	case "MempoolTransactionEdge.cursor":
+		if e.ComplexityRoot.MempoolTransactionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionEdge.Cursor(childComplexity), true
+	case "MempoolTransactionEdge.node":
+		if e.ComplexityRoot.MempoolTransactionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolTransactionEdge.Node(childComplexity), true
+
+	case "Microblock.block":
+		if e.ComplexityRoot.Microblock.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.Block(childComplexity), true
+	case "Microblock.blockHeight":
+		if e.ComplexityRoot.Microblock.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.BlockHeight(childComplexity), true
+	case "Microblock.canonical":
+		if e.ComplexityRoot.Microblock.Canonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.Canonical(childComplexity), true
+	case "Microblock.microblockCanonical":
+		if e.ComplexityRoot.Microblock.MicroblockCanonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.MicroblockCanonical(childComplexity), true
+	case "Microblock.hash":
+		if e.ComplexityRoot.Microblock.MicroblockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.MicroblockHash(childComplexity), true
+	case "Microblock.parentHash":
+		if e.ComplexityRoot.Microblock.MicroblockParentHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.MicroblockParentHash(childComplexity), true
+	case "Microblock.sequence":
+		if e.ComplexityRoot.Microblock.MicroblockSequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.MicroblockSequence(childComplexity), true
+	case "Microblock.parentBlock":
+		if e.ComplexityRoot.Microblock.ParentBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.ParentBlock(childComplexity), true
+	case "Microblock.receiveTime":
+		if e.ComplexityRoot.Microblock.ReceiveTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.ReceiveTime(childComplexity), true
+	case "Microblock.transactions":
+		if e.ComplexityRoot.Microblock.Transactions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Microblock.Transactions(childComplexity), true
+
+	case "MicroblockTxCount.hash":
+		if e.ComplexityRoot.MicroblockTxCount.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MicroblockTxCount.Hash(childComplexity), true
+	case "MicroblockTxCount.txCount":
+		if e.ComplexityRoot.MicroblockTxCount.TxCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MicroblockTxCount.TxCount(childComplexity), true
+
+	case "MinerReward.canonical":
+		if e.ComplexityRoot.MinerReward.Canonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.Canonical(childComplexity), true
+	case "MinerReward.coinbaseAmount":
+		if e.ComplexityRoot.MinerReward.CoinbaseAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.CoinbaseAmount(childComplexity), true
+	case "MinerReward.fromIndexBlockHash":
+		if e.ComplexityRoot.MinerReward.FromIndexBlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.FromIndexBlockHash(childComplexity), true
+	case "MinerReward.matureBlockHeight":
+		if e.ComplexityRoot.MinerReward.MatureBlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.MatureBlockHeight(childComplexity), true
+	case "MinerReward.minerAddress":
+		if e.ComplexityRoot.MinerReward.MinerAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.MinerAddress(childComplexity), true
+	case "MinerReward.recipient":
+		if e.ComplexityRoot.MinerReward.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.Recipient(childComplexity), true
+	case "MinerReward.txFeesAnchored":
+		if e.ComplexityRoot.MinerReward.TxFeesAnchored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.TxFeesAnchored(childComplexity), true
+	case "MinerReward.txFeesStreamedConfirmed":
+		if e.ComplexityRoot.MinerReward.TxFeesStreamedConfirmed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.TxFeesStreamedConfirmed(childComplexity), true
+	case "MinerReward.txFeesStreamedProduced":
+		if e.ComplexityRoot.MinerReward.TxFeesStreamedProduced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MinerReward.TxFeesStreamedProduced(childComplexity), true
+
+	case "NftAsset.assetEventType":
+		if e.ComplexityRoot.NftAsset.AssetEventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.AssetEventType(childComplexity), true
+	case "NftAsset.assetId":
+		if e.ComplexityRoot.NftAsset.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.AssetIdentifier(childComplexity), true
+	case "NftAsset.recipient":
+		if e.ComplexityRoot.NftAsset.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.Recipient(childComplexity), true
+	case "NftAsset.sender":
+		if e.ComplexityRoot.NftAsset.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.Sender(childComplexity), true
+	case "NftAsset.value":
+		if e.ComplexityRoot.NftAsset.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.Value(childComplexity), true
+
+	case "NftTransfer.assetIdentifier":
+		if e.ComplexityRoot.NftTransfer.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.AssetIdentifier(childComplexity), true
+	case "NftTransfer.recipient":
+		if e.ComplexityRoot.NftTransfer.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.Recipient(childComplexity), true
+	case "NftTransfer.sender":
+		if e.ComplexityRoot.NftTransfer.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.Sender(childComplexity), true
+	case "NftTransfer.value":
+		if e.ComplexityRoot.NftTransfer.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.Value(childComplexity), true
+
+	case "NonFungibleTokenAssetEvent.asset":
+		if e.ComplexityRoot.NonFungibleTokenAssetEvent.Asset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NonFungibleTokenAssetEvent.Asset(childComplexity), true
+	case "NonFungibleTokenAssetEvent.eventIndex":
+		if e.ComplexityRoot.NonFungibleTokenAssetEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NonFungibleTokenAssetEvent.EventIndex(childComplexity), true
+	case "NonFungibleTokenAssetEvent.eventType":
+		if e.ComplexityRoot.NonFungibleTokenAssetEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NonFungibleTokenAssetEvent.EventType(childComplexity), true
+	case "NonFungibleTokenAssetEvent.transaction":
+		if e.ComplexityRoot.NonFungibleTokenAssetEvent.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NonFungibleTokenAssetEvent.Transaction(childComplexity), true
+	case "NonFungibleTokenAssetEvent.txId":
+		if e.ComplexityRoot.NonFungibleTokenAssetEvent.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NonFungibleTokenAssetEvent.TxID(childComplexity), true
+
+	case "PageInfo.endCursor":
+		if e.ComplexityRoot.PageInfo.EndCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.EndCursor(childComplexity), true
+	case "PageInfo.hasNextPage":
+		if e.ComplexityRoot.PageInfo.HasNextPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
+
+	case "PoisonMicroblockPayload.microblockHeader1":
+		if e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader1 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader1(childComplexity), true
+	case "PoisonMicroblockPayload.microblockHeader2":
+		if e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader2 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader2(childComplexity), true
+
+	case "PostCondition.amount":
+		if e.ComplexityRoot.PostCondition.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.Amount(childComplexity), true
+	case "PostCondition.asset":
+		if e.ComplexityRoot.PostCondition.Asset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.Asset(childComplexity), true
+	case "PostCondition.assetValue":
+		if e.ComplexityRoot.PostCondition.AssetValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.AssetValue(childComplexity), true
+	case "PostCondition.conditionCode":
+		if e.ComplexityRoot.PostCondition.ConditionCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.ConditionCode(childComplexity), true
+	case "PostCondition.principal":
+		if e.ComplexityRoot.PostCondition.Principal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.Principal(childComplexity), true
+	case "PostCondition.type":
+		if e.ComplexityRoot.PostCondition.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostCondition.Type(childComplexity), true
+
+	case "PostConditionAsset.assetName":
+		if e.ComplexityRoot.PostConditionAsset.AssetName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionAsset.AssetName(childComplexity), true
+	case "PostConditionAsset.contractAddress":
+		if e.ComplexityRoot.PostConditionAsset.ContractAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionAsset.ContractAddress(childComplexity), true
+	case "PostConditionAsset.contractName":
+		if e.ComplexityRoot.PostConditionAsset.ContractName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionAsset.ContractName(childComplexity), true
+
+	case "PostConditionPrincipal.address":
+		if e.ComplexityRoot.PostConditionPrincipal.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionPrincipal.Address(childComplexity), true
+	case "PostConditionPrincipal.contractName":
+		if e.ComplexityRoot.PostConditionPrincipal.ContractName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionPrincipal.ContractName(childComplexity), true
+	case "PostConditionPrincipal.typeId":
+		if e.ComplexityRoot.PostConditionPrincipal.TypeID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PostConditionPrincipal.TypeID(childComplexity), true
+
+	case "Query.account":
+		if e.ComplexityRoot.Query.Account == nil {
+			break
+		}
+
+		args, err := ec.field_Query_account_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Account(childComplexity, args["principal"].(string)), true
 	case "Query.block":
 		if e.ComplexityRoot.Query.Block == nil {
 			break
@@ -379,6 +2038,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Block(childComplexity, args["height"].(*int32), args["hash"].([]byte)), true
+	case "Query.blockByBurnBlockHash":
+		if e.ComplexityRoot.Query.BlockByBurnBlockHash == nil {
+			break
+		}
+
+		args, err := ec.field_Query_blockByBurnBlockHash_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BlockByBurnBlockHash(childComplexity, args["hash"].([]byte)), true
 	case "Query.blocks":
 		if e.ComplexityRoot.Query.Blocks == nil {
 			break
@@ -390,6 +2060,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Blocks(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Query.blocksConnection":
+		if e.ComplexityRoot.Query.BlocksConnection == nil {
+			break
+		}
+
+		args, err := ec.field_Query_blocksConnection_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BlocksConnection(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
 	case "Query.brc20Token":
 		if e.ComplexityRoot.Query.Brc20Token == nil {
 			break
@@ -418,6 +2099,831 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ChainTip(childComplexity), true
+	case "Query.contract":
+		if e.ComplexityRoot.Query.Contract == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contract_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Contract(childComplexity, args["id"].(string)), true
+	case "Query.contractEvents":
+		if e.ComplexityRoot.Query.ContractEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contractEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContractEvents(childComplexity, args["contractId"].(string), args["limit"].(*int32), args["offset"].(*int32), args["unanchored"].(*bool)), true
+	case "Query.events":
+		if e.ComplexityRoot.Query.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Query_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Events(childComplexity, args["txId"].([]byte), args["principal"].(*string), args["types"].([]db.EventType), args["limit"].(*int32), args["offset"].(*int32)), true
+
+	case "Query.mempool":
+		if e.ComplexityRoot.Query.Mempool == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mempool_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Mempool(childComplexity, args["address"].(*string), args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Query.mempoolTransaction":
+		if e.ComplexityRoot.Query.MempoolTransaction == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mempoolTransaction_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MempoolTransaction(childComplexity, args["txId"].([]byte)), true
+	case "Query.microblock":
+		if e.ComplexityRoot.Query.Microblock == nil {
+			break
+		}
+
+		args, err := ec.field_Query_microblock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Microblock(childComplexity, args["hash"].([]byte)), true
+	case "Query.transactionsByIds":
+		if e.ComplexityRoot.Query.TransactionsByIds == nil {
+			break
+		}
+
+		args, err := ec.field_Query_transactionsByIds_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.TransactionsByIds(childComplexity, args["ids"].([][]byte), args["unanchored"].(*bool)), true
+
+	case "SmartContractLogEvent.contractLog":
+		if e.ComplexityRoot.SmartContractLogEvent.ContractLog == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractLogEvent.ContractLog(childComplexity), true
+	case "SmartContractLogEvent.eventIndex":
+		if e.ComplexityRoot.SmartContractLogEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractLogEvent.EventIndex(childComplexity), true
+	case "SmartContractLogEvent.eventType":
+		if e.ComplexityRoot.SmartContractLogEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractLogEvent.EventType(childComplexity), true
+	case "SmartContractLogEvent.transaction":
+		if e.ComplexityRoot.SmartContractLogEvent.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractLogEvent.Transaction(childComplexity), true
+	case "SmartContractLogEvent.txId":
+		if e.ComplexityRoot.SmartContractLogEvent.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractLogEvent.TxID(childComplexity), true
+
+	case "SmartContractPayload.clarityVersion":
+		if e.ComplexityRoot.SmartContractPayload.ClarityVersion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractPayload.ClarityVersion(childComplexity), true
+	case "SmartContractPayload.contractId":
+		if e.ComplexityRoot.SmartContractPayload.ContractID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractPayload.ContractID(childComplexity), true
+	case "SmartContractPayload.sourceCode":
+		if e.ComplexityRoot.SmartContractPayload.SourceCode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SmartContractPayload.SourceCode(childComplexity), true
+
+	case "StxAsset.amount":
+		if e.ComplexityRoot.StxAsset.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.Amount(childComplexity), true
+	case "StxAsset.assetEventType":
+		if e.ComplexityRoot.StxAsset.AssetEventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.AssetEventType(childComplexity), true
+	case "StxAsset.memo":
+		if e.ComplexityRoot.StxAsset.Memo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.Memo(childComplexity), true
+	case "StxAsset.recipient":
+		if e.ComplexityRoot.StxAsset.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.Recipient(childComplexity), true
+	case "StxAsset.sender":
+		if e.ComplexityRoot.StxAsset.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.Sender(childComplexity), true
+
+	case "StxAssetEvent.asset":
+		if e.ComplexityRoot.StxAssetEvent.Asset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAssetEvent.Asset(childComplexity), true
+	case "StxAssetEvent.eventIndex":
+		if e.ComplexityRoot.StxAssetEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAssetEvent.EventIndex(childComplexity), true
+	case "StxAssetEvent.eventType":
+		if e.ComplexityRoot.StxAssetEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAssetEvent.EventType(childComplexity), true
+	case "StxAssetEvent.transaction":
+		if e.ComplexityRoot.StxAssetEvent.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAssetEvent.Transaction(childComplexity), true
+	case "StxAssetEvent.txId":
+		if e.ComplexityRoot.StxAssetEvent.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAssetEvent.TxID(childComplexity), true
+
+	case "StxBalance.balance":
+		if e.ComplexityRoot.StxBalance.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.Balance(childComplexity), true
+	case "StxBalance.burnchainLockHeight":
+		if e.ComplexityRoot.StxBalance.BurnchainLockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.BurnchainLockHeight(childComplexity), true
+	case "StxBalance.burnchainUnlockHeight":
+		if e.ComplexityRoot.StxBalance.BurnchainUnlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.BurnchainUnlockHeight(childComplexity), true
+	case "StxBalance.estimatedBalance":
+		if e.ComplexityRoot.StxBalance.EstimatedBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.EstimatedBalance(childComplexity), true
+	case "StxBalance.lockHeight":
+		if e.ComplexityRoot.StxBalance.LockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.LockHeight(childComplexity), true
+	case "StxBalance.lockTxId":
+		if e.ComplexityRoot.StxBalance.LockTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.LockTxID(childComplexity), true
+	case "StxBalance.locked":
+		if e.ComplexityRoot.StxBalance.Locked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.Locked(childComplexity), true
+	case "StxBalance.pendingBalanceInbound":
+		if e.ComplexityRoot.StxBalance.PendingBalanceInbound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.PendingBalanceInbound(childComplexity), true
+	case "StxBalance.pendingBalanceOutbound":
+		if e.ComplexityRoot.StxBalance.PendingBalanceOutbound == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.PendingBalanceOutbound(childComplexity), true
+	case "StxBalance.totalFeesSent":
+		if e.ComplexityRoot.StxBalance.TotalFeesSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.TotalFeesSent(childComplexity), true
+	case "StxBalance.totalMinerRewardsReceived":
+		if e.ComplexityRoot.StxBalance.TotalMinerRewardsReceived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.TotalMinerRewardsReceived(childComplexity), true
+	case "StxBalance.totalReceived":
+		if e.ComplexityRoot.StxBalance.TotalReceived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.TotalReceived(childComplexity), true
+	case "StxBalance.totalSent":
+		if e.ComplexityRoot.StxBalance.TotalSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxBalance.TotalSent(childComplexity), true
+
+	case "StxLockData.lockedAddress":
+		if e.ComplexityRoot.StxLockData.LockedAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockData.LockedAddress(childComplexity), true
+	case "StxLockData.lockedAmount":
+		if e.ComplexityRoot.StxLockData.LockedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockData.LockedAmount(childComplexity), true
+	case "StxLockData.unlockHeight":
+		if e.ComplexityRoot.StxLockData.UnlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockData.UnlockHeight(childComplexity), true
+
+	case "StxLockEvent.eventIndex":
+		if e.ComplexityRoot.StxLockEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockEvent.EventIndex(childComplexity), true
+	case "StxLockEvent.eventType":
+		if e.ComplexityRoot.StxLockEvent.EventType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockEvent.EventType(childComplexity), true
+	case "StxLockEvent.stxLockEvent":
+		if e.ComplexityRoot.StxLockEvent.StxLockEvent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockEvent.StxLockEvent(childComplexity), true
+	case "StxLockEvent.transaction":
+		if e.ComplexityRoot.StxLockEvent.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockEvent.Transaction(childComplexity), true
+	case "StxLockEvent.txId":
+		if e.ComplexityRoot.StxLockEvent.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxLockEvent.TxID(childComplexity), true
+
+	case "StxTransfer.amount":
+		if e.ComplexityRoot.StxTransfer.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxTransfer.Amount(childComplexity), true
+	case "StxTransfer.recipient":
+		if e.ComplexityRoot.StxTransfer.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxTransfer.Recipient(childComplexity), true
+	case "StxTransfer.sender":
+		if e.ComplexityRoot.StxTransfer.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxTransfer.Sender(childComplexity), true
+
+	case "Subscription.addressTransactions":
+		if e.ComplexityRoot.Subscription.AddressTransactions == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_addressTransactions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.AddressTransactions(childComplexity, args["principal"].(string)), true
+	case "Subscription.blocks":
+		if e.ComplexityRoot.Subscription.Blocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.Blocks(childComplexity), true
+	case "Subscription.mempoolTransactions":
+		if e.ComplexityRoot.Subscription.MempoolTransactions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.MempoolTransactions(childComplexity), true
+	case "Subscription.microblocks":
+		if e.ComplexityRoot.Subscription.Microblocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.Microblocks(childComplexity), true
+
+	case "TenureChangePayload.burnViewConsensusHash":
+		if e.ComplexityRoot.TenureChangePayload.BurnViewConsensusHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.BurnViewConsensusHash(childComplexity), true
+	case "TenureChangePayload.cause":
+		if e.ComplexityRoot.TenureChangePayload.Cause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.Cause(childComplexity), true
+	case "TenureChangePayload.prevTenureConsensusHash":
+		if e.ComplexityRoot.TenureChangePayload.PrevTenureConsensusHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.PrevTenureConsensusHash(childComplexity), true
+	case "TenureChangePayload.previousTenureBlocks":
+		if e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks(childComplexity), true
+	case "TenureChangePayload.previousTenureEnd":
+		if e.ComplexityRoot.TenureChangePayload.PreviousTenureEnd == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.PreviousTenureEnd(childComplexity), true
+	case "TenureChangePayload.pubkeyHash":
+		if e.ComplexityRoot.TenureChangePayload.PubkeyHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.PubkeyHash(childComplexity), true
+	case "TenureChangePayload.tenureConsensusHash":
+		if e.ComplexityRoot.TenureChangePayload.TenureConsensusHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TenureChangePayload.TenureConsensusHash(childComplexity), true
+
+	case "TokenTransferPayload.amount":
+		if e.ComplexityRoot.TokenTransferPayload.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferPayload.Amount(childComplexity), true
+	case "TokenTransferPayload.memo":
+		if e.ComplexityRoot.TokenTransferPayload.Memo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferPayload.Memo(childComplexity), true
+	case "TokenTransferPayload.recipientAddress":
+		if e.ComplexityRoot.TokenTransferPayload.RecipientAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TokenTransferPayload.RecipientAddress(childComplexity), true
+
+	case "Transaction.anchorMode":
+		if e.ComplexityRoot.Transaction.AnchorMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.AnchorMode(childComplexity), true
+	case "Transaction.block":
+		if e.ComplexityRoot.Transaction.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Block(childComplexity), true
+	case "Transaction.blockHash":
+		if e.ComplexityRoot.Transaction.BlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BlockHash(childComplexity), true
+	case "Transaction.blockHeight":
+		if e.ComplexityRoot.Transaction.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BlockHeight(childComplexity), true
+	case "Transaction.blockTime":
+		if e.ComplexityRoot.Transaction.BlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BlockTime(childComplexity), true
+	case "Transaction.blockTimeIso":
+		if e.ComplexityRoot.Transaction.BlockTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BlockTimeIso(childComplexity), true
+	case "Transaction.burnBlockHeight":
+		if e.ComplexityRoot.Transaction.BurnBlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BurnBlockHeight(childComplexity), true
+	case "Transaction.burnBlockTime":
+		if e.ComplexityRoot.Transaction.BurnBlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BurnBlockTime(childComplexity), true
+	case "Transaction.burnBlockTimeIso":
+		if e.ComplexityRoot.Transaction.BurnBlockTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.BurnBlockTimeIso(childComplexity), true
+	case "Transaction.canonical":
+		if e.ComplexityRoot.Transaction.Canonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Canonical(childComplexity), true
+	case "Transaction.coinbasePayload":
+		if e.ComplexityRoot.Transaction.CoinbasePayload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.CoinbasePayload(childComplexity), true
+	case "Transaction.contractCall":
+		if e.ComplexityRoot.Transaction.ContractCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ContractCall(childComplexity), true
+	case "Transaction.eventCount":
+		if e.ComplexityRoot.Transaction.EventCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.EventCount(childComplexity), true
+	case "Transaction.events":
+		if e.ComplexityRoot.Transaction.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Transaction_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Transaction.Events(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Transaction.feeRate":
+		if e.ComplexityRoot.Transaction.FeeRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.FeeRate(childComplexity), true
+	case "Transaction.isUnanchored":
+		if e.ComplexityRoot.Transaction.IsUnanchored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.IsUnanchored(childComplexity), true
+	case "Transaction.microblock":
+		if e.ComplexityRoot.Transaction.Microblock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Microblock(childComplexity), true
+	case "Transaction.microblockCanonical":
+		if e.ComplexityRoot.Transaction.MicroblockCanonical == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.MicroblockCanonical(childComplexity), true
+	case "Transaction.microblockHash":
+		if e.ComplexityRoot.Transaction.MicroblockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.MicroblockHash(childComplexity), true
+	case "Transaction.microblockSequence":
+		if e.ComplexityRoot.Transaction.MicroblockSequence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.MicroblockSequence(childComplexity), true
+	case "Transaction.nonce":
+		if e.ComplexityRoot.Transaction.Nonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Nonce(childComplexity), true
+	case "Transaction.parentBlockHash":
+		if e.ComplexityRoot.Transaction.ParentBlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ParentBlockHash(childComplexity), true
+	case "Transaction.parentBurnBlockTime":
+		if e.ComplexityRoot.Transaction.ParentBurnBlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ParentBurnBlockTime(childComplexity), true
+	case "Transaction.parentBurnBlockTimeIso":
+		if e.ComplexityRoot.Transaction.ParentBurnBlockTimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ParentBurnBlockTimeIso(childComplexity), true
+	case "Transaction.poisonMicroblock":
+		if e.ComplexityRoot.Transaction.PoisonMicroblock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.PoisonMicroblock(childComplexity), true
+	case "Transaction.postConditionMode":
+		if e.ComplexityRoot.Transaction.PostConditionMode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.PostConditionMode(childComplexity), true
+	case "Transaction.postConditions":
+		if e.ComplexityRoot.Transaction.PostConditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.PostConditions(childComplexity), true
+	case "Transaction.executionCostReadCount":
+		if e.ComplexityRoot.Transaction.ReadCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ReadCount(childComplexity), true
+	case "Transaction.executionCostReadLength":
+		if e.ComplexityRoot.Transaction.ReadLength == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ReadLength(childComplexity), true
+	case "Transaction.executionCostRuntime":
+		if e.ComplexityRoot.Transaction.Runtime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Runtime(childComplexity), true
+	case "Transaction.sender":
+		if e.ComplexityRoot.Transaction.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Sender(childComplexity), true
+	case "Transaction.senderAddress":
+		if e.ComplexityRoot.Transaction.SenderAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.SenderAddress(childComplexity), true
+	case "Transaction.smartContract":
+		if e.ComplexityRoot.Transaction.SmartContract == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.SmartContract(childComplexity), true
+	case "Transaction.sponsor":
+		if e.ComplexityRoot.Transaction.Sponsor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Sponsor(childComplexity), true
+	case "Transaction.sponsorAddress":
+		if e.ComplexityRoot.Transaction.SponsorAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.SponsorAddress(childComplexity), true
+	case "Transaction.sponsorNonce":
+		if e.ComplexityRoot.Transaction.SponsorNonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.SponsorNonce(childComplexity), true
+	case "Transaction.sponsored":
+		if e.ComplexityRoot.Transaction.Sponsored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.Sponsored(childComplexity), true
+	case "Transaction.tenureChangePayload":
+		if e.ComplexityRoot.Transaction.TenureChangePayload == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TenureChangePayload(childComplexity), true
+	case "Transaction.tokenTransfer":
+		if e.ComplexityRoot.Transaction.TokenTransfer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TokenTransfer(childComplexity), true
+	case "Transaction.txId":
+		if e.ComplexityRoot.Transaction.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TxID(childComplexity), true
+	case "Transaction.txIndex":
+		if e.ComplexityRoot.Transaction.TxIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TxIndex(childComplexity), true
+	case "Transaction.txResult":
+		if e.ComplexityRoot.Transaction.TxResult == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TxResult(childComplexity), true
+	case "Transaction.txStatus":
+		if e.ComplexityRoot.Transaction.TxStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TxStatus(childComplexity), true
+	case "Transaction.txType":
+		if e.ComplexityRoot.Transaction.TxType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.TxType(childComplexity), true
+	case "Transaction.vmError":
+		if e.ComplexityRoot.Transaction.VMError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.VMError(childComplexity), true
+	case "Transaction.executionCostWriteCount":
+		if e.ComplexityRoot.Transaction.WriteCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.WriteCount(childComplexity), true
+	case "Transaction.executionCostWriteLength":
+		if e.ComplexityRoot.Transaction.WriteLength == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.WriteLength(childComplexity), true
+
+	case "TransactionConnection.edges":
+		if e.ComplexityRoot.TransactionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionConnection.Edges(childComplexity), true
+	case "TransactionConnection.nodes":
+		if e.ComplexityRoot.TransactionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionConnection.Nodes(childComplexity), true
+	case "TransactionConnection.pageInfo":
+		if e.ComplexityRoot.TransactionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionConnection.PageInfo(childComplexity), true
+	case "TransactionConnection.totalCount":
+		if e.ComplexityRoot.TransactionConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionConnection.TotalCount(childComplexity), true
+
+	case "TransactionEdge.cursor":
+		if e.ComplexityRoot.TransactionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionEdge.Cursor(childComplexity), true
+	case "TransactionEdge.node":
+		if e.ComplexityRoot.TransactionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionEdge.Node(childComplexity), true
+
+	case "TransactionLookup.found":
+		if e.ComplexityRoot.TransactionLookup.Found == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionLookup.Found(childComplexity), true
+	case "TransactionLookup.result":
+		if e.ComplexityRoot.TransactionLookup.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionLookup.Result(childComplexity), true
+	case "TransactionLookup.txId":
+		if e.ComplexityRoot.TransactionLookup.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionLookup.TxID(childComplexity), true
+
+	case "TransactionWithTransfers.ftTransfers":
+		if e.ComplexityRoot.TransactionWithTransfers.FtTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.FtTransfers(childComplexity), true
+	case "TransactionWithTransfers.nftTransfers":
+		if e.ComplexityRoot.TransactionWithTransfers.NftTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.NftTransfers(childComplexity), true
+	case "TransactionWithTransfers.stxReceived":
+		if e.ComplexityRoot.TransactionWithTransfers.StxReceived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.StxReceived(childComplexity), true
+	case "TransactionWithTransfers.stxSent":
+		if e.ComplexityRoot.TransactionWithTransfers.StxSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.StxSent(childComplexity), true
+	case "TransactionWithTransfers.stxTransfers":
+		if e.ComplexityRoot.TransactionWithTransfers.StxTransfers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.StxTransfers(childComplexity), true
+	case "TransactionWithTransfers.tx":
+		if e.ComplexityRoot.TransactionWithTransfers.Tx == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionWithTransfers.Tx(childComplexity), true
+
+	case "TransactionsWithTransfersPage.results":
+		if e.ComplexityRoot.TransactionsWithTransfersPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionsWithTransfersPage.Results(childComplexity), true
+	case "TransactionsWithTransfersPage.total":
+		if e.ComplexityRoot.TransactionsWithTransfersPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionsWithTransfersPage.Total(childComplexity), true
 
 	}
 	return 0, false
@@ -459,6 +2965,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 
 	default:
@@ -507,6 +3030,21 @@ type Query {
   burnBlock(hash: Hex, height: Int): BurnBlock
   "A BRC-20 token by ticker (case-insensitive)."
   brc20Token(ticker: String!): Brc20Token
+  """
+  Canonical anchor blocks, newest first, as a cursor connection. A cursor names a block by its
+  height, so pages neither skip nor repeat blocks while new ones arrive (unlike ` + "`" + `blocks` + "`" + `' offsets).
+  """
+  blocksConnection(first: Int, after: String, last: Int, before: String): BlockConnection!
+  "A microblock by hash (its canonical confirmation when there is one)."
+  microblock(hash: Hex!): Microblock
+  "A smart contract by id (` + "`" + `<address>.<name>` + "`" + `): its canonical deployment."
+  contract(id: String!): Contract
+  "Pending mempool transactions, newest first; ` + "`" + `address` + "`" + ` keeps those it sends, sponsors or receives STX in."
+  mempool(address: String, first: Int, after: String, last: Int, before: String): MempoolTransactionConnection!
+  "A mempool transaction by id, pending or dropped."
+  mempoolTransaction(txId: Hex!): MempoolTransaction
+  "An account by principal (address, or address.contract-name). Its fields are read on demand."
+  account(principal: String!): Account!
 }
 
 "The canonical chain tip."
@@ -557,6 +3095,16 @@ type Block {
   txCount: Int!
   "The burn block this block is anchored to."
   burnBlock: BurnBlock
+  "The parent anchor block (null for the first block)."
+  parent: Block
+  "The block's transactions (anchored and from the microblocks it confirmed) in chain order."
+  transactions(first: Int, after: String, last: Int, before: String): TransactionConnection!
+  "The microblocks this block confirmed, in sequence order."
+  microblocks: [Microblock!]!
+  "The microblocks miners streamed on top of this block (confirmed by its child or not), in sequence order."
+  microblocksStreamed: [Microblock!]!
+  "The miner rewards that matured in this block."
+  minerRewards: [MinerReward!]!
 }
 
 "A Bitcoin block as the stacks-node reported it."
@@ -600,6 +3148,821 @@ type Brc20Token {
   "Whether only the deployer's parent inscription may mint (self-mint tokens)."
   selfMint: Boolean!
 }
+
+"Relay page information."
+type PageInfo {
+  "Whether more items follow the last one of this page."
+  hasNextPage: Boolean!
+  """
+  Whether items precede the first one of this page (paging forward: whether an ` + "`" + `after` + "`" + ` cursor
+  was given; paging backward: whether more items precede).
+  """
+  hasPreviousPage: Boolean!
+  "Cursor of the first item of the page."
+  startCursor: String
+  "Cursor of the last item of the page."
+  endCursor: String
+}
+
+"A page of anchor blocks."
+type BlockConnection {
+  "The blocks with their cursors."
+  edges: [BlockEdge!]!
+  "The blocks of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Block!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of canonical blocks."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"An anchor block in a page."
+type BlockEdge {
+  "Cursor of the block (for ` + "`" + `after` + "`" + `/` + "`" + `before` + "`" + `)."
+  cursor: String!
+  "The block."
+  node: Block!
+}
+
+"A page of a block's transactions."
+type TransactionConnection {
+  "The transactions with their cursors."
+  edges: [TransactionEdge!]!
+  "The transactions of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Transaction!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of transactions in the block."
+  totalCount: Int!
+}
+
+"A page of an account's transactions."
+type AccountTransactionConnection {
+  "The transactions with their cursors."
+  edges: [TransactionEdge!]!
+  "The transactions of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Transaction!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of canonical transactions of the account (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"A transaction in a page."
+type TransactionEdge {
+  "Cursor of the transaction (for ` + "`" + `after` + "`" + `/` + "`" + `before` + "`" + `)."
+  cursor: String!
+  "The transaction."
+  node: Transaction!
+}
+
+"A page of mempool transactions."
+type MempoolTransactionConnection {
+  "The transactions with their cursors."
+  edges: [MempoolTransactionEdge!]!
+  "The transactions of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [MempoolTransaction!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of pending transactions (null when filtered by address)."
+  totalCount: Int @goField(forceResolver: true)
+}
+
+"A mempool transaction in a page."
+type MempoolTransactionEdge {
+  "Cursor of the transaction (for ` + "`" + `after` + "`" + `/` + "`" + `before` + "`" + `)."
+  cursor: String!
+  "The transaction."
+  node: MempoolTransaction!
+}
+
+"A pre-Nakamoto microblock: transactions streamed between anchor blocks."
+type Microblock @goModel(model: "github.com/stxgraph/stxgraph/db.Microblock") {
+  "Microblock hash."
+  hash: Hex! @goField(name: "MicroblockHash")
+  "Position in the stream of its parent block (0 first)."
+  sequence: Int! @goField(name: "MicroblockSequence")
+  "Hash of the previous microblock (the parent block's hash for sequence 0)."
+  parentHash: Hex! @goField(name: "MicroblockParentHash")
+  "Whether the microblock is on the canonical chain (an unconfirmed microblock on the canonical tip is)."
+  canonical: Boolean!
+  "Whether the microblock is part of the accepted stream (false when orphaned by a fork or a later microblock fork)."
+  microblockCanonical: Boolean!
+  "Height the microblock's transactions take: the confirming block's height (parent height + 1)."
+  blockHeight: Int!
+  "Unix time the API received the microblock."
+  receiveTime: Int! @goField(forceResolver: true)
+  "The anchor block this microblock was streamed on top of."
+  parentBlock: Block
+  "The anchor block that confirmed this microblock (null while unconfirmed)."
+  block: Block
+  "The microblock's transactions, in order."
+  transactions: [Transaction!]!
+}
+
+"A miner's reward for a block, paid when it matured."
+type MinerReward @goModel(model: "github.com/stxgraph/stxgraph/db.MinerReward") {
+  "Recipient of the reward."
+  recipient: String!
+  "Address of the miner (when it differs from the recipient)."
+  minerAddress: String
+  "Index block hash of the block the reward was earned for."
+  fromIndexBlockHash: Hex!
+  "Height at which the reward matured."
+  matureBlockHeight: Int!
+  "Coinbase amount (micro-STX)."
+  coinbaseAmount: Uint128!
+  "Fees of anchored transactions (micro-STX)."
+  txFeesAnchored: Uint128!
+  "Fees of microblock transactions this block confirmed (micro-STX)."
+  txFeesStreamedConfirmed: Uint128!
+  "Fees of microblock transactions this miner produced (micro-STX)."
+  txFeesStreamedProduced: Uint128!
+  "Whether the reward is on the canonical chain."
+  canonical: Boolean!
+}
+
+"A deployed Clarity smart contract."
+type Contract @goModel(model: "github.com/stxgraph/stxgraph/db.SmartContract") {
+  "Contract id: ` + "`" + `<deployer address>.<name>` + "`" + `."
+  id: String! @goField(name: "ContractID")
+  "Id of the deploy transaction."
+  txId: Hex! @goField(name: "TxID")
+  "Height of the deploy block."
+  blockHeight: Int!
+  "Whether the deployment is on the canonical chain."
+  canonical: Boolean!
+  "Clarity version the contract was deployed with (null before Clarity 2)."
+  clarityVersion: Int
+  "Clarity source code."
+  sourceCode: String!
+  "The contract interface (functions, variables, maps, tokens) as JSON text, as the node reports it."
+  abi: String @goField(forceResolver: true)
+  "The deploy transaction."
+  transaction: Transaction
+  "The block of the deploy transaction."
+  block: Block
+  "The contract's print events, newest first."
+  events(first: Int, after: String, last: Int, before: String): ContractEventConnection!
+}
+
+"A page of a contract's print events."
+type ContractEventConnection {
+  "The events with their cursors."
+  edges: [ContractEventEdge!]!
+  "The events of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [SmartContractLogEvent!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+}
+
+"A print event in a page."
+type ContractEventEdge {
+  "Cursor of the event (for ` + "`" + `after` + "`" + `/` + "`" + `before` + "`" + `)."
+  cursor: String!
+  "The event."
+  node: SmartContractLogEvent!
+}
+
+"""
+A mined transaction (anchored, or confirmed in a microblock).
+Minimal core added with GraphQL issue 6 (edges: block, microblock); the transaction issue extends it.
+"""
+type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
+  "Transaction id."
+  txId: Hex! @goField(name: "TxID")
+  "Position in its block."
+  txIndex: Int!
+  "Height of the block that holds it."
+  blockHeight: Int!
+  "Whether its block is canonical."
+  canonical: Boolean!
+  "Whether its microblock is accepted (true for anchored transactions)."
+  microblockCanonical: Boolean!
+  "Sequence of its microblock (2147483647 for anchored transactions)."
+  microblockSequence: Int!
+  "The anchor block that holds it (for a microblock transaction, the block that confirmed it)."
+  block: Block
+  "The microblock that carried it (null for anchored transactions)."
+  microblock: Microblock
+  "The origin account."
+  sender: Account!
+  "The sponsor account (sponsored transactions only)."
+  sponsor: Account
+}
+
+"A transaction in the mempool. Minimal core added with GraphQL issue 6; the transaction issue extends it."
+type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.MempoolTx") {
+  "Transaction id."
+  txId: Hex! @goField(name: "TxID")
+  "Unix time the node accepted it."
+  receiptTime: Int!
+  "Sender address."
+  senderAddress: String!
+  "Sender nonce."
+  nonce: Uint128!
+  "Fee (micro-STX)."
+  feeRate: Uint128!
+  "Whether it was dropped from the mempool (replaced, too expensive, stale…)."
+  pruned: Boolean!
+}
+
+"""
+An account: a standard or contract principal. Minimal core added with GraphQL issue 6
+(transactions); the account issue adds balances.
+"""
+type Account {
+  "The principal (address, or address.contract-name)."
+  principal: String!
+  "The account's transactions (as sender, sponsor, recipient, contract or in any asset event), newest first."
+  transactions(first: Int, after: String, last: Int, before: String): AccountTransactionConnection!
+}
+
+"Live updates, driven by what ingestion commits (graphql-ws over WebSocket at /graphql)."
+type Subscription {
+  "Each new anchor block as ingestion stores it (forks included: see ` + "`" + `canonical` + "`" + `)."
+  blocks: Block!
+  "Each new microblock (unconfirmed when it arrives)."
+  microblocks: Microblock!
+  "Each transaction entering the mempool."
+  mempoolTransactions: MempoolTransaction!
+  """
+  The principal's transactions in each new canonical block and each new microblock. A microblock
+  transaction is reported again when an anchor block confirms it.
+  """
+  addressTransactions(principal: String!): Transaction!
+}
+
+# ---- Accounts, transactions and events (the reads behind the legacy REST paths) ----
+
+extend type Query {
+  "Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false."
+  transactionsByIds(ids: [Hex!]!, unanchored: Boolean = false): [TransactionLookup!]!
+  "Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds."
+  events(txId: Hex, principal: String, types: [EventType!], limit: Int = 20, offset: Int = 0): [Event!]!
+  "Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks."
+  contractEvents(contractId: String!, limit: Int = 20, offset: Int = 0, unanchored: Boolean = false): [SmartContractLogEvent!]!
+  "The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical)."
+  blockByBurnBlockHash(hash: Hex!): Block
+}
+
+extend type ChainTip {
+  "When the mempool last changed, as unix seconds with a fraction (changes whenever a transaction enters or leaves it)."
+  mempoolUpdatedAt: String! @goField(forceResolver: true)
+}
+
+extend type Block {
+  "Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index)."
+  txIds: [Hex!]!
+  "The microblocks this block confirmed, in sequence order, with their transaction counts."
+  microblockTxCounts: [MicroblockTxCount!]!
+  "Hashes of the canonical microblocks streamed on top of this block, in sequence order."
+  streamedMicroblockHashes: [Hex!]!
+  "Clarity execution cost of the block."
+  executionCost: ExecutionCost!
+  "Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block."
+  tenureHeight: Int! @goField(forceResolver: true)
+  "blockTime as ISO 8601."
+  blockTimeIso: String!
+  "burnBlockTime as ISO 8601."
+  burnBlockTimeIso: String!
+}
+
+"A confirmed microblock and how many canonical transactions it holds."
+type MicroblockTxCount {
+  "Microblock hash."
+  hash: Hex!
+  "Number of canonical transactions in the microblock."
+  txCount: Int!
+}
+
+"Clarity execution cost of a transaction or a block."
+type ExecutionCost @goModel(model: "github.com/stxgraph/stxgraph/db.ExecutionCost") {
+  "Number of reads."
+  readCount: Int!
+  "Bytes read."
+  readLength: Int!
+  "Runtime cost units."
+  runtime: Int!
+  "Number of writes."
+  writeCount: Int!
+  "Bytes written."
+  writeLength: Int!
+}
+
+"A Clarity value: its consensus serialization and its Clarity source representation."
+type ClarityValue @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.ValueJSON") {
+  "Consensus serialization, 0x-prefixed hex."
+  hex: String!
+  "Clarity representation, e.g. u35, (ok true), 'SP000….pox."
+  repr: String!
+}
+
+extend type Account {
+  "STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash."
+  stxBalance(unanchored: Boolean = false, atHeight: Int, atBlockHash: Hex): StxBalance!
+  "The account's transactions, newest first, each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
+  transactionsWithTransfers(limit: Int = 20, offset: Int = 0, height: Int, unanchored: Boolean = false, atHeight: Int, atBlockHash: Hex): TransactionsWithTransfersPage!
+  "Id of the newest canonical transaction the account took part in (null when none)."
+  latestTxId: Hex @goField(forceResolver: true)
+  "Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none)."
+  latestMempoolTxId: Hex @goField(forceResolver: true)
+}
+
+"An STX balance in micro-STX, as the reference API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance."
+type StxBalance {
+  "Balance."
+  balance: Uint128!
+  "Balance after the pending mempool transactions (tip reads only, null for historical reads)."
+  estimatedBalance: Uint128
+  "STX the pending mempool transactions send to the account (tip reads only)."
+  pendingBalanceInbound: Uint128
+  "STX and fees the pending mempool transactions take from the account (tip reads only)."
+  pendingBalanceOutbound: Uint128
+  "Total STX sent (transfers and burns)."
+  totalSent: Uint128!
+  "Total STX received (transfers and mints)."
+  totalReceived: Uint128!
+  "Total fees paid (as sender of unsponsored transactions or as sponsor)."
+  totalFeesSent: Uint128!
+  "Total matured miner rewards."
+  totalMinerRewardsReceived: Uint128!
+  "Transaction that locked the STX (null when nothing is locked)."
+  lockTxId: Hex
+  "Amount locked by PoX."
+  locked: Uint128!
+  "Stacks height of the lock (0 when none)."
+  lockHeight: Int!
+  "Burn height of the lock (0 when none)."
+  burnchainLockHeight: Int!
+  "Burn height at which the STX unlock (0 when none)."
+  burnchainUnlockHeight: Int!
+}
+
+"One page of an account's transactions with their transfers."
+type TransactionsWithTransfersPage {
+  "Number of matching transactions (all pages)."
+  total: Int!
+  "The page, newest first."
+  results: [TransactionWithTransfers!]!
+}
+
+"A transaction with the transfers in it that involve one account."
+type TransactionWithTransfers {
+  "The transaction."
+  tx: Transaction!
+  "STX the account sent in the transaction, including the fee when it is the sender."
+  stxSent: Uint128!
+  "STX the account received in the transaction."
+  stxReceived: Uint128!
+  "STX transfers, mints and burns involving the account, newest event first."
+  stxTransfers: [StxTransfer!]!
+  "Fungible-token events involving the account."
+  ftTransfers: [FtTransfer!]!
+  "Non-fungible-token events involving the account."
+  nftTransfers: [NftTransfer!]!
+}
+
+"An STX movement (sender is null for a mint, recipient for a burn)."
+type StxTransfer @goModel(model: "github.com/stxgraph/stxgraph/db.StxEvent") {
+  "Amount in micro-STX."
+  amount: Uint128!
+  "Sender."
+  sender: String
+  "Recipient."
+  recipient: String
+}
+
+"A fungible-token movement."
+type FtTransfer @goModel(model: "github.com/stxgraph/stxgraph/db.FtEvent") {
+  "Asset identifier <contract id>::<token name>."
+  assetIdentifier: String!
+  "Amount."
+  amount: Uint128!
+  "Sender (null for a mint)."
+  sender: String
+  "Recipient (null for a burn)."
+  recipient: String
+}
+
+"A non-fungible-token movement."
+type NftTransfer @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
+  "Asset identifier <contract id>::<token name>."
+  assetIdentifier: String!
+  "The token's Clarity value."
+  value: ClarityValue! @goField(forceResolver: true)
+  "Sender (null for a mint)."
+  sender: String
+  "Recipient (null for a burn)."
+  recipient: String
+}
+
+"The outcome of looking a transaction id up."
+type TransactionLookup {
+  "The id looked up."
+  txId: Hex!
+  "Whether the transaction was found, mined or in the mempool."
+  found: Boolean!
+  "The mined transaction or the mempool entry (null when not found)."
+  result: AnyTransaction
+}
+
+"A mined transaction or a mempool entry."
+union AnyTransaction = Transaction | MempoolTransaction
+
+"Transaction types (the payload kinds)."
+enum TxType { token_transfer smart_contract contract_call poison_microblock coinbase tenure_change }
+
+"Transaction statuses: the first four for mined transactions, the others for mempool entries."
+enum TxStatus {
+  success abort_by_response abort_by_post_condition problematic_skipped
+  pending dropped_replace_by_fee dropped_replace_across_fork dropped_too_expensive
+  dropped_stale_garbage_collect dropped_problematic
+}
+
+"Where the transaction may be mined."
+enum AnchorMode { on_chain_only off_chain_only any }
+
+"How post-conditions treat asset movements they do not mention."
+enum PostConditionMode { allow deny originator }
+
+extend type Transaction {
+  "Origin nonce."
+  nonce: Uint128!
+  "Fee in micro-STX (the sponsor's when sponsored)."
+  feeRate: Uint128!
+  "Origin address."
+  senderAddress: String!
+  "Sponsor nonce (sponsored only)."
+  sponsorNonce: Uint128
+  "Whether a sponsor pays the fee."
+  sponsored: Boolean!
+  "Sponsor address (sponsored only)."
+  sponsorAddress: String
+  "Post-condition mode."
+  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  "Post-conditions."
+  postConditions: [PostCondition!]!
+  "Anchor mode."
+  anchorMode: AnchorMode! @goField(forceResolver: true)
+  "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
+  blockHash: Hex!
+  "Unix time of the block (its burn block's before Nakamoto)."
+  blockTime: Int! @goField(forceResolver: true)
+  "blockTime as ISO 8601 (\"\" when unknown)."
+  blockTimeIso: String!
+  "Height of the burn block."
+  burnBlockHeight: Int!
+  "Unix time of the burn block."
+  burnBlockTime: Int!
+  "burnBlockTime as ISO 8601."
+  burnBlockTimeIso: String!
+  "Unix time of the parent block's burn block."
+  parentBurnBlockTime: Int!
+  "parentBurnBlockTime as ISO 8601."
+  parentBurnBlockTimeIso: String!
+  "Status."
+  txStatus: TxStatus!
+  "Clarity result."
+  txResult: ClarityValue!
+  "Number of events."
+  eventCount: Int!
+  "Hash of the parent block."
+  parentBlockHash: Hex!
+  "Whether the transaction is in an unconfirmed microblock."
+  isUnanchored: Boolean!
+  "Hash of its microblock (\"0x\" when anchored)."
+  microblockHash: Hex!
+  "Execution cost: reads."
+  executionCostReadCount: Int! @goField(name: "ReadCount")
+  "Execution cost: bytes read."
+  executionCostReadLength: Int! @goField(name: "ReadLength")
+  "Execution cost: runtime."
+  executionCostRuntime: Int! @goField(name: "Runtime")
+  "Execution cost: writes."
+  executionCostWriteCount: Int! @goField(name: "WriteCount")
+  "Execution cost: bytes written."
+  executionCostWriteLength: Int! @goField(name: "WriteLength")
+  "Clarity VM error of a failed transaction."
+  vmError: String @goField(name: "VMError")
+  "Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit)."
+  events(limit: Int = 20, offset: Int = 0): [Event!]!
+  "Payload type."
+  txType: TxType!
+  "Token-transfer payload (token_transfer only)."
+  tokenTransfer: TokenTransferPayload
+  "Deploy payload (smart_contract only)."
+  smartContract: SmartContractPayload
+  "Contract-call payload (contract_call only); arguments named and typed from the contract's ABI."
+  contractCall: ContractCallPayload
+  "Poison-microblock payload (poison_microblock only)."
+  poisonMicroblock: PoisonMicroblockPayload
+  "Coinbase payload (coinbase only)."
+  coinbasePayload: CoinbasePayload
+  "Tenure-change payload (tenure_change only)."
+  tenureChangePayload: TenureChangePayload
+}
+
+extend type MempoolTransaction {
+  "Sponsor nonce (sponsored only)."
+  sponsorNonce: Uint128
+  "Whether a sponsor pays the fee."
+  sponsored: Boolean!
+  "Sponsor address (sponsored only)."
+  sponsorAddress: String
+  "Post-condition mode."
+  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  "Post-conditions."
+  postConditions: [PostCondition!]!
+  "Anchor mode."
+  anchorMode: AnchorMode! @goField(forceResolver: true)
+  "Status: pending or why it was dropped."
+  txStatus: TxStatus!
+  "The transaction that replaced this one."
+  replacedByTxId: Hex @goField(forceResolver: true)
+  "receiptTime as ISO 8601."
+  receiptTimeIso: String!
+  "Payload type."
+  txType: TxType!
+  "Token-transfer payload (token_transfer only)."
+  tokenTransfer: TokenTransferPayload
+  "Deploy payload (smart_contract only)."
+  smartContract: SmartContractPayload
+  "Contract-call payload (contract_call only)."
+  contractCall: ContractCallPayload
+  "Poison-microblock payload (poison_microblock only)."
+  poisonMicroblock: PoisonMicroblockPayload
+  "Coinbase payload (coinbase only)."
+  coinbasePayload: CoinbasePayload
+  "Tenure-change payload (tenure_change only)."
+  tenureChangePayload: TenureChangePayload
+}
+
+"An STX transfer payload."
+type TokenTransferPayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.TokenTransferJSON") {
+  "Recipient principal."
+  recipientAddress: String!
+  "Amount in micro-STX."
+  amount: Uint128!
+  "The 34-byte memo, 0x-prefixed hex."
+  memo: String!
+}
+
+"A contract deploy payload."
+type SmartContractPayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.SmartContractJSON") {
+  "Clarity version (null for an unversioned deploy)."
+  clarityVersion: Int
+  "Contract id <sender>.<name>."
+  contractId: String! @goField(name: "ContractID")
+  "Clarity source."
+  sourceCode: String!
+}
+
+"A contract-call payload."
+type ContractCallPayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.ContractCallJSON") {
+  "Called contract."
+  contractId: String! @goField(name: "ContractID")
+  "Called function."
+  functionName: String!
+  "Signature from the contract's ABI (\"\" when the ABI is unknown)."
+  functionSignature: String!
+  "Arguments."
+  functionArgs: [FunctionArg!]!
+}
+
+"A contract-call argument."
+type FunctionArg @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.FunctionArgJSON") {
+  "Serialized value, 0x-prefixed hex."
+  hex: String!
+  "Clarity representation."
+  repr: String!
+  "Parameter name from the ABI (\"\" when unknown)."
+  name: String!
+  "Parameter type from the ABI, else the value's type."
+  type: String!
+}
+
+"A poison-microblock payload: two conflicting microblock headers."
+type PoisonMicroblockPayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PoisonMicroblockJSON") {
+  "First header, 0x-prefixed hex."
+  microblockHeader1: String!
+  "Second header, 0x-prefixed hex."
+  microblockHeader2: String!
+}
+
+"A coinbase payload."
+type CoinbasePayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.CoinbaseJSON") {
+  "The 32-byte coinbase data, 0x-prefixed hex."
+  data: String!
+  "Reward recipient other than the miner."
+  altRecipient: String
+  "VRF proof of a Nakamoto coinbase, 0x-prefixed hex."
+  vrfProof: String @goField(name: "VRFProof")
+}
+
+"A Nakamoto tenure-change payload; hashes are 0x-prefixed hex."
+type TenureChangePayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.TenureChangeJSON") {
+  "Consensus hash of the tenure."
+  tenureConsensusHash: String!
+  "Consensus hash of the previous tenure."
+  prevTenureConsensusHash: String!
+  "Consensus hash of the burn view."
+  burnViewConsensusHash: String!
+  "Last block of the previous tenure."
+  previousTenureEnd: String!
+  "Number of blocks of the previous tenure."
+  previousTenureBlocks: Int! @goField(forceResolver: true)
+  "Cause: block_found or an extension kind."
+  cause: String!
+  "Hash160 of the miner's public key."
+  pubkeyHash: String!
+}
+
+"A post-condition as the reference API renders it."
+type PostCondition @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PostConditionJSON") {
+  "stx, fungible, non_fungible, staking or pox."
+  type: String!
+  "Condition code, e.g. sent_equal_to, sent, not_sent."
+  conditionCode: String!
+  "Amount (absent for non_fungible and pox)."
+  amount: String @goField(forceResolver: true)
+  "The principal the condition is about."
+  principal: PostConditionPrincipal!
+  "The asset (fungible and non_fungible)."
+  asset: PostConditionAsset
+  "The token (non_fungible)."
+  assetValue: ClarityValue
+}
+
+"The principal of a post-condition."
+type PostConditionPrincipal @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PrincipalJSON") {
+  "principal_origin, principal_standard or principal_contract."
+  typeId: String! @goField(name: "TypeID")
+  "Address (standard and contract principals)."
+  address: String @goField(forceResolver: true)
+  "Contract name (contract principals)."
+  contractName: String @goField(forceResolver: true)
+}
+
+"The asset of a post-condition."
+type PostConditionAsset @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.AssetJSON") {
+  "Contract name."
+  contractName: String!
+  "Asset name."
+  assetName: String!
+  "Contract address."
+  contractAddress: String!
+}
+
+"The five event kinds."
+enum EventType { smart_contract_log stx_lock stx_asset fungible_token_asset non_fungible_token_asset }
+
+"What an asset event did."
+enum AssetEventType { transfer mint burn }
+
+"An event emitted by a transaction."
+interface Event {
+  "Index of the event within its transaction, from 0."
+  eventIndex: Int!
+  "Kind of event."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex!
+  "The emitting transaction (its canonical row)."
+  transaction: Transaction
+}
+
+"A print event of a contract."
+type SmartContractLogEvent implements Event @goModel(model: "github.com/stxgraph/stxgraph/db.ContractLog") {
+  "Index of the event within its transaction."
+  eventIndex: Int!
+  "smart_contract_log."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex! @goField(name: "TxID")
+  "The emitting transaction."
+  transaction: Transaction
+  "What was printed."
+  contractLog: ContractLogData!
+}
+
+"What a contract printed."
+type ContractLogData @goModel(model: "github.com/stxgraph/stxgraph/db.ContractLog") {
+  "The printing contract."
+  contractId: String! @goField(name: "ContractIdentifier")
+  "Topic (print)."
+  topic: String!
+  "The printed value."
+  value: ClarityValue! @goField(forceResolver: true)
+}
+
+"A PoX lock of STX."
+type StxLockEvent implements Event {
+  "Index of the event within its transaction."
+  eventIndex: Int!
+  "stx_lock."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex! @goField(name: "TxID")
+  "The emitting transaction."
+  transaction: Transaction
+  "The lock."
+  stxLockEvent: StxLockData!
+}
+
+"A PoX lock."
+type StxLockData @goModel(model: "github.com/stxgraph/stxgraph/db.StxLockEvent") {
+  "Micro-STX locked."
+  lockedAmount: Uint128!
+  "Burn height at which they unlock."
+  unlockHeight: Int!
+  "The locked account."
+  lockedAddress: String!
+}
+
+"An STX transfer, mint or burn."
+type StxAssetEvent implements Event @goModel(model: "github.com/stxgraph/stxgraph/db.StxEvent") {
+  "Index of the event within its transaction."
+  eventIndex: Int!
+  "stx_asset."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex! @goField(name: "TxID")
+  "The emitting transaction."
+  transaction: Transaction
+  "The movement."
+  asset: StxAsset!
+}
+
+"An STX movement."
+type StxAsset @goModel(model: "github.com/stxgraph/stxgraph/db.StxEvent") {
+  "transfer, mint or burn."
+  assetEventType: AssetEventType!
+  "Sender (\"\" for a mint)."
+  sender: String! @goField(forceResolver: true)
+  "Recipient (\"\" for a burn)."
+  recipient: String! @goField(forceResolver: true)
+  "Amount in micro-STX."
+  amount: Uint128!
+  "Memo of a transfer, when one was attached."
+  memo: Hex @goField(forceResolver: true)
+}
+
+"A fungible-token transfer, mint or burn."
+type FungibleTokenAssetEvent implements Event @goModel(model: "github.com/stxgraph/stxgraph/db.FtEvent") {
+  "Index of the event within its transaction."
+  eventIndex: Int!
+  "fungible_token_asset."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex! @goField(name: "TxID")
+  "The emitting transaction."
+  transaction: Transaction
+  "The movement."
+  asset: FtAsset!
+}
+
+"A fungible-token movement."
+type FtAsset @goModel(model: "github.com/stxgraph/stxgraph/db.FtEvent") {
+  "transfer, mint or burn."
+  assetEventType: AssetEventType!
+  "Asset identifier <contract id>::<token name>."
+  assetId: String! @goField(name: "AssetIdentifier")
+  "Sender (\"\" for a mint)."
+  sender: String! @goField(forceResolver: true)
+  "Recipient (\"\" for a burn)."
+  recipient: String! @goField(forceResolver: true)
+  "Amount."
+  amount: Uint128!
+}
+
+"A non-fungible-token transfer, mint or burn."
+type NonFungibleTokenAssetEvent implements Event @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
+  "Index of the event within its transaction."
+  eventIndex: Int!
+  "non_fungible_token_asset."
+  eventType: EventType!
+  "Id of the emitting transaction."
+  txId: Hex! @goField(name: "TxID")
+  "The emitting transaction."
+  transaction: Transaction
+  "The movement."
+  asset: NftAsset!
+}
+
+"A non-fungible-token movement."
+type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
+  "transfer, mint or burn."
+  assetEventType: AssetEventType!
+  "Asset identifier <contract id>::<token name>."
+  assetId: String! @goField(name: "AssetIdentifier")
+  "Sender (\"\" for a mint)."
+  sender: String! @goField(forceResolver: true)
+  "Recipient (\"\" for a burn)."
+  recipient: String! @goField(forceResolver: true)
+  "The token's Clarity value."
+  value: ClarityValue! @goField(forceResolver: true)
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -607,6 +3970,38 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_Account(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "principal":
+		return ec.fieldContext_Account_principal(ctx, field)
+	case "transactions":
+		return ec.fieldContext_Account_transactions(ctx, field)
+	case "stxBalance":
+		return ec.fieldContext_Account_stxBalance(ctx, field)
+	case "transactionsWithTransfers":
+		return ec.fieldContext_Account_transactionsWithTransfers(ctx, field)
+	case "latestTxId":
+		return ec.fieldContext_Account_latestTxId(ctx, field)
+	case "latestMempoolTxId":
+		return ec.fieldContext_Account_latestMempoolTxId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountTransactionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AccountTransactionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AccountTransactionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AccountTransactionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_AccountTransactionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountTransactionConnection", field.Name)
+}
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -640,8 +4035,56 @@ func (ec *executionContext) childFields_Block(ctx context.Context, field graphql
 		return ec.fieldContext_Block_txCount(ctx, field)
 	case "burnBlock":
 		return ec.fieldContext_Block_burnBlock(ctx, field)
+	case "parent":
+		return ec.fieldContext_Block_parent(ctx, field)
+	case "transactions":
+		return ec.fieldContext_Block_transactions(ctx, field)
+	case "microblocks":
+		return ec.fieldContext_Block_microblocks(ctx, field)
+	case "microblocksStreamed":
+		return ec.fieldContext_Block_microblocksStreamed(ctx, field)
+	case "minerRewards":
+		return ec.fieldContext_Block_minerRewards(ctx, field)
+	case "txIds":
+		return ec.fieldContext_Block_txIds(ctx, field)
+	case "microblockTxCounts":
+		return ec.fieldContext_Block_microblockTxCounts(ctx, field)
+	case "streamedMicroblockHashes":
+		return ec.fieldContext_Block_streamedMicroblockHashes(ctx, field)
+	case "executionCost":
+		return ec.fieldContext_Block_executionCost(ctx, field)
+	case "tenureHeight":
+		return ec.fieldContext_Block_tenureHeight(ctx, field)
+	case "blockTimeIso":
+		return ec.fieldContext_Block_blockTimeIso(ctx, field)
+	case "burnBlockTimeIso":
+		return ec.fieldContext_Block_burnBlockTimeIso(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
+}
+
+func (ec *executionContext) childFields_BlockConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_BlockConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_BlockConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_BlockConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_BlockConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_BlockEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_BlockEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -704,8 +4147,692 @@ func (ec *executionContext) childFields_ChainTip(ctx context.Context, field grap
 		return ec.fieldContext_ChainTip_microblockHash(ctx, field)
 	case "microblockSequence":
 		return ec.fieldContext_ChainTip_microblockSequence(ctx, field)
+	case "mempoolUpdatedAt":
+		return ec.fieldContext_ChainTip_mempoolUpdatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ChainTip", field.Name)
+}
+
+func (ec *executionContext) childFields_ClarityValue(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hex":
+		return ec.fieldContext_ClarityValue_hex(ctx, field)
+	case "repr":
+		return ec.fieldContext_ClarityValue_repr(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ClarityValue", field.Name)
+}
+
+func (ec *executionContext) childFields_CoinbasePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "data":
+		return ec.fieldContext_CoinbasePayload_data(ctx, field)
+	case "altRecipient":
+		return ec.fieldContext_CoinbasePayload_altRecipient(ctx, field)
+	case "vrfProof":
+		return ec.fieldContext_CoinbasePayload_vrfProof(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CoinbasePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Contract(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Contract_id(ctx, field)
+	case "txId":
+		return ec.fieldContext_Contract_txId(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Contract_blockHeight(ctx, field)
+	case "canonical":
+		return ec.fieldContext_Contract_canonical(ctx, field)
+	case "clarityVersion":
+		return ec.fieldContext_Contract_clarityVersion(ctx, field)
+	case "sourceCode":
+		return ec.fieldContext_Contract_sourceCode(ctx, field)
+	case "abi":
+		return ec.fieldContext_Contract_abi(ctx, field)
+	case "transaction":
+		return ec.fieldContext_Contract_transaction(ctx, field)
+	case "block":
+		return ec.fieldContext_Contract_block(ctx, field)
+	case "events":
+		return ec.fieldContext_Contract_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Contract", field.Name)
+}
+
+func (ec *executionContext) childFields_ContractCallPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contractId":
+		return ec.fieldContext_ContractCallPayload_contractId(ctx, field)
+	case "functionName":
+		return ec.fieldContext_ContractCallPayload_functionName(ctx, field)
+	case "functionSignature":
+		return ec.fieldContext_ContractCallPayload_functionSignature(ctx, field)
+	case "functionArgs":
+		return ec.fieldContext_ContractCallPayload_functionArgs(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContractCallPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ContractEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ContractEventConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ContractEventConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ContractEventConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContractEventConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ContractEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ContractEventEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ContractEventEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContractEventEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ContractLogData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contractId":
+		return ec.fieldContext_ContractLogData_contractId(ctx, field)
+	case "topic":
+		return ec.fieldContext_ContractLogData_topic(ctx, field)
+	case "value":
+		return ec.fieldContext_ContractLogData_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContractLogData", field.Name)
+}
+
+func (ec *executionContext) childFields_ExecutionCost(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "readCount":
+		return ec.fieldContext_ExecutionCost_readCount(ctx, field)
+	case "readLength":
+		return ec.fieldContext_ExecutionCost_readLength(ctx, field)
+	case "runtime":
+		return ec.fieldContext_ExecutionCost_runtime(ctx, field)
+	case "writeCount":
+		return ec.fieldContext_ExecutionCost_writeCount(ctx, field)
+	case "writeLength":
+		return ec.fieldContext_ExecutionCost_writeLength(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExecutionCost", field.Name)
+}
+
+func (ec *executionContext) childFields_FtAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetEventType":
+		return ec.fieldContext_FtAsset_assetEventType(ctx, field)
+	case "assetId":
+		return ec.fieldContext_FtAsset_assetId(ctx, field)
+	case "sender":
+		return ec.fieldContext_FtAsset_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_FtAsset_recipient(ctx, field)
+	case "amount":
+		return ec.fieldContext_FtAsset_amount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FtAsset", field.Name)
+}
+
+func (ec *executionContext) childFields_FtTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetIdentifier":
+		return ec.fieldContext_FtTransfer_assetIdentifier(ctx, field)
+	case "amount":
+		return ec.fieldContext_FtTransfer_amount(ctx, field)
+	case "sender":
+		return ec.fieldContext_FtTransfer_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_FtTransfer_recipient(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FtTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_FunctionArg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hex":
+		return ec.fieldContext_FunctionArg_hex(ctx, field)
+	case "repr":
+		return ec.fieldContext_FunctionArg_repr(ctx, field)
+	case "name":
+		return ec.fieldContext_FunctionArg_name(ctx, field)
+	case "type":
+		return ec.fieldContext_FunctionArg_type(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FunctionArg", field.Name)
+}
+
+func (ec *executionContext) childFields_MempoolTransaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "txId":
+		return ec.fieldContext_MempoolTransaction_txId(ctx, field)
+	case "receiptTime":
+		return ec.fieldContext_MempoolTransaction_receiptTime(ctx, field)
+	case "senderAddress":
+		return ec.fieldContext_MempoolTransaction_senderAddress(ctx, field)
+	case "nonce":
+		return ec.fieldContext_MempoolTransaction_nonce(ctx, field)
+	case "feeRate":
+		return ec.fieldContext_MempoolTransaction_feeRate(ctx, field)
+	case "pruned":
+		return ec.fieldContext_MempoolTransaction_pruned(ctx, field)
+	case "sponsorNonce":
+		return ec.fieldContext_MempoolTransaction_sponsorNonce(ctx, field)
+	case "sponsored":
+		return ec.fieldContext_MempoolTransaction_sponsored(ctx, field)
+	case "sponsorAddress":
+		return ec.fieldContext_MempoolTransaction_sponsorAddress(ctx, field)
+	case "postConditionMode":
+		return ec.fieldContext_MempoolTransaction_postConditionMode(ctx, field)
+	case "postConditions":
+		return ec.fieldContext_MempoolTransaction_postConditions(ctx, field)
+	case "anchorMode":
+		return ec.fieldContext_MempoolTransaction_anchorMode(ctx, field)
+	case "txStatus":
+		return ec.fieldContext_MempoolTransaction_txStatus(ctx, field)
+	case "replacedByTxId":
+		return ec.fieldContext_MempoolTransaction_replacedByTxId(ctx, field)
+	case "receiptTimeIso":
+		return ec.fieldContext_MempoolTransaction_receiptTimeIso(ctx, field)
+	case "txType":
+		return ec.fieldContext_MempoolTransaction_txType(ctx, field)
+	case "tokenTransfer":
+		return ec.fieldContext_MempoolTransaction_tokenTransfer(ctx, field)
+	case "smartContract":
+		return ec.fieldContext_MempoolTransaction_smartContract(ctx, field)
+	case "contractCall":
+		return ec.fieldContext_MempoolTransaction_contractCall(ctx, field)
+	case "poisonMicroblock":
+		return ec.fieldContext_MempoolTransaction_poisonMicroblock(ctx, field)
+	case "coinbasePayload":
+		return ec.fieldContext_MempoolTransaction_coinbasePayload(ctx, field)
+	case "tenureChangePayload":
+		return ec.fieldContext_MempoolTransaction_tenureChangePayload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MempoolTransaction", field.Name)
+}
+
+func (ec *executionContext) childFields_MempoolTransactionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_MempoolTransactionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_MempoolTransactionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_MempoolTransactionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_MempoolTransactionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MempoolTransactionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_MempoolTransactionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_MempoolTransactionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_MempoolTransactionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MempoolTransactionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Microblock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hash":
+		return ec.fieldContext_Microblock_hash(ctx, field)
+	case "sequence":
+		return ec.fieldContext_Microblock_sequence(ctx, field)
+	case "parentHash":
+		return ec.fieldContext_Microblock_parentHash(ctx, field)
+	case "canonical":
+		return ec.fieldContext_Microblock_canonical(ctx, field)
+	case "microblockCanonical":
+		return ec.fieldContext_Microblock_microblockCanonical(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Microblock_blockHeight(ctx, field)
+	case "receiveTime":
+		return ec.fieldContext_Microblock_receiveTime(ctx, field)
+	case "parentBlock":
+		return ec.fieldContext_Microblock_parentBlock(ctx, field)
+	case "block":
+		return ec.fieldContext_Microblock_block(ctx, field)
+	case "transactions":
+		return ec.fieldContext_Microblock_transactions(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Microblock", field.Name)
+}
+
+func (ec *executionContext) childFields_MicroblockTxCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hash":
+		return ec.fieldContext_MicroblockTxCount_hash(ctx, field)
+	case "txCount":
+		return ec.fieldContext_MicroblockTxCount_txCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MicroblockTxCount", field.Name)
+}
+
+func (ec *executionContext) childFields_MinerReward(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipient":
+		return ec.fieldContext_MinerReward_recipient(ctx, field)
+	case "minerAddress":
+		return ec.fieldContext_MinerReward_minerAddress(ctx, field)
+	case "fromIndexBlockHash":
+		return ec.fieldContext_MinerReward_fromIndexBlockHash(ctx, field)
+	case "matureBlockHeight":
+		return ec.fieldContext_MinerReward_matureBlockHeight(ctx, field)
+	case "coinbaseAmount":
+		return ec.fieldContext_MinerReward_coinbaseAmount(ctx, field)
+	case "txFeesAnchored":
+		return ec.fieldContext_MinerReward_txFeesAnchored(ctx, field)
+	case "txFeesStreamedConfirmed":
+		return ec.fieldContext_MinerReward_txFeesStreamedConfirmed(ctx, field)
+	case "txFeesStreamedProduced":
+		return ec.fieldContext_MinerReward_txFeesStreamedProduced(ctx, field)
+	case "canonical":
+		return ec.fieldContext_MinerReward_canonical(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MinerReward", field.Name)
+}
+
+func (ec *executionContext) childFields_NftAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetEventType":
+		return ec.fieldContext_NftAsset_assetEventType(ctx, field)
+	case "assetId":
+		return ec.fieldContext_NftAsset_assetId(ctx, field)
+	case "sender":
+		return ec.fieldContext_NftAsset_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_NftAsset_recipient(ctx, field)
+	case "value":
+		return ec.fieldContext_NftAsset_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftAsset", field.Name)
+}
+
+func (ec *executionContext) childFields_NftTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetIdentifier":
+		return ec.fieldContext_NftTransfer_assetIdentifier(ctx, field)
+	case "value":
+		return ec.fieldContext_NftTransfer_value(ctx, field)
+	case "sender":
+		return ec.fieldContext_NftTransfer_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_NftTransfer_recipient(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hasNextPage":
+		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
+	case "endCursor":
+		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_PoisonMicroblockPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "microblockHeader1":
+		return ec.fieldContext_PoisonMicroblockPayload_microblockHeader1(ctx, field)
+	case "microblockHeader2":
+		return ec.fieldContext_PoisonMicroblockPayload_microblockHeader2(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoisonMicroblockPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_PostCondition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_PostCondition_type(ctx, field)
+	case "conditionCode":
+		return ec.fieldContext_PostCondition_conditionCode(ctx, field)
+	case "amount":
+		return ec.fieldContext_PostCondition_amount(ctx, field)
+	case "principal":
+		return ec.fieldContext_PostCondition_principal(ctx, field)
+	case "asset":
+		return ec.fieldContext_PostCondition_asset(ctx, field)
+	case "assetValue":
+		return ec.fieldContext_PostCondition_assetValue(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PostCondition", field.Name)
+}
+
+func (ec *executionContext) childFields_PostConditionAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contractName":
+		return ec.fieldContext_PostConditionAsset_contractName(ctx, field)
+	case "assetName":
+		return ec.fieldContext_PostConditionAsset_assetName(ctx, field)
+	case "contractAddress":
+		return ec.fieldContext_PostConditionAsset_contractAddress(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PostConditionAsset", field.Name)
+}
+
+func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "typeId":
+		return ec.fieldContext_PostConditionPrincipal_typeId(ctx, field)
+	case "address":
+		return ec.fieldContext_PostConditionPrincipal_address(ctx, field)
+	case "contractName":
+		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_SmartContractLogEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "eventIndex":
+		return ec.fieldContext_SmartContractLogEvent_eventIndex(ctx, field)
+	case "eventType":
+		return ec.fieldContext_SmartContractLogEvent_eventType(ctx, field)
+	case "txId":
+		return ec.fieldContext_SmartContractLogEvent_txId(ctx, field)
+	case "transaction":
+		return ec.fieldContext_SmartContractLogEvent_transaction(ctx, field)
+	case "contractLog":
+		return ec.fieldContext_SmartContractLogEvent_contractLog(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SmartContractLogEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_SmartContractPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "clarityVersion":
+		return ec.fieldContext_SmartContractPayload_clarityVersion(ctx, field)
+	case "contractId":
+		return ec.fieldContext_SmartContractPayload_contractId(ctx, field)
+	case "sourceCode":
+		return ec.fieldContext_SmartContractPayload_sourceCode(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SmartContractPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_StxAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetEventType":
+		return ec.fieldContext_StxAsset_assetEventType(ctx, field)
+	case "sender":
+		return ec.fieldContext_StxAsset_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_StxAsset_recipient(ctx, field)
+	case "amount":
+		return ec.fieldContext_StxAsset_amount(ctx, field)
+	case "memo":
+		return ec.fieldContext_StxAsset_memo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StxAsset", field.Name)
+}
+
+func (ec *executionContext) childFields_StxBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "balance":
+		return ec.fieldContext_StxBalance_balance(ctx, field)
+	case "estimatedBalance":
+		return ec.fieldContext_StxBalance_estimatedBalance(ctx, field)
+	case "pendingBalanceInbound":
+		return ec.fieldContext_StxBalance_pendingBalanceInbound(ctx, field)
+	case "pendingBalanceOutbound":
+		return ec.fieldContext_StxBalance_pendingBalanceOutbound(ctx, field)
+	case "totalSent":
+		return ec.fieldContext_StxBalance_totalSent(ctx, field)
+	case "totalReceived":
+		return ec.fieldContext_StxBalance_totalReceived(ctx, field)
+	case "totalFeesSent":
+		return ec.fieldContext_StxBalance_totalFeesSent(ctx, field)
+	case "totalMinerRewardsReceived":
+		return ec.fieldContext_StxBalance_totalMinerRewardsReceived(ctx, field)
+	case "lockTxId":
+		return ec.fieldContext_StxBalance_lockTxId(ctx, field)
+	case "locked":
+		return ec.fieldContext_StxBalance_locked(ctx, field)
+	case "lockHeight":
+		return ec.fieldContext_StxBalance_lockHeight(ctx, field)
+	case "burnchainLockHeight":
+		return ec.fieldContext_StxBalance_burnchainLockHeight(ctx, field)
+	case "burnchainUnlockHeight":
+		return ec.fieldContext_StxBalance_burnchainUnlockHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StxBalance", field.Name)
+}
+
+func (ec *executionContext) childFields_StxLockData(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lockedAmount":
+		return ec.fieldContext_StxLockData_lockedAmount(ctx, field)
+	case "unlockHeight":
+		return ec.fieldContext_StxLockData_unlockHeight(ctx, field)
+	case "lockedAddress":
+		return ec.fieldContext_StxLockData_lockedAddress(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StxLockData", field.Name)
+}
+
+func (ec *executionContext) childFields_StxTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "amount":
+		return ec.fieldContext_StxTransfer_amount(ctx, field)
+	case "sender":
+		return ec.fieldContext_StxTransfer_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_StxTransfer_recipient(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type StxTransfer", field.Name)
+}
+
+func (ec *executionContext) childFields_TenureChangePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tenureConsensusHash":
+		return ec.fieldContext_TenureChangePayload_tenureConsensusHash(ctx, field)
+	case "prevTenureConsensusHash":
+		return ec.fieldContext_TenureChangePayload_prevTenureConsensusHash(ctx, field)
+	case "burnViewConsensusHash":
+		return ec.fieldContext_TenureChangePayload_burnViewConsensusHash(ctx, field)
+	case "previousTenureEnd":
+		return ec.fieldContext_TenureChangePayload_previousTenureEnd(ctx, field)
+	case "previousTenureBlocks":
+		return ec.fieldContext_TenureChangePayload_previousTenureBlocks(ctx, field)
+	case "cause":
+		return ec.fieldContext_TenureChangePayload_cause(ctx, field)
+	case "pubkeyHash":
+		return ec.fieldContext_TenureChangePayload_pubkeyHash(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TenureChangePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_TokenTransferPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "recipientAddress":
+		return ec.fieldContext_TokenTransferPayload_recipientAddress(ctx, field)
+	case "amount":
+		return ec.fieldContext_TokenTransferPayload_amount(ctx, field)
+	case "memo":
+		return ec.fieldContext_TokenTransferPayload_memo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TokenTransferPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Transaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "txId":
+		return ec.fieldContext_Transaction_txId(ctx, field)
+	case "txIndex":
+		return ec.fieldContext_Transaction_txIndex(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Transaction_blockHeight(ctx, field)
+	case "canonical":
+		return ec.fieldContext_Transaction_canonical(ctx, field)
+	case "microblockCanonical":
+		return ec.fieldContext_Transaction_microblockCanonical(ctx, field)
+	case "microblockSequence":
+		return ec.fieldContext_Transaction_microblockSequence(ctx, field)
+	case "block":
+		return ec.fieldContext_Transaction_block(ctx, field)
+	case "microblock":
+		return ec.fieldContext_Transaction_microblock(ctx, field)
+	case "sender":
+		return ec.fieldContext_Transaction_sender(ctx, field)
+	case "sponsor":
+		return ec.fieldContext_Transaction_sponsor(ctx, field)
+	case "nonce":
+		return ec.fieldContext_Transaction_nonce(ctx, field)
+	case "feeRate":
+		return ec.fieldContext_Transaction_feeRate(ctx, field)
+	case "senderAddress":
+		return ec.fieldContext_Transaction_senderAddress(ctx, field)
+	case "sponsorNonce":
+		return ec.fieldContext_Transaction_sponsorNonce(ctx, field)
+	case "sponsored":
+		return ec.fieldContext_Transaction_sponsored(ctx, field)
+	case "sponsorAddress":
+		return ec.fieldContext_Transaction_sponsorAddress(ctx, field)
+	case "postConditionMode":
+		return ec.fieldContext_Transaction_postConditionMode(ctx, field)
+	case "postConditions":
+		return ec.fieldContext_Transaction_postConditions(ctx, field)
+	case "anchorMode":
+		return ec.fieldContext_Transaction_anchorMode(ctx, field)
+	case "blockHash":
+		return ec.fieldContext_Transaction_blockHash(ctx, field)
+	case "blockTime":
+		return ec.fieldContext_Transaction_blockTime(ctx, field)
+	case "blockTimeIso":
+		return ec.fieldContext_Transaction_blockTimeIso(ctx, field)
+	case "burnBlockHeight":
+		return ec.fieldContext_Transaction_burnBlockHeight(ctx, field)
+	case "burnBlockTime":
+		return ec.fieldContext_Transaction_burnBlockTime(ctx, field)
+	case "burnBlockTimeIso":
+		return ec.fieldContext_Transaction_burnBlockTimeIso(ctx, field)
+	case "parentBurnBlockTime":
+		return ec.fieldContext_Transaction_parentBurnBlockTime(ctx, field)
+	case "parentBurnBlockTimeIso":
+		return ec.fieldContext_Transaction_parentBurnBlockTimeIso(ctx, field)
+	case "txStatus":
+		return ec.fieldContext_Transaction_txStatus(ctx, field)
+	case "txResult":
+		return ec.fieldContext_Transaction_txResult(ctx, field)
+	case "eventCount":
+		return ec.fieldContext_Transaction_eventCount(ctx, field)
+	case "parentBlockHash":
+		return ec.fieldContext_Transaction_parentBlockHash(ctx, field)
+	case "isUnanchored":
+		return ec.fieldContext_Transaction_isUnanchored(ctx, field)
+	case "microblockHash":
+		return ec.fieldContext_Transaction_microblockHash(ctx, field)
+	case "executionCostReadCount":
+		return ec.fieldContext_Transaction_executionCostReadCount(ctx, field)
+	case "executionCostReadLength":
+		return ec.fieldContext_Transaction_executionCostReadLength(ctx, field)
+	case "executionCostRuntime":
+		return ec.fieldContext_Transaction_executionCostRuntime(ctx, field)
+	case "executionCostWriteCount":
+		return ec.fieldContext_Transaction_executionCostWriteCount(ctx, field)
+	case "executionCostWriteLength":
+		return ec.fieldContext_Transaction_executionCostWriteLength(ctx, field)
+	case "vmError":
+		return ec.fieldContext_Transaction_vmError(ctx, field)
+	case "events":
+		return ec.fieldContext_Transaction_events(ctx, field)
+	case "txType":
+		return ec.fieldContext_Transaction_txType(ctx, field)
+	case "tokenTransfer":
+		return ec.fieldContext_Transaction_tokenTransfer(ctx, field)
+	case "smartContract":
+		return ec.fieldContext_Transaction_smartContract(ctx, field)
+	case "contractCall":
+		return ec.fieldContext_Transaction_contractCall(ctx, field)
+	case "poisonMicroblock":
+		return ec.fieldContext_Transaction_poisonMicroblock(ctx, field)
+	case "coinbasePayload":
+		return ec.fieldContext_Transaction_coinbasePayload(ctx, field)
+	case "tenureChangePayload":
+		return ec.fieldContext_Transaction_tenureChangePayload(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Transaction", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_TransactionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_TransactionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_TransactionConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_TransactionConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_TransactionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_TransactionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionLookup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "txId":
+		return ec.fieldContext_TransactionLookup_txId(ctx, field)
+	case "found":
+		return ec.fieldContext_TransactionLookup_found(ctx, field)
+	case "result":
+		return ec.fieldContext_TransactionLookup_result(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionLookup", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionWithTransfers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tx":
+		return ec.fieldContext_TransactionWithTransfers_tx(ctx, field)
+	case "stxSent":
+		return ec.fieldContext_TransactionWithTransfers_stxSent(ctx, field)
+	case "stxReceived":
+		return ec.fieldContext_TransactionWithTransfers_stxReceived(ctx, field)
+	case "stxTransfers":
+		return ec.fieldContext_TransactionWithTransfers_stxTransfers(ctx, field)
+	case "ftTransfers":
+		return ec.fieldContext_TransactionWithTransfers_ftTransfers(ctx, field)
+	case "nftTransfers":
+		return ec.fieldContext_TransactionWithTransfers_nftTransfers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionWithTransfers", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionsWithTransfersPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_TransactionsWithTransfersPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_TransactionsWithTransfersPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionsWithTransfersPage", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -824,6 +4951,204 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Account_stxBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "unanchored",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unanchored"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "atHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["atHeight"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "atBlockHash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["atBlockHash"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_transactionsWithTransfers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "height",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["height"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "unanchored",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unanchored"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "atHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["atHeight"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "atBlockHash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["atBlockHash"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Block_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Contract_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -835,6 +5160,34 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_account_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "principal",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["principal"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_blockByBurnBlockHash_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalNHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg0
 	return args, nil
 }
 
@@ -857,6 +5210,44 @@ func (ec *executionContext) field_Query_block_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["hash"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_blocksConnection_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
 	return args, nil
 }
 
@@ -915,6 +5306,236 @@ func (ec *executionContext) field_Query_burnBlock_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["height"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contractEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "contractId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contractId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "unanchored",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unanchored"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contract_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "txId",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["txId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "principal",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["principal"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]db.EventType, error) {
+			return ec.unmarshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mempoolTransaction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "txId",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalNHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["txId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mempool_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_microblock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalNHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_transactionsByIds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([][]byte, error) {
+			return ec.unmarshalNHex2ᚕᚕbyteᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "unanchored",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["unanchored"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_addressTransactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "principal",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["principal"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Transaction_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
 	return args, nil
 }
 
@@ -977,6 +5598,326 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _Account_principal(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_principal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Principal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Account_transactions(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_transactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().Transactions(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AccountTransactionConnection) graphql.Marshaler {
+			return ec.marshalNAccountTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountTransactionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_transactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountTransactionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_stxBalance(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_stxBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().StxBalance(ctx, obj, fc.Args["unanchored"].(*bool), fc.Args["atHeight"].(*int32), fc.Args["atBlockHash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.StxBalance) graphql.Marshaler {
+			return ec.marshalNStxBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxBalance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_stxBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StxBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_stxBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_transactionsWithTransfers(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_transactionsWithTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().TransactionsWithTransfers(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32), fc.Args["height"].(*int32), fc.Args["unanchored"].(*bool), fc.Args["atHeight"].(*int32), fc.Args["atBlockHash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TransactionsWithTransfersPage) graphql.Marshaler {
+			return ec.marshalNTransactionsWithTransfersPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionsWithTransfersPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_transactionsWithTransfers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionsWithTransfersPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_transactionsWithTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_latestTxId(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_latestTxId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Account().LatestTxID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Account_latestTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Account_latestMempoolTxId(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_latestMempoolTxId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Account().LatestMempoolTxID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Account_latestMempoolTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Account", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _AccountTransactionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountTransactionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionEdge) graphql.Marshaler {
+			return ec.marshalNTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountTransactionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountTransactionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountTransactionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountTransactionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountTransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountTransactionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountTransactionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountTransactionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountTransactionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.AccountTransactionConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountTransactionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountTransactionConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -1327,6 +6268,531 @@ func (ec *executionContext) fieldContext_Block_burnBlock(_ context.Context, fiel
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BurnBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_parent(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_parent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().Parent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Block_parent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_transactions(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_transactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Block().Transactions(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TransactionConnection) graphql.Marshaler {
+			return ec.marshalNTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_transactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Block_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_microblocks(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_microblocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().Microblocks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Microblock) graphql.Marshaler {
+			return ec.marshalNMicroblock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_microblocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_microblocksStreamed(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_microblocksStreamed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().MicroblocksStreamed(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Microblock) graphql.Marshaler {
+			return ec.marshalNMicroblock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_microblocksStreamed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_minerRewards(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_minerRewards(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().MinerRewards(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.MinerReward) graphql.Marshaler {
+			return ec.marshalNMinerReward2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerRewardᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_minerRewards(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MinerReward(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_txIds(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_txIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().TxIds(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕᚕbyteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_txIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Block_microblockTxCounts(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_microblockTxCounts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().MicroblockTxCounts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.MicroblockTxCount) graphql.Marshaler {
+			return ec.marshalNMicroblockTxCount2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_microblockTxCounts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MicroblockTxCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_streamedMicroblockHashes(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_streamedMicroblockHashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().StreamedMicroblockHashes(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕᚕbyteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_streamedMicroblockHashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Block_executionCost(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_executionCost(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExecutionCost, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.ExecutionCost) graphql.Marshaler {
+			return ec.marshalNExecutionCost2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐExecutionCost(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_executionCost(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExecutionCost(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_tenureHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().TenureHeight(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_tenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_blockTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().BlockTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_blockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Block_burnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_burnBlockTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Block().BurnBlockTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_burnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BlockConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BlockEdge) graphql.Marshaler {
+			return ec.marshalNBlockEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Block) graphql.Marshaler {
+			return ec.marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.BlockConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BlockEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BlockEdge_node(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
 		},
 	}
 	return fc, nil
@@ -1861,6 +7327,3342 @@ func (ec *executionContext) fieldContext_ChainTip_microblockSequence(_ context.C
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChainTip_mempoolUpdatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ChainTip().MempoolUpdatedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChainTip_mempoolUpdatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChainTip", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClarityValue_hex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClarityValue_hex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClarityValue", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ClarityValue_repr(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ClarityValue_repr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Repr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ClarityValue_repr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ClarityValue", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoinbasePayload_data(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoinbasePayload_data(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Data, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CoinbasePayload_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoinbasePayload_altRecipient(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoinbasePayload_altRecipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AltRecipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoinbasePayload_altRecipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CoinbasePayload_vrfProof(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CoinbasePayload_vrfProof(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VRFProof, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CoinbasePayload_vrfProof(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_txId(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_canonical(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_canonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_clarityVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().ClarityVersion(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_sourceCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SourceCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_sourceCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_abi(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().Abi(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Contract_transaction(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contract",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Contract_block(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Contract().Block(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contract",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Contract_events(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Contract_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Contract().Events(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *ContractEventConnection) graphql.Marshaler {
+			return ec.marshalNContractEventConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Contract_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Contract",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Contract_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractCallPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractCallPayload_contractId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractCallPayload_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractCallPayload_functionName(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractCallPayload_functionName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FunctionName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractCallPayload_functionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractCallPayload_functionSignature(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractCallPayload_functionSignature(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FunctionSignature, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractCallPayload_functionSignature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractCallPayload_functionArgs(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractCallPayload_functionArgs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FunctionArgs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []tx.FunctionArgJSON) graphql.Marshaler {
+			return ec.marshalNFunctionArg2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSONᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractCallPayload_functionArgs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractCallPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FunctionArg(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *ContractEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractEventConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ContractEventEdge) graphql.Marshaler {
+			return ec.marshalNContractEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractEventConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractEventEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractEventConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *ContractEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractEventConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.ContractLog) graphql.Marshaler {
+			return ec.marshalNSmartContractLogEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLogᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractEventConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SmartContractLogEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ContractEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractEventConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractEventConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ContractEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractEventEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractEventEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ContractEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractEventEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ContractLog) graphql.Marshaler {
+			return ec.marshalNSmartContractLogEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractEventEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractEventEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SmartContractLogEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ContractLogData_contractId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractLogData_contractId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractLogData_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractLogData", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractLogData_topic(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractLogData_topic(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Topic, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractLogData_topic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractLogData", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractLogData_value(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractLogData_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ContractLogData().Value(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ContractLogData",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ExecutionCost_readCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExecutionCost_readCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExecutionCost_readCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ExecutionCost_readLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExecutionCost_readLength(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadLength, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExecutionCost_readLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ExecutionCost_runtime(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExecutionCost_runtime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runtime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExecutionCost_runtime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ExecutionCost_writeCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExecutionCost_writeCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WriteCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExecutionCost_writeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ExecutionCost_writeLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExecutionCost_writeLength(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WriteLength, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExecutionCost_writeLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FtAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtAsset_assetEventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FtAsset().AssetEventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+}
+
+func (ec *executionContext) _FtAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtAsset_assetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtAsset_assetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtAsset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtAsset_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FtAsset().Sender(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtAsset_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FtAsset().Recipient(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtAsset_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtAsset_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtAsset", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _FtTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtTransfer_assetIdentifier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtTransfer_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtTransfer_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _FtTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtTransfer_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FtTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtTransfer_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FtTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FunctionArg_hex(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunctionArg_hex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunctionArg_hex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FunctionArg_repr(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunctionArg_repr(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Repr, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunctionArg_repr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FunctionArg_name(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunctionArg_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunctionArg_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FunctionArg_type(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FunctionArg_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FunctionArg_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FungibleTokenAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FungibleTokenAssetEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FungibleTokenAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FungibleTokenAssetEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FungibleTokenAssetEvent().EventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
+			return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+}
+
+func (ec *executionContext) _FungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FungibleTokenAssetEvent_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _FungibleTokenAssetEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FungibleTokenAssetEvent_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FungibleTokenAssetEvent().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FungibleTokenAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _FungibleTokenAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FungibleTokenAssetEvent_asset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.FungibleTokenAssetEvent().Asset(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {
+			return ec.marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FungibleTokenAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FtAsset(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_receiptTime(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_receiptTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReceiptTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_receiptTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_senderAddress(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_senderAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SenderAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_senderAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_nonce(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_nonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_feeRate(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_feeRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeeRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_feeRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_pruned(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_pruned(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pruned, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_pruned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_sponsorNonce(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_sponsorNonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SponsorNonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_sponsorNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_sponsored(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_sponsored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sponsored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_sponsored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_sponsorAddress(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_sponsorAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SponsorAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_sponsorAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_postConditionMode(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_postConditionMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().PostConditionMode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
+			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_postConditionMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type PostConditionMode does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_postConditions(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_postConditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().PostConditions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
+			return ec.marshalNPostCondition2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSONᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_postConditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PostCondition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_anchorMode(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_anchorMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().AnchorMode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AnchorMode) graphql.Marshaler {
+			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_anchorMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type AnchorMode does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_txStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().TxStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v TxStatus) graphql.Marshaler {
+			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_txStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type TxStatus does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_replacedByTxId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().ReplacedByTxID(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_replacedByTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_receiptTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().ReceiptTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_receiptTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_txType(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_txType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().TxType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v TxType) graphql.Marshaler {
+			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_txType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type TxType does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_tokenTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().TokenTransfer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.TokenTransferJSON) graphql.Marshaler {
+			return ec.marshalOTokenTransferPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTokenTransferJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_tokenTransfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransferPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_smartContract(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_smartContract(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().SmartContract(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {
+			return ec.marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_smartContract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SmartContractPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_contractCall(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_contractCall(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().ContractCall(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ContractCallJSON) graphql.Marshaler {
+			return ec.marshalOContractCallPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐContractCallJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractCallPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_poisonMicroblock(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_poisonMicroblock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().PoisonMicroblock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.PoisonMicroblockJSON) graphql.Marshaler {
+			return ec.marshalOPoisonMicroblockPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPoisonMicroblockJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_poisonMicroblock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoisonMicroblockPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_coinbasePayload(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_coinbasePayload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().CoinbasePayload(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.CoinbaseJSON) graphql.Marshaler {
+			return ec.marshalOCoinbasePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐCoinbaseJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_coinbasePayload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoinbasePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransaction_tenureChangePayload(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransaction_tenureChangePayload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransaction().TenureChangePayload(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.TenureChangeJSON) graphql.Marshaler {
+			return ec.marshalOTenureChangePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTenureChangeJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransaction_tenureChangePayload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenureChangePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransactionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*MempoolTransactionEdge) graphql.Marshaler {
+			return ec.marshalNMempoolTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransactionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransactionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
+			return ec.marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolTransactionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.MempoolTransactionConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransactionConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolTransactionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolTransactionEdge_node(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolTransactionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+			return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolTransactionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolTransactionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Microblock_hash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_sequence(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_sequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockSequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_parentHash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_parentHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockParentHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_parentHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_canonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_microblockCanonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockCanonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_microblockCanonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_receiveTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Microblock().ReceiveTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_receiveTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Microblock", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Microblock_parentBlock(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_parentBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Microblock().ParentBlock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_parentBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Microblock",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Microblock_block(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Microblock().Block(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Microblock",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Microblock_transactions(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Microblock_transactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Microblock().Transactions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Microblock_transactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Microblock",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MicroblockTxCount_hash(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MicroblockTxCount_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MicroblockTxCount_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MicroblockTxCount", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _MicroblockTxCount_txCount(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MicroblockTxCount_txCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MicroblockTxCount_txCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MicroblockTxCount", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_recipient(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_minerAddress(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_minerAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinerAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_minerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_fromIndexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_fromIndexBlockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FromIndexBlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_fromIndexBlockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_matureBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_matureBlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatureBlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_matureBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_coinbaseAmount(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_coinbaseAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CoinbaseAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_coinbaseAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_txFeesAnchored(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_txFeesAnchored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxFeesAnchored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_txFeesAnchored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_txFeesStreamedConfirmed(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_txFeesStreamedConfirmed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxFeesStreamedConfirmed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedConfirmed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_txFeesStreamedProduced(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_txFeesStreamedProduced(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxFeesStreamedProduced, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedProduced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _MinerReward_canonical(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MinerReward_canonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MinerReward_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _NftAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftAsset_assetEventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftAsset().AssetEventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+}
+
+func (ec *executionContext) _NftAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftAsset_assetId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftAsset_assetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftAsset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftAsset_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftAsset().Sender(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftAsset_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftAsset().Recipient(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftAsset_value(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftAsset_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftAsset().Value(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftAsset",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftTransfer_assetIdentifier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftTransfer_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftTransfer_value(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftTransfer_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftTransfer().Value(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftTransfer_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftTransfer",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftTransfer_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftTransfer_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NonFungibleTokenAssetEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NonFungibleTokenAssetEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NonFungibleTokenAssetEvent().EventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
+			return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NonFungibleTokenAssetEvent_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NonFungibleTokenAssetEvent_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NonFungibleTokenAssetEvent().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NonFungibleTokenAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NonFungibleTokenAssetEvent_asset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NonFungibleTokenAssetEvent().Asset(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.NftEvent) graphql.Marshaler {
+			return ec.marshalNNftAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NonFungibleTokenAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftAsset(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasNextPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_endCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EndCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader1(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoisonMicroblockPayload_microblockHeader1(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockHeader1, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeader1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoisonMicroblockPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader2(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoisonMicroblockPayload_microblockHeader2(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockHeader2, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeader2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoisonMicroblockPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostCondition_type(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostCondition", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostCondition_conditionCode(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_conditionCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ConditionCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_conditionCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostCondition", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostCondition_amount(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PostCondition().Amount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostCondition", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostCondition_principal(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_principal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Principal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v tx.PrincipalJSON) graphql.Marshaler {
+			return ec.marshalNPostConditionPrincipal2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPrincipalJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PostCondition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PostConditionPrincipal(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PostCondition_asset(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_asset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Asset, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.AssetJSON) graphql.Marshaler {
+			return ec.marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐAssetJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PostCondition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PostConditionAsset(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PostCondition_assetValue(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostCondition_assetValue(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetValue, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalOClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PostCondition_assetValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PostCondition",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PostConditionAsset_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionAsset_contractName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionAsset_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostConditionAsset_assetName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionAsset_assetName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionAsset_assetName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostConditionAsset_contractAddress(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionAsset_contractAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionAsset_contractAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostConditionPrincipal_typeId(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionPrincipal_typeId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TypeID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionPrincipal_typeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionPrincipal_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PostConditionPrincipal().Address(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionPrincipal_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PostConditionPrincipal().ContractName(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Query_chainTip(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2069,6 +10871,446 @@ func (ec *executionContext) fieldContext_Query_brc20Token(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_blocksConnection(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_blocksConnection(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BlocksConnection(ctx, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BlockConnection) graphql.Marshaler {
+			return ec.marshalNBlockConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_blocksConnection(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_blocksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_microblock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_microblock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Microblock(ctx, fc.Args["hash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+			return ec.marshalOMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_microblock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_microblock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contract(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contract(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Contract(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.SmartContract) graphql.Marshaler {
+			return ec.marshalOContract2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐSmartContract(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Contract(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mempool(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mempool(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Mempool(ctx, fc.Args["address"].(*string), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MempoolTransactionConnection) graphql.Marshaler {
+			return ec.marshalNMempoolTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mempool(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransactionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mempool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mempoolTransaction(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mempoolTransaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MempoolTransaction(ctx, fc.Args["txId"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+			return ec.marshalOMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mempoolTransaction(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mempoolTransaction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_account(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_account(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Account(ctx, fc.Args["principal"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
+			return ec.marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_account(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_transactionsByIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TransactionsByIds(ctx, fc.Args["ids"].([][]byte), fc.Args["unanchored"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionLookup) graphql.Marshaler {
+			return ec.marshalNTransactionLookup2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionLookup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_events(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Events(ctx, fc.Args["txId"].([]byte), fc.Args["principal"].(*string), fc.Args["types"].([]db.EventType), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contractEvents(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contractEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContractEvents(ctx, fc.Args["contractId"].(string), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32), fc.Args["unanchored"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.ContractLog) graphql.Marshaler {
+			return ec.marshalNSmartContractLogEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLogᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contractEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SmartContractLogEvent(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contractEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_blockByBurnBlockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BlockByBurnBlockHash(ctx, fc.Args["hash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2140,6 +11382,3078 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractLogEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractLogEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractLogEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SmartContractLogEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractLogEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SmartContractLogEvent().EventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
+			return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractLogEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+}
+
+func (ec *executionContext) _SmartContractLogEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractLogEvent_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractLogEvent_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _SmartContractLogEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractLogEvent_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SmartContractLogEvent().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractLogEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractLogEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractLogEvent_contractLog(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractLogEvent_contractLog(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.SmartContractLogEvent().ContractLog(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ContractLog) graphql.Marshaler {
+			return ec.marshalNContractLogData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractLogEvent_contractLog(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SmartContractLogEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractLogData(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SmartContractPayload_clarityVersion(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractPayload_clarityVersion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ClarityVersion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractPayload_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _SmartContractPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractPayload_contractId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractPayload_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SmartContractPayload_sourceCode(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SmartContractPayload_sourceCode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SourceCode, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SmartContractPayload_sourceCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StxAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAsset_assetEventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAsset().AssetEventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+}
+
+func (ec *executionContext) _StxAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAsset_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAsset().Sender(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StxAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAsset_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAsset().Recipient(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StxAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAsset_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAsset_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAsset", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxAsset_memo(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAsset_memo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAsset().Memo(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxAsset_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _StxAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAssetEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAssetEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAssetEvent().EventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
+			return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+}
+
+func (ec *executionContext) _StxAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAssetEvent_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAssetEvent_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxAssetEvent", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _StxAssetEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAssetEvent_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAssetEvent().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxAssetEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StxAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StxAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxAssetEvent_asset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxAssetEvent().Asset(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.StxEvent) graphql.Marshaler {
+			return ec.marshalNStxAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxAssetEvent_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StxAssetEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StxAsset(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StxBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_estimatedBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxBalance().EstimatedBalance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_estimatedBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_pendingBalanceInbound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxBalance().PendingBalanceInbound(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_pendingBalanceInbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_pendingBalanceOutbound(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxBalance().PendingBalanceOutbound(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_pendingBalanceOutbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_totalSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_totalSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_totalReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_totalReceived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalReceived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_totalReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_totalFeesSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_totalFeesSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalFeesSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_totalFeesSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_totalMinerRewardsReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_totalMinerRewardsReceived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalMinerRewardsReceived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_totalMinerRewardsReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_lockTxId(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_lockTxId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockTxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_lockTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_locked(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_locked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Locked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_lockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_lockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_lockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_burnchainLockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_burnchainLockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnchainLockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_burnchainLockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxBalance_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxBalance_burnchainUnlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnchainUnlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxBalance_burnchainUnlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockData_lockedAmount(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockData_lockedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockData_lockedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockData_unlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockData_unlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UnlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockData_unlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockData_lockedAddress(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockData_lockedAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LockedAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockData_lockedAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockEvent_eventType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxLockEvent().EventType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
+			return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockEvent_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockEvent_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxLockEvent", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _StxLockEvent_transaction(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockEvent_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxLockEvent().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockEvent_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StxLockEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StxLockEvent_stxLockEvent(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxLockEvent_stxLockEvent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.StxLockEvent().StxLockEvent(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.StxLockEvent) graphql.Marshaler {
+			return ec.marshalNStxLockData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxLockEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxLockEvent_stxLockEvent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "StxLockEvent",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StxLockData(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _StxTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxTransfer_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_StxTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _StxTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxTransfer_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _StxTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_StxTransfer_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_StxTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Subscription_blocks(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_blocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().Blocks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_microblocks(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_microblocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().Microblocks(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+			return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_microblocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_mempoolTransactions(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_mempoolTransactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Subscription().MempoolTransactions(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+			return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_mempoolTransactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_addressTransactions(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_addressTransactions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().AddressTransactions(ctx, fc.Args["principal"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_addressTransactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_addressTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TenureChangePayload_tenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_tenureConsensusHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenureConsensusHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_tenureConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_prevTenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_prevTenureConsensusHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrevTenureConsensusHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_prevTenureConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_burnViewConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_burnViewConsensusHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnViewConsensusHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_burnViewConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_previousTenureEnd(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_previousTenureEnd(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreviousTenureEnd, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_previousTenureBlocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.TenureChangePayload().PreviousTenureBlocks(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_cause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_cause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TenureChangePayload_pubkeyHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TenureChangePayload_pubkeyHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PubkeyHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TenureChangePayload_pubkeyHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TokenTransferPayload_recipientAddress(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferPayload_recipientAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RecipientAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferPayload_recipientAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TokenTransferPayload_amount(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferPayload_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferPayload_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _TokenTransferPayload_memo(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TokenTransferPayload_memo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Memo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TokenTransferPayload_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_txIndex(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_txIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_txIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_canonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Canonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_microblockCanonical(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockCanonical, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_microblockCanonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_microblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_microblockSequence(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockSequence, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_microblockSequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_block(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().Block(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_microblock(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_microblock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().Microblock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+			return ec.marshalOMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_microblock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_sender(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().Sender(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
+			return ec.marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_sponsor(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_sponsor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().Sponsor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
+			return ec.marshalOAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_sponsor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Account(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_nonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_feeRate(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_feeRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FeeRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_feeRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_senderAddress(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_senderAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SenderAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_senderAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_sponsorNonce(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_sponsorNonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SponsorNonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_sponsorNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_sponsored(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_sponsored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sponsored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_sponsored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_sponsorAddress(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_sponsorAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SponsorAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_sponsorAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_postConditionMode(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_postConditionMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().PostConditionMode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
+			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_postConditionMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type PostConditionMode does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_postConditions(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_postConditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().PostConditions(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
+			return ec.marshalNPostCondition2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSONᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_postConditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PostCondition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_anchorMode(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_anchorMode(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().AnchorMode(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AnchorMode) graphql.Marshaler {
+			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_anchorMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type AnchorMode does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_blockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_blockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_blockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_blockTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().BlockTime(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_blockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_blockTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().BlockTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_blockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_burnBlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnBlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_burnBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_burnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_burnBlockTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnBlockTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_burnBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_burnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_burnBlockTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().BurnBlockTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_burnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_parentBurnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_parentBurnBlockTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentBurnBlockTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_parentBurnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_parentBurnBlockTimeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().ParentBurnBlockTimeIso(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_txStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TxStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v TxStatus) graphql.Marshaler {
+			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_txStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type TxStatus does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_txResult(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_txResult(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TxResult(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_txResult(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_eventCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_eventCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_eventCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_parentBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_parentBlockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentBlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_parentBlockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_isUnanchored(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_isUnanchored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().IsUnanchored(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_isUnanchored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_microblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_microblockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MicroblockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_microblockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_executionCostReadCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_executionCostReadCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_executionCostReadCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_executionCostReadLength(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_executionCostReadLength(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReadLength, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_executionCostReadLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_executionCostRuntime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_executionCostRuntime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Runtime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_executionCostRuntime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_executionCostWriteCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_executionCostWriteCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WriteCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_executionCostWriteCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_executionCostWriteLength(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_executionCostWriteLength(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WriteLength, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_executionCostWriteLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_vmError(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_vmError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.VMError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_vmError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_events(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Transaction().Events(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Transaction_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_txType(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_txType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TxType(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v TxType) graphql.Marshaler {
+			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_txType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type TxType does not have child fields"))
+}
+
+func (ec *executionContext) _Transaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_tokenTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TokenTransfer(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.TokenTransferJSON) graphql.Marshaler {
+			return ec.marshalOTokenTransferPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTokenTransferJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_tokenTransfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TokenTransferPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_smartContract(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_smartContract(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().SmartContract(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {
+			return ec.marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_smartContract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SmartContractPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_contractCall(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_contractCall(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().ContractCall(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ContractCallJSON) graphql.Marshaler {
+			return ec.marshalOContractCallPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐContractCallJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_contractCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractCallPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_poisonMicroblock(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_poisonMicroblock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().PoisonMicroblock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.PoisonMicroblockJSON) graphql.Marshaler {
+			return ec.marshalOPoisonMicroblockPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPoisonMicroblockJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_poisonMicroblock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoisonMicroblockPayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_coinbasePayload(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_coinbasePayload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().CoinbasePayload(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.CoinbaseJSON) graphql.Marshaler {
+			return ec.marshalOCoinbasePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐCoinbaseJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_coinbasePayload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CoinbasePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Transaction_tenureChangePayload(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Transaction_tenureChangePayload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Transaction().TenureChangePayload(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.TenureChangeJSON) graphql.Marshaler {
+			return ec.marshalOTenureChangePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTenureChangeJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Transaction_tenureChangePayload(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Transaction",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TenureChangePayload(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionEdge) graphql.Marshaler {
+			return ec.marshalNTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *TransactionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionEdge_node(ctx context.Context, field graphql.CollectedField, obj *TransactionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionLookup_txId(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionLookup_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionLookup_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionLookup", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionLookup_found(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionLookup_found(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Found, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionLookup_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionLookup", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionLookup_result(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionLookup_result(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Result, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.AnyTransaction) graphql.Marshaler {
+			return ec.marshalOAnyTransaction2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnyTransaction(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionLookup_result(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionLookup", field, false, false, errors.New("field of type AnyTransaction does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionWithTransfers_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_tx(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tx, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_tx(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionWithTransfers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionWithTransfers_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_stxSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StxSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_stxSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionWithTransfers", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionWithTransfers_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_stxReceived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StxReceived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_stxReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionWithTransfers", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionWithTransfers_stxTransfers(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_stxTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StxTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.StxEvent) graphql.Marshaler {
+			return ec.marshalNStxTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_stxTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionWithTransfers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_StxTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionWithTransfers_ftTransfers(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_ftTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FtTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.FtEvent) graphql.Marshaler {
+			return ec.marshalNFtTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_ftTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionWithTransfers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FtTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionWithTransfers_nftTransfers(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionWithTransfers_nftTransfers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NftTransfers, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.NftEvent) graphql.Marshaler {
+			return ec.marshalNNftTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionWithTransfers_nftTransfers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionWithTransfers",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftTransfer(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionsWithTransfersPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionsWithTransfersPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionsWithTransfersPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionsWithTransfersPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionsWithTransfersPage_results(ctx context.Context, field graphql.CollectedField, obj *TransactionsWithTransfersPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionsWithTransfersPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionWithTransfers) graphql.Marshaler {
+			return ec.marshalNTransactionWithTransfers2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfersᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionsWithTransfersPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionWithTransfers(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3208,9 +15522,384 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _AnyTransaction(ctx context.Context, sel ast.SelectionSet, obj db.AnyTransaction) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case *db.Tx:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Transaction(ctx, sel, obj)
+	case *db.MempoolTx:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MempoolTransaction(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of AnyTransaction must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
+func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, obj db.Event) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case *db.StxLockEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StxLockEvent(ctx, sel, obj)
+	case *db.StxEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._StxAssetEvent(ctx, sel, obj)
+	case *db.ContractLog:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SmartContractLogEvent(ctx, sel, obj)
+	case *db.NftEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._NonFungibleTokenAssetEvent(ctx, sel, obj)
+	case *db.FtEvent:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._FungibleTokenAssetEvent(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Event must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var accountImplementors = []string{"Account"}
+
+func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *db.Account) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Account")
+		case "principal":
+			out.Values[i] = ec._Account_principal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_transactions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stxBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_stxBalance(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactionsWithTransfers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_transactionsWithTransfers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "latestTxId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_latestTxId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "latestMempoolTxId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_latestMempoolTxId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountTransactionConnectionImplementors = []string{"AccountTransactionConnection"}
+
+func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountTransactionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountTransactionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountTransactionConnection")
+		case "edges":
+			out.Values[i] = ec._AccountTransactionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._AccountTransactionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AccountTransactionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._AccountTransactionConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
 
 var blockImplementors = []string{"Block"}
 
@@ -3332,6 +16021,558 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "parent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_parent(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_transactions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "microblocks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_microblocks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "microblocksStreamed":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_microblocksStreamed(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "minerRewards":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_minerRewards(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_txIds(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "microblockTxCounts":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_microblockTxCounts(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "streamedMicroblockHashes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_streamedMicroblockHashes(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "executionCost":
+			out.Values[i] = ec._Block_executionCost(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "tenureHeight":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_tenureHeight(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "blockTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_blockTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "burnBlockTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_burnBlockTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var blockConnectionImplementors = []string{"BlockConnection"}
+
+func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.SelectionSet, obj *BlockConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockConnection")
+		case "edges":
+			out.Values[i] = ec._BlockConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._BlockConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._BlockConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._BlockConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var blockEdgeImplementors = []string{"BlockEdge"}
+
+func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet, obj *BlockEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockEdge")
+		case "cursor":
+			out.Values[i] = ec._BlockEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._BlockEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3618,33 +16859,2937 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 		case "blockHeight":
 			out.Values[i] = ec._ChainTip_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "blockHash":
 			out.Values[i] = ec._ChainTip_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "indexBlockHash":
 			out.Values[i] = ec._ChainTip_indexBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "burnBlockHeight":
 			out.Values[i] = ec._ChainTip_burnBlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "microblockHash":
 			out.Values[i] = ec._ChainTip_microblockHash(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "microblockSequence":
 			out.Values[i] = ec._ChainTip_microblockSequence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "mempoolUpdatedAt":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ChainTip_mempoolUpdatedAt(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var clarityValueImplementors = []string{"ClarityValue"}
+
+func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.SelectionSet, obj *tx.ValueJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, clarityValueImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ClarityValue")
+		case "hex":
+			out.Values[i] = ec._ClarityValue_hex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "repr":
+			out.Values[i] = ec._ClarityValue_repr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var coinbasePayloadImplementors = []string{"CoinbasePayload"}
+
+func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.CoinbaseJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, coinbasePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CoinbasePayload")
+		case "data":
+			out.Values[i] = ec._CoinbasePayload_data(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "altRecipient":
+			out.Values[i] = ec._CoinbasePayload_altRecipient(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "vrfProof":
+			out.Values[i] = ec._CoinbasePayload_vrfProof(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contractImplementors = []string{"Contract"}
+
+func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.SmartContract) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Contract")
+		case "id":
+			out.Values[i] = ec._Contract_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "txId":
+			out.Values[i] = ec._Contract_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Contract_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canonical":
+			out.Values[i] = ec._Contract_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "clarityVersion":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contract_clarityVersion(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sourceCode":
+			out.Values[i] = ec._Contract_sourceCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "abi":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contract_abi(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contract_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "block":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contract_block(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Contract_events(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contractCallPayloadImplementors = []string{"ContractCallPayload"}
+
+func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.ContractCallJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractCallPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractCallPayload")
+		case "contractId":
+			out.Values[i] = ec._ContractCallPayload_contractId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "functionName":
+			out.Values[i] = ec._ContractCallPayload_functionName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "functionSignature":
+			out.Values[i] = ec._ContractCallPayload_functionSignature(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "functionArgs":
+			out.Values[i] = ec._ContractCallPayload_functionArgs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contractEventConnectionImplementors = []string{"ContractEventConnection"}
+
+func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ContractEventConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractEventConnection")
+		case "edges":
+			out.Values[i] = ec._ContractEventConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ContractEventConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ContractEventConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contractEventEdgeImplementors = []string{"ContractEventEdge"}
+
+func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ContractEventEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractEventEdge")
+		case "cursor":
+			out.Values[i] = ec._ContractEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ContractEventEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var contractLogDataImplementors = []string{"ContractLogData"}
+
+func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractLogDataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractLogData")
+		case "contractId":
+			out.Values[i] = ec._ContractLogData_contractId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "topic":
+			out.Values[i] = ec._ContractLogData_topic(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "value":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._ContractLogData_value(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var executionCostImplementors = []string{"ExecutionCost"}
+
+func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.SelectionSet, obj *db.ExecutionCost) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, executionCostImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExecutionCost")
+		case "readCount":
+			out.Values[i] = ec._ExecutionCost_readCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "readLength":
+			out.Values[i] = ec._ExecutionCost_readLength(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "runtime":
+			out.Values[i] = ec._ExecutionCost_runtime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "writeCount":
+			out.Values[i] = ec._ExecutionCost_writeCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "writeLength":
+			out.Values[i] = ec._ExecutionCost_writeLength(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ftAssetImplementors = []string{"FtAsset"}
+
+func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ftAssetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FtAsset")
+		case "assetEventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FtAsset_assetEventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "assetId":
+			out.Values[i] = ec._FtAsset_assetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FtAsset_sender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recipient":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FtAsset_recipient(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "amount":
+			out.Values[i] = ec._FtAsset_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ftTransferImplementors = []string{"FtTransfer"}
+
+func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ftTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FtTransfer")
+		case "assetIdentifier":
+			out.Values[i] = ec._FtTransfer_assetIdentifier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._FtTransfer_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sender":
+			out.Values[i] = ec._FtTransfer_sender(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recipient":
+			out.Values[i] = ec._FtTransfer_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var functionArgImplementors = []string{"FunctionArg"}
+
+func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionSet, obj *tx.FunctionArgJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, functionArgImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FunctionArg")
+		case "hex":
+			out.Values[i] = ec._FunctionArg_hex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "repr":
+			out.Values[i] = ec._FunctionArg_repr(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._FunctionArg_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._FunctionArg_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var fungibleTokenAssetEventImplementors = []string{"FungibleTokenAssetEvent", "Event"}
+
+func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FungibleTokenAssetEvent")
+		case "eventIndex":
+			out.Values[i] = ec._FungibleTokenAssetEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FungibleTokenAssetEvent_eventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txId":
+			out.Values[i] = ec._FungibleTokenAssetEvent_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FungibleTokenAssetEvent_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "asset":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._FungibleTokenAssetEvent_asset(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mempoolTransactionImplementors = []string{"MempoolTransaction", "AnyTransaction"}
+
+func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MempoolTx) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MempoolTransaction")
+		case "txId":
+			out.Values[i] = ec._MempoolTransaction_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "receiptTime":
+			out.Values[i] = ec._MempoolTransaction_receiptTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "senderAddress":
+			out.Values[i] = ec._MempoolTransaction_senderAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nonce":
+			out.Values[i] = ec._MempoolTransaction_nonce(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "feeRate":
+			out.Values[i] = ec._MempoolTransaction_feeRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pruned":
+			out.Values[i] = ec._MempoolTransaction_pruned(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsorNonce":
+			out.Values[i] = ec._MempoolTransaction_sponsorNonce(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsored":
+			out.Values[i] = ec._MempoolTransaction_sponsored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsorAddress":
+			out.Values[i] = ec._MempoolTransaction_sponsorAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "postConditionMode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_postConditionMode(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "postConditions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_postConditions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "anchorMode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_anchorMode(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_txStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "replacedByTxId":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_replacedByTxId(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "receiptTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_receiptTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_txType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tokenTransfer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_tokenTransfer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "smartContract":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_smartContract(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contractCall":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_contractCall(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "poisonMicroblock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_poisonMicroblock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "coinbasePayload":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_coinbasePayload(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tenureChangePayload":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransaction_tenureChangePayload(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mempoolTransactionConnectionImplementors = []string{"MempoolTransactionConnection"}
+
+func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MempoolTransactionConnection")
+		case "edges":
+			out.Values[i] = ec._MempoolTransactionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._MempoolTransactionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._MempoolTransactionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._MempoolTransactionConnection_totalCount(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mempoolTransactionEdgeImplementors = []string{"MempoolTransactionEdge"}
+
+func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MempoolTransactionEdge")
+		case "cursor":
+			out.Values[i] = ec._MempoolTransactionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._MempoolTransactionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var microblockImplementors = []string{"Microblock"}
+
+func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSet, obj *db.Microblock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, microblockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Microblock")
+		case "hash":
+			out.Values[i] = ec._Microblock_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sequence":
+			out.Values[i] = ec._Microblock_sequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentHash":
+			out.Values[i] = ec._Microblock_parentHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canonical":
+			out.Values[i] = ec._Microblock_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "microblockCanonical":
+			out.Values[i] = ec._Microblock_microblockCanonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Microblock_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "receiveTime":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Microblock_receiveTime(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "parentBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Microblock_parentBlock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "block":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Microblock_block(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Microblock_transactions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var microblockTxCountImplementors = []string{"MicroblockTxCount"}
+
+func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.SelectionSet, obj *db.MicroblockTxCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, microblockTxCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MicroblockTxCount")
+		case "hash":
+			out.Values[i] = ec._MicroblockTxCount_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txCount":
+			out.Values[i] = ec._MicroblockTxCount_txCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var minerRewardImplementors = []string{"MinerReward"}
+
+func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionSet, obj *db.MinerReward) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, minerRewardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MinerReward")
+		case "recipient":
+			out.Values[i] = ec._MinerReward_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minerAddress":
+			out.Values[i] = ec._MinerReward_minerAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "fromIndexBlockHash":
+			out.Values[i] = ec._MinerReward_fromIndexBlockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matureBlockHeight":
+			out.Values[i] = ec._MinerReward_matureBlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "coinbaseAmount":
+			out.Values[i] = ec._MinerReward_coinbaseAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txFeesAnchored":
+			out.Values[i] = ec._MinerReward_txFeesAnchored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txFeesStreamedConfirmed":
+			out.Values[i] = ec._MinerReward_txFeesStreamedConfirmed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txFeesStreamedProduced":
+			out.Values[i] = ec._MinerReward_txFeesStreamedProduced(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "canonical":
+			out.Values[i] = ec._MinerReward_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var nftAssetImplementors = []string{"NftAsset"}
+
+func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftAssetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftAsset")
+		case "assetEventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftAsset_assetEventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "assetId":
+			out.Values[i] = ec._NftAsset_assetId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftAsset_sender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recipient":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftAsset_recipient(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "value":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftAsset_value(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var nftTransferImplementors = []string{"NftTransfer"}
+
+func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftTransfer")
+		case "assetIdentifier":
+			out.Values[i] = ec._NftTransfer_assetIdentifier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "value":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftTransfer_value(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sender":
+			out.Values[i] = ec._NftTransfer_sender(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "recipient":
+			out.Values[i] = ec._NftTransfer_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var nonFungibleTokenAssetEventImplementors = []string{"NonFungibleTokenAssetEvent", "Event"}
+
+func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NonFungibleTokenAssetEvent")
+		case "eventIndex":
+			out.Values[i] = ec._NonFungibleTokenAssetEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NonFungibleTokenAssetEvent_eventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txId":
+			out.Values[i] = ec._NonFungibleTokenAssetEvent_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NonFungibleTokenAssetEvent_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "asset":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NonFungibleTokenAssetEvent_asset(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var pageInfoImplementors = []string{"PageInfo"}
+
+func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PageInfo")
+		case "hasNextPage":
+			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "endCursor":
+			out.Values[i] = ec._PageInfo_endCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poisonMicroblockPayloadImplementors = []string{"PoisonMicroblockPayload"}
+
+func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.PoisonMicroblockJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoisonMicroblockPayload")
+		case "microblockHeader1":
+			out.Values[i] = ec._PoisonMicroblockPayload_microblockHeader1(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "microblockHeader2":
+			out.Values[i] = ec._PoisonMicroblockPayload_microblockHeader2(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var postConditionImplementors = []string{"PostCondition"}
+
+func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.SelectionSet, obj *tx.PostConditionJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PostCondition")
+		case "type":
+			out.Values[i] = ec._PostCondition_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "conditionCode":
+			out.Values[i] = ec._PostCondition_conditionCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PostCondition_amount(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "principal":
+			out.Values[i] = ec._PostCondition_principal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "asset":
+			out.Values[i] = ec._PostCondition_asset(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "assetValue":
+			out.Values[i] = ec._PostCondition_assetValue(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var postConditionAssetImplementors = []string{"PostConditionAsset"}
+
+func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.SelectionSet, obj *tx.AssetJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionAssetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PostConditionAsset")
+		case "contractName":
+			out.Values[i] = ec._PostConditionAsset_contractName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "assetName":
+			out.Values[i] = ec._PostConditionAsset_assetName(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contractAddress":
+			out.Values[i] = ec._PostConditionAsset_contractAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var postConditionPrincipalImplementors = []string{"PostConditionPrincipal"}
+
+func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast.SelectionSet, obj *tx.PrincipalJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionPrincipalImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PostConditionPrincipal")
+		case "typeId":
+			out.Values[i] = ec._PostConditionPrincipal_typeId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PostConditionPrincipal_address(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contractName":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PostConditionPrincipal_contractName(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3796,6 +19941,226 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "blocksConnection":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_blocksConnection(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "microblock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_microblock(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contract":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contract(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mempool":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mempool(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mempoolTransaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mempoolTransaction(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "account":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_account(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "transactionsByIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_transactionsByIds(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_events(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contractEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contractEvents(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "blockByBurnBlockHash":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_blockByBurnBlockHash(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -3809,6 +20174,2427 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var smartContractLogEventImplementors = []string{"SmartContractLogEvent", "Event"}
+
+func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractLogEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SmartContractLogEvent")
+		case "eventIndex":
+			out.Values[i] = ec._SmartContractLogEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SmartContractLogEvent_eventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txId":
+			out.Values[i] = ec._SmartContractLogEvent_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SmartContractLogEvent_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contractLog":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._SmartContractLogEvent_contractLog(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var smartContractPayloadImplementors = []string{"SmartContractPayload"}
+
+func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.SmartContractJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SmartContractPayload")
+		case "clarityVersion":
+			out.Values[i] = ec._SmartContractPayload_clarityVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "contractId":
+			out.Values[i] = ec._SmartContractPayload_contractId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sourceCode":
+			out.Values[i] = ec._SmartContractPayload_sourceCode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxAssetImplementors = []string{"StxAsset"}
+
+func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxAsset")
+		case "assetEventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAsset_assetEventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAsset_sender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "recipient":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAsset_recipient(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "amount":
+			out.Values[i] = ec._StxAsset_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "memo":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAsset_memo(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxAssetEventImplementors = []string{"StxAssetEvent", "Event"}
+
+func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxAssetEvent")
+		case "eventIndex":
+			out.Values[i] = ec._StxAssetEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAssetEvent_eventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txId":
+			out.Values[i] = ec._StxAssetEvent_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAssetEvent_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "asset":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxAssetEvent_asset(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxBalanceImplementors = []string{"StxBalance"}
+
+func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSet, obj *db.StxBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxBalance")
+		case "balance":
+			out.Values[i] = ec._StxBalance_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "estimatedBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxBalance_estimatedBalance(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pendingBalanceInbound":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxBalance_pendingBalanceInbound(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pendingBalanceOutbound":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxBalance_pendingBalanceOutbound(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "totalSent":
+			out.Values[i] = ec._StxBalance_totalSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalReceived":
+			out.Values[i] = ec._StxBalance_totalReceived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalFeesSent":
+			out.Values[i] = ec._StxBalance_totalFeesSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalMinerRewardsReceived":
+			out.Values[i] = ec._StxBalance_totalMinerRewardsReceived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lockTxId":
+			out.Values[i] = ec._StxBalance_lockTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "locked":
+			out.Values[i] = ec._StxBalance_locked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "lockHeight":
+			out.Values[i] = ec._StxBalance_lockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "burnchainLockHeight":
+			out.Values[i] = ec._StxBalance_burnchainLockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "burnchainUnlockHeight":
+			out.Values[i] = ec._StxBalance_burnchainUnlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxLockDataImplementors = []string{"StxLockData"}
+
+func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockDataImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxLockData")
+		case "lockedAmount":
+			out.Values[i] = ec._StxLockData_lockedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "unlockHeight":
+			out.Values[i] = ec._StxLockData_unlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lockedAddress":
+			out.Values[i] = ec._StxLockData_lockedAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxLockEventImplementors = []string{"StxLockEvent", "Event"}
+
+func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxLockEvent")
+		case "eventIndex":
+			out.Values[i] = ec._StxLockEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "eventType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxLockEvent_eventType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txId":
+			out.Values[i] = ec._StxLockEvent_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxLockEvent_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "stxLockEvent":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._StxLockEvent_stxLockEvent(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var stxTransferImplementors = []string{"StxTransfer"}
+
+func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, stxTransferImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("StxTransfer")
+		case "amount":
+			out.Values[i] = ec._StxTransfer_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sender":
+			out.Values[i] = ec._StxTransfer_sender(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recipient":
+			out.Values[i] = ec._StxTransfer_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "blocks":
+		return ec._Subscription_blocks(ctx, fields[0])
+	case "microblocks":
+		return ec._Subscription_microblocks(ctx, fields[0])
+	case "mempoolTransactions":
+		return ec._Subscription_mempoolTransactions(ctx, fields[0])
+	case "addressTransactions":
+		return ec._Subscription_addressTransactions(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
+}
+
+var tenureChangePayloadImplementors = []string{"TenureChangePayload"}
+
+func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TenureChangeJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tenureChangePayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TenureChangePayload")
+		case "tenureConsensusHash":
+			out.Values[i] = ec._TenureChangePayload_tenureConsensusHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "prevTenureConsensusHash":
+			out.Values[i] = ec._TenureChangePayload_prevTenureConsensusHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "burnViewConsensusHash":
+			out.Values[i] = ec._TenureChangePayload_burnViewConsensusHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousTenureEnd":
+			out.Values[i] = ec._TenureChangePayload_previousTenureEnd(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "previousTenureBlocks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._TenureChangePayload_previousTenureBlocks(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "cause":
+			out.Values[i] = ec._TenureChangePayload_cause(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pubkeyHash":
+			out.Values[i] = ec._TenureChangePayload_pubkeyHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var tokenTransferPayloadImplementors = []string{"TokenTransferPayload"}
+
+func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TokenTransferJSON) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TokenTransferPayload")
+		case "recipientAddress":
+			out.Values[i] = ec._TokenTransferPayload_recipientAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._TokenTransferPayload_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "memo":
+			out.Values[i] = ec._TokenTransferPayload_memo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionImplementors = []string{"Transaction", "AnyTransaction"}
+
+func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Tx) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Transaction")
+		case "txId":
+			out.Values[i] = ec._Transaction_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "txIndex":
+			out.Values[i] = ec._Transaction_txIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Transaction_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canonical":
+			out.Values[i] = ec._Transaction_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "microblockCanonical":
+			out.Values[i] = ec._Transaction_microblockCanonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "microblockSequence":
+			out.Values[i] = ec._Transaction_microblockSequence(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "block":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_block(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "microblock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_microblock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sender":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_sender(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "sponsor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_sponsor(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nonce":
+			out.Values[i] = ec._Transaction_nonce(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "feeRate":
+			out.Values[i] = ec._Transaction_feeRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "senderAddress":
+			out.Values[i] = ec._Transaction_senderAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsorNonce":
+			out.Values[i] = ec._Transaction_sponsorNonce(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsored":
+			out.Values[i] = ec._Transaction_sponsored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "sponsorAddress":
+			out.Values[i] = ec._Transaction_sponsorAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "postConditionMode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_postConditionMode(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "postConditions":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_postConditions(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "anchorMode":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_anchorMode(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "blockHash":
+			out.Values[i] = ec._Transaction_blockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockTime":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_blockTime(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "blockTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_blockTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "burnBlockHeight":
+			out.Values[i] = ec._Transaction_burnBlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "burnBlockTime":
+			out.Values[i] = ec._Transaction_burnBlockTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "burnBlockTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_burnBlockTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "parentBurnBlockTime":
+			out.Values[i] = ec._Transaction_parentBurnBlockTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentBurnBlockTimeIso":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_parentBurnBlockTimeIso(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txStatus":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_txStatus(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txResult":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_txResult(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "eventCount":
+			out.Values[i] = ec._Transaction_eventCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "parentBlockHash":
+			out.Values[i] = ec._Transaction_parentBlockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "isUnanchored":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_isUnanchored(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "microblockHash":
+			out.Values[i] = ec._Transaction_microblockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executionCostReadCount":
+			out.Values[i] = ec._Transaction_executionCostReadCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executionCostReadLength":
+			out.Values[i] = ec._Transaction_executionCostReadLength(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executionCostRuntime":
+			out.Values[i] = ec._Transaction_executionCostRuntime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executionCostWriteCount":
+			out.Values[i] = ec._Transaction_executionCostWriteCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "executionCostWriteLength":
+			out.Values[i] = ec._Transaction_executionCostWriteLength(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "vmError":
+			out.Values[i] = ec._Transaction_vmError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_events(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "txType":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_txType(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tokenTransfer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_tokenTransfer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "smartContract":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_smartContract(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "contractCall":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_contractCall(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "poisonMicroblock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_poisonMicroblock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "coinbasePayload":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_coinbasePayload(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "tenureChangePayload":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Transaction_tenureChangePayload(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionConnectionImplementors = []string{"TransactionConnection"}
+
+func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *TransactionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionConnection")
+		case "edges":
+			out.Values[i] = ec._TransactionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._TransactionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._TransactionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._TransactionConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionEdgeImplementors = []string{"TransactionEdge"}
+
+func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *TransactionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionEdge")
+		case "cursor":
+			out.Values[i] = ec._TransactionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._TransactionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionLookupImplementors = []string{"TransactionLookup"}
+
+func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.SelectionSet, obj *TransactionLookup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionLookupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionLookup")
+		case "txId":
+			out.Values[i] = ec._TransactionLookup_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "found":
+			out.Values[i] = ec._TransactionLookup_found(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "result":
+			out.Values[i] = ec._TransactionLookup_result(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionWithTransfersImplementors = []string{"TransactionWithTransfers"}
+
+func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, obj *TransactionWithTransfers) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionWithTransfersImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionWithTransfers")
+		case "tx":
+			out.Values[i] = ec._TransactionWithTransfers_tx(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stxSent":
+			out.Values[i] = ec._TransactionWithTransfers_stxSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stxReceived":
+			out.Values[i] = ec._TransactionWithTransfers_stxReceived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stxTransfers":
+			out.Values[i] = ec._TransactionWithTransfers_stxTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ftTransfers":
+			out.Values[i] = ec._TransactionWithTransfers_ftTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nftTransfers":
+			out.Values[i] = ec._TransactionWithTransfers_nftTransfers(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionsWithTransfersPageImplementors = []string{"TransactionsWithTransfersPage"}
+
+func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionsWithTransfersPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionsWithTransfersPage")
+		case "total":
+			out.Values[i] = ec._TransactionsWithTransfersPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._TransactionsWithTransfersPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -4223,6 +23009,46 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx context.Context, sel ast.SelectionSet, v *db.Account) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Account(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAccountTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, v *AccountTransactionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountTransactionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx context.Context, v any) (AnchorMode, error) {
+	var res AnchorMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx context.Context, sel ast.SelectionSet, v AnchorMode) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx context.Context, v any) (AssetEventType, error) {
+	var res AssetEventType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx context.Context, sel ast.SelectionSet, v AssetEventType) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Block) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -4247,6 +23073,42 @@ func (ec *executionContext) marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraph�
 		return graphql.Null
 	}
 	return ec._Block(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockConnection(ctx context.Context, sel ast.SelectionSet, v *BlockConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BlockConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BlockEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBlockEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBlockEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdge(ctx context.Context, sel ast.SelectionSet, v *BlockEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BlockEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -4275,6 +23137,165 @@ func (ec *executionContext) marshalNChainTip2ᚖgithubᚗcomᚋstxgraphᚋstxgra
 	return ec._ChainTip(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx context.Context, sel ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ClarityValue(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContractEventConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventConnection(ctx context.Context, sel ast.SelectionSet, v *ContractEventConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContractEventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContractEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ContractEventEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContractEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContractEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdge(ctx context.Context, sel ast.SelectionSet, v *ContractEventEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContractEventEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNContractLogData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx context.Context, sel ast.SelectionSet, v *db.ContractLog) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContractLogData(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(ctx context.Context, sel ast.SelectionSet, v db.Event) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Event(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []db.Event) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx context.Context, v any) (db.EventType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.EventType(tmp)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx context.Context, sel ast.SelectionSet, v db.EventType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNExecutionCost2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐExecutionCost(ctx context.Context, sel ast.SelectionSet, v db.ExecutionCost) graphql.Marshaler {
+	return ec._ExecutionCost(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx context.Context, sel ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FtAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFtTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.FtEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFtTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFtTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx context.Context, sel ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FtTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFunctionArg2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSON(ctx context.Context, sel ast.SelectionSet, v tx.FunctionArgJSON) graphql.Marshaler {
+	return ec._FunctionArg(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFunctionArg2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSONᚄ(ctx context.Context, sel ast.SelectionSet, v []tx.FunctionArgJSON) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFunctionArg2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSON(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNHex2ᚕbyte(ctx context.Context, v any) ([]byte, error) {
 	res, err := scalar.UnmarshalHex(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -4295,6 +23316,35 @@ func (ec *executionContext) marshalNHex2ᚕbyte(ctx context.Context, sel ast.Sel
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNHex2ᚕᚕbyteᚄ(ctx context.Context, v any) ([][]byte, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([][]byte, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHex2ᚕbyte(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNHex2ᚕᚕbyteᚄ(ctx context.Context, sel ast.SelectionSet, v [][]byte) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNHex2ᚕbyte(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNInt2int32(ctx context.Context, v any) (int32, error) {
@@ -4329,6 +23379,258 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx context.Context, sel ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MempoolTransaction(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMempoolTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionConnection(ctx context.Context, sel ast.SelectionSet, v *MempoolTransactionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MempoolTransactionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMempoolTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*MempoolTransactionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMempoolTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMempoolTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdge(ctx context.Context, sel ast.SelectionSet, v *MempoolTransactionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MempoolTransactionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMicroblock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Microblock) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx context.Context, sel ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Microblock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMicroblockTxCount2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MicroblockTxCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMicroblockTxCount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMicroblockTxCount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCount(ctx context.Context, sel ast.SelectionSet, v *db.MicroblockTxCount) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MicroblockTxCount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMinerReward2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerRewardᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MinerReward) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMinerReward2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerReward(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMinerReward2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerReward(ctx context.Context, sel ast.SelectionSet, v *db.MinerReward) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MinerReward(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(ctx context.Context, sel ast.SelectionSet, v *db.NftEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.NftEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNftTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNftTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(ctx context.Context, sel ast.SelectionSet, v *db.NftEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PageInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPostCondition2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSONᚄ(ctx context.Context, sel ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPostCondition2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSON(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPostCondition2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSON(ctx context.Context, sel ast.SelectionSet, v *tx.PostConditionJSON) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PostCondition(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx context.Context, v any) (PostConditionMode, error) {
+	var res PostConditionMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx context.Context, sel ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNPostConditionPrincipal2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPrincipalJSON(ctx context.Context, sel ast.SelectionSet, v tx.PrincipalJSON) graphql.Marshaler {
+	return ec._PostConditionPrincipal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNSmartContractLogEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLogᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.ContractLog) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSmartContractLogEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSmartContractLogEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx context.Context, sel ast.SelectionSet, v *db.ContractLog) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SmartContractLogEvent(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
 	res, err := graphql.UnmarshalString(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -4343,6 +23645,206 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNStxAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx context.Context, sel ast.SelectionSet, v *db.StxEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StxAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStxBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxBalance(ctx context.Context, sel ast.SelectionSet, v *db.StxBalance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StxBalance(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStxLockData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxLockEvent(ctx context.Context, sel ast.SelectionSet, v *db.StxLockEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StxLockData(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNStxTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.StxEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNStxTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNStxTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx context.Context, sel ast.SelectionSet, v *db.StxEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._StxTransfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx context.Context, sel ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Transaction(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionConnection(ctx context.Context, sel ast.SelectionSet, v *TransactionConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdge(ctx context.Context, sel ast.SelectionSet, v *TransactionEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionLookup2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookupᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionLookup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransactionLookup2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransactionLookup2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookup(ctx context.Context, sel ast.SelectionSet, v *TransactionLookup) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionLookup(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionWithTransfers2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfersᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionWithTransfers) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransactionWithTransfers2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfers(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransactionWithTransfers2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, v *TransactionWithTransfers) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionWithTransfers(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionsWithTransfersPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionsWithTransfersPage(ctx context.Context, sel ast.SelectionSet, v *TransactionsWithTransfersPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionsWithTransfersPage(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx context.Context, v any) (TxStatus, error) {
+	var res TxStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx context.Context, sel ast.SelectionSet, v TxStatus) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx context.Context, v any) (TxType, error) {
+	var res TxType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx context.Context, sel ast.SelectionSet, v TxType) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNUint1282string(ctx context.Context, v any) (string, error) {
@@ -4501,6 +24003,20 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) marshalOAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx context.Context, sel ast.SelectionSet, v *db.Account) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Account(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAnyTransaction2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnyTransaction(ctx context.Context, sel ast.SelectionSet, v db.AnyTransaction) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AnyTransaction(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx context.Context, sel ast.SelectionSet, v *db.Block) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -4552,6 +24068,70 @@ func (ec *executionContext) marshalOBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgr
 	return ec._BurnBlock(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx context.Context, sel ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ClarityValue(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCoinbasePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐCoinbaseJSON(ctx context.Context, sel ast.SelectionSet, v *tx.CoinbaseJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CoinbasePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOContract2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐSmartContract(ctx context.Context, sel ast.SelectionSet, v *db.SmartContract) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Contract(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOContractCallPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐContractCallJSON(ctx context.Context, sel ast.SelectionSet, v *tx.ContractCallJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ContractCallPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventTypeᚄ(ctx context.Context, v any) ([]db.EventType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]db.EventType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []db.EventType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOHex2ᚕbyte(ctx context.Context, v any) ([]byte, error) {
 	if v == nil {
 		return nil, nil
@@ -4567,6 +24147,24 @@ func (ec *executionContext) marshalOHex2ᚕbyte(ctx context.Context, sel ast.Sel
 	_ = sel
 	_ = ctx
 	res := scalar.MarshalHex(v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.SelectionSet, v *int) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt(*v)
 	return res
 }
 
@@ -4586,6 +24184,41 @@ func (ec *executionContext) marshalOInt2ᚖint32(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalInt32(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx context.Context, sel ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._MempoolTransaction(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx context.Context, sel ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Microblock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPoisonMicroblockPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPoisonMicroblockJSON(ctx context.Context, sel ast.SelectionSet, v *tx.PoisonMicroblockJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PoisonMicroblockPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐAssetJSON(ctx context.Context, sel ast.SelectionSet, v *tx.AssetJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(ctx context.Context, sel ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._SmartContractPayload(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
@@ -4638,6 +24271,45 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) marshalOTenureChangePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTenureChangeJSON(ctx context.Context, sel ast.SelectionSet, v *tx.TenureChangeJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TenureChangePayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTokenTransferPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTokenTransferJSON(ctx context.Context, sel ast.SelectionSet, v *tx.TokenTransferJSON) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._TokenTransferPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx context.Context, sel ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Transaction(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOUint1282ᚖstring(ctx context.Context, v any) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := scalar.UnmarshalUint128(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOUint1282ᚖstring(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := scalar.MarshalUint128(*v)
 	return res
 }
 

@@ -9,34 +9,89 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// wait is how long a loader collects keys before it runs its batch: long enough for sibling
-// resolvers to enqueue, short enough not to be felt (the library default of 16 ms is per level).
-const wait = time.Millisecond
+// DefaultWait is how long a loader collects keys before it runs its batch: long enough for
+// sibling resolvers to enqueue, short enough not to be felt (the library default of 16 ms is paid
+// per level of nesting).
+const DefaultWait = time.Millisecond
+
+// Page asks for one keyset page of the list under Parent (a block's index hash, a principal, a
+// contract id). Keys with the same Keyset share one SQL statement.
+type Page struct {
+	Parent string
+	Keyset db.Keyset
+}
 
 // Loaders holds every loader of one request.
 type Loaders struct {
-	BurnBlockByHash *dataloader.Loader[string, *db.BurnBlock]
+	BurnBlockByHash     *dataloader.Loader[string, *db.BurnBlock]
+	BlockByIndexHash    *dataloader.Loader[string, *db.Block]
+	BlockTxs            *dataloader.Loader[Page, []*db.Tx]
+	MicroblocksAccepted *dataloader.Loader[string, []*db.Microblock]
+	MicroblocksStreamed *dataloader.Loader[string, []*db.Microblock]
+	MicroblockByHash    *dataloader.Loader[string, *db.Microblock]
+	MicroblockTxs       *dataloader.Loader[db.MicroblockKey, []*db.Tx]
+	MinerRewards        *dataloader.Loader[string, []*db.MinerReward]
+	TxByKey             *dataloader.Loader[db.TxKey, *db.Tx]
+	PrincipalTxs        *dataloader.Loader[Page, []*db.Tx]
+	PrincipalTxCount    *dataloader.Loader[string, int64]
+	ContractByID        *dataloader.Loader[string, *db.SmartContract]
+	ContractLogs        *dataloader.Loader[Page, []*db.ContractLog]
+	MempoolTxByID       *dataloader.Loader[string, *db.MempoolTx]
+	TxEvents            *dataloader.Loader[TxEventsKey, []db.Event]
+	BlockTxIDs          *dataloader.Loader[string, []*db.BlockTxID]
+	MicroblockTxCounts  *dataloader.Loader[string, []*db.MicroblockTxCount]
+	MempoolStxDelta     *dataloader.Loader[string, *db.MempoolStxDelta]
 }
 
-// New builds the loaders for one request.
-func New(store *db.Store) *Loaders {
+// New builds the loaders for one request, batching with DefaultWait.
+func New(store *db.Store) *Loaders { return NewWithWait(store, DefaultWait) }
+
+// NewWithWait builds the loaders for one request, each collecting keys for wait before it runs.
+func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 	return &Loaders{
-		BurnBlockByHash: newLoader(byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
+		BurnBlockByHash:  newLoader(wait, byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
+		BlockByIndexHash: newLoader(wait, byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
+		BlockTxs: newLoader(wait, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
+			return string(t.IndexBlockHash), t
+		})),
+		MicroblocksAccepted: newLoader(wait, grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
+		MicroblocksStreamed: newLoader(wait, grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
+		MicroblockByHash:    newLoader(wait, byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
+		MicroblockTxs: newLoader(wait, grouped(store.TxsOfMicroblocks, func(t *db.Tx) db.MicroblockKey {
+			return db.MicroblockKey{MicroblockHash: string(t.MicroblockHash), IndexBlockHash: string(t.IndexBlockHash)}
+		})),
+		MinerRewards: newLoader(wait, grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
+		TxByKey:      newLoader(wait, byKey(store.TxsByKey, (*db.Tx).Key)),
+		PrincipalTxs: newLoader(wait, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
+			return r.Principal, &r.Tx
+		})),
+		PrincipalTxCount: newLoader(wait, counts(store.PrincipalTxCounts)),
+		ContractByID:     newLoader(wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
+		ContractLogs: newLoader(wait, paged(store.ContractLogsOf, func(l *db.ContractLog) (string, *db.ContractLog) {
+			return l.ContractIdentifier, l
+		})),
+		MempoolTxByID:      newLoader(wait, byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
+		TxEvents:           newLoader(wait, txEvents(store)),
+		BlockTxIDs:         newLoader(wait, blockTxIDs(store)),
+		MicroblockTxCounts: newLoader(wait, microblockTxCounts(store)),
+		MempoolStxDelta:    newLoader(wait, mempoolStxDelta(store)),
 	}
 }
 
 type ctxKey struct{}
 
-// Middleware attaches fresh loaders to every request.
-func Middleware(store *db.Store) func(http.Handler) http.Handler {
+// Middleware attaches fresh loaders (batching with wait) to every request.
+func Middleware(store *db.Store, wait time.Duration) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(With(r.Context(), New(store))))
+			next.ServeHTTP(w, r.WithContext(With(r.Context(), NewWithWait(store, wait))))
 		})
 	}
 }
@@ -49,29 +104,120 @@ func With(ctx context.Context, l *Loaders) context.Context {
 // For returns the request's loaders.
 func For(ctx context.Context) *Loaders { return ctx.Value(ctxKey{}).(*Loaders) }
 
-func newLoader[K comparable, V any](fn dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
+func newLoader[K comparable, V any](wait time.Duration, fn dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
 	return dataloader.NewBatchedLoader(fn, dataloader.WithWait[K, V](wait), dataloader.WithBatchCapacity[K, V](1000))
 }
 
+// failed answers every key of a batch with err.
+func failed[V any](n int, err error) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], n)
+	for i := range out {
+		out[i] = &dataloader.Result[V]{Error: err}
+	}
+	return out
+}
+
+// answer answers each key in order from found (the zero value for keys without rows).
+func answer[K comparable, V any](keys []K, found map[K]V) []*dataloader.Result[V] {
+	out := make([]*dataloader.Result[V], len(keys))
+	for i, k := range keys {
+		out[i] = &dataloader.Result[V]{Data: found[k]}
+	}
+	return out
+}
+
 // byKey adapts a "fetch rows for these keys" store method into a batch function that answers
-// each key in order, with nil for keys that have no row.
+// each key with its row, or nil when it has none.
 func byKey[K comparable, V any](fetch func(context.Context, []K) ([]V, error), key func(V) K) dataloader.BatchFunc[K, V] {
 	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
-		out := make([]*dataloader.Result[V], len(keys))
 		rows, err := fetch(ctx, keys)
 		if err != nil {
-			for i := range out {
-				out[i] = &dataloader.Result[V]{Error: err}
-			}
-			return out
+			return failed[V](len(keys), err)
 		}
 		found := make(map[K]V, len(rows))
 		for _, r := range rows {
 			found[key(r)] = r
 		}
-		for i, k := range keys {
-			out[i] = &dataloader.Result[V]{Data: found[k]}
-		}
-		return out
+		return answer(keys, found)
 	}
+}
+
+// grouped adapts a "fetch the children of these parents" store method into a batch function that
+// answers each parent with its children, in the order the store returned them.
+func grouped[K comparable, V any](fetch func(context.Context, []K) ([]V, error), parent func(V) K) dataloader.BatchFunc[K, []V] {
+	return func(ctx context.Context, keys []K) []*dataloader.Result[[]V] {
+		rows, err := fetch(ctx, keys)
+		if err != nil {
+			return failed[[]V](len(keys), err)
+		}
+		found := make(map[K][]V, len(keys))
+		for _, r := range rows {
+			found[parent(r)] = append(found[parent(r)], r)
+		}
+		return answer(keys, found)
+	}
+}
+
+// paged adapts a "fetch one page of the children of these parents" store method: keys asking for
+// the same page (the same cursor, size and direction) share one statement, so a query runs one
+// statement per distinct page argument per level, however many parents it reaches.
+func paged[R, V any](fetch func(context.Context, []string, db.Keyset) ([]R, error), split func(R) (string, V)) dataloader.BatchFunc[Page, []V] {
+	return func(ctx context.Context, keys []Page) []*dataloader.Result[[]V] {
+		byPage := map[db.Keyset][]string{}
+		for _, k := range keys {
+			byPage[k.Keyset] = append(byPage[k.Keyset], k.Parent)
+		}
+		found := make(map[Page][]V, len(keys))
+		for ks, parents := range byPage {
+			rows, err := fetch(ctx, parents, ks)
+			if err != nil {
+				return failed[[]V](len(keys), err)
+			}
+			for _, r := range rows {
+				parent, v := split(r)
+				k := Page{Parent: parent, Keyset: ks}
+				found[k] = append(found[k], v)
+			}
+		}
+		return answer(keys, found)
+	}
+}
+
+// counts adapts a "count the children of these parents" store method.
+func counts(fetch func(context.Context, []string) ([]*db.PrincipalTxCount, error)) dataloader.BatchFunc[string, int64] {
+	return func(ctx context.Context, keys []string) []*dataloader.Result[int64] {
+		rows, err := fetch(ctx, keys)
+		if err != nil {
+			return failed[int64](len(keys), err)
+		}
+		found := make(map[string]int64, len(rows))
+		for _, r := range rows {
+			found[r.Principal] = r.Count
+		}
+		return answer(keys, found)
+	}
+}
+
+// PerEvent gives every subscription event fresh loaders. The HTTP middleware's loaders would live
+// as long as the WebSocket connection, and their cache would serve one event rows read for an
+// earlier one (a fork may have changed them since).
+type PerEvent struct {
+	Store *db.Store
+	Wait  time.Duration
+}
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.ResponseInterceptor
+} = PerEvent{}
+
+func (PerEvent) ExtensionName() string                   { return "LoadersPerEvent" }
+func (PerEvent) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (p PerEvent) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if !graphql.HasOperationContext(ctx) || graphql.GetOperationContext(ctx).Operation == nil ||
+		graphql.GetOperationContext(ctx).Operation.Operation != ast.Subscription {
+		return next(ctx)
+	}
+	return next(With(ctx, NewWithWait(p.Store, p.Wait)))
 }

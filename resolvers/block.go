@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
@@ -47,8 +48,76 @@ func (r *queryResolver) BurnBlock(ctx context.Context, hash []byte, height *int3
 	}
 }
 
+func (r *queryResolver) BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*graph.BlockConnection, error) {
+	ks, n, err := r.keyset(blockList, relayArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.Store.BlocksPage(ctx, ks)
+	if err != nil {
+		return nil, err
+	}
+	p := paginate(blockList, rows, ks, n, blockCursor)
+	edges := make([]*graph.BlockEdge, len(p.nodes))
+	for i, b := range p.nodes {
+		edges[i] = &graph.BlockEdge{Cursor: p.cursors[i], Node: b}
+	}
+	return &graph.BlockConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}, nil
+}
+
+type blockConnectionResolver struct{ *Resolver }
+
+// TotalCount is the tip height: canonical blocks are numbered without gaps from 1, so the count
+// costs one single-row read instead of a scan.
+func (r *blockConnectionResolver) TotalCount(ctx context.Context, _ *graph.BlockConnection) (int32, error) {
+	tip, err := r.Store.ChainTip(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return tip.BlockHeight, nil
+}
+
 func (r *blockResolver) BurnBlock(ctx context.Context, b *db.Block) (*db.BurnBlock, error) {
 	return loaders.For(ctx).BurnBlockByHash.Load(ctx, string(b.BurnBlockHash))()
+}
+
+func (r *blockResolver) Parent(ctx context.Context, b *db.Block) (*db.Block, error) {
+	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(b.ParentIndexBlockHash))()
+}
+
+func (r *blockResolver) Transactions(ctx context.Context, b *db.Block, first *int32, after *string, last *int32, before *string) (*graph.TransactionConnection, error) {
+	ks, n, err := r.keyset(blockTxList, relayArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, loaders.Page{Parent: string(b.IndexBlockHash), Keyset: ks})()
+	if err != nil {
+		return nil, err
+	}
+	c := txConnection(paginate(blockTxList, rows, ks, n, blockTxCursor))
+	c.TotalCount = b.TxCount
+	return c, nil
+}
+
+func (r *blockResolver) Microblocks(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
+	return loaders.For(ctx).MicroblocksAccepted.Load(ctx, string(b.IndexBlockHash))()
+}
+
+func (r *blockResolver) MicroblocksStreamed(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
+	return loaders.For(ctx).MicroblocksStreamed.Load(ctx, string(b.IndexBlockHash))()
+}
+
+func (r *blockResolver) MinerRewards(ctx context.Context, b *db.Block) ([]*db.MinerReward, error) {
+	return loaders.For(ctx).MinerRewards.Load(ctx, string(b.IndexBlockHash))()
+}
+
+// txConnection builds a transaction connection from a page.
+func txConnection(p pageOf[*db.Tx]) *graph.TransactionConnection {
+	edges := make([]*graph.TransactionEdge, len(p.nodes))
+	for i, t := range p.nodes {
+		edges[i] = &graph.TransactionEdge{Cursor: p.cursors[i], Node: t}
+	}
+	return &graph.TransactionConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}
 }
 
 // page validates limit/offset arguments against a maximum page size.
@@ -67,4 +136,14 @@ func page(limit, offset *int32, max int32) (int, int, error) {
 		return 0, 0, invalid("offset must be >= 0")
 	}
 	return int(l), int(o), nil
+}
+
+func (r *Resolver) BlockConnection() graph.BlockConnectionResolver {
+	return &blockConnectionResolver{r}
+}
+
+// Block is the anchor block that holds the transaction (for a microblock transaction, the block
+// that confirmed its microblock).
+func (r *transactionResolver) Block(ctx context.Context, t *db.Tx) (*db.Block, error) {
+	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(t.IndexBlockHash))()
 }

@@ -13,6 +13,10 @@ import (
 // Resolver is the root resolver; it holds the dependencies every field needs.
 type Resolver struct {
 	Store *db.Store
+	// MaxPageSize bounds first/last of connections (DefaultMaxPageSize when 0).
+	MaxPageSize int
+	// Events feeds subscriptions with what ingestion commits (nil: subscriptions report unavailable).
+	Events *db.Listener
 }
 
 // NewExecutableSchema builds the executable schema that /graphql and the REST adapter both run.
@@ -25,6 +29,14 @@ func (r *Resolver) Block() graph.BlockResolver           { return &blockResolver
 func (r *Resolver) Brc20Token() graph.Brc20TokenResolver { return &brc20TokenResolver{r} }
 
 type queryResolver struct{ *Resolver }
+
+// Transaction and Account fields are written by several domains (resolvers/transaction.go,
+// account.go, block.go, connection.go…), so their resolver types are declared here once.
+func (r *Resolver) Transaction() graph.TransactionResolver { return &transactionResolver{r} }
+func (r *Resolver) Account() graph.AccountResolver         { return &accountResolver{r} }
+
+type transactionResolver struct{ *Resolver }
+type accountResolver struct{ *Resolver }
 
 // invalid is the error for bad arguments, in the shared vocabulary.
 func invalid(format string, args ...any) error {

@@ -1,6 +1,3 @@
-// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs one
-// fixed GraphQL operation in-process (parsed and validated once, at start-up) and reshapes its
-// result into the reference's JSON; REST adds no SQL of its own.
 package rest
 
 import (
@@ -25,55 +22,71 @@ import (
 //go:embed operations/*.graphql
 var operationFiles embed.FS
 
-// operations runs the embedded fixed operations against the executable schema.
+// operations runs the embedded fixed operations against the executable schema. The files form
+// one document (operations share fragments), so it is parsed and validated once and every
+// request names the operation it runs.
 type operations struct {
-	exec    *executor.Executor
-	queries map[string]string // operation name -> document
+	exec     *executor.Executor
+	document string
+	names    map[string]bool
 }
 
-// newOperations loads every embedded operation and validates it against the schema, so that a
+// newOperations loads the embedded operations and validates them against the schema, so that a
 // schema change that breaks a REST path fails at start-up (and in tests), not on a request.
 func newOperations(es graphql.ExecutableSchema) (*operations, error) {
 	exec := executor.New(es)
-	exec.SetQueryCache(lru.New[*ast.QueryDocument](256))
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](16))
 	exec.SetErrorPresenter(resolvers.PresentError)
-	ops := &operations{exec: exec, queries: map[string]string{}}
-	names, err := fs.Glob(operationFiles, "operations/*.graphql")
+	files, err := fs.Glob(operationFiles, "operations/*.graphql")
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		b, err := operationFiles.ReadFile(n)
+	var doc strings.Builder
+	for _, f := range files {
+		b, err := operationFiles.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "operations/"), ".graphql")
-		ops.queries[name] = string(b)
-		if _, errs := gqlparser.LoadQuery(es.Schema(), string(b)); errs != nil {
-			return nil, fmt.Errorf("fixed operation %s is invalid: %v", n, errs)
-		}
+		doc.Write(b)
+		doc.WriteByte('\n')
+	}
+	parsed, errs := gqlparser.LoadQuery(es.Schema(), doc.String())
+	if errs != nil {
+		return nil, fmt.Errorf("fixed operations are invalid: %v", errs)
+	}
+	ops := &operations{exec: exec, document: doc.String(), names: map[string]bool{}}
+	for _, op := range parsed.Operations {
+		ops.names[op.Name] = true
 	}
 	return ops, nil
 }
 
-// run executes the named operation with vars and decodes its data into out. GraphQL errors come
-// back as *stxgraph.Error with the code the error presenter attached.
-func (o *operations) run(ctx context.Context, name string, vars map[string]any, out any) error {
-	q, ok := o.queries[name]
-	if !ok {
-		return fmt.Errorf("unknown fixed operation %q", name)
+// raw executes the named operation with vars and returns its data. GraphQL errors come back as
+// *stxgraph.Error with the code the error presenter attached.
+func (o *operations) raw(ctx context.Context, name string, vars map[string]any) (json.RawMessage, error) {
+	if !o.names[name] {
+		return nil, fmt.Errorf("unknown fixed operation %q", name)
 	}
 	ctx = graphql.StartOperationTrace(ctx)
-	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: q, Variables: vars})
+	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
 	if errs != nil {
-		return firstError(errs)
+		return nil, firstError(errs)
 	}
 	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
 	resp := h(ctx)
 	if len(resp.Errors) > 0 {
-		return firstError(resp.Errors)
+		return nil, firstError(resp.Errors)
 	}
-	return json.Unmarshal(resp.Data, out)
+	return resp.Data, nil
+}
+
+// run executes the named operation and decodes its data into out.
+func (o *operations) run(ctx context.Context, name string, vars map[string]any, out any) error {
+	data, err := o.raw(ctx, name, vars)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
 }
 
 func firstError(errs gqlerror.List) error {

@@ -1,6 +1,10 @@
+// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs one
+// fixed GraphQL operation in-process (parsed and validated once, at start-up) and reshapes its
+// result into the reference's JSON; REST adds no SQL of its own.
 package rest
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -11,6 +15,9 @@ import (
 type Options struct {
 	// ServerVersion is reported by the status endpoint and the X-API-Version header.
 	ServerVersion string
+	// DisableDeprecated answers the deprecated paths with 410 Gone, as the reference does with
+	// ENABLE_DEPRECATED_ENDPOINTS=false.
+	DisableDeprecated bool
 }
 
 // API is the REST adapter.
@@ -28,10 +35,109 @@ func New(es graphql.ExecutableSchema, opts Options) (*API, error) {
 	return &API{ops: ops, opts: opts}, nil
 }
 
+// route is one REST path: how to read its parameters, the fixed operation it runs, the ETag it
+// carries and how the operation's data becomes the reference's body.
+type route struct {
+	path       string
+	deprecated bool
+	params     func(r *http.Request) (map[string]any, error)
+	op         string
+	// tagOp computes only the ETag, to answer If-None-Match without the full read ("" when the
+	// route has no ETag); etag reads it from either operation's data.
+	tagOp string
+	etag  func(data json.RawMessage) string
+	body  func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
+	// redirect, when set, may send the request elsewhere before anything runs.
+	redirect func(r *http.Request) (string, bool)
+}
+
 // Register adds the REST routes to r.
 func (a *API) Register(r *mux.Router) {
 	r.HandleFunc("/extended", a.status).Methods(http.MethodGet)
 	r.HandleFunc("/extended/v1/status", a.status).Methods(http.MethodGet)
+	for _, rt := range a.routes() {
+		h := a.common(a.serve(rt), rt.deprecated)
+		// The reference ignores trailing slashes.
+		r.Handle(rt.path, h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+		r.Handle(rt.path+"/", h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	}
+	for _, p := range []string{"/extended/v1/openapi.json", "/extended/v1/openapi.json/"} {
+		r.Handle(p, a.common(http.HandlerFunc(openAPI), false)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
+	}
+}
+
+const deprecationNotice = "See https://docs.hiro.so/stacks/api for more information"
+
+// common adds what every REST response carries: open CORS, the API version, no caching unless
+// the route sets an ETag, and the deprecation warning (or 410 when deprecated paths are off).
+func (a *API) common(next http.Handler, deprecated bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "X-API-Version")
+		h.Set("X-API-Version", a.opts.ServerVersion)
+		h.Set("Cache-Control", "no-store")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "GET,HEAD,POST,OPTIONS")
+			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		if deprecated {
+			if a.opts.DisableDeprecated {
+				writeJSON(w, http.StatusGone, map[string]string{"error": "Gone", "message": "This endpoint has been disabled. " + deprecationNotice})
+				return
+			}
+			h.Set("Warning", `299 - "Deprecated: `+deprecationNotice+`"`)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serve runs a route: parameters, the If-None-Match shortcut, the operation, headers, body.
+func (a *API) serve(rt route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rt.redirect != nil {
+			if target, ok := rt.redirect(r); ok {
+				w.Header().Set("Location", target)
+				w.WriteHeader(http.StatusFound)
+				return
+			}
+		}
+		vars, err := rt.params(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
+			data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			if tag := rt.etag(data); notModified(r, tag) {
+				setETag(w, tag)
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		data, err := a.ops.raw(r.Context(), rt.op, vars)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		body, err := rt.body(r, vars, data)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if rt.etag != nil {
+			setETag(w, rt.etag(data))
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		w.Write(body) //nolint:errcheck // the client went away; nothing to do
+	})
 }
 
 type statusData struct {
@@ -46,7 +152,7 @@ type statusData struct {
 // status reports the server version and the chain tip, for operators and health checks.
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	var d statusData
-	if err := a.ops.run(r.Context(), "status", nil, &d); err != nil {
+	if err := a.ops.run(r.Context(), "Status", nil, &d); err != nil {
 		writeError(w, err)
 		return
 	}

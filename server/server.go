@@ -13,7 +13,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/gorilla/mux"
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -29,11 +28,41 @@ type Config struct {
 	ServerVersion string
 	// Introspection enables GraphQL schema introspection (on by default in cmd).
 	Introspection bool
+	// Events feeds GraphQL subscriptions (Store.Listen); nil switches them off.
+	Events *db.Listener
+	// Operation limits; zero takes the Default… value (resolvers.DefaultMaxPageSize for pages).
+	MaxDepth      int
+	MaxComplexity int
+	MaxPageSize   int
+	QueryTimeout  time.Duration
+	// LoaderWait is how long dataloaders collect keys before a batch (loaders.DefaultWait when 0).
+	LoaderWait time.Duration
+}
+
+// withDefaults fills the limits left at zero.
+func (c Config) withDefaults() Config {
+	if c.MaxDepth <= 0 {
+		c.MaxDepth = DefaultMaxDepth
+	}
+	if c.MaxComplexity <= 0 {
+		c.MaxComplexity = DefaultMaxComplexity
+	}
+	if c.MaxPageSize <= 0 {
+		c.MaxPageSize = resolvers.DefaultMaxPageSize
+	}
+	if c.QueryTimeout <= 0 {
+		c.QueryTimeout = DefaultQueryTimeout
+	}
+	if c.LoaderWait <= 0 {
+		c.LoaderWait = loaders.DefaultWait
+	}
+	return c
 }
 
 // New returns the public HTTP handler.
 func New(cfg Config) (http.Handler, error) {
-	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store})
+	cfg = cfg.withDefaults()
+	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events})
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion})
 	if err != nil {
 		return nil, err
@@ -41,9 +70,9 @@ func New(cfg Config) (http.Handler, error) {
 	m := newMetrics(cfg.Store.DB.DB)
 
 	r := mux.NewRouter()
-	r.Use(m.middleware, logRequests, loaders.Middleware(cfg.Store))
+	r.Use(m.middleware, logRequests, loaders.Middleware(cfg.Store, cfg.LoaderWait))
 	r.Handle("/graphql", graphqlHandler(es, cfg)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
-	r.Handle("/graphiql", playground.Handler("stxgraph GraphiQL", "/graphql")).Methods(http.MethodGet)
+	r.Handle("/graphiql", graphiql()).Methods(http.MethodGet)
 	r.HandleFunc("/", index).Methods(http.MethodGet)
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
 	api.Register(r)
@@ -52,6 +81,9 @@ func New(cfg Config) (http.Handler, error) {
 
 func graphqlHandler(es graphql.ExecutableSchema, cfg Config) http.Handler {
 	srv := handler.New(es)
+	// graphql-transport-ws (and the legacy graphql-ws) for subscriptions; pings keep proxies
+	// from closing idle subscriptions.
+	srv.AddTransport(transport.Websocket{KeepAlivePingInterval: 15 * time.Second, InitTimeout: 10 * time.Second})
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -60,6 +92,10 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config) http.Handler {
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize})
+	srv.Use(timeout(cfg.QueryTimeout))
+	srv.Use(loaders.PerEvent{Store: cfg.Store, Wait: cfg.LoaderWait})
 	return srv
 }
 

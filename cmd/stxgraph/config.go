@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // config is the configuration shared by the subcommands. Every setting has a flag and an
@@ -18,6 +19,14 @@ type config struct {
 	apiPort, eventPort int
 	chainID            uint32
 	databaseURL        string
+	graphql            graphqlLimits
+}
+
+// graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
+type graphqlLimits struct {
+	maxDepth, maxComplexity, maxPageSize int
+	timeout                              time.Duration
+	introspection                        bool
 }
 
 func (c *config) apiAddr() string   { return net.JoinHostPort(c.apiHost, strconv.Itoa(c.apiPort)) }
@@ -45,6 +54,12 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 		return err
 	})
 	c.chainID, _ = parseChainID(env("STACKS_CHAIN_ID", "0x80000000"))
+	g := &c.graphql
+	fs.IntVar(&g.maxDepth, "graphql-max-depth", envInt("STXGRAPH_GRAPHQL_MAX_DEPTH", 0), "deepest GraphQL selection allowed (env STXGRAPH_GRAPHQL_MAX_DEPTH; 0 = server default)")
+	fs.IntVar(&g.maxComplexity, "graphql-max-complexity", envInt("STXGRAPH_GRAPHQL_MAX_COMPLEXITY", 0), "highest GraphQL query cost allowed; lists cost their page size (env STXGRAPH_GRAPHQL_MAX_COMPLEXITY; 0 = server default)")
+	fs.IntVar(&g.maxPageSize, "graphql-max-page-size", envInt("STXGRAPH_GRAPHQL_MAX_PAGE_SIZE", 0), "largest first/last/limit allowed (env STXGRAPH_GRAPHQL_MAX_PAGE_SIZE; 0 = server default)")
+	fs.DurationVar(&g.timeout, "graphql-timeout", envDuration("STXGRAPH_GRAPHQL_TIMEOUT", 0), "time limit of one GraphQL query (env STXGRAPH_GRAPHQL_TIMEOUT; 0 = server default)")
+	fs.BoolVar(&g.introspection, "graphql-introspection", envBool("STXGRAPH_GRAPHQL_INTROSPECTION", true), "allow schema introspection (env STXGRAPH_GRAPHQL_INTROSPECTION)")
 }
 
 func parseChainID(s string) (uint32, error) {
@@ -82,6 +97,13 @@ func env(key, def string) string {
 
 func envInt(key string, def int) int {
 	if v, err := strconv.Atoi(env(key, "")); err == nil {
+		return v
+	}
+	return def
+}
+
+func envDuration(key string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(env(key, "")); err == nil {
 		return v
 	}
 	return def

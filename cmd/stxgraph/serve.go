@@ -51,7 +51,16 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	}
 	defer store.Close()
 
-	api, err := server.New(server.Config{Store: store, ServerVersion: "stxgraph " + version, Introspection: true})
+	events, err := store.Listen(ctx) // one LISTEN connection feeds every subscription
+	if err != nil {
+		return err
+	}
+	api, err := server.New(server.Config{
+		Store: store, ServerVersion: "stxgraph " + version, Events: events,
+		Introspection: cfg.graphql.introspection, MaxDepth: cfg.graphql.maxDepth,
+		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
+		QueryTimeout: cfg.graphql.timeout,
+	})
 	if err != nil {
 		return err
 	}

@@ -1,13 +1,12 @@
 package clarity
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/stxgraph/stxgraph/stacks/c32"
+	"github.com/stxgraph/stxgraph/stacks/wire"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack. stacks-core never produces
@@ -28,25 +27,22 @@ func ValidClarityName(s string) bool {
 	return len(s) >= 1 && len(s) <= maxClarityNameLen && clarityNameRE.MatchString(s)
 }
 
-// DecodeError reports malformed input and the byte offset where decoding failed.
-type DecodeError struct {
-	Offset int
-	Msg    string
-}
+// DecodeError reports malformed input and the byte offset where decoding failed. Its Error
+// reads "clarity: <Msg> at byte offset <Offset>".
+type DecodeError = wire.DecodeError
 
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("clarity: %s at byte offset %d", e.Msg, e.Offset)
-}
+// errSource prefixes the messages of this package's DecodeErrors.
+const errSource = "clarity"
 
 // Decode reads one value from the start of b and reports how many bytes it used. Trailing bytes
 // are left to the caller, as in a transaction's argument list.
 func Decode(b []byte) (Value, int, error) {
-	d := decoder{buf: b}
+	d := decoder{wire.NewReader(errSource, b)}
 	v, err := d.value(0)
 	if err != nil {
 		return nil, 0, err
 	}
-	return v, d.pos, nil
+	return v, d.Offset(), nil
 }
 
 // DecodeHex decodes a hex string (with or without "0x") holding exactly one value.
@@ -60,7 +56,7 @@ func DecodeHex(s string) (Value, error) {
 		return nil, err
 	}
 	if n != len(b) {
-		return nil, &DecodeError{Offset: n, Msg: fmt.Sprintf("%d trailing bytes after the value", len(b)-n)}
+		return nil, &DecodeError{Offset: n, Msg: fmt.Sprintf("%d trailing bytes after the value", len(b)-n), Source: errSource}
 	}
 	return v, nil
 }
@@ -85,55 +81,17 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// decoder reads values; the wire.Reader supplies the bounded reads and errors.
 type decoder struct {
-	buf []byte
-	pos int
-}
-
-func (d *decoder) fail(at int, format string, args ...any) error {
-	return &DecodeError{Offset: at, Msg: fmt.Sprintf(format, args...)}
-}
-
-func (d *decoder) remaining() int { return len(d.buf) - d.pos }
-
-func (d *decoder) take(n int, what string) ([]byte, error) {
-	if n < 0 || n > d.remaining() {
-		return nil, d.fail(d.pos, "unexpected end of input reading %s: need %d bytes, have %d", what, n, d.remaining())
-	}
-	b := d.buf[d.pos : d.pos+n]
-	d.pos += n
-	return b, nil
-}
-
-func (d *decoder) byte(what string) (byte, error) {
-	b, err := d.take(1, what)
-	if err != nil {
-		return 0, err
-	}
-	return b[0], nil
-}
-
-// length reads a u32 length or count and rejects it when even minimal elements of minSize bytes
-// could not fit in the rest of the input; this keeps allocations proportional to the input.
-func (d *decoder) length(what string, minSize int) (int, error) {
-	at := d.pos
-	b, err := d.take(4, what)
-	if err != nil {
-		return 0, err
-	}
-	n := binary.BigEndian.Uint32(b)
-	if uint64(n)*uint64(minSize) > uint64(d.remaining()) {
-		return 0, d.fail(at, "%s %d exceeds the %d remaining bytes", what, n, d.remaining())
-	}
-	return int(n), nil
+	wire.Reader
 }
 
 func (d *decoder) value(depth int) (Value, error) {
 	if depth > MaxDepth {
-		return nil, d.fail(d.pos, "values nested deeper than %d", MaxDepth)
+		return nil, d.Fail(d.Offset(), "values nested deeper than %d", MaxDepth)
 	}
-	at := d.pos
-	t, err := d.byte("type id")
+	at := d.Offset()
+	t, err := d.U8("type id")
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +104,7 @@ func (d *decoder) value(depth int) (Value, error) {
 	case TypeTrue, TypeFalse:
 		return Bool(TypeID(t) == TypeTrue), nil
 	case TypeStandardPrincipal, TypeContractPrincipal:
-		p, err := d.principal(TypeID(t) == TypeContractPrincipal)
+		p, err := d.Principal(TypeID(t) == TypeContractPrincipal)
 		return Principal{p}, err
 	case TypeOk, TypeErr:
 		inner, err := d.value(depth + 1)
@@ -167,12 +125,12 @@ func (d *decoder) value(depth int) (Value, error) {
 		b, err := d.sized("string-utf8 length")
 		return StringUTF8(b), err
 	default:
-		return nil, d.fail(at, "unknown Clarity type id 0x%02x", t)
+		return nil, d.Fail(at, "unknown Clarity type id 0x%02x", t)
 	}
 }
 
 func (d *decoder) integer(t TypeID) (Value, error) {
-	b, err := d.take(16, "128-bit integer")
+	b, err := d.Take(16, "128-bit integer")
 	if err != nil {
 		return nil, err
 	}
@@ -184,58 +142,19 @@ func (d *decoder) integer(t TypeID) (Value, error) {
 
 // sized reads a u32 byte length and that many bytes, copied so the value never aliases the input.
 func (d *decoder) sized(what string) ([]byte, error) {
-	n, err := d.length(what, 1)
+	n, err := d.Count(what, 1)
 	if err != nil {
 		return nil, err
 	}
-	b, err := d.take(n, "bytes")
+	b, err := d.Take(n, "bytes")
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte{}, b...), nil
 }
 
-// Address reads a version byte and a hash160, rejecting versions that c32 cannot represent.
-func (d *decoder) address() (c32.Address, error) {
-	at := d.pos
-	b, err := d.take(21, "address")
-	if err != nil {
-		return c32.Address{}, err
-	}
-	if b[0] > c32.MaxVersion {
-		return c32.Address{}, d.fail(at, "address version %d is above %d", b[0], c32.MaxVersion)
-	}
-	return c32.Address{Version: b[0], Hash160: [20]byte(b[1:])}, nil
-}
-
-func (d *decoder) principal(contract bool) (c32.Principal, error) {
-	a, err := d.address()
-	if err != nil || !contract {
-		return c32.Principal{Address: a}, err
-	}
-	name, err := d.name("contract name", c32.ValidContractName)
-	return c32.Principal{Address: a, ContractName: name}, err
-}
-
-// name reads a 1-byte length and a name, checking it with valid.
-func (d *decoder) name(what string, valid func(string) bool) (string, error) {
-	at := d.pos
-	n, err := d.byte(what + " length")
-	if err != nil {
-		return "", err
-	}
-	b, err := d.take(int(n), what)
-	if err != nil {
-		return "", err
-	}
-	if !valid(string(b)) {
-		return "", d.fail(at, "invalid %s %q", what, b)
-	}
-	return string(b), nil
-}
-
 func (d *decoder) list(depth int) (Value, error) {
-	n, err := d.length("list length", 1)
+	n, err := d.Count("list length", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -253,15 +172,15 @@ func (d *decoder) list(depth int) (Value, error) {
 // tuple reads the entries in wire order. Duplicate keys are rejected as stacks-core does; the
 // order is not enforced because the API decoder accepts (and sorts for printing) unsorted keys.
 func (d *decoder) tuple(depth int) (Value, error) {
-	n, err := d.length("tuple length", 3) // name length, at least one name byte, a type id
+	n, err := d.Count("tuple length", 3) // name length, at least one name byte, a type id
 	if err != nil {
 		return nil, err
 	}
 	t := make(Tuple, 0, min(n, maxPrealloc))
 	var seen map[string]bool // only built once keys arrive out of order
 	for i := range n {
-		at := d.pos
-		name, err := d.name("tuple key", ValidClarityName)
+		at := d.Offset()
+		name, err := d.Name("tuple key", ValidClarityName)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +192,7 @@ func (d *decoder) tuple(depth int) (Value, error) {
 		}
 		if seen != nil {
 			if seen[name] {
-				return nil, d.fail(at, "duplicate tuple key %q", name)
+				return nil, d.Fail(at, "duplicate tuple key %q", name)
 			}
 			seen[name] = true
 		}

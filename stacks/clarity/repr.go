@@ -105,13 +105,17 @@ func (v Tuple) sorted() Tuple {
 	return s
 }
 
-func (v Tuple) writeRepr(w *builder) {
+func (v Tuple) writeRepr(w *builder) { v.write(w, Value.writeRepr) }
+
+// write prints the entries in key order as "(tuple (key elem) ...)", each value printed by elem;
+// repr and type strings share this shape.
+func (v Tuple) write(w *builder, elem func(Value, *builder)) {
 	w.WriteString("(tuple")
 	for _, e := range v.sorted() {
 		w.WriteString(" (")
 		w.WriteString(e.Name)
 		w.WriteByte(' ')
-		e.Value.writeRepr(w)
+		elem(e.Value, w)
 		w.WriteByte(')')
 	}
 	w.WriteByte(')')
@@ -226,14 +230,4 @@ func (v List) writeType(w *builder) {
 	w.WriteByte(')')
 }
 
-func (v Tuple) writeType(w *builder) {
-	w.WriteString("(tuple")
-	for _, e := range v.sorted() {
-		w.WriteString(" (")
-		w.WriteString(e.Name)
-		w.WriteByte(' ')
-		e.Value.writeType(w)
-		w.WriteByte(')')
-	}
-	w.WriteByte(')')
-}
+func (v Tuple) writeType(w *builder) { v.write(w, Value.writeType) }

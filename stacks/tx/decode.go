@@ -1,24 +1,21 @@
 package tx
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/stxgraph/stxgraph/stacks/c32"
 	"github.com/stxgraph/stxgraph/stacks/clarity"
+	"github.com/stxgraph/stxgraph/stacks/wire"
 )
 
-// DecodeError reports malformed transaction bytes and the offset where decoding failed.
-type DecodeError struct {
-	Offset int
-	Msg    string
-}
+// DecodeError reports malformed transaction bytes and the offset where decoding failed. Its
+// Error reads "transaction: <Msg> at byte offset <Offset>".
+type DecodeError = wire.DecodeError
 
-func (e *DecodeError) Error() string {
-	return fmt.Sprintf("transaction: %s at byte offset %d", e.Msg, e.Offset)
-}
+// errSource prefixes the messages of this package's DecodeErrors.
+const errSource = "transaction"
 
 // Decode parses exactly one transaction. Trailing bytes are an error because the tx id hashes
 // every byte: an observer's raw_tx with extra bytes would not match its txid.
@@ -28,7 +25,7 @@ func Decode(raw []byte) (*Transaction, error) {
 		return nil, err
 	}
 	if n != len(raw) {
-		return nil, &DecodeError{Offset: n, Msg: fmt.Sprintf("%d trailing bytes after the transaction", len(raw)-n)}
+		return nil, &DecodeError{Offset: n, Msg: fmt.Sprintf("%d trailing bytes after the transaction", len(raw)-n), Source: errSource}
 	}
 	return t, nil
 }
@@ -48,96 +45,29 @@ func DecodePrefix(raw []byte) (*Transaction, int, error) {
 	if len(raw) > MaxTransactionLen {
 		raw = raw[:MaxTransactionLen] // a transaction cannot extend past the limit
 	}
-	d := decoder{buf: raw}
+	d := decoder{wire.NewReader(errSource, raw)}
 	t, err := d.transaction()
 	if err != nil {
 		return nil, 0, err
 	}
-	return t, d.pos, nil
+	return t, d.Offset(), nil
 }
 
+// decoder reads transactions; the wire.Reader supplies the bounded reads and errors.
 type decoder struct {
-	buf []byte
-	pos int
-}
-
-func (d *decoder) fail(at int, format string, args ...any) error {
-	return &DecodeError{Offset: at, Msg: fmt.Sprintf(format, args...)}
-}
-
-func (d *decoder) remaining() int { return len(d.buf) - d.pos }
-
-func (d *decoder) take(n int, what string) ([]byte, error) {
-	if n > d.remaining() {
-		return nil, d.fail(d.pos, "unexpected end of input reading %s: need %d bytes, have %d", what, n, d.remaining())
-	}
-	b := d.buf[d.pos : d.pos+n]
-	d.pos += n
-	return b, nil
-}
-
-func (d *decoder) u8(what string) (byte, error) {
-	b, err := d.take(1, what)
-	if err != nil {
-		return 0, err
-	}
-	return b[0], nil
-}
-
-func (d *decoder) u16(what string) (uint16, error) {
-	b, err := d.take(2, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.BigEndian.Uint16(b), nil
-}
-
-func (d *decoder) u32(what string) (uint32, error) {
-	b, err := d.take(4, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.BigEndian.Uint32(b), nil
-}
-
-func (d *decoder) u64(what string) (uint64, error) {
-	b, err := d.take(8, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.BigEndian.Uint64(b), nil
-}
-
-func (d *decoder) fixed(dst []byte, what string) error {
-	b, err := d.take(len(dst), what)
-	copy(dst, b)
-	return err
+	wire.Reader
 }
 
 // maxPrealloc caps the capacity reserved from a declared count; longer sequences grow as their
 // elements actually decode, so a lying count costs nothing.
 const maxPrealloc = 64
 
-// count reads a u32 element count and rejects counts that even minimal elements of minSize
-// bytes could not fill, so hostile counts never drive allocation.
-func (d *decoder) count(what string, minSize int) (int, error) {
-	at := d.pos
-	n, err := d.u32(what)
-	if err != nil {
-		return 0, err
-	}
-	if uint64(n)*uint64(minSize) > uint64(d.remaining()) {
-		return 0, d.fail(at, "%s %d exceeds the %d remaining bytes", what, n, d.remaining())
-	}
-	return int(n), nil
-}
-
 // enum reads one byte and checks it against valid.
 func (d *decoder) enum(what string, valid func(byte) bool) (byte, error) {
-	at := d.pos
-	b, err := d.u8(what)
+	at := d.Offset()
+	b, err := d.U8(what)
 	if err == nil && !valid(b) {
-		err = d.fail(at, "unknown %s 0x%02x", what, b)
+		err = d.Fail(at, "unknown %s 0x%02x", what, b)
 	}
 	return b, err
 }
@@ -148,7 +78,7 @@ func (d *decoder) transaction() (*Transaction, error) {
 	if t.Version, err = d.enum("transaction version", func(b byte) bool { return b == VersionMainnet || b == VersionTestnet }); err != nil {
 		return nil, err
 	}
-	if t.ChainID, err = d.u32("chain id"); err != nil {
+	if t.ChainID, err = d.U32("chain id"); err != nil {
 		return nil, err
 	}
 	auth, err := d.enum("authorization type", func(b byte) bool { return AuthType(b) == AuthStandard || AuthType(b) == AuthSponsored })
@@ -191,13 +121,13 @@ func (d *decoder) spendingCondition(c *SpendingCondition) error {
 		return err
 	}
 	c.HashMode = HashMode(mode)
-	if err := d.fixed(c.Signer[:], "signer hash"); err != nil {
+	if err := d.Fixed(c.Signer[:], "signer hash"); err != nil {
 		return err
 	}
-	if c.Nonce, err = d.u64("nonce"); err != nil {
+	if c.Nonce, err = d.U64("nonce"); err != nil {
 		return err
 	}
-	if c.Fee, err = d.u64("fee"); err != nil {
+	if c.Fee, err = d.U64("fee"); err != nil {
 		return err
 	}
 	if c.HashMode.IsSingleSig() {
@@ -206,9 +136,9 @@ func (d *decoder) spendingCondition(c *SpendingCondition) error {
 			return err
 		}
 		c.KeyEncoding = KeyEncoding(enc)
-		return d.fixed(c.Signature[:], "signature")
+		return d.Fixed(c.Signature[:], "signature")
 	}
-	n, err := d.count("auth field count", minAuthFieldLen)
+	n, err := d.Count("auth field count", minAuthFieldLen)
 	if err != nil {
 		return err
 	}
@@ -220,7 +150,7 @@ func (d *decoder) spendingCondition(c *SpendingCondition) error {
 		}
 		c.Fields = append(c.Fields, f)
 	}
-	c.SignaturesRequired, err = d.u16("signatures required")
+	c.SignaturesRequired, err = d.U16("signatures required")
 	return err
 }
 
@@ -231,16 +161,16 @@ func (d *decoder) authField(f *AuthField) error {
 	}
 	f.Type = AuthFieldType(id)
 	if f.Type.IsSignature() {
-		return d.fixed(f.Signature[:], "auth field signature")
+		return d.Fixed(f.Signature[:], "auth field signature")
 	}
-	return d.fixed(f.PublicKey[:], "auth field public key")
+	return d.Fixed(f.PublicKey[:], "auth field public key")
 }
 
 // A post-condition is at least kind(1) + principal(1) + code(1).
 const minPostConditionLen = 3
 
 func (d *decoder) postConditions() ([]PostCondition, error) {
-	n, err := d.count("post-condition count", minPostConditionLen)
+	n, err := d.Count("post-condition count", minPostConditionLen)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +210,7 @@ func (d *decoder) postCondition(pc *PostCondition) error {
 	}
 	pc.Code = ConditionCode(code)
 	if pc.Kind == AssetSTX || pc.Kind == AssetFungible || pc.Kind == AssetStaking {
-		pc.Amount, err = d.u64("post-condition amount")
+		pc.Amount, err = d.U64("post-condition amount")
 	}
 	return err
 }
@@ -305,81 +235,47 @@ func (d *decoder) postConditionPrincipal() (PostConditionPrincipal, error) {
 	if p.Kind == PrincipalOrigin {
 		return p, nil
 	}
-	if p.Principal.Address, err = d.address(); err != nil {
-		return p, err
-	}
-	if p.Kind == PrincipalContract {
-		p.Principal.ContractName, err = d.name("contract name", c32.ValidContractName)
-	}
+	p.Principal, err = d.Principal(p.Kind == PrincipalContract)
 	return p, err
 }
 
 func (d *decoder) assetInfo() (AssetInfo, error) {
 	var a AssetInfo
 	var err error
-	if a.Contract.Address, err = d.address(); err != nil {
+	if a.Contract.Address, err = d.Address(); err != nil {
 		return a, err
 	}
-	if a.Contract.ContractName, err = d.name("asset contract name", c32.ValidContractName); err != nil {
+	if a.Contract.ContractName, err = d.Name("asset contract name", c32.ValidContractName); err != nil {
 		return a, err
 	}
-	a.AssetName, err = d.name("asset name", clarity.ValidClarityName)
+	a.AssetName, err = d.Name("asset name", clarity.ValidClarityName)
 	return a, err
-}
-
-func (d *decoder) address() (c32.Address, error) {
-	at := d.pos
-	b, err := d.take(21, "address")
-	if err != nil {
-		return c32.Address{}, err
-	}
-	if b[0] > c32.MaxVersion {
-		return c32.Address{}, d.fail(at, "address version %d is above %d", b[0], c32.MaxVersion)
-	}
-	return c32.Address{Version: b[0], Hash160: [20]byte(b[1:])}, nil
-}
-
-// name reads a 1-byte length and a name, checking it with valid.
-func (d *decoder) name(what string, valid func(string) bool) (string, error) {
-	at := d.pos
-	n, err := d.u8(what + " length")
-	if err != nil {
-		return "", err
-	}
-	b, err := d.take(int(n), what)
-	if err != nil {
-		return "", err
-	}
-	if !valid(string(b)) {
-		return "", d.fail(at, "invalid %s %q", what, b)
-	}
-	return string(b), nil
 }
 
 // clarityValue decodes an embedded Clarity value, reporting errors at their offset in the tx.
 // The description is formatted only on error, with index appended when it is not negative.
 func (d *decoder) clarityValue(what string, index int) (clarity.Value, error) {
-	v, n, err := clarity.Decode(d.buf[d.pos:])
+	v, n, err := clarity.Decode(d.Rest())
 	if err != nil {
 		if index >= 0 {
 			what += " " + strconv.Itoa(index)
 		}
 		var ce *clarity.DecodeError
 		if errors.As(err, &ce) {
-			return nil, d.fail(d.pos+ce.Offset, "%s: %s", what, ce.Msg)
+			return nil, d.Fail(d.Offset()+ce.Offset, "%s: %s", what, ce.Msg)
 		}
 		return nil, err
 	}
-	d.pos += n
+	d.Skip(n)
 	return v, nil
 }
 
-// principal reads a payload principal in Clarity form (type byte 0x05 or 0x06).
-func (d *decoder) principal(what string) (c32.Principal, error) {
-	at := d.pos
-	if d.remaining() > 0 {
-		if t := clarity.TypeID(d.buf[d.pos]); t != clarity.TypeStandardPrincipal && t != clarity.TypeContractPrincipal {
-			return c32.Principal{}, d.fail(at, "%s: expected a principal, got Clarity type 0x%02x", what, byte(t))
+// clarityPrincipal reads a payload principal in Clarity form (type byte 0x05 or 0x06).
+func (d *decoder) clarityPrincipal(what string) (c32.Principal, error) {
+	at := d.Offset()
+	if rest := d.Rest(); len(rest) > 0 {
+		if t := clarity.TypeID(rest[0]); t != clarity.TypeStandardPrincipal && t != clarity.TypeContractPrincipal {
+			return c32.Principal{}, d.Fail(at, "%s: expected a principal, got Clarity type 0x%02x", what, byte(t))
 		}
 	}
 	v, err := d.clarityValue(what, -1)
@@ -390,8 +286,8 @@ func (d *decoder) principal(what string) (c32.Principal, error) {
 }
 
 func (d *decoder) payload() (Payload, error) {
-	at := d.pos
-	id, err := d.u8("payload type")
+	at := d.Offset()
+	id, err := d.U8("payload type")
 	if err != nil {
 		return nil, err
 	}
@@ -410,42 +306,42 @@ func (d *decoder) payload() (Payload, error) {
 		return d.contractCall()
 	case PayloadPoisonMicroblock:
 		p := &PoisonMicroblock{}
-		if err := d.fixed(p.Header1[:], "microblock header 1"); err != nil {
+		if err := d.Fixed(p.Header1[:], "microblock header 1"); err != nil {
 			return nil, err
 		}
-		return p, d.fixed(p.Header2[:], "microblock header 2")
+		return p, d.Fixed(p.Header2[:], "microblock header 2")
 	case PayloadCoinbase, PayloadCoinbaseToAltRecipient, PayloadNakamotoCoinbase:
 		return d.coinbase(PayloadType(id))
 	case PayloadTenureChange:
 		return d.tenureChange()
 	default:
-		return nil, d.fail(at, "unknown payload type 0x%02x", id)
+		return nil, d.Fail(at, "unknown payload type 0x%02x", id)
 	}
 }
 
 func (d *decoder) tokenTransfer() (Payload, error) {
 	p := &TokenTransfer{}
 	var err error
-	if p.Recipient, err = d.principal("token-transfer recipient"); err != nil {
+	if p.Recipient, err = d.clarityPrincipal("token-transfer recipient"); err != nil {
 		return nil, err
 	}
-	if p.Amount, err = d.u64("amount"); err != nil {
+	if p.Amount, err = d.U64("amount"); err != nil {
 		return nil, err
 	}
-	return p, d.fixed(p.Memo[:], "memo")
+	return p, d.Fixed(p.Memo[:], "memo")
 }
 
 func (d *decoder) smartContract(version byte) (Payload, error) {
 	p := &SmartContract{ClarityVersion: version}
 	var err error
-	if p.Name, err = d.name("contract name", c32.ValidContractName); err != nil {
+	if p.Name, err = d.Name("contract name", c32.ValidContractName); err != nil {
 		return nil, err
 	}
-	n, err := d.count("code length", 1)
+	n, err := d.Count("code length", 1)
 	if err != nil {
 		return nil, err
 	}
-	code, err := d.take(n, "code body")
+	code, err := d.Take(n, "code body")
 	p.Code = append([]byte{}, code...)
 	return p, err
 }
@@ -453,16 +349,13 @@ func (d *decoder) smartContract(version byte) (Payload, error) {
 func (d *decoder) contractCall() (Payload, error) {
 	p := &ContractCall{}
 	var err error
-	if p.Contract.Address, err = d.address(); err != nil {
+	if p.Contract, err = d.Principal(true); err != nil {
 		return nil, err
 	}
-	if p.Contract.ContractName, err = d.name("contract name", c32.ValidContractName); err != nil {
+	if p.FunctionName, err = d.Name("function name", clarity.ValidClarityName); err != nil {
 		return nil, err
 	}
-	if p.FunctionName, err = d.name("function name", clarity.ValidClarityName); err != nil {
-		return nil, err
-	}
-	n, err := d.count("argument count", 1)
+	n, err := d.Count("argument count", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -479,12 +372,12 @@ func (d *decoder) contractCall() (Payload, error) {
 
 func (d *decoder) coinbase(id PayloadType) (Payload, error) {
 	p := &Coinbase{}
-	if err := d.fixed(p.Data[:], "coinbase buffer"); err != nil {
+	if err := d.Fixed(p.Data[:], "coinbase buffer"); err != nil {
 		return nil, err
 	}
 	switch id {
 	case PayloadCoinbaseToAltRecipient:
-		r, err := d.principal("coinbase recipient")
+		r, err := d.clarityPrincipal("coinbase recipient")
 		if err != nil {
 			return nil, err
 		}
@@ -497,14 +390,14 @@ func (d *decoder) coinbase(id PayloadType) (Payload, error) {
 			return nil, err
 		}
 		if clarity.TypeID(opt) == clarity.TypeSome {
-			r, err := d.principal("coinbase recipient")
+			r, err := d.clarityPrincipal("coinbase recipient")
 			if err != nil {
 				return nil, err
 			}
 			p.Recipient = &r
 		}
 		p.VRFProof = &[VRFProofLen]byte{}
-		if err := d.fixed(p.VRFProof[:], "VRF proof"); err != nil {
+		if err := d.Fixed(p.VRFProof[:], "VRF proof"); err != nil {
 			return nil, err
 		}
 	}
@@ -522,12 +415,12 @@ func (d *decoder) tenureChange() (Payload, error) {
 		{p.BurnViewConsensusHash[:], "burn view consensus hash"},
 		{p.PreviousTenureEnd[:], "previous tenure end"},
 	} {
-		if err := d.fixed(f.dst, f.what); err != nil {
+		if err := d.Fixed(f.dst, f.what); err != nil {
 			return nil, err
 		}
 	}
 	var err error
-	if p.PreviousTenureBlocks, err = d.u32("previous tenure blocks"); err != nil {
+	if p.PreviousTenureBlocks, err = d.U32("previous tenure blocks"); err != nil {
 		return nil, err
 	}
 	cause, err := d.enum("tenure change cause", func(b byte) bool { return b <= byte(CauseExtendedWriteLength) })
@@ -535,13 +428,13 @@ func (d *decoder) tenureChange() (Payload, error) {
 		return nil, err
 	}
 	p.Cause = TenureCause(cause)
-	return p, d.fixed(p.PubkeyHash[:], "pubkey hash")
+	return p, d.Fixed(p.PubkeyHash[:], "pubkey hash")
 }
 
 // DecodePostConditionsBuffer reads the post-condition buffer the Hiro API stores per transaction:
 // the mode byte, then the u32 count and the post-conditions, exactly as they appear on the wire.
 func DecodePostConditionsBuffer(b []byte) (PostConditionMode, []PostCondition, error) {
-	d := decoder{buf: b}
+	d := decoder{wire.NewReader(errSource, b)}
 	mode, err := d.enum("post-condition mode", func(b byte) bool { return b >= 1 && b <= 3 })
 	if err != nil {
 		return 0, nil, err
@@ -550,8 +443,8 @@ func DecodePostConditionsBuffer(b []byte) (PostConditionMode, []PostCondition, e
 	if err != nil {
 		return 0, nil, err
 	}
-	if d.pos != len(b) {
-		return 0, nil, d.fail(d.pos, "%d trailing bytes after the post-conditions", len(b)-d.pos)
+	if d.Remaining() != 0 {
+		return 0, nil, d.Fail(d.Offset(), "%d trailing bytes after the post-conditions", d.Remaining())
 	}
 	return PostConditionMode(mode), pcs, nil
 }

@@ -1,0 +1,238 @@
+// Command loadgen load-tests a running stxgraph on a synthetic chain:
+//
+//	loadgen prepare [chain flags]            build (once) the chain's database and print its URL
+//	loadgen tsv -o FILE [chain flags]        write the chain as an event-replay TSV file (.gz: gzip)
+//	loadgen run [-url U] [-c N] [-d D] [chain flags] [PATH...]
+//	                                         request the paths from N connections for D and
+//	                                         report req/s, p50, p90, p99 and errors per path
+//	                                         (-wait D: first wait up to D for the server)
+//
+// Paths may hold placeholders filled in from the chain: {busy} and {idle} (the busy and the
+// idle account), {contract} (the id of the printing contract) and {txids} (five
+// tx_id=… query parameters of the chain's transactions). Without paths, run requests the six
+// paths of the history benchmark (defaultPaths).
+package main
+
+import (
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/stxgraph/stxgraph/bench"
+	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
+)
+
+var defaultPaths = []string{
+	"/extended/v1/address/{busy}/stx",
+	"/extended/v1/address/{idle}/stx",
+	"/extended/v1/block",
+	"/extended/v1/address/{busy}/transactions_with_transfers",
+	"/extended/v1/address/{idle}/transactions_with_transfers",
+	"/extended/v1/tx/multiple?{txids}",
+	"/extended/v1/tx/events?address={busy}",
+	"/extended/v1/contract/{contract}/events",
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand,
+	}
+	if len(args) == 0 || cmds[args[0]] == nil {
+		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run [flags]; loadgen <command> -h lists the flags")
+		return 2
+	}
+	if err := cmds[args[0]](ctx, args[1:], stdout, stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "loadgen:", err)
+		}
+		return 1
+	}
+	return 0
+}
+
+// chainFlags registers the generator options, defaulting to bench.HistoryChain.
+func chainFlags(fs *flag.FlagSet) *chaingen.Options {
+	o := bench.HistoryChain
+	fs.Uint64Var(&o.Seed, "seed", o.Seed, "chain generator seed")
+	fs.IntVar(&o.Blocks, "blocks", o.Blocks, "blocks after genesis")
+	fs.IntVar(&o.TxsPerBlock, "txs", o.TxsPerBlock, "STX transfers per block")
+	fs.IntVar(&o.Accounts, "accounts", o.Accounts, "accounts")
+	fs.Float64Var(&o.BusyShare, "busy-share", o.BusyShare, "share of the transfers the busy account takes part in")
+	fs.IntVar(&o.ContractCallsPerBlock, "calls", o.ContractCallsPerBlock, "contract calls per block")
+	fs.BoolVar(&o.Mainnet, "mainnet", o.Mainnet, "mainnet addresses and transactions")
+	return &o
+}
+
+func prepareCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("prepare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := chainFlags(fs)
+	rebuild := fs.Bool("rebuild", false, "wipe and replay the chain again (after ingestion code changes)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log.Info("preparing the chain database (the first build replays the whole chain)", "chain", o.Key())
+	dsn, err := bench.ChainDB(ctx, *o, *rebuild, func(p ingest.Progress) {
+		log.Info("replaying", "blocks", p.Blocks, "messages", p.Done, "elapsed", p.Elapsed.Round(time.Second))
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, dsn)
+	return err
+}
+
+func tsvCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tsv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := chainFlags(fs)
+	out := fs.String("o", "", "output file (required); a .gz name is gzip-compressed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("tsv: -o FILE is required")
+	}
+	g, err := chaingen.New(*o)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(*out, ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	n, err := chaingen.WriteTSV(w, g)
+	if err != nil {
+		return err
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	st := g.Stats()
+	_, err = fmt.Fprintf(stdout, "%s: %d records, %d blocks, %d transactions, %d events\n", *out, n, st.Blocks, st.Txs, st.Events)
+	return err
+}
+
+func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := chainFlags(fs)
+	lo := loadOptions{}
+	fs.StringVar(&lo.base, "url", "http://127.0.0.1:3999", "base URL of the stxgraph API")
+	fs.IntVar(&lo.conns, "c", 32, "concurrent connections")
+	fs.DurationVar(&lo.duration, "d", 20*time.Second, "duration of the run")
+	fs.DurationVar(&lo.timeout, "timeout", 10*time.Second, "timeout of one request")
+	wait := fs.Duration("wait", 0, "first wait up to this long for the server to answer /extended")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if lo.conns < 1 || lo.duration <= 0 {
+		return errors.New("run: -c must be at least 1 and -d positive")
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		paths = defaultPaths
+	}
+	subst, err := placeholders(*o)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		lo.paths = append(lo.paths, subst.Replace(p))
+	}
+	lo.base = strings.TrimSuffix(lo.base, "/")
+	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
+		return err
+	}
+	return load(ctx, lo).write(stdout, lo.conns)
+}
+
+// waitReady polls url until it answers 2xx, for up to d (not at all when d is 0).
+func waitReady(ctx context.Context, url string, d time.Duration) error {
+	if d == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(d)
+	for {
+		err := get(ctx, http.DefaultClient, url)
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not ready after %s: %w", url, d, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// placeholders fills {busy}, {idle}, {contract} and {txids} from the chain o generates; the
+// transaction ids come from its first blocks, which is all it generates.
+func placeholders(o chaingen.Options) (*strings.Replacer, error) {
+	g, err := chaingen.New(o)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for len(ids) < 5 {
+		m, err := g.Next()
+		if err != nil {
+			return nil, fmt.Errorf("the chain has too few transactions for {txids}: %w", err)
+		}
+		if m.Path == chaingen.PathNewBlock && g.Stats().Blocks > 1 {
+			ids = append(ids, txIDs(m.Payload)...)
+		}
+	}
+	q := "tx_id=" + strings.Join(ids[:5], "&tx_id=")
+	return strings.NewReplacer("{busy}", g.Busy(), "{idle}", g.Idle(), "{contract}", g.ContractID(), "{txids}", q), nil
+}
+
+// txIDs lists the transaction ids of a /new_block payload (nil when it does not parse).
+func txIDs(payload []byte) []string {
+	var b struct {
+		Transactions []struct {
+			TxID string `json:"txid"`
+		} `json:"transactions"`
+	}
+	if json.Unmarshal(payload, &b) != nil {
+		return nil
+	}
+	ids := make([]string, len(b.Transactions))
+	for i, t := range b.Transactions {
+		ids[i] = t.TxID
+	}
+	return ids
+}

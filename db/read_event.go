@@ -1,0 +1,236 @@
+package db
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// EventType names the five event kinds as the reference API does.
+type EventType string
+
+// The event kinds, each stored in its own table.
+const (
+	EventSmartContractLog      EventType = "smart_contract_log"
+	EventStxLock               EventType = "stx_lock"
+	EventStxAsset              EventType = "stx_asset"
+	EventFungibleTokenAsset    EventType = "fungible_token_asset"
+	EventNonFungibleTokenAsset EventType = "non_fungible_token_asset"
+)
+
+// AllEventTypes lists every kind.
+var AllEventTypes = []EventType{EventSmartContractLog, EventStxLock, EventStxAsset, EventFungibleTokenAsset, EventNonFungibleTokenAsset}
+
+// eventOrderDesc is the chain order of events, newest first.
+const eventOrderDesc = "block_height DESC, microblock_sequence DESC, tx_index DESC, event_index DESC"
+
+// EventTypeOf returns the kind of event e.
+func EventTypeOf(e Event) EventType {
+	switch e.(type) {
+	case *ContractLog:
+		return EventSmartContractLog
+	case *StxLockEvent:
+		return EventStxLock
+	case *StxEvent:
+		return EventStxAsset
+	case *FtEvent:
+		return EventFungibleTokenAsset
+	default:
+		return EventNonFungibleTokenAsset
+	}
+}
+
+// scanEvents runs query (with ?Table standing for each kind's table) over the tables of kinds and
+// returns the events of every kind together.
+func (s *Store) scanEvents(ctx context.Context, kinds []EventType, query func(table string) (string, []any)) ([]Event, error) {
+	var out []Event
+	for _, k := range kinds {
+		var err error
+		switch k {
+		case EventSmartContractLog:
+			out, err = scanInto[ContractLog](ctx, s, "contract_logs", query, out)
+		case EventStxLock:
+			out, err = scanInto[StxLockEvent](ctx, s, "stx_lock_events", query, out)
+		case EventStxAsset:
+			out, err = scanInto[StxEvent](ctx, s, "stx_events", query, out)
+		case EventFungibleTokenAsset:
+			out, err = scanInto[FtEvent](ctx, s, "ft_events", query, out)
+		case EventNonFungibleTokenAsset:
+			out, err = scanInto[NftEvent](ctx, s, "nft_events", query, out)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func scanInto[T any, PT interface {
+	*T
+	Event
+}](ctx context.Context, s *Store, table string, query func(string) (string, []any), out []Event) ([]Event, error) {
+	q, args := query(table)
+	var rows []*T
+	if err := s.DB.NewRaw(q, args...).Scan(ctx, &rows); err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	for _, r := range rows {
+		out = append(out, PT(r))
+	}
+	return out, nil
+}
+
+// sortDesc orders events newest first, as every listing does.
+func sortDesc(es []Event) {
+	slices.SortStableFunc(es, func(a, b Event) int {
+		x, y := a.Position(), b.Position()
+		return cmp.Or(cmp.Compare(y.BlockHeight, x.BlockHeight), cmp.Compare(y.MicroblockSequence, x.MicroblockSequence),
+			cmp.Compare(y.TxIndex, x.TxIndex), cmp.Compare(y.EventIndex, x.EventIndex))
+	})
+}
+
+// EventWindow selects, per transaction, the events whose event_index is in [Offset, Offset+Limit)
+// (the reference's per-transaction window of tx/multiple).
+type EventWindow struct {
+	Offset int32
+	Limit  int32
+}
+
+// EventsOfTxs returns the microblock-canonical events of these transaction rows within the
+// window, in event_index order per transaction: five statements whatever the number of rows,
+// each probing the primary key once per transaction.
+func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([]Event, error) {
+	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
+	for i, k := range keys {
+		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
+	}
+	es, err := s.scanEvents(ctx, AllEventTypes, func(table string) (string, []any) {
+		return `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+			CROSS JOIN LATERAL (SELECT * FROM ` + table + ` e WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
+				AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= ? AND e.event_index < ?) e`,
+			[]any{pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), w.Offset, int64(w.Offset) + int64(w.Limit)}
+	})
+	slices.SortStableFunc(es, func(a, b Event) int { return cmp.Compare(a.Position().EventIndex, b.Position().EventIndex) })
+	return es, err
+}
+
+// EventFilter selects the events of one transaction (TxID) or involving one principal.
+type EventFilter struct {
+	TxID      []byte
+	Principal string
+	Types     []EventType
+	Limit     int
+	Offset    int
+}
+
+// principalColumns are the columns that tie an event of each kind to a principal.
+var principalColumns = map[EventType][]string{
+	EventSmartContractLog:      {"contract_identifier"},
+	EventStxLock:               {"locked_address"},
+	EventStxAsset:              {"sender", "recipient"},
+	EventFungibleTokenAsset:    {"sender", "recipient"},
+	EventNonFungibleTokenAsset: {"sender", "recipient"},
+}
+
+// Events returns one page of canonical events, newest first. Each kind (and, for a principal,
+// each of its columns) is read along its own ordered index up to offset+limit rows and the
+// results merged, so the cost follows the page's depth, not the principal's history.
+func (s *Store) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+	n := f.Offset + f.Limit
+	var out []Event
+	for _, k := range f.Types {
+		es, err := s.scanEvents(ctx, []EventType{k}, func(table string) (string, []any) {
+			if f.TxID != nil {
+				return fmt.Sprintf(`SELECT * FROM %s WHERE tx_id = ? AND canonical AND microblock_canonical ORDER BY %s LIMIT ?`,
+					table, eventOrderDesc), []any{f.TxID, n}
+			}
+			var q string
+			var args []any
+			for i, col := range principalColumns[k] {
+				if i > 0 {
+					q += " UNION "
+				}
+				q += fmt.Sprintf(`(SELECT * FROM %s WHERE %s = ? AND canonical AND microblock_canonical ORDER BY %s LIMIT ?)`,
+					table, col, eventOrderDesc)
+				args = append(args, f.Principal, n)
+			}
+			return q, args
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	sortDesc(out)
+	return window(out, f.Offset, f.Limit), nil
+}
+
+func window[T any](xs []T, offset, limit int) []T {
+	if offset >= len(xs) {
+		return nil
+	}
+	return xs[offset:min(len(xs), offset+limit)]
+}
+
+// ContractEvents returns one page of a contract's canonical print events, newest first; the
+// unconfirmed microblock ones above the tip only with unanchored.
+func (s *Store) ContractEvents(ctx context.Context, contractID string, limit, offset int, unanchored bool) ([]*ContractLog, error) {
+	var logs []*ContractLog
+	q := s.DB.NewSelect().Model(&logs).Where("contract_identifier = ? AND canonical AND microblock_canonical", contractID)
+	if !unanchored {
+		q = q.Where("block_height <= (SELECT block_height FROM chain_tip)")
+	}
+	err := q.OrderExpr(eventOrderDesc).Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+	if isNoRows(err) {
+		err = nil
+	}
+	return logs, err
+}
+
+// Transfers are the asset events of some transactions that involve one principal.
+type Transfers struct {
+	Stx []*StxEvent
+	Ft  []*FtEvent
+	Nft []*NftEvent
+}
+
+// PrincipalTransfers returns the STX, FT and NFT events of these transaction rows in which the
+// principal sends or receives, newest event first. The statements start from the transactions
+// (primary-key probes), never from the principal's events, so their cost follows the page.
+func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys []TxKey) (*Transfers, error) {
+	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
+	for i, k := range keys {
+		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
+	}
+	es, err := s.scanEvents(ctx, []EventType{EventStxAsset, EventFungibleTokenAsset, EventNonFungibleTokenAsset},
+		func(table string) (string, []any) {
+			return `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+				CROSS JOIN LATERAL (SELECT * FROM ` + table + ` e WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
+					AND e.microblock_hash = k.microblock_hash AND e.canonical AND e.microblock_canonical
+					AND (e.sender = ? OR e.recipient = ?)) e ORDER BY e.event_index DESC`,
+				[]any{pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), principal, principal}
+		})
+	if err != nil {
+		return nil, err
+	}
+	t := new(Transfers)
+	for _, e := range es {
+		switch e := e.(type) {
+		case *StxEvent:
+			t.Stx = append(t.Stx, e)
+		case *FtEvent:
+			t.Ft = append(t.Ft, e)
+		case *NftEvent:
+			t.Nft = append(t.Nft, e)
+		}
+	}
+	return t, nil
+}
+
+// isNoRows reports the "no rows" error that bun returns for an empty scan into a struct.
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

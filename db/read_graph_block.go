@@ -1,0 +1,108 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// Batched reads behind the GraphQL block edges. Keys are raw hash bytes carried as strings (so
+// that loaders can use them as map keys); every method answers a whole batch in one statement.
+
+// byteKeys converts loader keys back to bytea parameters.
+func byteKeys(keys []string) any {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = []byte(k)
+	}
+	return pgdialect.Array(out)
+}
+
+// BlocksByIndexHash returns the blocks with these index block hashes.
+func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Block, error) {
+	var bs []*Block
+	err := s.DB.NewSelect().Model(&bs).Where("index_block_hash = ANY(?)", byteKeys(hashes)).Scan(ctx)
+	return bs, err
+}
+
+// BlocksPage returns a page of canonical blocks, newest first.
+func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
+	where, args, order := k.clause([]string{"block_height"}, 1, true)
+	var bs []*Block
+	err := s.DB.NewSelect().Model(&bs).Where("canonical").Where(where, args...).
+		OrderExpr(order).Limit(int64(k.Limit)).Scan(ctx)
+	return bs, err
+}
+
+// TxsOfBlocks returns, for each of these index block hashes, one page of the transactions the
+// block holds (anchored and confirmed-microblock ones) in chain order
+// (microblock_sequence, tx_index). One LATERAL statement serves every block in the batch.
+func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset) ([]*Tx, error) {
+	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
+	q := fmt.Sprintf(`SELECT t.* FROM unnest(?::bytea[]) AS k(h) CROSS JOIN LATERAL (
+		SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND %s
+		ORDER BY %s LIMIT ?) t`, where, order)
+	var txs []*Tx
+	err := s.DB.NewRaw(q, append(append([]any{byteKeys(hashes)}, args...), k.Limit)...).Scan(ctx, &txs)
+	return txs, err
+}
+
+// MicroblocksAccepted returns the microblocks that the blocks with these index block hashes
+// confirmed (microblock_canonical), in sequence order.
+func (s *Store) MicroblocksAccepted(ctx context.Context, hashes []string) ([]*Microblock, error) {
+	var ms []*Microblock
+	err := s.DB.NewSelect().Model(&ms).Where("index_block_hash = ANY(?) AND microblock_canonical", byteKeys(hashes)).
+		OrderExpr("microblock_sequence").Scan(ctx)
+	return ms, err
+}
+
+// MicroblocksStreamed returns the microblocks built on top of the blocks with these index block
+// hashes (whatever later happened to them), in sequence order, one row per microblock.
+func (s *Store) MicroblocksStreamed(ctx context.Context, hashes []string) ([]*Microblock, error) {
+	var ms []*Microblock
+	err := s.DB.NewSelect().Model(&ms).DistinctOn("parent_index_block_hash, microblock_sequence, microblock_hash").
+		Where("parent_index_block_hash = ANY(?)", byteKeys(hashes)).
+		OrderExpr("parent_index_block_hash, microblock_sequence, microblock_hash, microblock_canonical DESC, canonical DESC").Scan(ctx)
+	return ms, err
+}
+
+// MicroblocksByHash returns, for each microblock hash, its preferred row: the canonical
+// confirmation if any, else the newest.
+func (s *Store) MicroblocksByHash(ctx context.Context, hashes []string) ([]*Microblock, error) {
+	var ms []*Microblock
+	err := s.DB.NewSelect().Model(&ms).DistinctOn("microblock_hash").
+		Where("microblock_hash = ANY(?)", byteKeys(hashes)).
+		OrderExpr("microblock_hash, canonical DESC, microblock_canonical DESC, block_height DESC").Scan(ctx)
+	return ms, err
+}
+
+// TxsOfMicroblocks returns the transactions of these microblocks as confirmed by the given anchor
+// blocks (empty index block hash: still unconfirmed), in tx order.
+func (s *Store) TxsOfMicroblocks(ctx context.Context, keys []MicroblockKey) ([]*Tx, error) {
+	mbs, blocks := make([][]byte, len(keys)), make([][]byte, len(keys))
+	for i, k := range keys {
+		mbs[i], blocks[i] = []byte(k.MicroblockHash), []byte(k.IndexBlockHash)
+	}
+	var txs []*Tx
+	err := s.DB.NewSelect().Model(&txs).
+		Where("(microblock_hash, index_block_hash) IN (SELECT * FROM unnest(?::bytea[], ?::bytea[]))",
+			pgdialect.Array(mbs), pgdialect.Array(blocks)).
+		OrderExpr("tx_index").Scan(ctx)
+	return txs, err
+}
+
+// MicroblockKey names one row of a microblock: the microblock and the anchor block that confirmed
+// it (empty while unconfirmed), both raw bytes as strings.
+type MicroblockKey struct {
+	MicroblockHash string
+	IndexBlockHash string
+}
+
+// MinerRewardsOfBlocks returns the miner rewards matured by the blocks with these index block hashes.
+func (s *Store) MinerRewardsOfBlocks(ctx context.Context, hashes []string) ([]*MinerReward, error) {
+	var rs []*MinerReward
+	err := s.DB.NewSelect().Model(&rs).Where("index_block_hash = ANY(?)", byteKeys(hashes)).
+		OrderExpr("recipient, from_index_block_hash").Scan(ctx)
+	return rs, err
+}

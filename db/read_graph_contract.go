@@ -1,0 +1,30 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// ContractsByID returns, for each contract id, its canonical deployment (or, when none is
+// canonical, the newest one).
+func (s *Store) ContractsByID(ctx context.Context, ids []string) ([]*SmartContract, error) {
+	var cs []*SmartContract
+	err := s.DB.NewSelect().Model(&cs).DistinctOn("contract_id").
+		Where("contract_id = ANY(?)", pgdialect.Array(ids)).
+		OrderExpr("contract_id, canonical DESC, microblock_canonical DESC, block_height DESC").Scan(ctx)
+	return cs, err
+}
+
+// ContractLogsOf returns, for each contract id, one page of its canonical print events, newest
+// first, in one LATERAL statement over contract_logs_contract_idx.
+func (s *Store) ContractLogsOf(ctx context.Context, ids []string, k Keyset) ([]*ContractLog, error) {
+	where, args, order := k.clause([]string{"block_height", "microblock_sequence", "tx_index", "event_index"}, 4, true)
+	q := fmt.Sprintf(`SELECT l.* FROM unnest(?::text[]) AS k(id) CROSS JOIN LATERAL (
+		SELECT * FROM contract_logs WHERE contract_identifier = k.id AND canonical AND microblock_canonical AND %s
+		ORDER BY %s LIMIT ?) l`, where, order)
+	var logs []*ContractLog
+	err := s.DB.NewRaw(q, append(append([]any{pgdialect.Array(ids)}, args...), k.Limit)...).Scan(ctx, &logs)
+	return logs, err
+}

@@ -1,0 +1,54 @@
+package db
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Keyset is one page of a list read in keyset order: up to Limit rows after a cursor (exclusive),
+// in the list's own order or, with Reverse, from the other end (Relay's last/before). Offsets
+// drift while blocks arrive; a cursor names a row by its key, so pages stay stable.
+type Keyset struct {
+	After   Cursor
+	Limit   int
+	Reverse bool
+}
+
+// Cursor is the key of a row in a keyset-ordered list: its integer key columns in order and, for
+// lists that end in a bytea column (the mempool's tx_id), that column as raw bytes. It is
+// comparable so that loaders can batch on it.
+type Cursor struct {
+	Set  bool
+	Ints [4]int64
+	Hash string
+}
+
+// clause renders the keyset condition and ORDER BY for a list ordered by cols, descending when
+// desc; ints is how many of cols are integer columns (a further column takes Cursor.Hash). The
+// tuple comparison lets PostgreSQL walk the composite index from the cursor.
+func (k Keyset) clause(cols []string, ints int, desc bool) (where string, args []any, order string) {
+	down := desc != k.Reverse
+	dir, op := " ASC", ">"
+	if down {
+		dir, op = " DESC", "<"
+	}
+	ordered := make([]string, len(cols))
+	for i, c := range cols {
+		ordered[i] = c + dir
+	}
+	order = strings.Join(ordered, ", ")
+	if !k.After.Set {
+		return "TRUE", nil, order
+	}
+	marks := make([]string, len(cols))
+	for i := range cols {
+		marks[i] = "?"
+		if i < ints {
+			args = append(args, k.After.Ints[i])
+		} else {
+			args = append(args, []byte(k.After.Hash))
+		}
+	}
+	where = fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), op, strings.Join(marks, ", "))
+	return where, args, order
+}

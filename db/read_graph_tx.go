@@ -1,0 +1,90 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// TxKey names one row of a mined transaction (a fork or a microblock re-confirmation makes
+// several): raw bytes carried as strings so that loaders can batch on it.
+type TxKey struct {
+	TxID           string
+	IndexBlockHash string
+	MicroblockHash string
+}
+
+// TxsByKey returns the transaction rows with these keys.
+func (s *Store) TxsByKey(ctx context.Context, keys []TxKey) ([]*Tx, error) {
+	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
+	for i, k := range keys {
+		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
+	}
+	var txs []*Tx
+	err := s.DB.NewSelect().Model(&txs).
+		Where("(tx_id, index_block_hash, microblock_hash) IN (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]))",
+			pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs)).Scan(ctx)
+	return txs, err
+}
+
+// Key returns the row key of t.
+func (t *Tx) Key() TxKey {
+	return TxKey{TxID: string(t.TxID), IndexBlockHash: string(t.IndexBlockHash), MicroblockHash: string(t.MicroblockHash)}
+}
+
+// PrincipalTxRow is a transaction in the history of a principal.
+type PrincipalTxRow struct {
+	Principal string `bun:"principal"`
+	Tx        `bun:"extend"`
+}
+
+// TxsOfPrincipals returns, for each principal, one page of the canonical transactions it took
+// part in, newest first, in one LATERAL statement over the principal_txs index.
+func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keyset) ([]*PrincipalTxRow, error) {
+	where, args, order := k.clause([]string{"p.block_height", "p.microblock_sequence", "p.tx_index"}, 3, true)
+	_, _, outer := k.clause([]string{"t.block_height", "t.microblock_sequence", "t.tx_index"}, 3, true)
+	q := fmt.Sprintf(`SELECT k.principal, t.* FROM unnest(?::text[]) AS k(principal) CROSS JOIN LATERAL (
+		SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
+		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND %s
+		ORDER BY %s LIMIT ?) p
+		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
+		ORDER BY k.principal, %s`, where, order, outer)
+	var rows []*PrincipalTxRow
+	err := s.DB.NewRaw(q, append(append([]any{pgdialect.Array(principals)}, args...), k.Limit)...).Scan(ctx, &rows)
+	return rows, err
+}
+
+// PrincipalTxCount is how many canonical transactions a principal took part in.
+type PrincipalTxCount struct {
+	Principal string `bun:"principal"`
+	Count     int64  `bun:"count"`
+}
+
+// PrincipalTxCounts counts the canonical transactions of each principal (an index-only scan of
+// principal_txs per principal).
+func (s *Store) PrincipalTxCounts(ctx context.Context, principals []string) ([]*PrincipalTxCount, error) {
+	var rows []*PrincipalTxCount
+	err := s.DB.NewSelect().TableExpr("principal_txs").ColumnExpr("principal, count(*) AS count").
+		Where("principal = ANY(?) AND canonical AND microblock_canonical", pgdialect.Array(principals)).
+		Group("principal").Scan(ctx, &rows)
+	return rows, err
+}
+
+// TxsOfPrincipalIn returns the transactions a principal took part in within one anchor block
+// (indexBlockHash) or within these unconfirmed microblocks, in chain order: what an address
+// activity subscription reports when a block or microblock notice arrives.
+func (s *Store) TxsOfPrincipalIn(ctx context.Context, principal string, indexBlockHash []byte, microblockHashes [][]byte) ([]*Tx, error) {
+	var txs []*Tx
+	err := s.DB.NewSelect().Model(&txs).
+		Where("(tx_id, index_block_hash, microblock_hash) IN (?)", s.DB.NewSelect().Model((*PrincipalTx)(nil)).
+			Column("tx_id", "index_block_hash", "microblock_hash").
+			Where("principal = ?", principal).
+			WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+				return q.Where("index_block_hash = ?", indexBlockHash).
+					WhereOr("index_block_hash = '' AND microblock_hash = ANY(?)", pgdialect.Array(microblockHashes))
+			})).
+		OrderExpr("microblock_sequence, tx_index").Scan(ctx)
+	return txs, err
+}

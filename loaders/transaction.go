@@ -1,0 +1,47 @@
+package loaders
+
+import (
+	"context"
+
+	"github.com/graph-gophers/dataloader/v7"
+
+	"github.com/stxgraph/stxgraph/db"
+)
+
+// TxEventsKey asks for the events of one transaction row within a per-transaction window.
+type TxEventsKey struct {
+	Tx     db.TxKey
+	Window db.EventWindow
+}
+
+// txEvents batches the event windows of many transactions: one round of statements per distinct
+// window (a request normally has one).
+func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
+	return func(ctx context.Context, keys []TxEventsKey) []*dataloader.Result[[]db.Event] {
+		byWindow := map[db.EventWindow][]db.TxKey{}
+		for _, k := range keys {
+			byWindow[k.Window] = append(byWindow[k.Window], k.Tx)
+		}
+		found := make(map[TxEventsKey][]db.Event, len(keys))
+		for w, txs := range byWindow {
+			es, err := store.EventsOfTxs(ctx, txs, w)
+			if err != nil {
+				return failed[[]db.Event](len(keys), err)
+			}
+			for _, e := range es {
+				p := e.Position()
+				k := TxEventsKey{Tx: db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}, Window: w}
+				found[k] = append(found[k], e)
+			}
+		}
+		return answer(keys, found)
+	}
+}
+
+func blockTxIDs(store *db.Store) dataloader.BatchFunc[string, []*db.BlockTxID] {
+	return grouped(store.TxIDsOfBlocks, func(r *db.BlockTxID) string { return string(r.IndexBlockHash) })
+}
+
+func microblockTxCounts(store *db.Store) dataloader.BatchFunc[string, []*db.MicroblockTxCount] {
+	return grouped(store.MicroblockTxCountsOfBlocks, func(r *db.MicroblockTxCount) string { return string(r.IndexBlockHash) })
+}

@@ -1,0 +1,188 @@
+package resolvers
+
+import (
+	"context"
+	"math/big"
+
+	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+	"github.com/stxgraph/stxgraph/stacks/c32"
+)
+
+// maxAccountTxsPage is the largest page of transactionsWithTransfers, as the reference's.
+const maxAccountTxsPage = 50
+
+func (r *Resolver) StxBalance() graph.StxBalanceResolver { return &stxBalanceResolver{r} }
+
+// validPrincipal checks an address or contract principal (c32check included), with the
+// reference's message.
+func validPrincipal(p string) error {
+	if _, err := c32.ParsePrincipal(p); err != nil {
+		return invalid("invalid STX address %q", p)
+	}
+	return nil
+}
+
+// untilHeight resolves the "up to this block" arguments (a height, or a block hash looked up
+// among canonical and non-canonical blocks) to a height; 0 means the tip.
+func (r *Resolver) untilHeight(ctx context.Context, unanchored bool, atHeight *int32, atBlockHash []byte) (int32, error) {
+	if atHeight == nil && atBlockHash == nil {
+		return 0, nil
+	}
+	switch {
+	case unanchored:
+		return 0, invalid("can't handle both 'unanchored=true' and 'until_block' in the same request")
+	case atHeight != nil && atBlockHash != nil:
+		return 0, invalid("give either atHeight or atBlockHash, not both")
+	case atHeight != nil && *atHeight < 1:
+		return 0, invalid("Unexpected integer value for block height path parameter")
+	case atHeight != nil:
+		return *atHeight, nil
+	}
+	h, ok, err := r.Store.BlockHeightByHash(ctx, atBlockHash)
+	if err == nil && !ok {
+		err = stxgraph.Errorf(stxgraph.ENOTFOUND, "block not found with hash")
+	}
+	return h, err
+}
+
+func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error) {
+	h, err := r.untilHeight(ctx, deref(unanchored), atHeight, atBlockHash)
+	if err != nil {
+		return nil, err
+	}
+	return r.Store.StxBalance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
+}
+
+func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
+	if height != nil && (atHeight != nil || atBlockHash != nil) {
+		return nil, invalid("can't handle until_block and block_height in the same request")
+	}
+	if height != nil && *height < 1 {
+		return nil, invalid("height must be >= 1")
+	}
+	upTo, err := r.untilHeight(ctx, deref(unanchored), atHeight, atBlockHash)
+	if err != nil {
+		return nil, err
+	}
+	l, o, err := page(limit, offset, maxAccountTxsPage)
+	if err != nil {
+		return nil, err
+	}
+	total, txs, err := r.Store.PrincipalTxPage(ctx, a.Principal, db.PrincipalTxQuery{
+		AtHeight: deref(height), UpTo: upTo, Unanchored: deref(unanchored), Limit: l, Offset: o,
+	})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]db.TxKey, len(txs))
+	for i, t := range txs {
+		keys[i] = t.Key()
+	}
+	transfers, err := r.Store.PrincipalTransfers(ctx, a.Principal, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &graph.TransactionsWithTransfersPage{Total: int32(total), Results: withTransfers(a.Principal, txs, transfers)}, nil
+}
+
+// withTransfers groups the principal's transfers under their transactions and totals what it
+// sent and received. As in the reference, stx_sent includes the fee whenever the principal is
+// the sender, even of a sponsored transaction.
+func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.TransactionWithTransfers {
+	out := make([]*graph.TransactionWithTransfers, len(txs))
+	byKey := make(map[db.TxKey]*graph.TransactionWithTransfers, len(txs))
+	sent, received := make([]*big.Int, len(txs)), make([]*big.Int, len(txs))
+	index := make(map[db.TxKey]int, len(txs))
+	for i, tx := range txs {
+		out[i] = &graph.TransactionWithTransfers{Tx: tx, StxTransfers: []*db.StxEvent{}, FtTransfers: []*db.FtEvent{}, NftTransfers: []*db.NftEvent{}}
+		byKey[tx.Key()], index[tx.Key()] = out[i], i
+		sent[i], received[i] = new(big.Int), new(big.Int)
+		if tx.SenderAddress == principal {
+			sent[i].Add(sent[i], amount(tx.FeeRate))
+		}
+	}
+	for _, e := range t.Stx {
+		k := eventKey(&e.EventPosition)
+		byKey[k].StxTransfers = append(byKey[k].StxTransfers, e)
+		if deref(e.Sender) == principal {
+			sent[index[k]].Add(sent[index[k]], amount(e.Amount))
+		}
+		if deref(e.Recipient) == principal {
+			received[index[k]].Add(received[index[k]], amount(e.Amount))
+		}
+	}
+	for _, e := range t.Ft {
+		k := eventKey(&e.EventPosition)
+		byKey[k].FtTransfers = append(byKey[k].FtTransfers, e)
+	}
+	for _, e := range t.Nft {
+		k := eventKey(&e.EventPosition)
+		byKey[k].NftTransfers = append(byKey[k].NftTransfers, e)
+	}
+	for i := range out {
+		out[i].StxSent, out[i].StxReceived = sent[i].String(), received[i].String()
+	}
+	return out
+}
+
+func eventKey(p *db.EventPosition) db.TxKey {
+	return db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
+}
+
+// amount parses a stored decimal amount (numeric columns always hold one).
+func amount(s string) *big.Int {
+	n, _ := new(big.Int).SetString(s, 10)
+	if n == nil {
+		return new(big.Int)
+	}
+	return n
+}
+
+func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
+	return r.Store.LatestPrincipalTxID(ctx, a.Principal)
+}
+
+func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
+	return r.Store.LatestMempoolTxID(ctx, a.Principal)
+}
+
+// stxBalanceResolver adds the mempool figures to tip balances; the three fields share one
+// per-request load of the principal's pending transactions.
+type stxBalanceResolver struct{ *Resolver }
+
+func (r *stxBalanceResolver) mempool(ctx context.Context, b *db.StxBalance) (*db.MempoolStxDelta, error) {
+	if b.Historical {
+		return nil, nil
+	}
+	return loaders.For(ctx).MempoolStxDelta.Load(ctx, b.Principal)()
+}
+
+func (r *stxBalanceResolver) EstimatedBalance(ctx context.Context, b *db.StxBalance) (*string, error) {
+	d, err := r.mempool(ctx, b)
+	if d == nil {
+		return nil, err
+	}
+	est := amount(b.Balance)
+	est.Add(est, amount(d.Inbound)).Sub(est, amount(d.Outbound))
+	s := est.String()
+	return &s, nil
+}
+
+func (r *stxBalanceResolver) PendingBalanceInbound(ctx context.Context, b *db.StxBalance) (*string, error) {
+	d, err := r.mempool(ctx, b)
+	if d == nil {
+		return nil, err
+	}
+	return &d.Inbound, nil
+}
+
+func (r *stxBalanceResolver) PendingBalanceOutbound(ctx context.Context, b *db.StxBalance) (*string, error) {
+	d, err := r.mempool(ctx, b)
+	if d == nil {
+		return nil, err
+	}
+	return &d.Outbound, nil
+}

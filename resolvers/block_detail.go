@@ -1,0 +1,79 @@
+package resolvers
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+)
+
+// Block fields the reference's block JSON has beyond the block row, and the chain tip's
+// mempool clock.
+
+func (r *Resolver) ChainTip() graph.ChainTipResolver { return &chainTipResolver{r} }
+
+type chainTipResolver struct{ *Resolver }
+
+// MempoolUpdatedAt renders the mempool's last change as unix seconds, as the reference's
+// mempool ETag does.
+func (r *chainTipResolver) MempoolUpdatedAt(_ context.Context, t *db.ChainTip) (string, error) {
+	return strconv.FormatFloat(float64(t.MempoolUpdatedAt.UnixMicro())/1e6, 'f', -1, 64), nil
+}
+
+func (r *queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error) {
+	return r.Store.BlockByBurnBlockHash(ctx, hash)
+}
+
+func (r *blockResolver) TxIds(ctx context.Context, b *db.Block) ([][]byte, error) {
+	rows, err := loaders.For(ctx).BlockTxIDs.Load(ctx, string(b.IndexBlockHash))()
+	ids := make([][]byte, len(rows))
+	for i, row := range rows {
+		ids[i] = row.TxID
+	}
+	return ids, err
+}
+
+func (r *blockResolver) MicroblockTxCounts(ctx context.Context, b *db.Block) ([]*db.MicroblockTxCount, error) {
+	ms, err := loaders.For(ctx).MicroblockTxCounts.Load(ctx, string(b.IndexBlockHash))()
+	if ms == nil {
+		ms = []*db.MicroblockTxCount{}
+	}
+	return ms, err
+}
+
+func (r *blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Block) ([][]byte, error) {
+	ms, err := loaders.For(ctx).MicroblocksStreamed.Load(ctx, string(b.IndexBlockHash))()
+	hashes := [][]byte{}
+	for _, m := range ms {
+		if m.MicroblockCanonical {
+			hashes = append(hashes, m.MicroblockHash)
+		}
+	}
+	return hashes, err
+}
+
+// TenureHeight is the stored tenure height (Nakamoto), else -1 for a signed block whose tenure
+// is unknown, else the block height (each pre-Nakamoto block is its own tenure).
+func (r *blockResolver) TenureHeight(_ context.Context, b *db.Block) (int32, error) {
+	switch {
+	case b.TenureHeight != nil:
+		return *b.TenureHeight, nil
+	case b.SignerBitvec != nil:
+		return -1, nil
+	default:
+		return b.BlockHeight, nil
+	}
+}
+
+func (r *blockResolver) BlockTimeIso(_ context.Context, b *db.Block) (string, error) {
+	if b.BlockTime > 0 {
+		return isoTime(b.BlockTime), nil
+	}
+	return isoTime(b.BurnBlockTime), nil
+}
+
+func (r *blockResolver) BurnBlockTimeIso(_ context.Context, b *db.Block) (string, error) {
+	return isoTime(b.BurnBlockTime), nil
+}

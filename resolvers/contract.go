@@ -1,0 +1,61 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+)
+
+type contractResolver struct{ *Resolver }
+
+func (r *Resolver) Contract() graph.ContractResolver { return &contractResolver{r} }
+
+func (r *queryResolver) Contract(ctx context.Context, id string) (*db.SmartContract, error) {
+	return loaders.For(ctx).ContractByID.Load(ctx, id)()
+}
+
+func (r *contractResolver) Abi(_ context.Context, c *db.SmartContract) (*string, error) {
+	if len(c.ABI) == 0 || string(c.ABI) == "null" {
+		return nil, nil
+	}
+	abi := string(c.ABI)
+	return &abi, nil
+}
+
+// Transaction is the deploy transaction.
+func (r *contractResolver) Transaction(ctx context.Context, c *db.SmartContract) (*db.Tx, error) {
+	key := db.TxKey{TxID: string(c.TxID), IndexBlockHash: string(c.IndexBlockHash), MicroblockHash: string(c.MicroblockHash)}
+	return loaders.For(ctx).TxByKey.Load(ctx, key)()
+}
+
+func (r *contractResolver) Block(ctx context.Context, c *db.SmartContract) (*db.Block, error) {
+	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(c.IndexBlockHash))()
+}
+
+func (r *contractResolver) ClarityVersion(_ context.Context, c *db.SmartContract) (*int32, error) {
+	if c.ClarityVersion == nil {
+		return nil, nil
+	}
+	v := int32(*c.ClarityVersion)
+	return &v, nil
+}
+
+// Events are the contract's print events, newest first, paged by their chain position.
+func (r *contractResolver) Events(ctx context.Context, c *db.SmartContract, first *int32, after *string, last *int32, before *string) (*graph.ContractEventConnection, error) {
+	ks, n, err := r.keyset(contractLogList, relayArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := loaders.For(ctx).ContractLogs.Load(ctx, loaders.Page{Parent: c.ContractID, Keyset: ks})()
+	if err != nil {
+		return nil, err
+	}
+	p := paginate(contractLogList, rows, ks, n, contractLogCursor)
+	edges := make([]*graph.ContractEventEdge, len(p.nodes))
+	for i, e := range p.nodes {
+		edges[i] = &graph.ContractEventEdge{Cursor: p.cursors[i], Node: e}
+	}
+	return &graph.ContractEventConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}, nil
+}

@@ -1,0 +1,223 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+	"github.com/stxgraph/stxgraph/stacks/tx"
+)
+
+// Page sizes of the event listings, as the reference's.
+const (
+	maxEventsPage         = 100
+	maxContractEventsPage = 50
+)
+
+func (r *queryResolver) Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit, offset *int32) ([]db.Event, error) {
+	switch {
+	case txID == nil && principal == nil:
+		return nil, invalid("can not find 'address' or 'tx_id' in the request")
+	case txID != nil && principal != nil:
+		return nil, invalid("can't handle both 'address' and 'tx_id' in the same request")
+	}
+	if principal != nil {
+		if err := validPrincipal(*principal); err != nil {
+			return nil, err
+		}
+	}
+	l, o, err := page(limit, offset, maxEventsPage)
+	if err != nil {
+		return nil, err
+	}
+	if len(types) == 0 {
+		types = db.AllEventTypes
+	}
+	es, err := r.Store.Events(ctx, db.EventFilter{TxID: txID, Principal: deref(principal), Types: uniqueTypes(types), Limit: l, Offset: o})
+	if es == nil {
+		es = []db.Event{}
+	}
+	return es, err
+}
+
+func uniqueTypes(ts []db.EventType) []db.EventType {
+	seen := map[db.EventType]bool{}
+	out := ts[:0:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r *queryResolver) ContractEvents(ctx context.Context, contractID string, limit, offset *int32, unanchored *bool) ([]*db.ContractLog, error) {
+	l, o, err := page(limit, offset, maxContractEventsPage)
+	if err != nil {
+		return nil, err
+	}
+	logs, err := r.Store.ContractEvents(ctx, contractID, l, o, deref(unanchored))
+	if logs == nil {
+		logs = []*db.ContractLog{}
+	}
+	return logs, err
+}
+
+// eventTx loads the canonical row of the transaction that emitted an event.
+func eventTx(ctx context.Context, e db.Event) (*db.Tx, error) {
+	p := e.Position()
+	return loaders.For(ctx).TxByKey.Load(ctx, db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)})()
+}
+
+var assetEventTypes = map[int16]graph.AssetEventType{
+	db.AssetEventTransfer: graph.AssetEventTypeTransfer, db.AssetEventMint: graph.AssetEventTypeMint, db.AssetEventBurn: graph.AssetEventTypeBurn,
+}
+
+func (r *Resolver) SmartContractLogEvent() graph.SmartContractLogEventResolver {
+	return &contractLogEventResolver{r}
+}
+func (r *Resolver) ContractLogData() graph.ContractLogDataResolver {
+	return &contractLogEventResolver{r}
+}
+func (r *Resolver) StxLockEvent() graph.StxLockEventResolver   { return &stxLockEventResolver{r} }
+func (r *Resolver) StxAssetEvent() graph.StxAssetEventResolver { return &stxEventResolver{r} }
+func (r *Resolver) StxAsset() graph.StxAssetResolver           { return &stxAssetResolver{r} }
+func (r *Resolver) FungibleTokenAssetEvent() graph.FungibleTokenAssetEventResolver {
+	return &ftEventResolver{r}
+}
+func (r *Resolver) FtAsset() graph.FtAssetResolver { return &ftEventResolver{r} }
+func (r *Resolver) NonFungibleTokenAssetEvent() graph.NonFungibleTokenAssetEventResolver {
+	return &nftEventResolver{r}
+}
+func (r *Resolver) NftAsset() graph.NftAssetResolver       { return &nftEventResolver{r} }
+func (r *Resolver) NftTransfer() graph.NftTransferResolver { return &nftEventResolver{r} }
+
+// contractLogEventResolver serves SmartContractLogEvent and its contractLog object (ContractLogData),
+// both views of one contract_logs row.
+type contractLogEventResolver struct{ *Resolver }
+
+func (r *contractLogEventResolver) EventType(_ context.Context, _ *db.ContractLog) (db.EventType, error) {
+	return db.EventSmartContractLog, nil
+}
+
+func (r *contractLogEventResolver) Transaction(ctx context.Context, e *db.ContractLog) (*db.Tx, error) {
+	return eventTx(ctx, e)
+}
+
+func (r *contractLogEventResolver) ContractLog(_ context.Context, e *db.ContractLog) (*db.ContractLog, error) {
+	return e, nil
+}
+
+func (r *contractLogEventResolver) Value(_ context.Context, e *db.ContractLog) (*tx.ValueJSON, error) {
+	return clarityValue(e.Value)
+}
+
+type stxLockEventResolver struct{ *Resolver }
+
+func (r *stxLockEventResolver) EventType(_ context.Context, _ *db.StxLockEvent) (db.EventType, error) {
+	return db.EventStxLock, nil
+}
+
+func (r *stxLockEventResolver) Transaction(ctx context.Context, e *db.StxLockEvent) (*db.Tx, error) {
+	return eventTx(ctx, e)
+}
+
+func (r *stxLockEventResolver) StxLockEvent(_ context.Context, e *db.StxLockEvent) (*db.StxLockEvent, error) {
+	return e, nil
+}
+
+type stxEventResolver struct{ *Resolver }
+
+func (r *stxEventResolver) EventType(_ context.Context, _ *db.StxEvent) (db.EventType, error) {
+	return db.EventStxAsset, nil
+}
+
+func (r *stxEventResolver) Transaction(ctx context.Context, e *db.StxEvent) (*db.Tx, error) {
+	return eventTx(ctx, e)
+}
+
+func (r *stxEventResolver) Asset(_ context.Context, e *db.StxEvent) (*db.StxEvent, error) {
+	return e, nil
+}
+
+type stxAssetResolver struct{ *Resolver }
+
+func (r *stxAssetResolver) AssetEventType(_ context.Context, e *db.StxEvent) (graph.AssetEventType, error) {
+	return assetEventTypes[e.AssetEventTypeID], nil
+}
+
+// Sender and Recipient render a missing party (mint, burn) as "", as the reference does.
+func (r *stxAssetResolver) Sender(_ context.Context, e *db.StxEvent) (string, error) {
+	return deref(e.Sender), nil
+}
+
+func (r *stxAssetResolver) Recipient(_ context.Context, e *db.StxEvent) (string, error) {
+	return deref(e.Recipient), nil
+}
+
+// Memo exists only for transfers that carry one.
+func (r *stxAssetResolver) Memo(_ context.Context, e *db.StxEvent) ([]byte, error) {
+	if e.AssetEventTypeID != db.AssetEventTransfer || len(e.Memo) == 0 {
+		return nil, nil
+	}
+	return e.Memo, nil
+}
+
+// ftEventResolver serves FungibleTokenAssetEvent and its asset object (FtAsset).
+type ftEventResolver struct{ *Resolver }
+
+func (r *ftEventResolver) EventType(_ context.Context, _ *db.FtEvent) (db.EventType, error) {
+	return db.EventFungibleTokenAsset, nil
+}
+
+func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.Tx, error) {
+	return eventTx(ctx, e)
+}
+
+func (r *ftEventResolver) Asset(_ context.Context, e *db.FtEvent) (*db.FtEvent, error) { return e, nil }
+
+func (r *ftEventResolver) AssetEventType(_ context.Context, e *db.FtEvent) (graph.AssetEventType, error) {
+	return assetEventTypes[e.AssetEventTypeID], nil
+}
+
+func (r *ftEventResolver) Sender(_ context.Context, e *db.FtEvent) (string, error) {
+	return deref(e.Sender), nil
+}
+
+func (r *ftEventResolver) Recipient(_ context.Context, e *db.FtEvent) (string, error) {
+	return deref(e.Recipient), nil
+}
+
+// nftEventResolver serves NonFungibleTokenAssetEvent, its asset object (NftAsset) and the
+// account-transfer view (NftTransfer).
+type nftEventResolver struct{ *Resolver }
+
+func (r *nftEventResolver) EventType(_ context.Context, _ *db.NftEvent) (db.EventType, error) {
+	return db.EventNonFungibleTokenAsset, nil
+}
+
+func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
+	return eventTx(ctx, e)
+}
+
+func (r *nftEventResolver) Asset(_ context.Context, e *db.NftEvent) (*db.NftEvent, error) {
+	return e, nil
+}
+
+func (r *nftEventResolver) AssetEventType(_ context.Context, e *db.NftEvent) (graph.AssetEventType, error) {
+	return assetEventTypes[e.AssetEventTypeID], nil
+}
+
+func (r *nftEventResolver) Sender(_ context.Context, e *db.NftEvent) (string, error) {
+	return deref(e.Sender), nil
+}
+
+func (r *nftEventResolver) Recipient(_ context.Context, e *db.NftEvent) (string, error) {
+	return deref(e.Recipient), nil
+}
+
+func (r *nftEventResolver) Value(_ context.Context, e *db.NftEvent) (*tx.ValueJSON, error) {
+	return clarityValue(e.Value)
+}

@@ -1,0 +1,54 @@
+package resolvers
+
+import (
+	"context"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+	"github.com/stxgraph/stxgraph/stacks/c32"
+)
+
+func (r *queryResolver) Mempool(ctx context.Context, address *string, first *int32, after *string, last *int32, before *string) (*graph.MempoolTransactionConnection, error) {
+	ks, n, err := r.keyset(mempoolList, relayArgs{first: first, after: after, last: last, before: before})
+	if err != nil {
+		return nil, err
+	}
+	var addr string
+	if address != nil {
+		if _, err := c32.ParsePrincipal(*address); err != nil {
+			return nil, invalid("invalid STX address %q", *address)
+		}
+		addr = *address
+	}
+	rows, err := r.Store.MempoolPage(ctx, addr, ks)
+	if err != nil {
+		return nil, err
+	}
+	p := paginate(mempoolList, rows, ks, n, mempoolCursor)
+	edges := make([]*graph.MempoolTransactionEdge, len(p.nodes))
+	for i, t := range p.nodes {
+		edges[i] = &graph.MempoolTransactionEdge{Cursor: p.cursors[i], Node: t}
+	}
+	return &graph.MempoolTransactionConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info, Address: addr}, nil
+}
+
+func (r *queryResolver) MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error) {
+	return loaders.For(ctx).MempoolTxByID.Load(ctx, string(txID))()
+}
+
+func (r *Resolver) MempoolTransactionConnection() graph.MempoolTransactionConnectionResolver {
+	return &mempoolConnectionResolver{r}
+}
+
+type mempoolConnectionResolver struct{ *Resolver }
+
+// TotalCount counts pending transactions (all of them: the address filter has no cheap count).
+func (r *mempoolConnectionResolver) TotalCount(ctx context.Context, c *graph.MempoolTransactionConnection) (*int32, error) {
+	if c.Address != "" {
+		return nil, nil
+	}
+	n, err := r.Store.MempoolCount(ctx)
+	count := int32(n)
+	return &count, err
+}

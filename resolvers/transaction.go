@@ -1,0 +1,443 @@
+package resolvers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
+	"github.com/stxgraph/stxgraph/stacks/clarity"
+	"github.com/stxgraph/stxgraph/stacks/tx"
+)
+
+// Mined and mempool transactions share the fields decoded from their bytes; both resolver types
+// delegate to the functions on *db.TxFields below.
+
+type mempoolTransactionResolver struct{ *Resolver }
+
+func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
+	return &mempoolTransactionResolver{r}
+}
+
+func (r *Resolver) PostCondition() graph.PostConditionResolver { return &postConditionResolver{r} }
+func (r *Resolver) PostConditionPrincipal() graph.PostConditionPrincipalResolver {
+	return &postConditionPrincipalResolver{r}
+}
+func (r *Resolver) TenureChangePayload() graph.TenureChangePayloadResolver {
+	return &tenureChangePayloadResolver{r}
+}
+
+// maxEventLimit bounds a transaction's event window, as the reference's event_limit.
+const maxEventLimit = 100
+
+func (r *queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*graph.TransactionLookup, error) {
+	keys := uniqueKeys(ids)
+	mined, err := r.Store.CanonicalTxsByID(ctx, keys, deref(unanchored))
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*db.Tx, len(mined))
+	for _, t := range mined {
+		byID[string(t.TxID)] = t
+	}
+	var rest []string
+	for _, k := range keys {
+		if byID[k] == nil {
+			rest = append(rest, k)
+		}
+	}
+	pending, errs := loaders.For(ctx).MempoolTxByID.LoadMany(ctx, rest)()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The reference lists mined transactions first, then mempool ones, then the unknown ids.
+	out := make([]*graph.TransactionLookup, 0, len(keys))
+	var notFound []*graph.TransactionLookup
+	for _, k := range keys {
+		if t := byID[k]; t != nil {
+			out = append(out, &graph.TransactionLookup{TxID: t.TxID, Found: true, Result: t})
+		}
+	}
+	for i, k := range rest {
+		if m := pending[i]; m != nil {
+			out = append(out, &graph.TransactionLookup{TxID: m.TxID, Found: true, Result: m})
+		} else {
+			notFound = append(notFound, &graph.TransactionLookup{TxID: []byte(k)})
+		}
+	}
+	return append(out, notFound...), nil
+}
+
+// uniqueKeys turns ids into loader keys, dropping repeats.
+func uniqueKeys(ids [][]byte) []string {
+	seen := make(map[string]bool, len(ids))
+	keys := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if k := string(id); !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// decode decodes a transaction's stored bytes. Ingestion decoded them once already, so a failure
+// here is an internal error.
+func decode(f *db.TxFields) (*tx.Transaction, error) {
+	t, err := tx.Decode(f.RawTx)
+	if err != nil {
+		return nil, fmt.Errorf("stored transaction does not decode: %w", err)
+	}
+	return t, nil
+}
+
+// Payload type ids as stored (the wire payload type byte).
+const (
+	typeTokenTransfer = iota
+	typeSmartContract
+	typeContractCall
+	typePoisonMicroblock
+	typeCoinbase
+	typeCoinbaseToAltRecipient
+	typeVersionedSmartContract
+	typeTenureChange
+	typeNakamotoCoinbase
+)
+
+var txTypes = map[int16]graph.TxType{
+	typeTokenTransfer: graph.TxTypeTokenTransfer, typeSmartContract: graph.TxTypeSmartContract,
+	typeContractCall: graph.TxTypeContractCall, typePoisonMicroblock: graph.TxTypePoisonMicroblock,
+	typeCoinbase: graph.TxTypeCoinbase, typeCoinbaseToAltRecipient: graph.TxTypeCoinbase,
+	typeVersionedSmartContract: graph.TxTypeSmartContract, typeTenureChange: graph.TxTypeTenureChange,
+	typeNakamotoCoinbase: graph.TxTypeCoinbase,
+}
+
+func txType(f *db.TxFields) (graph.TxType, error) {
+	t, ok := txTypes[f.TypeID]
+	if !ok {
+		return "", fmt.Errorf("unknown stored transaction type %d", f.TypeID)
+	}
+	return t, nil
+}
+
+// payloadOf decodes the payload when the stored type is one of want, and returns nil otherwise
+// without decoding: only the payload field that applies pays for a decode.
+func payloadOf(f *db.TxFields, want ...int16) (*tx.PayloadJSON, error) {
+	for _, w := range want {
+		if f.TypeID == w {
+			t, err := decode(f)
+			if err != nil {
+				return nil, err
+			}
+			p := t.PayloadJSON()
+			return &p, nil
+		}
+	}
+	return nil, nil
+}
+
+func tokenTransfer(f *db.TxFields) (*tx.TokenTransferJSON, error) {
+	p, err := payloadOf(f, typeTokenTransfer)
+	if p == nil {
+		return nil, err
+	}
+	return p.TokenTransfer, nil
+}
+
+func smartContract(f *db.TxFields) (*tx.SmartContractJSON, error) {
+	p, err := payloadOf(f, typeSmartContract, typeVersionedSmartContract)
+	if p == nil {
+		return nil, err
+	}
+	return p.SmartContract, nil
+}
+
+// contractCall renders a contract call with the function signature and argument names and types
+// of the called contract's ABI when the contract is known.
+func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, error) {
+	p, err := payloadOf(f, typeContractCall)
+	if p == nil {
+		return nil, err
+	}
+	cc := p.ContractCall
+	c, err := loaders.For(ctx).ContractByID.Load(ctx, cc.ContractID)()
+	if err != nil || c == nil || len(c.ABI) == 0 {
+		return cc, err
+	}
+	// An ABI that does not parse or render leaves the call as for an unknown contract
+	// (ApplyABI changes nothing when it fails).
+	if abi, err := tx.ParseContractInterface(c.ABI); err == nil {
+		if fn, ok := abi.Function(cc.FunctionName); ok {
+			_ = cc.ApplyABI(fn)
+		}
+	}
+	return cc, nil
+}
+
+func poisonMicroblock(f *db.TxFields) (*tx.PoisonMicroblockJSON, error) {
+	p, err := payloadOf(f, typePoisonMicroblock)
+	if p == nil {
+		return nil, err
+	}
+	return p.PoisonMicroblock, nil
+}
+
+func coinbasePayload(f *db.TxFields) (*tx.CoinbaseJSON, error) {
+	p, err := payloadOf(f, typeCoinbase, typeCoinbaseToAltRecipient, typeNakamotoCoinbase)
+	if p == nil {
+		return nil, err
+	}
+	return p.CoinbasePayload, nil
+}
+
+func tenureChangePayload(f *db.TxFields) (*tx.TenureChangeJSON, error) {
+	p, err := payloadOf(f, typeTenureChange)
+	if p == nil {
+		return nil, err
+	}
+	return p.TenureChangePayload, nil
+}
+
+func postConditions(f *db.TxFields) ([]*tx.PostConditionJSON, error) {
+	t, err := decode(f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*tx.PostConditionJSON, len(t.PostConditions))
+	for i := range t.PostConditions {
+		j := t.PostConditions[i].JSON()
+		out[i] = &j
+	}
+	return out, nil
+}
+
+func postConditionMode(f *db.TxFields) graph.PostConditionMode {
+	return graph.PostConditionMode(tx.PostConditionMode(f.PostConditionMode).String())
+}
+
+func anchorMode(f *db.TxFields) graph.AnchorMode {
+	return graph.AnchorMode(tx.AnchorMode(f.AnchorMode).String())
+}
+
+var txStatuses = map[int16]graph.TxStatus{
+	db.TxStatusSuccess: graph.TxStatusSuccess, db.TxStatusAbortByResponse: graph.TxStatusAbortByResponse,
+	db.TxStatusAbortByPostCondition: graph.TxStatusAbortByPostCondition, db.TxStatusProblematicSkipped: graph.TxStatusProblematicSkipped,
+	db.TxStatusPending: graph.TxStatusPending, db.TxStatusDroppedReplaceByFee: graph.TxStatusDroppedReplaceByFee,
+	db.TxStatusDroppedReplaceAcrossFork: graph.TxStatusDroppedReplaceAcrossFork, db.TxStatusDroppedTooExpensive: graph.TxStatusDroppedTooExpensive,
+	db.TxStatusDroppedStaleGC: graph.TxStatusDroppedStaleGarbageCollect, db.TxStatusDroppedAPIGC: graph.TxStatusDroppedStaleGarbageCollect,
+	db.TxStatusDroppedProblematic: graph.TxStatusDroppedProblematic,
+}
+
+func txStatus(status int16) (graph.TxStatus, error) {
+	s, ok := txStatuses[status]
+	if !ok {
+		return "", fmt.Errorf("unknown stored transaction status %d", status)
+	}
+	return s, nil
+}
+
+// isoTime renders a unix time as the reference does (Date.toISOString), "" for no time.
+func isoTime(unix int64) string {
+	if unix == 0 {
+		return ""
+	}
+	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// clarityValue renders serialized Clarity bytes as {hex, repr}.
+func clarityValue(b []byte) (*tx.ValueJSON, error) {
+	v, _, err := clarity.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("stored Clarity value does not decode: %w", err)
+	}
+	j := tx.NewValueJSON(v)
+	return &j, nil
+}
+
+func (r *transactionResolver) PostConditionMode(_ context.Context, t *db.Tx) (graph.PostConditionMode, error) {
+	return postConditionMode(&t.TxFields), nil
+}
+
+func (r *transactionResolver) PostConditions(_ context.Context, t *db.Tx) ([]*tx.PostConditionJSON, error) {
+	return postConditions(&t.TxFields)
+}
+
+func (r *transactionResolver) AnchorMode(_ context.Context, t *db.Tx) (graph.AnchorMode, error) {
+	return anchorMode(&t.TxFields), nil
+}
+
+// blockTime is the block's own time (Nakamoto) or, before it, its burn block's.
+func blockTime(t *db.Tx) int64 {
+	if t.BlockTime > 0 {
+		return t.BlockTime
+	}
+	return t.BurnBlockTime
+}
+
+func (r *transactionResolver) BlockTime(_ context.Context, t *db.Tx) (int32, error) {
+	return int32(blockTime(t)), nil
+}
+
+func (r *transactionResolver) BlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
+	return isoTime(blockTime(t)), nil
+}
+
+func (r *transactionResolver) BurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
+	return isoTime(t.BurnBlockTime), nil
+}
+
+func (r *transactionResolver) ParentBurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
+	return isoTime(t.ParentBurnBlockTime), nil
+}
+
+func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxStatus, error) {
+	return txStatus(t.Status)
+}
+
+func (r *transactionResolver) TxResult(_ context.Context, t *db.Tx) (*tx.ValueJSON, error) {
+	return clarityValue(t.RawResult)
+}
+
+func (r *transactionResolver) IsUnanchored(_ context.Context, t *db.Tx) (bool, error) {
+	return len(t.BlockHash) == 0, nil
+}
+
+// Events loads the transaction's events whose event_index falls in [offset, offset+limit),
+// batched with every other transaction of the request.
+func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
+	l, o, err := page(limit, offset, maxEventLimit)
+	if err != nil || l == 0 {
+		return []db.Event{}, err
+	}
+	key := loaders.TxEventsKey{Tx: t.Key(), Window: db.EventWindow{Offset: int32(o), Limit: int32(l)}}
+	es, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
+	if es == nil {
+		es = []db.Event{}
+	}
+	return es, err
+}
+
+func (r *transactionResolver) TxType(_ context.Context, t *db.Tx) (graph.TxType, error) {
+	return txType(&t.TxFields)
+}
+
+func (r *transactionResolver) TokenTransfer(_ context.Context, t *db.Tx) (*tx.TokenTransferJSON, error) {
+	return tokenTransfer(&t.TxFields)
+}
+
+func (r *transactionResolver) SmartContract(_ context.Context, t *db.Tx) (*tx.SmartContractJSON, error) {
+	return smartContract(&t.TxFields)
+}
+
+func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.ContractCallJSON, error) {
+	return contractCall(ctx, &t.TxFields)
+}
+
+func (r *transactionResolver) PoisonMicroblock(_ context.Context, t *db.Tx) (*tx.PoisonMicroblockJSON, error) {
+	return poisonMicroblock(&t.TxFields)
+}
+
+func (r *transactionResolver) CoinbasePayload(_ context.Context, t *db.Tx) (*tx.CoinbaseJSON, error) {
+	return coinbasePayload(&t.TxFields)
+}
+
+func (r *transactionResolver) TenureChangePayload(_ context.Context, t *db.Tx) (*tx.TenureChangeJSON, error) {
+	return tenureChangePayload(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) PostConditionMode(_ context.Context, t *db.MempoolTx) (graph.PostConditionMode, error) {
+	return postConditionMode(&t.TxFields), nil
+}
+
+func (r *mempoolTransactionResolver) PostConditions(_ context.Context, t *db.MempoolTx) ([]*tx.PostConditionJSON, error) {
+	return postConditions(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) AnchorMode(_ context.Context, t *db.MempoolTx) (graph.AnchorMode, error) {
+	return anchorMode(&t.TxFields), nil
+}
+
+func (r *mempoolTransactionResolver) TxStatus(_ context.Context, t *db.MempoolTx) (graph.TxStatus, error) {
+	return txStatus(t.Status)
+}
+
+func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.MempoolTx) ([]byte, error) {
+	if len(t.ReplacedByTxID) == 0 {
+		return nil, nil
+	}
+	return t.ReplacedByTxID, nil
+}
+
+func (r *mempoolTransactionResolver) ReceiptTimeIso(_ context.Context, t *db.MempoolTx) (string, error) {
+	return isoTime(t.ReceiptTime), nil
+}
+
+func (r *mempoolTransactionResolver) TxType(_ context.Context, t *db.MempoolTx) (graph.TxType, error) {
+	return txType(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) TokenTransfer(_ context.Context, t *db.MempoolTx) (*tx.TokenTransferJSON, error) {
+	return tokenTransfer(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) SmartContract(_ context.Context, t *db.MempoolTx) (*tx.SmartContractJSON, error) {
+	return smartContract(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
+	return contractCall(ctx, &t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) PoisonMicroblock(_ context.Context, t *db.MempoolTx) (*tx.PoisonMicroblockJSON, error) {
+	return poisonMicroblock(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) CoinbasePayload(_ context.Context, t *db.MempoolTx) (*tx.CoinbaseJSON, error) {
+	return coinbasePayload(&t.TxFields)
+}
+
+func (r *mempoolTransactionResolver) TenureChangePayload(_ context.Context, t *db.MempoolTx) (*tx.TenureChangeJSON, error) {
+	return tenureChangePayload(&t.TxFields)
+}
+
+type postConditionResolver struct{ *Resolver }
+
+// Amount is absent for non-fungible and PoX conditions.
+func (r *postConditionResolver) Amount(_ context.Context, pc *tx.PostConditionJSON) (*string, error) {
+	return nonEmpty(pc.Amount), nil
+}
+
+type postConditionPrincipalResolver struct{ *Resolver }
+
+func (r *postConditionPrincipalResolver) Address(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
+	return nonEmpty(p.Address), nil
+}
+
+func (r *postConditionPrincipalResolver) ContractName(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
+	return nonEmpty(p.ContractName), nil
+}
+
+type tenureChangePayloadResolver struct{ *Resolver }
+
+func (r *tenureChangePayloadResolver) PreviousTenureBlocks(_ context.Context, p *tx.TenureChangeJSON) (int32, error) {
+	return int32(p.PreviousTenureBlocks), nil
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,178 @@
+package rest
+
+import (
+	"encoding/hex"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/stxgraph/stxgraph"
+)
+
+// Query parameters are validated here with the reference's messages: its schema validator's for
+// types and bounds ("querystring/limit must be <= 30"), its handlers' for the rest.
+
+func badRequest(format string, args ...any) error {
+	return stxgraph.Errorf(stxgraph.EINVALID, format, args...)
+}
+
+// query wraps the request's query string.
+type query url.Values
+
+// boolean parses an optional true/false parameter.
+func (q query) boolean(name string) (bool, error) {
+	vs, ok := q[name]
+	if !ok {
+		return false, nil
+	}
+	switch vs[0] {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, badRequest("querystring/%s must be boolean", name)
+}
+
+// integer parses an optional non-negative integer parameter; ok is false when it is absent.
+func (q query) integer(name string) (n int, ok bool, err error) {
+	vs, present := q[name]
+	if !present {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(strings.TrimSpace(vs[0]))
+	switch {
+	case err != nil || strings.TrimSpace(vs[0]) == "":
+		return 0, false, badRequest("querystring/%s must be integer", name)
+	case n < 0:
+		return 0, false, badRequest("querystring/%s must be >= 0", name)
+	}
+	return n, true, nil
+}
+
+// limit parses a page size: absent or 0 means the default (the reference treats 0 as "not
+// given"), above max is an error.
+func (q query) limit(name string, def, max int) (int, error) {
+	n, ok, err := q.integer(name)
+	if err != nil {
+		return 0, err
+	}
+	if n > max {
+		return 0, badRequest("querystring/%s must be <= %d", name, max)
+	}
+	if !ok || n == 0 {
+		return def, nil
+	}
+	return n, nil
+}
+
+// offset parses a page offset (default 0).
+func (q query) offset(name string) (int, error) {
+	n, _, err := q.integer(name)
+	return n, err
+}
+
+// list returns a repeated parameter's values, splitting a single value on commas as the
+// reference does (name[] is accepted too, as query-string libraries send arrays).
+func (q query) list(name string) []string {
+	vs := append(append([]string{}, q[name]...), q[name+"[]"]...)
+	if len(vs) == 1 && strings.Contains(vs[0], ",") {
+		return strings.Split(vs[0], ",")
+	}
+	return vs
+}
+
+var txIDPattern = regexp.MustCompile(`^(0x)?[a-fA-F0-9]{64}$`)
+
+// txID validates one transaction id as the reference's schema does; param names it in messages
+// ("tx_id" or "tx_id/0").
+func txID(param, s string) error {
+	if !txIDPattern.MatchString(s) {
+		return badRequest(`querystring/%s must match pattern "^(0x)?[a-fA-F0-9]{64}$"`, param)
+	}
+	return nil
+}
+
+// hexInput decodes 0x-prefixed hex with the reference's messages.
+func hexInput(s string) ([]byte, error) {
+	if !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
+		return nil, badRequest(`Hex string is missing the "0x" prefix`)
+	}
+	if len(s)%2 != 0 {
+		return nil, badRequest("Hex string is an odd number of digits")
+	}
+	b, err := hex.DecodeString(s[2:])
+	if err != nil {
+		return nil, badRequest("Invalid hash characters")
+	}
+	return b, nil
+}
+
+// untilBlock adds the until_block parameter to vars: a Stacks block hash (0x…) or a height
+// read the way JavaScript's parseInt reads it ("12abc" is 12).
+func untilBlock(q query, unanchored bool, vars map[string]any) error {
+	s := q.get("until_block")
+	if s == "" {
+		return nil
+	}
+	if unanchored {
+		return badRequest("can't handle both 'unanchored=true' and 'until_block' in the same request")
+	}
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		b, err := hexInput(s)
+		if err != nil {
+			return err
+		}
+		vars["atBlockHash"] = "0x" + hex.EncodeToString(b)
+		return nil
+	}
+	h, ok := parseInt(s)
+	if !ok || h < 1 || h > 1<<31-1 {
+		return badRequest("Unexpected integer value for block height path parameter")
+	}
+	vars["atHeight"] = h
+	return nil
+}
+
+// parseInt mimics JavaScript's parseInt(s, 10): optional leading space and sign, then the
+// longest run of digits.
+func parseInt(s string) (int64, bool) {
+	s = strings.TrimLeft(s, " \t\n\r")
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	end := 0
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == 0 || end > 12 {
+		return 0, false
+	}
+	n, _ := strconv.ParseInt(s[:end], 10, 64)
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func (q query) get(name string) string {
+	if vs := q[name]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
+// eventTypes validates the type filter of tx/events.
+func eventTypes(q query) ([]string, error) {
+	ts := q.list("type")
+	for i, t := range ts {
+		switch t {
+		case "smart_contract_log", "stx_lock", "stx_asset", "fungible_token_asset", "non_fungible_token_asset":
+		default:
+			return nil, badRequest("querystring/type/%d must be equal to one of the allowed values", i)
+		}
+	}
+	return ts, nil
+}

@@ -1,0 +1,299 @@
+package rest
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// The fixed operations alias every field to the reference's JSON key, so most of a GraphQL
+// response is already the REST body. reshape rewrites the few places where the reference's JSON
+// cannot be expressed as a GraphQL selection: keys the reference omits instead of sending null,
+// u64 values GraphQL carries as strings, and block fields that the reference flattens or keys by
+// hash. It walks gqlgen's compact JSON once, copying everything else byte for byte.
+
+// rule rewrites the value of one key. It returns the bytes to emit for the member (possibly
+// several members, or none) given the key and value.
+type rule func(dst []byte, key, value []byte) []byte
+
+// rules maps a JSON key to its rule; one table serves every route, since a key means the same
+// thing wherever the reference uses it.
+var rules = map[string]rule{}
+
+func init() {
+	for _, k := range []string{
+		// Optional members the reference leaves out rather than nulling.
+		"sponsor_address", "memo", "vrf_proof", "amount", "asset", "asset_value", "address", "contract_name",
+		"token_transfer", "smart_contract", "contract_call", "poison_microblock", "coinbase_payload", "tenure_change_payload",
+		"estimated_balance", "pending_balance_inbound", "pending_balance_outbound",
+	} {
+		rules[k] = omitNull
+	}
+	rules["nonce"] = number
+	rules["sponsor_nonce"] = func(dst, key, value []byte) []byte { return number(dst, key, omitNullValue(value)) }
+	rules["lock_tx_id"] = func(dst, key, value []byte) []byte {
+		if string(value) == "null" {
+			value = []byte(`""`)
+		}
+		return member(dst, key, value)
+	}
+	rules["execution_cost"] = flatten
+	rules["microblocks_accepted"] = pluckHashes
+	rules["microblock_tx_count"] = countsByHash
+	rules["parent_microblock_hash"] = parentMicroblockHash
+}
+
+// reshape rewrites a JSON document with rules.
+func reshape(src []byte) ([]byte, error) {
+	dst := make([]byte, 0, len(src))
+	dst, n, err := rewriteValue(dst, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(src) {
+		return nil, fmt.Errorf("reshape: trailing data at %d", n)
+	}
+	return dst, nil
+}
+
+func rewriteValue(dst, src []byte, i int) ([]byte, int, error) {
+	if i >= len(src) {
+		return nil, 0, fmt.Errorf("reshape: unexpected end")
+	}
+	switch src[i] {
+	case '{':
+		return rewriteObject(dst, src, i)
+	case '[':
+		dst = append(dst, '[')
+		i++
+		for first := true; ; first = false {
+			if src[i] == ']' {
+				return append(dst, ']'), i + 1, nil
+			}
+			if !first {
+				if src[i] != ',' {
+					return nil, 0, fmt.Errorf("reshape: expected , at %d", i)
+				}
+				dst, i = append(dst, ','), i+1
+			}
+			var err error
+			if dst, i, err = rewriteValue(dst, src, i); err != nil {
+				return nil, 0, err
+			}
+		}
+	default:
+		end, err := skipValue(src, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		return append(dst, src[i:end]...), end, nil
+	}
+}
+
+// pendingSequence carries the parent_microblock_hash rule's decision to the member that follows.
+var noParentMicroblock = []byte("parent_microblock_sequence")
+
+func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
+	dst = append(dst, '{')
+	i++
+	start := len(dst)
+	overrideSequence := false
+	for first := true; ; first = false {
+		if src[i] == '}' {
+			return append(dst, '}'), i + 1, nil
+		}
+		if !first {
+			i++ // ','
+		}
+		keyEnd, err := skipValue(src, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		key := src[i+1 : keyEnd-1]
+		i = keyEnd + 1 // ':'
+		valEnd, err := skipValue(src, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		sep := len(dst) > start
+		mark := len(dst)
+		if sep {
+			dst = append(dst, ',')
+		}
+		before := len(dst)
+		switch r := rules[string(key)]; {
+		case overrideSequence && bytes.Equal(key, noParentMicroblock):
+			dst = member(dst, key, []byte("-1"))
+		case r != nil:
+			dst = r(dst, key, src[i:valEnd])
+			overrideSequence = bytes.Equal(key, []byte("parent_microblock_hash")) && bytes.Equal(dst[len(dst)-2:], []byte(`""`))
+		default:
+			dst = append(append(append(dst, '"'), key...), '"', ':')
+			if dst, _, err = rewriteValue(dst, src, i); err != nil {
+				return nil, 0, err
+			}
+		}
+		if len(dst) == before { // the rule emitted nothing: drop the separator too
+			dst = dst[:mark]
+		}
+		i = valEnd
+	}
+}
+
+// skipValue returns the end of the JSON value starting at i (gqlgen emits no whitespace).
+func skipValue(src []byte, i int) (int, error) {
+	depth := 0
+	for j := i; j < len(src); j++ {
+		switch src[j] {
+		case '"':
+			for j++; j < len(src) && src[j] != '"'; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if depth == 0 {
+				return j + 1, nil
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, nil
+			}
+			if depth < 0 {
+				return j, nil
+			}
+		case ',', ':':
+			if depth == 0 {
+				return j, nil
+			}
+		}
+	}
+	if depth == 0 {
+		return len(src), nil
+	}
+	return 0, fmt.Errorf("reshape: unterminated value at %d", i)
+}
+
+func member(dst, key, value []byte) []byte {
+	dst = append(append(append(dst, '"'), key...), '"', ':')
+	return append(dst, value...)
+}
+
+func omitNullValue(v []byte) []byte {
+	if string(v) == "null" {
+		return nil
+	}
+	return v
+}
+
+// omitNull leaves the member out when it is null; other values are rewritten recursively.
+func omitNull(dst, key, value []byte) []byte {
+	if string(value) == "null" {
+		return dst
+	}
+	out, _, err := rewriteValue(append(append(append(dst, '"'), key...), '"', ':'), value, 0)
+	if err != nil {
+		return member(dst, key, value)
+	}
+	return out
+}
+
+// number renders a u64 that GraphQL carries as a decimal string as a JSON number, as the
+// reference does for nonces; nil drops the member.
+func number(dst, key, value []byte) []byte {
+	if value == nil {
+		return dst
+	}
+	if s, err := strconv.Unquote(string(value)); err == nil {
+		value = []byte(s)
+	}
+	return member(dst, key, value)
+}
+
+// flatten splices a nested object into its parent with the key as prefix:
+// "execution_cost":{"read_count":1} becomes "execution_cost_read_count":1.
+func flatten(dst, key, value []byte) []byte {
+	for i, first := 1, true; i < len(value) && value[i] != '}'; first = false {
+		if !first {
+			dst, i = append(dst, ','), i+1
+		}
+		keyEnd, _ := skipValue(value, i)
+		valEnd, _ := skipValue(value, keyEnd+1)
+		dst = append(append(append(append(dst, '"'), key...), '_'), value[i+1:keyEnd-1]...)
+		dst = append(append(dst, '"', ':'), value[keyEnd+1:valEnd]...)
+		i = valEnd
+	}
+	return dst
+}
+
+// hashCount is one element of the microblockTxCounts selection.
+type hashCount struct {
+	hash, count []byte
+}
+
+// hashCounts reads [{"hash":"0x…"[,"txCount":n]}…].
+func hashCounts(value []byte) []hashCount {
+	var out []hashCount
+	for i := 1; i < len(value) && value[i] != ']'; {
+		if value[i] == ',' {
+			i++
+		}
+		end, _ := skipValue(value, i)
+		obj := value[i:end]
+		var hc hashCount
+		for j := 1; j < len(obj) && obj[j] != '}'; {
+			if obj[j] == ',' {
+				j++
+			}
+			keyEnd, _ := skipValue(obj, j)
+			valEnd, _ := skipValue(obj, keyEnd+1)
+			switch string(obj[j+1 : keyEnd-1]) {
+			case "hash":
+				hc.hash = obj[keyEnd+1 : valEnd]
+			case "txCount":
+				hc.count = obj[keyEnd+1 : valEnd]
+			}
+			j = valEnd
+		}
+		out = append(out, hc)
+		i = end
+	}
+	return out
+}
+
+// pluckHashes turns [{"hash":h}…] into [h…].
+func pluckHashes(dst, key, value []byte) []byte {
+	dst = append(append(append(dst, '"'), key...), '"', ':', '[')
+	for i, hc := range hashCounts(value) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, hc.hash...)
+	}
+	return append(dst, ']')
+}
+
+// countsByHash turns [{"hash":h,"txCount":n}…] into {h:n…}.
+func countsByHash(dst, key, value []byte) []byte {
+	dst = append(append(append(dst, '"'), key...), '"', ':', '{')
+	for i, hc := range hashCounts(value) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(append(dst, hc.hash...), ':'), hc.count...)
+	}
+	return append(dst, '}')
+}
+
+var zeroHash = []byte(`"0x0000000000000000000000000000000000000000000000000000000000000000"`)
+
+// parentMicroblockHash renders "no parent microblock" (the node's all-zero hash, or none) as
+// ""; the object walker then renders the sequence that follows as -1, as the reference does.
+func parentMicroblockHash(dst, key, value []byte) []byte {
+	if bytes.Equal(value, zeroHash) || string(value) == `"0x"` {
+		value = []byte(`""`)
+	}
+	return member(dst, key, value)
+}

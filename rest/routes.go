@@ -1,0 +1,397 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/stxgraph/stxgraph"
+)
+
+// Page sizes (default, maximum) of the reference's listings.
+const (
+	blockLimit, blockMax       = 20, 30
+	txLimit, txMax             = 20, 50
+	eventLimit, eventMax       = 20, 100
+	contractLimit, contractMax = 20, 50
+)
+
+func (a *API) routes() []route {
+	return []route{
+		{
+			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag",
+			params: balanceParams,
+			etag:   func(d json.RawMessage) string { return decodeTag[principalTag](d).etag(true) },
+			body:   accountBody("balance"),
+		},
+		{
+			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
+			op: "AccountTransactionsWithTransfers", tagOp: "AccountTag",
+			params: transfersParams,
+			etag:   func(d json.RawMessage) string { return decodeTag[principalTag](d).etag(false) },
+			body:   transfersBody,
+		},
+		{
+			path: "/extended/v1/tx/multiple", op: "TransactionsByIds", tagOp: "MempoolTag",
+			params: multipleParams,
+			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d).etag() },
+			body:   multipleBody,
+		},
+		{
+			path: "/extended/v1/tx/events", op: "Events", tagOp: "ChainTipTag",
+			params: eventsParams,
+			etag:   chainTipETag,
+			body:   pageBody("events", "events"),
+		},
+		{
+			path: "/extended/v1/contract/{contract_id}/events", op: "ContractEvents", tagOp: "ChainTipTag",
+			params: contractEventsParams,
+			etag:   chainTipETag,
+			body:   pageBody("events", "results"),
+		},
+		{
+			path: "/extended/v1/block", deprecated: true, op: "Blocks", tagOp: "ChainTipTag",
+			params: blocksParams,
+			etag:   chainTipETag,
+			body:   blocksBody,
+		},
+		{
+			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, op: "BlockByBurnBlockHash", tagOp: "ChainTipTag",
+			redirect: burnHashRedirect,
+			params:   burnHashParams,
+			etag:     chainTipETag,
+			body:     burnBlockBody,
+		},
+	}
+}
+
+func decodeTag[T any](data json.RawMessage) T {
+	var t T
+	json.Unmarshal(data, &t) //nolint:errcheck // tag fields come from our own operations; missing ones mean "no ETag"
+	return t
+}
+
+func chainTipETag(d json.RawMessage) string { return decodeTag[chainTipTag](d).etag() }
+
+// balanceParams reads the address routes' parameters; the account query itself rejects a
+// malformed principal (400 invalid STX address).
+func balanceParams(r *http.Request) (map[string]any, error) {
+	p := mux.Vars(r)["principal"]
+	q := query(r.URL.Query())
+	unanchored, err := q.boolean("unanchored")
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]any{"principal": p, "unanchored": unanchored}
+	if err := untilBlock(q, unanchored, vars); err != nil {
+		return nil, err
+	}
+	vars["historical"] = vars["atHeight"] != nil || vars["atBlockHash"] != nil
+	return vars, nil
+}
+
+func transfersParams(r *http.Request) (map[string]any, error) {
+	vars, err := balanceParams(r)
+	if err != nil {
+		return nil, err
+	}
+	q := query(r.URL.Query())
+	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
+		return nil, err
+	}
+	if vars["offset"], err = q.offset("offset"); err != nil {
+		return nil, err
+	}
+	height, ok, err := q.integer("height")
+	if err != nil {
+		return nil, err
+	}
+	if ok && height > 0 { // the reference treats height=0 as absent
+		if vars["historical"] == true {
+			return nil, badRequest("can't handle until_block and block_height in the same request")
+		}
+		vars["height"] = height
+	}
+	return vars, nil
+}
+
+// accountBody renders the account's field key (the balance object).
+func accountBody(key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
+	return func(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+		var d struct {
+			Account map[string]json.RawMessage `json:"account"`
+		}
+		if err := json.Unmarshal(data, &d); err != nil {
+			return nil, err
+		}
+		return reshape(d.Account[key])
+	}
+}
+
+func transfersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+	var d struct {
+		Account struct {
+			Page struct {
+				Total   int             `json:"total"`
+				Results json.RawMessage `json:"results"`
+			} `json:"page"`
+		} `json:"account"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	results, err := reshape(d.Account.Page.Results)
+	if err != nil {
+		return nil, err
+	}
+	return wrapPage(vars, "results", results, &d.Account.Page.Total), nil
+}
+
+// wrapPage renders {"limit","offset"[,"total"],"<key>":results}.
+func wrapPage(vars map[string]any, key string, results []byte, total *int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"limit":` + strconv.Itoa(vars["limit"].(int)) + `,"offset":` + strconv.Itoa(vars["offset"].(int)))
+	if total != nil {
+		b.WriteString(`,"total":` + strconv.Itoa(*total))
+	}
+	b.WriteString(`,"` + key + `":`)
+	b.Write(results)
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func multipleParams(r *http.Request) (map[string]any, error) {
+	q := query(r.URL.Query())
+	raw := q["tx_id"]
+	if len(raw) == 1 && strings.Contains(raw[0], ",") {
+		raw = strings.Split(raw[0], ",")
+	}
+	if len(raw) == 0 {
+		return nil, badRequest("querystring must have required property 'tx_id'")
+	}
+	ids := make([]string, len(raw))
+	for i, id := range raw {
+		if err := txID("tx_id/"+strconv.Itoa(i), id); err != nil {
+			return nil, err
+		}
+		b, err := hexInput(id)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = "0x" + hex.EncodeToString(b)
+	}
+	unanchored, err := q.boolean("unanchored")
+	if err != nil {
+		return nil, err
+	}
+	exclude, err := q.boolean("exclude_function_args")
+	if err != nil {
+		return nil, err
+	}
+	limit, err := q.limit("event_limit", eventLimit, eventMax)
+	if err != nil {
+		return nil, err
+	}
+	offset, err := q.offset("event_offset")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ids": ids, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
+		"eventLimit": limit, "eventOffset": offset}, nil
+}
+
+// multipleBody renders the lookups as the reference's object keyed by transaction id: found
+// entries keyed by their canonical lower-case id, unknown ones by the id as requested.
+func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+	var d struct {
+		Lookups []struct {
+			Found  bool            `json:"found"`
+			Result json.RawMessage `json:"result"`
+		} `json:"lookups"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	asRequested := map[string]string{}
+	for i, id := range vars["ids"].([]string) {
+		asRequested[id] = vars["requested"].([]string)[i]
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, l := range d.Lookups {
+		if !l.Found {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		var id struct {
+			TxID string `json:"tx_id"`
+		}
+		if err := json.Unmarshal(l.Result, &id); err != nil {
+			return nil, err
+		}
+		result, err := reshape(l.Result)
+		if err != nil {
+			return nil, err
+		}
+		delete(asRequested, id.TxID)
+		b.WriteString(strconv.Quote(id.TxID) + `:{"found":true,"result":`)
+		b.Write(result)
+		b.WriteByte('}')
+	}
+	// Unknown ids follow, in request order.
+	for _, id := range vars["ids"].([]string) {
+		req, ok := asRequested[id]
+		if !ok {
+			continue
+		}
+		delete(asRequested, id)
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(req)
+		b.Write(key)
+		b.WriteString(`:{"found":false,"result":{"tx_id":`)
+		b.Write(key)
+		b.WriteString(`}}`)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func eventsParams(r *http.Request) (map[string]any, error) {
+	q := query(r.URL.Query())
+	vars := map[string]any{}
+	id, addr := q.get("tx_id"), q.get("address")
+	switch {
+	case id == "" && addr == "":
+		return nil, badRequest("can not find 'address' or 'tx_id' in the request")
+	case id != "" && addr != "":
+		return nil, badRequest("can't handle both 'address' and 'tx_id' in the same request")
+	case id != "":
+		if err := txID("tx_id", id); err != nil {
+			return nil, err
+		}
+		vars["txId"] = "0x" + strings.TrimPrefix(id, "0x")
+	default:
+		vars["principal"] = addr // validated by the events query
+	}
+	types, err := eventTypes(q)
+	if err != nil {
+		return nil, err
+	}
+	if len(types) > 0 {
+		vars["types"] = types
+	}
+	if vars["limit"], err = q.limit("limit", eventLimit, eventMax); err != nil {
+		return nil, err
+	}
+	if vars["offset"], err = q.offset("offset"); err != nil {
+		return nil, err
+	}
+	return vars, nil
+}
+
+func contractEventsParams(r *http.Request) (map[string]any, error) {
+	q := query(r.URL.Query())
+	unanchored, err := q.boolean("unanchored")
+	if err != nil {
+		return nil, err
+	}
+	vars := map[string]any{"contractId": mux.Vars(r)["contract_id"], "unanchored": unanchored}
+	if vars["limit"], err = q.limit("limit", contractLimit, contractMax); err != nil {
+		return nil, err
+	}
+	if vars["offset"], err = q.offset("offset"); err != nil {
+		return nil, err
+	}
+	return vars, nil
+}
+
+// pageBody renders the operation's list field as {"limit","offset","<key>":[…]} (no total, as
+// in the reference).
+func pageBody(field, key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
+	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+		var d map[string]json.RawMessage
+		if err := json.Unmarshal(data, &d); err != nil {
+			return nil, err
+		}
+		results, err := reshape(d[field])
+		if err != nil {
+			return nil, err
+		}
+		return wrapPage(vars, key, results, nil), nil
+	}
+}
+
+func blocksParams(r *http.Request) (map[string]any, error) {
+	q := query(r.URL.Query())
+	vars := map[string]any{}
+	var err error
+	if vars["limit"], err = q.limit("limit", blockLimit, blockMax); err != nil {
+		return nil, err
+	}
+	if vars["offset"], err = q.offset("offset"); err != nil {
+		return nil, err
+	}
+	return vars, nil
+}
+
+// blocksBody renders the block list; total is the tip height, as the reference's block count.
+func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+	var d struct {
+		Total struct {
+			BlockHeight int `json:"blockHeight"`
+		} `json:"total"`
+		Blocks json.RawMessage `json:"blocks"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	results, err := reshape(d.Blocks)
+	if err != nil {
+		return nil, err
+	}
+	return wrapPage(vars, "results", results, &d.Total.BlockHeight), nil
+}
+
+// burnHashRedirect sends a hash given without 0x to the 0x form.
+func burnHashRedirect(r *http.Request) (string, bool) {
+	h := mux.Vars(r)["hash"]
+	if strings.HasPrefix(h, "0x") {
+		return "", false
+	}
+	target := "/extended/v1/block/by_burn_block_hash/0x" + h
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	return target, true
+}
+
+// burnHashParams validates the hash; where the reference fails with a 500 on bad hex, this is a 400.
+func burnHashParams(r *http.Request) (map[string]any, error) {
+	b, err := hexInput(mux.Vars(r)["hash"])
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"hash": "0x" + hex.EncodeToString(b)}, nil
+}
+
+func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+	var d struct {
+		Block json.RawMessage `json:"block"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	if len(d.Block) == 0 || string(d.Block) == "null" {
+		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
+	}
+	return reshape(d.Block)
+}

@@ -1,0 +1,102 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/server"
+)
+
+// statements counts the SQL statements a store runs (a bun query hook).
+type statements struct{ n atomic.Int64 }
+
+func (s *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (s *statements) AfterQuery(context.Context, *bun.QueryEvent)                        { s.n.Add(1) }
+
+// api is a real HTTP server on loopback over a fresh database.
+type api struct {
+	url   string
+	store *db.Store
+	sql   *statements
+}
+
+// testBatchWait is longer than production's so that statement counts do not depend on how fast
+// a loaded test machine schedules sibling resolvers.
+const testBatchWait = 20 * time.Millisecond
+
+func newAPI(t testing.TB, cfg server.Config) *api { return startAPI(t, cfg, false) }
+
+// startAPI starts the API; with listen it also follows ingestion's notices (subscriptions).
+func startAPI(t testing.TB, cfg server.Config, listen bool) *api {
+	t.Helper()
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	cfg.Store = store
+	if listen {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		events, err := store.Listen(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Events = events
+	}
+	if cfg.LoaderWait == 0 {
+		cfg.LoaderWait = testBatchWait
+	}
+	h, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	s := &statements{}
+	store.DB.AddQueryHook(s)
+	return &api{url: srv.URL, store: store, sql: s}
+}
+
+type gqlResponse struct {
+	Data   json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+// query posts a GraphQL request and returns the response and the SQL statements it ran.
+func (a *api) query(t testing.TB, body map[string]any) (gqlResponse, int64) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	before := a.sql.n.Load()
+	resp, err := http.Post(a.url+"/graphql", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out gqlResponse
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("response %s: %v", raw, err)
+	}
+	return out, a.sql.n.Load() - before
+}
+
+func (a *api) mustQuery(t testing.TB, q string, vars map[string]any) (json.RawMessage, int64) {
+	t.Helper()
+	out, n := a.query(t, map[string]any{"query": q, "variables": vars})
+	if len(out.Errors) > 0 {
+		t.Fatalf("query failed: %+v", out.Errors)
+	}
+	return out.Data, n
+}

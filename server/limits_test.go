@@ -1,0 +1,104 @@
+package server_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/server"
+)
+
+func TestLimitsRejectBeforeAnySQL(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{MaxDepth: 10, MaxComplexity: 50_000, MaxPageSize: 100})
+	deep := "{ block(height: 1) { " + strings.Repeat("parent { ", 12) + "height" + strings.Repeat(" }", 12) + " } }"
+	wide := `{ blocksConnection(first: 100) { nodes { transactions(first: 100) { nodes { block {
+		transactions(first: 100) { nodes { txId } } } } } } } }`
+	tests := []struct {
+		name, query string
+		vars        map[string]any
+		want        string
+	}{
+		{"deep", deep, nil, "query nests 14 levels deep, more than the limit of 10"},
+		{"wide", wide, nil, "more than the limit of 50000"},
+		{"page too large", `{ blocksConnection(first: 101) { nodes { height } } }`, nil, "Query.blocksConnection: first must be between 0 and 100"},
+		{"page too large in a variable", `query($n: Int) { account(principal: "` + testSender + `") { transactions(last: $n) { nodes { txId } } } }`,
+			map[string]any{"n": 5000}, "Account.transactions: last must be between 0 and 100"},
+		{"negative limit", `{ blocks(limit: -1) { height } }`, nil, "Query.blocks: limit must be between 0 and 100"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stmts := a.query(t, map[string]any{"query": tc.query, "variables": tc.vars})
+			if len(out.Errors) != 1 || !strings.Contains(out.Errors[0].Message, tc.want) || out.Errors[0].Extensions["code"] != "invalid" {
+				t.Fatalf("errors = %+v; want one %q with code invalid", out.Errors, tc.want)
+			}
+			if stmts != 0 {
+				t.Errorf("%d SQL statements ran before the rejection", stmts)
+			}
+		})
+	}
+}
+
+func TestIntrospectionSwitch(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{true, false} {
+		a := newAPI(t, server.Config{Introspection: on})
+		out, _ := a.query(t, map[string]any{"query": `{ __schema { queryType { name } } }`})
+		if got := len(out.Errors) == 0; got != on {
+			t.Errorf("introspection %v: errors %+v", on, out.Errors)
+		}
+	}
+}
+
+func TestAutomaticPersistedQueries(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	q := `{ chainTip { blockHeight } }`
+	sum := sha256.Sum256([]byte(q))
+	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
+
+	out, _ := a.query(t, map[string]any{"extensions": ext})
+	if len(out.Errors) != 1 || out.Errors[0].Message != "PersistedQueryNotFound" {
+		t.Fatalf("unknown hash: errors %+v; want PersistedQueryNotFound", out.Errors)
+	}
+	if out, _ = a.query(t, map[string]any{"query": q, "extensions": ext}); len(out.Errors) != 0 {
+		t.Fatalf("register: %+v", out.Errors)
+	}
+	out, _ = a.query(t, map[string]any{"extensions": ext})
+	if len(out.Errors) != 0 || string(out.Data) != `{"chainTip":{"blockHeight":0}}` {
+		t.Fatalf("by hash: data %s errors %+v", out.Data, out.Errors)
+	}
+}
+
+func TestGraphiQLOpensWithExampleQuery(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(a.url + "/graphiql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusFound || !strings.Contains(loc.Query().Get("query"), "blocksConnection(first: 5)") {
+		t.Fatalf("GET /graphiql: %d to %q; want a redirect carrying the example query", resp.StatusCode, loc)
+	}
+	// The example query itself runs within the default limits.
+	out, _ := a.query(t, map[string]any{"query": loc.Query().Get("query")})
+	if len(out.Errors) > 0 {
+		t.Fatalf("example query: %+v", out.Errors)
+	}
+	page, err := http.Get(a.url + loc.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if !strings.Contains(string(body), "subscriptionUrl") || !strings.Contains(string(body), "graphiql") {
+		t.Errorf("GraphiQL page lacks the subscription transport:\n%.300s", body)
+	}
+}
