@@ -3,9 +3,11 @@
 GO       ?= go
 BIN      := bin/stxgraph
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-CROSSCHECK := stacks/tx/testdata/crosscheck
+# npm packages the tests use as independent checks: @stacks/transactions and the reference's
+# API client @stacks/blockchain-api-client (installed when npm is available).
+NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz bench-chain loadtest
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest
 
 run: postgres build
 	$(BIN) serve
@@ -16,11 +18,10 @@ build:
 postgres:
 	@scripts/postgres-up
 
-# The npm cross-check (@stacks/transactions) runs when node is available.
 crosscheck-deps:
-	@if command -v npm >/dev/null && [ -f $(CROSSCHECK)/package.json ]; then \
-		npm ci --prefix $(CROSSCHECK) --no-audit --no-fund --loglevel=error; \
-	else echo "npm or the cross-check package is missing: the npm cross-checks will be skipped"; fi
+	@if command -v npm >/dev/null; then \
+		for d in $(NPM_CHECKS); do npm ci --prefix $$d --no-audit --no-fund --loglevel=error || exit 1; done; \
+	else echo "npm not found: the npm cross-checks will be skipped"; fi
 
 test: postgres crosscheck-deps
 	$(GO) test -count=1 ./...
@@ -60,3 +61,7 @@ loadtest: postgres build
 	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
 		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; trap 'kill $$pid' EXIT; \
 	$(GO) run ./cmd/loadgen run -wait 30s -url http://127.0.0.1:$(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION)
+
+# Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
+load: postgres
+	STXGRAPH_LOAD=10s $(GO) test -count=1 -run TestLoad -v ./rest

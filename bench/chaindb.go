@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -127,4 +128,35 @@ func Replay(ctx context.Context, store *db.Store, g *chaingen.Generator, progres
 		}
 	}
 	return ingest.NewIngester(store).Replay(ctx, r, opts)
+}
+
+// TxIDs returns the ids of the first n transactions after genesis of the chain o generates (a
+// coinbase, the contract deploy, then transfers), generating only the blocks it needs.
+func TxIDs(o chaingen.Options, n int) ([]string, error) {
+	g, err := chaingen.New(o)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for len(ids) < n {
+		m, err := g.Next()
+		if err != nil {
+			return nil, fmt.Errorf("the chain has fewer than %d transactions after genesis: %w", n, err)
+		}
+		if m.Path != chaingen.PathNewBlock || g.Stats().Blocks == 1 {
+			continue
+		}
+		var b struct {
+			Transactions []struct {
+				TxID string `json:"txid"`
+			} `json:"transactions"`
+		}
+		if err := json.Unmarshal(m.Payload, &b); err != nil {
+			return nil, err
+		}
+		for _, t := range b.Transactions {
+			ids = append(ids, t.TxID)
+		}
+	}
+	return ids[:n], nil
 }

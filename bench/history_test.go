@@ -42,13 +42,14 @@ var historyServer = sync.OnceValues(func() (*httptest.Server, error) {
 	return httptest.NewServer(h), nil
 })
 
-// historyAccounts are the busy and the idle account of HistoryChain.
-func historyAccounts(tb testing.TB) (busy, idle string) {
+// historyAccounts are three accounts of HistoryChain: the busy one (about 50,000 transfers),
+// one of the crowd (a few hundred, enough to fill a page) and the idle one (its genesis mint).
+func historyAccounts(tb testing.TB) (names, principals []string) {
 	g, err := chaingen.New(HistoryChain)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return g.Busy(), g.Idle()
+	return []string{"busy", "crowd", "idle"}, []string{g.Busy(), g.Accounts()[2].Address.String(), g.Idle()}
 }
 
 // read is one way of reading an account: a REST path or a GraphQL query.
@@ -82,45 +83,48 @@ var historyReads = []read{
 	restRead("rest/stx", "/extended/v1/address/%s/stx"),
 	restRead("rest/transactions_with_transfers", "/extended/v1/address/%s/transactions_with_transfers"),
 	restRead("rest/tx_events", "/extended/v1/tx/events?address=%s"),
+	// A balance at an earlier block sums the history up to it (db.StxBalance): expected to grow.
+	restRead("rest/stx_until_block", "/extended/v1/address/%s/stx?until_block=900"),
 	graphqlRead("graphql/stxBalance", `query($p: String!) { account(principal: $p) { stxBalance { balance totalSent totalReceived totalFeesSent } } }`),
 	graphqlRead("graphql/transactionsWithTransfers", `query($p: String!) { account(principal: $p) {
 		transactionsWithTransfers(limit: 20) { total results { tx { txId } stxSent stxReceived stxTransfers { amount sender recipient } } } } }`),
 	graphqlRead("graphql/events", `query($p: String!) { events(principal: $p, limit: 20) { __typename } }`),
 }
 
-// BenchmarkHistory reads the busy account (about 50,000 transfers) and the idle one (only its
-// genesis mint) of a 183,000-transaction chain, alternately on one connection, and reports
-// both latencies side by side: a read whose cost grows with history shows a busy/idle ratio
-// well above 1.
+// BenchmarkHistory reads three accounts of a 183,000-transaction chain in turn on one
+// connection (an op is one read of each) and reports their latencies side by side. The busy
+// account and a crowd account both fill a page, so a busy/crowd ratio well above 1 means the
+// read's cost grows with the account's history; the idle account (one transaction) is the
+// reference's "idle" case.
 func BenchmarkHistory(b *testing.B) {
 	srv, err := historyServer()
 	if err != nil {
 		b.Fatal(err)
 	}
-	busy, idle := historyAccounts(b)
+	names, principals := historyAccounts(b)
 	for _, r := range historyReads {
 		b.Run(r.name, func(b *testing.B) {
-			var lat [2][]time.Duration
-			for _, who := range []string{busy, idle} { // one unmeasured request each: warm caches, check the answer
-				if _, err := timed(srv.Client(), r, srv.URL, who); err != nil {
+			lat := make([][]time.Duration, len(principals))
+			for _, p := range principals { // one unmeasured read each: warm caches, check the answer
+				if _, err := timed(srv.Client(), r, srv.URL, p); err != nil {
 					b.Skip(err)
 				}
 			}
 			for b.Loop() {
-				for i, who := range []string{busy, idle} {
-					d, err := timed(srv.Client(), r, srv.URL, who)
+				for i, p := range principals {
+					d, err := timed(srv.Client(), r, srv.URL, p)
 					if err != nil {
 						b.Fatal(err)
 					}
 					lat[i] = append(lat[i], d)
 				}
 			}
-			for i, who := range []string{"busy", "idle"} {
+			for i, name := range names {
 				slices.Sort(lat[i])
-				b.ReportMetric(ms(Percentile(lat[i], 50)), who+"-p50-ms")
-				b.ReportMetric(ms(Percentile(lat[i], 99)), who+"-p99-ms")
+				b.ReportMetric(ms(Percentile(lat[i], 50)), name+"-p50-ms")
+				b.ReportMetric(ms(Percentile(lat[i], 99)), name+"-p99-ms")
 			}
-			b.ReportMetric(ms(Percentile(lat[0], 50))/ms(Percentile(lat[1], 50)), "busy/idle")
+			b.ReportMetric(ms(Percentile(lat[0], 50))/ms(Percentile(lat[1], 50)), "busy/crowd")
 		})
 	}
 }
@@ -168,5 +172,41 @@ func TestHistoryChainAccounts(t *testing.T) {
 	share := float64(st.BusyTransfers) / float64(st.Transfers)
 	if share < o.BusyShare*0.8 || share > o.BusyShare*1.2 || !strings.HasPrefix(g.Busy(), "ST") {
 		t.Errorf("busy account %s in %d of %d transfers, want a share near %.3f", g.Busy(), st.BusyTransfers, st.Transfers, o.BusyShare)
+	}
+}
+
+// BenchmarkChainReads times the history chain's reads that name no account, one at a time:
+// a page of blocks (183 transactions each), five transactions by id, a contract's events.
+func BenchmarkChainReads(b *testing.B) {
+	srv, err := historyServer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := chaingen.New(HistoryChain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	txids, err := TxIDs(HistoryChain, 5)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range []read{
+		restRead("rest/block", "/extended/v1/block%.0s"),
+		restRead("rest/tx_multiple", "/extended/v1/tx/multiple?tx_id="+strings.Join(txids, "&tx_id=")+"%.0s"),
+		restRead("rest/contract_events", "/extended/v1/contract/%s/events"),
+	} {
+		b.Run(r.name, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				d, err := timed(srv.Client(), r, srv.URL, g.ContractID())
+				if err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, d)
+			}
+			slices.Sort(lat)
+			b.ReportMetric(ms(Percentile(lat, 50)), "p50-ms")
+			b.ReportMetric(ms(Percentile(lat, 99)), "p99-ms")
+		})
 	}
 }

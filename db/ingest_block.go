@@ -61,30 +61,17 @@ var microblockTables = []string{
 // confirms are accepted and the rest of the unconfirmed stream orphaned.
 func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, error) {
 	b := d.Block
-	if err := w.flush(ctx); err != nil {
-		return nil, err
+	st, err := w.chainState(ctx, b)
+	if err != nil || st.exists {
+		return &BlockResult{Duplicate: st != nil && st.exists}, err
 	}
-	exists, err := w.tx.NewSelect().Model((*Block)(nil)).Where("index_block_hash = ?", b.IndexBlockHash).Exists(ctx)
-	if err != nil || exists {
-		return &BlockResult{Duplicate: exists}, err
-	}
-	tip, err := w.tip(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res := &BlockResult{Canonical: b.BlockHeight > tip.BlockHeight}
+	res := &BlockResult{Canonical: b.BlockHeight > st.tipHeight}
 	if b.BlockHeight > 1 {
-		parent := new(Block)
-		err := w.tx.NewSelect().Model(parent).Column("canonical").
-			Where("index_block_hash = ? AND block_height = ?", b.ParentIndexBlockHash, b.BlockHeight-1).Scan(ctx)
-		if errors.Is(err, sql.ErrNoRows) {
+		if !st.parentCanonical.Valid {
 			return nil, fmt.Errorf("block %s at height %d: parent block %s is unknown",
 				Hex(b.IndexBlockHash), b.BlockHeight, Hex(b.ParentIndexBlockHash))
 		}
-		if err != nil {
-			return nil, err
-		}
-		if res.Canonical && !parent.Canonical {
+		if res.Canonical && !st.parentCanonical.Bool {
 			if res.Reorged, err = w.restoreOrphanedChain(ctx, b.ParentIndexBlockHash); err != nil {
 				return nil, err
 			}
@@ -96,9 +83,7 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	b.Canonical = res.Canonical
 	var orphaned [][]byte
 	if res.Canonical {
-		if orphaned, err = w.settleMicroblocks(ctx, d); err != nil {
-			return nil, err
-		}
+		orphaned = w.settleMicroblocks(d, st.stream)
 	}
 	w.insertBlockRows(d)
 	if len(orphaned) > 0 {
@@ -122,7 +107,7 @@ func blockNotice(b *Block) map[string]any {
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
 func (w *Writer) insertBlockRows(d *BlockData) {
 	b := d.Block
-	w.queue(w.tx.NewInsert().Model(b))
+	w.insert(w.tx.NewInsert().Model(b))
 	rows := collectRows(d.Txs)
 	for _, mb := range d.Microblocks {
 		mb.Canonical = b.Canonical
@@ -291,9 +276,6 @@ func (w *Writer) adoptBlockZero(b *Block) {
 	var q strings.Builder
 	q.WriteString("WITH ")
 	for i, t := range microblockTables {
-		if i > 0 {
-			q.WriteString(", ")
-		}
 		set := "index_block_hash = ?0, block_height = 1, canonical = true"
 		switch t {
 		case "txs":
@@ -302,9 +284,17 @@ func (w *Writer) adoptBlockZero(b *Block) {
 		default:
 			set += ", tx_index = tx_index + 1"
 		}
-		fmt.Fprintf(&q, "u_%s AS (UPDATE %s SET %s WHERE index_block_hash = ?2 AND block_height = 0 RETURNING 1)", t, t, set)
+		update := fmt.Sprintf("UPDATE %s SET %s WHERE index_block_hash = ?2 AND block_height = 0", t, set)
+		if i == len(microblockTables)-1 {
+			// The last update is the statement itself: a queued write returns no rows.
+			q.WriteString(" " + update)
+			break
+		}
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		fmt.Fprintf(&q, "u_%s AS (%s RETURNING 1)", t, update)
 	}
-	q.WriteString(" SELECT 1")
 	w.exec(q.String(), b.IndexBlockHash, b.BlockHash, b.ParentIndexBlockHash,
 		b.BurnBlockHeight, b.BurnBlockTime, b.ParentBlockHash)
 }

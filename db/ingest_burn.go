@@ -24,7 +24,7 @@ func (w *Writer) ApplyBurnBlock(ctx context.Context, d *BurnBlockData) error {
 		r AS (UPDATE burnchain_rewards SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ?1 AND canonical RETURNING 1)
 		UPDATE reward_slot_holders SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ?1 AND canonical`,
 		b.BurnBlockHeight, b.BurnBlockHash)
-	w.queue(w.tx.NewInsert().Model(b).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true"))
+	w.insert(w.tx.NewInsert().Model(b).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true"))
 	for _, r := range d.Rewards {
 		r.Canonical = true
 	}

@@ -12,17 +12,14 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error 
 	if len(rows) == 0 {
 		return nil
 	}
-	tip, err := w.tip(ctx)
-	if err != nil {
-		return err
-	}
 	ids := make([][]byte, len(rows))
 	for i, r := range rows {
 		r.Status, r.Pruned = TxStatusPending, false
-		r.ReceiptTime, r.ReceiptBlockHeight = w.ReceivedAt.Unix(), tip.BlockHeight
+		r.ReceiptTime = w.ReceivedAt.Unix()
 		ids[i] = r.TxID
 	}
-	w.queue(w.tx.NewInsert().Model(&rows).
+	// The tip height is read by the statement itself, which saves a round trip.
+	w.insert(w.tx.NewInsert().Model(&rows).Value("receipt_block_height", "(SELECT block_height FROM chain_tip)").
 		On("CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL WHERE mempool_tx.pruned"))
 	w.exec("UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?) AND NOT pruned AND "+minedSQL, byteArray(ids))
 	w.touchMempool()
@@ -68,11 +65,18 @@ func (w *Writer) restoreMempool(where string, args ...any) {
 // the statement changed a mempool row. Its placeholder is the statement's first argument.
 const touchIfAny = ` UPDATE chain_tip SET mempool_updated_at = to_timestamp(?0) WHERE EXISTS (SELECT 1 FROM r)`
 
-// pruneMempool removes from the mempool the transactions now mined canonically in blocks.
+// pruneMempool removes from the mempool the transactions now mined canonically in blocks,
+// and, as the reference does, every other mempool transaction that spends one of the account
+// nonces they used (as origin or as sponsor): the node can never mine those any more.
 func (w *Writer) pruneMempool(blocks [][]byte) {
 	if len(blocks) > 0 {
-		w.exec(`WITH r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND tx_id IN
-			(SELECT tx_id FROM txs WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical) RETURNING 1)`+touchIfAny,
+		w.exec(`WITH mined AS (SELECT tx_id, sender_address, nonce, sponsor_address, sponsor_nonce FROM txs
+				WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical),
+			used (address, nonce) AS (SELECT sender_address, nonce FROM mined
+				UNION SELECT sponsor_address, sponsor_nonce FROM mined WHERE sponsor_address IS NOT NULL),
+			r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND (tx_id IN (SELECT tx_id FROM mined)
+				OR (sender_address, nonce) IN (SELECT address, nonce FROM used)
+				OR (sponsor_address, sponsor_nonce) IN (SELECT address, nonce FROM used)) RETURNING 1)`+touchIfAny,
 			w.ReceivedAt.Unix(), byteArray(blocks))
 	}
 }

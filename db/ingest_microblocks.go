@@ -2,6 +2,9 @@ package db
 
 import (
 	"context"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -27,39 +30,78 @@ type MicroblockResult struct {
 
 // streamEntry is one unconfirmed microblock already stored.
 type streamEntry struct {
-	Hash      []byte `bun:"microblock_hash"`
-	Sequence  int32  `bun:"microblock_sequence"`
-	Parent    []byte `bun:"microblock_parent_hash"`
-	Anchor    []byte `bun:"parent_index_block_hash"`
-	Canonical bool   `bun:"microblock_canonical"`
+	Hash      hexColumn `json:"h"`
+	Sequence  int32     `json:"s"`
+	Parent    hexColumn `json:"p"`
+	Anchor    hexColumn `json:"a"`
+	Canonical bool      `json:"c"`
 }
 
-func (w *Writer) unconfirmedStream(ctx context.Context) ([]streamEntry, error) {
-	if err := w.flush(ctx); err != nil {
+// hexColumn reads a bytea that the query rendered with encode(…, 'hex') inside JSON.
+type hexColumn []byte
+
+func (h *hexColumn) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := hex.DecodeString(s)
+	*h = v
+	return err
+}
+
+// chainStateSQL reads, in one round trip, what applying a block or microblocks decides on:
+// whether the block (?0) is stored already, the tip height, whether its parent (?1 at height
+// ?2) is canonical (NULL when unknown) and the unconfirmed microblock stream.
+const chainStateSQL = `SELECT
+	EXISTS (SELECT 1 FROM blocks WHERE index_block_hash = ?0),
+	t.block_height, t.index_block_hash, t.block_hash,
+	(SELECT canonical FROM blocks WHERE index_block_hash = ?1 AND block_height = ?2),
+	(SELECT coalesce(json_agg(json_build_object('h', encode(microblock_hash, 'hex'), 's', microblock_sequence,
+		'p', encode(microblock_parent_hash, 'hex'), 'a', encode(parent_index_block_hash, 'hex'), 'c', microblock_canonical)), '[]')
+	FROM microblocks WHERE index_block_hash = '')
+FROM chain_tip t`
+
+// chainState is the state chainStateSQL reads.
+type chainState struct {
+	exists                bool
+	tipHeight             int32
+	tipIndexHash, tipHash []byte
+	parentCanonical       sql.NullBool
+	stream                []streamEntry
+}
+
+// chainState reads the chain state for applying block b (nil for microblocks), sending the
+// queued writes in the same round trip.
+func (w *Writer) chainState(ctx context.Context, b *Block) (*chainState, error) {
+	var hash, parent []byte
+	var height int32
+	if b != nil {
+		hash, parent, height = b.IndexBlockHash, b.ParentIndexBlockHash, b.BlockHeight-1
+	}
+	st := new(chainState)
+	var stream []byte
+	err := w.queryRow(ctx, []any{&st.exists, &st.tipHeight, &st.tipIndexHash, &st.tipHash, &st.parentCanonical, &stream},
+		chainStateSQL, hash, parent, height)
+	if err != nil {
 		return nil, err
 	}
-	var s []streamEntry
-	err := w.tx.NewSelect().Model((*Microblock)(nil)).
-		Column("microblock_hash", "microblock_sequence", "microblock_parent_hash", "parent_index_block_hash", "microblock_canonical").
-		Where("index_block_hash = ''").Scan(ctx, &s)
-	return s, err
+	return st, json.Unmarshal(stream, &st.stream)
 }
 
 // ApplyMicroblocks stores unconfirmed microblocks that extend the current tip. A microblock
 // that replaces part of the stream (a micro-fork) orphans the displaced microblocks and
 // returns their transactions to the mempool.
 func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*MicroblockResult, error) {
-	tip, err := w.tip(ctx)
+	st, err := w.chainState(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
+	tip := &ChainTip{BlockHeight: st.tipHeight, IndexBlockHash: st.tipIndexHash, BlockHash: st.tipHash}
 	if !sameHash(d.ParentIndexBlockHash, tip.IndexBlockHash) {
 		return &MicroblockResult{Ignored: fmt.Sprintf("parent block %s is not the chain tip %s", Hex(d.ParentIndexBlockHash), Hex(tip.IndexBlockHash))}, nil
 	}
-	stream, err := w.unconfirmedStream(ctx)
-	if err != nil {
-		return nil, err
-	}
+	stream := st.stream
 	known := map[string]streamEntry{}
 	for _, e := range stream {
 		if sameHash(e.Anchor, tip.IndexBlockHash) {
@@ -171,10 +213,9 @@ func (w *Writer) setMicroblockFields(hashes [][]byte, set string, args ...any) {
 // microblocks it confirms are dropped from the unconfirmed rows (the block's own payload
 // carries them, and their microblocks rows move to the block); the rest are orphaned, those
 // built on the block's parent moving to the block. It returns the orphaned microblocks.
-func (w *Writer) settleMicroblocks(ctx context.Context, d *BlockData) ([][]byte, error) {
-	stream, err := w.unconfirmedStream(ctx)
-	if err != nil || len(stream) == 0 {
-		return nil, err
+func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) [][]byte {
+	if len(stream) == 0 {
+		return nil
 	}
 	b := d.Block
 	accepted := map[string]bool{}
@@ -219,7 +260,7 @@ func (w *Writer) settleMicroblocks(ctx context.Context, d *BlockData) ([][]byte,
 			UPDATE microblocks SET block_hash = ?0 WHERE index_block_hash = ?1`, b.BlockHash, b.IndexBlockHash)
 	}
 	w.setMicroblockFields(stale, "microblock_canonical = false")
-	return append(onParent, stale...), nil
+	return append(onParent, stale...)
 }
 
 // deleteUnconfirmedTxs drops the unconfirmed rows of microblocks whose confirmed copies the

@@ -27,8 +27,13 @@ type Writer struct {
 	// round trip, before the next read and at commit.
 	batch []string
 	// ReceivedAt is when the message arrived; it stamps mempool receipt times and microblock
-	// receive times so that a replay reproduces them.
+	// receive times so that a replay reproduces them. A replay applying several messages in
+	// one transaction sets it before each.
 	ReceivedAt time.Time
+	// lastRequestID is the highest id in the raw request log, read under the chain tip lock and
+	// advanced by LogRequest; loggedIDs says the id sequence must be moved past it at commit.
+	lastRequestID int64
+	loggedIDs     bool
 }
 
 // IngestOptions tune one message's transaction.
@@ -41,48 +46,56 @@ type IngestOptions struct {
 
 // Ingest runs fn in one transaction that first locks the chain tip row, so that messages
 // arriving on the observer's two queues never interleave their writes to the chain state.
+// fn may apply one message (the live observer) or several (a replay, which amortises the
+// transaction's round trips over them); either way they are stored entirely or not at all.
 func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOptions, fn func(context.Context, *Writer) error) error {
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		lock := "SELECT 1 FROM chain_tip FOR UPDATE"
+		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests) FROM chain_tip FOR UPDATE"
 		if opts.Relaxed {
 			lock = "SET LOCAL synchronous_commit = off; " + lock
 		}
+		w := &Writer{tx: tx, ReceivedAt: receivedAt}
 		// No parameters: one simple-protocol round trip for both statements.
-		if _, err := tx.Tx.ExecContext(ctx, lock); err != nil {
+		if err := tx.Tx.QueryRowContext(ctx, lock).Scan(&w.lastRequestID); err != nil {
 			return err
 		}
-		w := &Writer{tx: tx, ReceivedAt: receivedAt}
 		if err := fn(ctx, w); err != nil {
 			return err
+		}
+		if w.loggedIDs {
+			// Past the replayed ids, so that the live observer's next row does not collide.
+			w.exec(`SELECT setval(pg_get_serial_sequence('event_observer_requests', 'id'),
+				GREATEST(?, (SELECT last_value FROM event_observer_requests_id_seq)))`, w.lastRequestID)
 		}
 		return w.flush(ctx)
 	})
 }
 
 // LogRequest records a message in the raw request log. With id set (a replayed log row) it
-// keeps that id and reports false when the row is already there, meaning the message was
-// applied before and must be skipped; the id sequence is advanced past it.
+// keeps that id and reports false when the log already holds that id or a later one, meaning
+// the message was applied before and must be skipped. Replayed logs are in ascending id order,
+// and every writer of the log holds the chain tip lock, so that check needs no round trip.
 func (w *Writer) LogRequest(ctx context.Context, id *int64, path string, payload json.RawMessage) (bool, error) {
+	row := &EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}
 	if id == nil {
-		w.queue(w.tx.NewInsert().Model(&EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}).
-			ExcludeColumn("id"))
+		w.insert(w.tx.NewInsert().Model(row).ExcludeColumn("id"))
 		return true, nil
 	}
-	if err := w.flush(ctx); err != nil {
-		return false, err
+	if *id <= w.lastRequestID {
+		return false, nil
 	}
-	var inserted []int64
-	err := w.tx.NewRaw(`WITH ins AS (
-			INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload)
-			VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING id)
-		SELECT setval(pg_get_serial_sequence('event_observer_requests', 'id'),
-			GREATEST(id, (SELECT last_value FROM event_observer_requests_id_seq))) FROM ins`,
-		*id, w.ReceivedAt, path, string(payload)).Scan(ctx, &inserted)
-	return len(inserted) > 0, err
+	row.ID = *id
+	w.insert(w.tx.NewInsert().Model(row))
+	w.lastRequestID, w.loggedIDs = *id, true
+	return true, nil
 }
 
 // queue adds a write statement to the batch.
 func (w *Writer) queue(q interface{ String() string }) { w.batch = append(w.batch, q.String()) }
+
+// insert queues an insert without the RETURNING clause bun adds for some models: a queued
+// write must return no rows (see queryRow).
+func (w *Writer) insert(q *bun.InsertQuery) { w.queue(q.Returning("NULL")) }
 
 // exec queues a raw write statement with bun placeholders.
 func (w *Writer) exec(q string, args ...any) { w.queue(w.tx.NewRaw(q, args...)) }
@@ -99,13 +112,22 @@ func (w *Writer) flush(ctx context.Context) error {
 	return err
 }
 
+// queryRow runs a one-row read behind the queued writes, in the same round trip: the read
+// sees them, and a failing write fails the read. Queued writes must therefore return no rows
+// (the driver hands back the first result set), which is why notifications use NOTIFY.
+func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
+	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
+	w.batch = w.batch[:0]
+	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
+}
+
 // notify queues a notification on EventsChannel; PostgreSQL delivers it on commit.
 func (w *Writer) notify(ctx context.Context, payload any) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	w.exec("SELECT pg_notify(?, ?)", EventsChannel, string(b))
+	w.exec("NOTIFY "+EventsChannel+", ?", string(b))
 	return nil
 }
 
@@ -134,7 +156,7 @@ func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 // are ignored.
 func insertAll[T any](w *Writer, rows []T) {
 	if len(rows) > 0 {
-		w.queue(w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING"))
+		w.insert(w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING"))
 	}
 }
 

@@ -57,30 +57,33 @@ type Message struct {
 // Apply applies one message in one database transaction. It returns applied=false when a
 // replayed message was already applied. Malformed payloads are stxgraph EINVALID errors.
 func (in *Ingester) Apply(ctx context.Context, m Message) (applied bool, err error) {
+	err = in.store.Ingest(ctx, m.ReceivedAt, db.IngestOptions{Relaxed: m.Relaxed}, func(ctx context.Context, w *db.Writer) error {
+		applied, err = in.applyIn(ctx, w, m)
+		if err == nil && applied && in.applyHook != nil {
+			return in.applyHook()
+		}
+		return err
+	})
+	return applied && err == nil, err
+}
+
+// applyIn applies one message inside an open ingestion transaction: it logs the message when
+// asked to (and skips a replayed one whose id is logged already), then writes its rows.
+func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message) (bool, error) {
 	apply, ok := handlers[m.Path]
 	if !ok {
 		return false, stxgraph.Errorf(stxgraph.ENOTFOUND, "no route handler for %s", m.Path)
 	}
-	if !json.Valid(m.Payload) {
-		return false, malformed("invalid JSON payload")
+	w.ReceivedAt = m.ReceivedAt
+	if m.ID != nil || m.LogRaw {
+		// The handlers decode the payload before anything is sent, so an invalid payload fails
+		// the message before the queued log row reaches the database.
+		fresh, err := w.LogRequest(ctx, m.ID, m.Path, withoutNUL(m.Payload))
+		if err != nil || !fresh {
+			return false, err
+		}
 	}
-	err = in.store.Ingest(ctx, m.ReceivedAt, db.IngestOptions{Relaxed: m.Relaxed}, func(ctx context.Context, w *db.Writer) error {
-		if m.ID != nil || m.LogRaw {
-			fresh, err := w.LogRequest(ctx, m.ID, m.Path, withoutNUL(m.Payload))
-			if err != nil || !fresh {
-				return err
-			}
-		}
-		if err := apply(ctx, w, m.Payload); err != nil {
-			return err
-		}
-		applied = true
-		if in.applyHook != nil {
-			return in.applyHook()
-		}
-		return nil
-	})
-	return applied && err == nil, err
+	return true, apply(ctx, w, m.Payload)
 }
 
 type handler func(ctx context.Context, w *db.Writer, payload []byte) error
@@ -288,6 +291,9 @@ func stackerDBContract(raw json.RawMessage) *string {
 }
 
 func applyProposalResponse(ctx context.Context, w *db.Writer, payload []byte) error {
+	if !json.Valid(payload) {
+		return malformed("invalid JSON payload")
+	}
 	return w.StoreProposalResponse(ctx, payload)
 }
 

@@ -90,8 +90,8 @@ func rewriteValue(dst, src []byte, i int) ([]byte, int, error) {
 	}
 }
 
-// pendingSequence carries the parent_microblock_hash rule's decision to the member that follows.
-var noParentMicroblock = []byte("parent_microblock_sequence")
+// parentMicroblockSequence is rendered -1 when the parent_microblock_hash before it was "".
+var parentMicroblockSequence = []byte("parent_microblock_sequence")
 
 func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
 	dst = append(dst, '{')
@@ -122,7 +122,7 @@ func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
 		}
 		before := len(dst)
 		switch r := rules[string(key)]; {
-		case overrideSequence && bytes.Equal(key, noParentMicroblock):
+		case overrideSequence && bytes.Equal(key, parentMicroblockSequence):
 			dst = member(dst, key, []byte("-1"))
 		case r != nil:
 			dst = r(dst, key, src[i:valEnd])

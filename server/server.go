@@ -35,6 +35,8 @@ type Config struct {
 	MaxComplexity int
 	MaxPageSize   int
 	QueryTimeout  time.Duration
+	// DisableDeprecated answers the deprecated REST paths with 410 (ENABLE_DEPRECATED_ENDPOINTS=false).
+	DisableDeprecated bool
 	// LoaderWait is how long dataloaders collect keys before a batch (loaders.DefaultWait when 0).
 	LoaderWait time.Duration
 }
@@ -63,7 +65,7 @@ func (c Config) withDefaults() Config {
 func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events})
-	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion})
+	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated})
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,6 @@ package main
 import (
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -199,40 +198,16 @@ func waitReady(ctx context.Context, url string, d time.Duration) error {
 	}
 }
 
-// placeholders fills {busy}, {idle}, {contract} and {txids} from the chain o generates; the
-// transaction ids come from its first blocks, which is all it generates.
+// placeholders fills {busy}, {idle}, {contract} and {txids} from the chain o generates.
 func placeholders(o chaingen.Options) (*strings.Replacer, error) {
 	g, err := chaingen.New(o)
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for len(ids) < 5 {
-		m, err := g.Next()
-		if err != nil {
-			return nil, fmt.Errorf("the chain has too few transactions for {txids}: %w", err)
-		}
-		if m.Path == chaingen.PathNewBlock && g.Stats().Blocks > 1 {
-			ids = append(ids, txIDs(m.Payload)...)
-		}
+	ids, err := bench.TxIDs(o, 5)
+	if err != nil {
+		return nil, err
 	}
-	q := "tx_id=" + strings.Join(ids[:5], "&tx_id=")
+	q := "tx_id=" + strings.Join(ids, "&tx_id=")
 	return strings.NewReplacer("{busy}", g.Busy(), "{idle}", g.Idle(), "{contract}", g.ContractID(), "{txids}", q), nil
-}
-
-// txIDs lists the transaction ids of a /new_block payload (nil when it does not parse).
-func txIDs(payload []byte) []string {
-	var b struct {
-		Transactions []struct {
-			TxID string `json:"txid"`
-		} `json:"transactions"`
-	}
-	if json.Unmarshal(payload, &b) != nil {
-		return nil
-	}
-	ids := make([]string, len(b.Transactions))
-	for i, t := range b.Transactions {
-		ids[i] = t.TxID
-	}
-	return ids
 }

@@ -20,6 +20,8 @@ type config struct {
 	chainID            uint32
 	databaseURL        string
 	graphql            graphqlLimits
+	// deprecatedEndpoints keeps the reference's deprecated REST paths on (else they answer 410).
+	deprecatedEndpoints bool
 }
 
 // graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
@@ -54,6 +56,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 		return err
 	})
 	c.chainID, _ = parseChainID(env("STACKS_CHAIN_ID", "0x80000000"))
+	fs.BoolVar(&c.deprecatedEndpoints, "deprecated-endpoints", envBool("ENABLE_DEPRECATED_ENDPOINTS", true), "serve the deprecated REST paths; false answers them with 410 (env ENABLE_DEPRECATED_ENDPOINTS)")
 	g := &c.graphql
 	fs.IntVar(&g.maxDepth, "graphql-max-depth", envInt("STXGRAPH_GRAPHQL_MAX_DEPTH", 0), "deepest GraphQL selection allowed (env STXGRAPH_GRAPHQL_MAX_DEPTH; 0 = server default)")
 	fs.IntVar(&g.maxComplexity, "graphql-max-complexity", envInt("STXGRAPH_GRAPHQL_MAX_COMPLEXITY", 0), "highest GraphQL query cost allowed; lists cost their page size (env STXGRAPH_GRAPHQL_MAX_COMPLEXITY; 0 = server default)")

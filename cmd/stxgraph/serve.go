@@ -59,7 +59,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 		Store: store, ServerVersion: "stxgraph " + version, Events: events,
 		Introspection: cfg.graphql.introspection, MaxDepth: cfg.graphql.maxDepth,
 		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
-		QueryTimeout: cfg.graphql.timeout,
+		QueryTimeout: cfg.graphql.timeout, DisableDeprecated: !cfg.deprecatedEndpoints,
 	})
 	if err != nil {
 		return err

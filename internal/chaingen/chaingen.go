@@ -255,18 +255,12 @@ func (b *blockTxs) add(t *tx.Transaction, key *secp256k1.PrivateKey, abi string,
 // block builds the burn block and the Stacks block at a height.
 func (g *Generator) block(height int) (Message, Message, error) {
 	var b blockTxs
-	coinbase, err := g.coinbase(height)
-	if err != nil {
-		return Message{}, Message{}, err
-	}
-	b.add(coinbase, g.miner.Key, "")
+	b.add(g.coinbase(height), g.miner.Key, "")
 	switch height {
 	case 1:
 		g.genesisMints(&b)
 	case 2:
-		if err := g.deploy(&b); err != nil {
-			return Message{}, Message{}, err
-		}
+		g.deploy(&b)
 	}
 	if height > 1 {
 		if err := g.transfers(&b); err != nil {
@@ -314,13 +308,19 @@ func (g *Generator) version() (byte, uint32) {
 	return tx.VersionTestnet, tx.ChainIDTestnet
 }
 
-// unsigned is a single-sig transaction of the account's next nonce, signed later by sign.
-func (g *Generator) unsigned(from c32.Address, fee uint64, anchor tx.AnchorMode, p tx.Payload) *tx.Transaction {
-	version, chainID := g.version()
-	nonce := g.nonces[from]
+// spend takes the account's next nonce for a transaction paying fee.
+func (g *Generator) spend(from c32.Address, fee uint64) (nonce uint64) {
+	nonce = g.nonces[from]
 	g.nonces[from] = nonce + 1
 	g.stats.Fees += fee
 	g.stats.Txs++
+	return nonce
+}
+
+// unsigned is a single-sig transaction of the account's next nonce, signed later by sign.
+func (g *Generator) unsigned(from c32.Address, fee uint64, anchor tx.AnchorMode, p tx.Payload) *tx.Transaction {
+	version, chainID := g.version()
+	nonce := g.spend(from, fee)
 	return &tx.Transaction{
 		Version: version, ChainID: chainID, Auth: tx.AuthStandard,
 		Origin:     tx.SpendingCondition{HashMode: tx.HashP2PKH, Nonce: nonce, Fee: fee},
@@ -329,10 +329,10 @@ func (g *Generator) unsigned(from c32.Address, fee uint64, anchor tx.AnchorMode,
 	}
 }
 
-func (g *Generator) coinbase(height int) (*tx.Transaction, error) {
+func (g *Generator) coinbase(height int) *tx.Transaction {
 	var data [32]byte
 	binary.BigEndian.PutUint64(data[24:], uint64(height))
-	return g.unsigned(g.miner.Address, 0, tx.AnchorOnChainOnly, &tx.Coinbase{Data: data}), nil
+	return g.unsigned(g.miner.Address, 0, tx.AnchorOnChainOnly, &tx.Coinbase{Data: data})
 }
 
 // genesisMints adds the boot transaction that carries the genesis mints: like the node's, it
@@ -356,11 +356,10 @@ func (g *Generator) genesisMints(b *blockTxs) {
 	b.add(t, nil, "", evs...)
 }
 
-func (g *Generator) deploy(b *blockTxs) error {
+func (g *Generator) deploy(b *blockTxs) {
 	d := g.Deployer()
 	p := &tx.SmartContract{Name: ContractName, Code: []byte(contractSource), ClarityVersion: 2}
 	b.add(g.unsigned(d.Address, g.fee(), tx.AnchorAny, p), d.Key, contractABI)
-	return nil
 }
 
 func (g *Generator) fee() uint64 { return minFee + g.rng.Uint64N(maxFee-minFee) }
@@ -399,20 +398,19 @@ func (g *Generator) transfer(b *blockTxs, from, to int) error {
 	sender, recipient := g.accounts[from], g.accounts[to]
 	amount := 1 + g.rng.Uint64N(maxTransfer)
 	memo := fmt.Sprintf("chaingen %d", g.stats.Transfers)
-	version, chainID := g.version()
+	fee := g.fee()
 	t, err := tx.NewTokenTransfer(tx.TransferOptions{
 		Recipient: c32.Principal{Address: recipient.Address}, Amount: amount, Memo: memo,
-		Mainnet: version == tx.VersionMainnet, ChainID: chainID, AnchorMode: tx.AnchorAny,
-		PostConditionMode: tx.PostConditionDeny,
+		Nonce: g.spend(sender.Address, fee), Fee: fee, Mainnet: g.opts.Mainnet,
+		AnchorMode: tx.AnchorAny, PostConditionMode: tx.PostConditionDeny,
 	})
 	if err != nil {
 		return err
 	}
-	u := g.unsigned(sender.Address, g.fee(), tx.AnchorAny, t.Payload)
 	var memoBytes [tx.MemoLen]byte
 	copy(memoBytes[:], memo)
 	g.stats.Transfers++
-	b.add(u, sender.Key, "", event{Type: "stx_transfer_event", StxTransferEvent: &stxEvent{
+	b.add(t, sender.Key, "", event{Type: "stx_transfer_event", StxTransferEvent: &stxEvent{
 		Sender: sender.Address.String(), Recipient: recipient.Address.String(),
 		Amount: fmt.Sprint(amount), Memo: fmt.Sprintf("%x", memoBytes),
 	}})
