@@ -37,8 +37,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# Package benchmarks (decode, replay of the largest fixture, nested GraphQL, REST paths);
+# ./bench has the long synthetic-chain ones (bench-chain).
 bench: postgres
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) test -run='^$$' -bench=. -benchmem $$($(GO) list ./... | grep -v '/bench$$')
 
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTransaction -fuzztime=2m ./stacks/tx
@@ -53,9 +55,9 @@ bench-chain: postgres
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -timeout=60m ./bench -args $(BENCHFLAGS)
 
 # Load test: `stxgraph serve` on that chain's database, then cmd/loadgen with 32 connections on
-# the REST paths for LOADTEST_DURATION; it prints req/s, p50/p90/p99 and errors per path.
+# each REST path alone for LOADTEST_DURATION; it prints req/s, p50/p90/p99 and errors per path.
 LOADTEST_PORT ?= 3998
-LOADTEST_DURATION ?= 20s
+LOADTEST_DURATION ?= 10s
 loadtest: postgres build
 	@set -e; url=$$($(GO) run ./cmd/loadgen prepare); \
 	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \

@@ -101,6 +101,11 @@ func ChainDB(ctx context.Context, o chaingen.Options, rebuild bool, progress fun
 	if _, err := Replay(ctx, store, g, progress); err != nil {
 		return "", fmt.Errorf("build %s: %w", name, err)
 	}
+	// Planner statistics, as autovacuum would gather them on a live server; this machine's
+	// PostgreSQL runs with autovacuum off, and without them lookups by id scan whole indexes.
+	if _, err := store.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+		return "", err
+	}
 	return dsn, nil
 }
 

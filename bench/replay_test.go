@@ -34,21 +34,28 @@ type eventLog struct {
 
 // BenchmarkReplaySynthetic replays replayChain into a fresh database per iteration through
 // ingest.Replay (the import-events path) and reports blocks, transactions and chain events
-// applied per second of replay.
+// applied per second of replay, and how the time per block after the middle of the chain
+// compares with before it ("late/early" well above 1: ingestion slows as history grows; the
+// middle is the first progress report past half the blocks, as replays commit in batches).
 func BenchmarkReplaySynthetic(b *testing.B) {
 	log, err := replayLog()
 	if err != nil {
 		b.Fatal(err)
 	}
 	stats := log.stats
-	var elapsed float64
+	var elapsed, early, late float64
 	for b.Loop() {
 		store := dbtest.New(b)
 		r, err := tsv.NewReader(bytes.NewReader(log.tsv))
 		if err != nil {
 			b.Fatal(err)
 		}
-		p, err := ingest.NewIngester(store).Replay(context.Background(), r, ingest.ReplayOptions{})
+		var mid ingest.Progress
+		p, err := ingest.NewIngester(store).Replay(context.Background(), r, ingest.ReplayOptions{OnProgress: func(p ingest.Progress) {
+			if mid.Blocks == 0 && 2*p.Blocks >= stats.Blocks {
+				mid = p
+			}
+		}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -56,6 +63,11 @@ func BenchmarkReplaySynthetic(b *testing.B) {
 			b.Fatalf("replayed %d blocks, want %d", p.Blocks, stats.Blocks)
 		}
 		elapsed += p.Elapsed.Seconds()
+		if mid.Blocks == 0 || mid.Blocks == p.Blocks {
+			b.Fatalf("no progress report between the middle and the end of the replay (%+v)", mid)
+		}
+		early += mid.Elapsed.Seconds() / float64(mid.Blocks)
+		late += (p.Elapsed - mid.Elapsed).Seconds() / float64(p.Blocks-mid.Blocks)
 		store.Close()
 	}
 	n := float64(b.N)
@@ -64,4 +76,5 @@ func BenchmarkReplaySynthetic(b *testing.B) {
 	b.ReportMetric(float64(stats.Events)*n/elapsed, "events/s")
 	b.ReportMetric(float64(stats.Messages)*n/elapsed, "msgs/s")
 	b.ReportMetric(elapsed/n, "s/replay")
+	b.ReportMetric(late/early, "late/early")
 }

@@ -147,8 +147,9 @@ func collectRows(txs []*TxData) *txRows {
 		r.locks = append(r.locks, t.StxLockEvents...)
 		r.pox = append(r.pox, t.PoxEvents...)
 		r.contracts = append(r.contracts, t.SmartContracts...)
+		roles := principalRoles(t)
 		for _, p := range t.Principals {
-			r.principals = append(r.principals, &PrincipalTx{
+			r.principals = append(r.principals, &PrincipalTx{Roles: roles[p],
 				Principal: p, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
 				BlockHeight: t.Tx.BlockHeight, MicroblockSequence: t.Tx.MicroblockSequence, TxIndex: t.Tx.TxIndex,
 				Canonical: t.Tx.Canonical, MicroblockCanonical: t.Tx.MicroblockCanonical,

@@ -18,8 +18,8 @@ WITH d (principal, received, sent, fees, rewards, tx_count) AS (
 	SELECT CASE WHEN sponsored THEN sponsor_address ELSE sender_address END, 0, 0, fee_rate, 0, 0 FROM txs
 	WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
 	UNION ALL
-	SELECT principal, 0, 0, 0, 0, 1 FROM principal_txs
-	WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	SELECT principal, 0, 0, 0, 0, 1 FROM principal_txs -- tx_count: the transactions_with_transfers count
+	WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
 	UNION ALL
 	SELECT recipient, 0, 0, 0, coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced, 0
 	FROM miner_rewards WHERE index_block_hash = ANY(?0) AND canonical

@@ -160,18 +160,6 @@ func insertAll[T any](w *Writer, rows []T) {
 	}
 }
 
-// tip reads the chain tip inside the message's transaction.
-func (w *Writer) tip(ctx context.Context) (*ChainTip, error) {
-	if err := w.flush(ctx); err != nil {
-		return nil, err
-	}
-	tip := new(ChainTip)
-	return tip, w.tx.NewSelect().Model(tip).Limit(1).Scan(ctx)
-}
-
-// Tip returns the chain tip as the message's transaction sees it.
-func (w *Writer) Tip(ctx context.Context) (*ChainTip, error) { return w.tip(ctx) }
-
 func (w *Writer) touchMempool() {
 	w.exec("UPDATE chain_tip SET mempool_updated_at = ?", w.ReceivedAt)
 }

@@ -352,6 +352,8 @@ type PrincipalTx struct {
 	TxIndex             int32  `bun:"tx_index"`
 	Canonical           bool   `bun:"canonical"`
 	MicroblockCanonical bool   `bun:"microblock_canonical"`
+	// Roles are the parts the principal plays in the transaction (db/principal_roles.go).
+	Roles int16 `bun:"roles"`
 }
 
 // PrincipalStxTotals are the running STX totals of a principal over canonical anchored data.
@@ -363,7 +365,8 @@ type PrincipalStxTotals struct {
 	TotalSent                 string `bun:"total_sent"`
 	TotalFeesSent             string `bun:"total_fees_sent"`
 	TotalMinerRewardsReceived string `bun:"total_miner_rewards_received"`
-	TxCount                   int64  `bun:"tx_count"`
+	// TxCount counts the transactions listed by transactions_with_transfers (roles & 61 <> 0).
+	TxCount int64 `bun:"tx_count"`
 }
 
 // EventObserverRequest is one message the stacks-node posted, kept for export and replay.

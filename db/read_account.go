@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // Account is the principal an account read is about; every figure of it is computed on demand.
@@ -12,11 +14,11 @@ type Account struct {
 }
 
 // StxBalance is a principal's STX balance at one height, computed as the reference API does:
-// balance = received - sent - fees + matured miner rewards (locked STX stay in the balance).
+// balance = received - sent - fees + matured miner rewards (locked STX stay in the balance). It
+// carries what else one account read needs: the mempool figures and the newest transaction ids.
 type StxBalance struct {
-	Principal string
-	// Historical is set for reads at an earlier block; they have no mempool figures.
-	Historical bool
+	Principal string    `bun:"principal"`
+	At        BalanceAt `bun:"-"`
 
 	Balance                   string `bun:"balance"`
 	TotalSent                 string `bun:"total_sent"`
@@ -29,7 +31,20 @@ type StxBalance struct {
 	LockHeight            int32  `bun:"lock_height"`
 	BurnchainLockHeight   int32  `bun:"burnchain_lock_height"`
 	BurnchainUnlockHeight int32  `bun:"burnchain_unlock_height"`
+
+	// MempoolInbound and MempoolOutbound are what the pending (unpruned) mempool transactions
+	// would move, as the reference counts it: token-transfer amounts in, amounts plus fees (as
+	// sender or sponsor) out. Nil for reads at an earlier block.
+	MempoolInbound  *string `bun:"mempool_inbound"`
+	MempoolOutbound *string `bun:"mempool_outbound"`
+	// LatestTxID is the newest canonical transaction the principal took part in, and
+	// LatestMempoolTxID its newest pending one that it sends, sponsors or receives STX in.
+	LatestTxID        []byte `bun:"latest_tx_id"`
+	LatestMempoolTxID []byte `bun:"latest_mempool_tx_id"`
 }
+
+// Historical reports whether the balance is read at an earlier block (no mempool figures).
+func (b *StxBalance) Historical() bool { return b.At.Height > 0 }
 
 // BalanceAt says which state a balance read sees: the tip (Height 0), the tip plus the
 // unconfirmed microblocks (Unanchored), or every canonical row up to Height.
@@ -38,155 +53,125 @@ type BalanceAt struct {
 	Unanchored bool
 }
 
-// StxBalance reads a principal's STX balance. At the tip it costs the same for any history: the
-// running totals of principal_stx_totals plus the few unconfirmed microblock rows above the tip
-// when unanchored. Reads at an earlier height sum the history up to it.
-func (s *Store) StxBalance(ctx context.Context, principal string, at BalanceAt) (*StxBalance, error) {
-	b := &StxBalance{Principal: principal, Historical: at.Height > 0}
-	var err error
-	if b.Historical {
-		err = s.DB.NewRaw(historicalTotalsSQL, principal, at.Height).Scan(ctx, b)
-	} else {
-		err = s.DB.NewRaw(tipTotalsSQL, principal, at.Unanchored).Scan(ctx, b)
-	}
-	if err != nil {
+// StxBalances reads the STX balances of many principals at one state in one statement. At the
+// tip a balance costs the same for any history: the running totals of principal_stx_totals, plus
+// the few unconfirmed microblock rows above the tip when unanchored; reads at an earlier height
+// sum the history up to it, as the reference does.
+func (s *Store) StxBalances(ctx context.Context, principals []string, at BalanceAt) ([]*StxBalance, error) {
+	var rows []*StxBalance
+	err := s.DB.NewRaw(stxBalancesSQL(at), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
 		return nil, err
 	}
-	height := at.Height
-	if !b.Historical {
-		height = -1 // the lock query reads the tip height itself
-		if at.Unanchored {
-			height = -2
-		}
+	for _, r := range rows {
+		r.At = at
 	}
-	if err := s.DB.NewRaw(lockSQL, principal, height).Scan(ctx, b); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, err
-	}
-	if b.Locked == "" {
-		b.Locked = "0"
-	}
-	return b, nil
+	return rows, nil
 }
 
-// tipTotalsSQL adds the unconfirmed microblock rows (above the tip, found through the
-// height-ordered indexes) to the principal's running totals.
-const tipTotalsSQL = `
-WITH tip AS (SELECT block_height FROM chain_tip),
-t AS (
-	SELECT coalesce((SELECT total_received FROM principal_stx_totals WHERE principal = ?0), 0)
-		+ CASE WHEN ?1 THEN coalesce((SELECT sum(amount) FROM stx_events, tip
-			WHERE recipient = ?0 AND stx_events.block_height > tip.block_height AND canonical AND microblock_canonical), 0) ELSE 0 END AS total_received,
-		coalesce((SELECT total_sent FROM principal_stx_totals WHERE principal = ?0), 0)
-		+ CASE WHEN ?1 THEN coalesce((SELECT sum(amount) FROM stx_events, tip
-			WHERE sender = ?0 AND stx_events.block_height > tip.block_height AND canonical AND microblock_canonical), 0) ELSE 0 END AS total_sent,
-		coalesce((SELECT total_fees_sent FROM principal_stx_totals WHERE principal = ?0), 0)
-		+ CASE WHEN ?1 THEN coalesce((SELECT sum(fee_rate) FROM txs, tip
-			WHERE txs.block_height > tip.block_height AND canonical AND microblock_canonical
-			AND ((sender_address = ?0 AND NOT sponsored) OR (sponsor_address = ?0 AND sponsored))), 0) ELSE 0 END AS total_fees_sent,
-		coalesce((SELECT total_miner_rewards_received FROM principal_stx_totals WHERE principal = ?0), 0) AS total_miner_rewards_received
-)
-SELECT total_received - total_sent - total_fees_sent + total_miner_rewards_received AS balance,
-	total_sent, total_received, total_fees_sent, total_miner_rewards_received FROM t`
+// stxBalancesSQL is the balance statement for one kind of state: ?0 holds the principals and ?1
+// the height of a historical read. Each kind gets its own statement so that every sum walks an
+// index on (principal or height) and the planner sees no branch it does not need. h is the Stacks
+// height the read sees and b the burn height of the canonical block at min(h, tip), which decides
+// whether a lock is still in force.
+func stxBalancesSQL(at BalanceAt) string {
+	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
+	switch {
+	case at.Height > 0:
+		h, totals, mempool = "?1", historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
+	case at.Unanchored:
+		h, totals = "tip.tip + 1", unanchoredTotals
+	}
+	return `WITH tip AS MATERIALIZED (SELECT coalesce((SELECT block_height FROM chain_tip), 0) AS tip),
+at AS MATERIALIZED (SELECT ` + h + ` AS h, tip.tip, coalesce((SELECT burn_block_height FROM blocks
+	WHERE canonical AND block_height = least(` + h + `, tip.tip) LIMIT 1), 0) AS b FROM tip)
+SELECT k.principal,
+	t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received AS balance,
+	t.total_sent, t.total_received, t.total_fees_sent, t.total_miner_rewards_received,
+	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
+	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
+	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestTxIDs + `
+FROM unnest(?0::text[]) AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
+CROSS JOIN LATERAL (` + totals + `) t
+LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
+}
 
-// historicalTotalsSQL sums the canonical history up to height ?1.
-const historicalTotalsSQL = `
-WITH t AS (
-	SELECT coalesce((SELECT sum(amount) FROM stx_events WHERE recipient = ?0 AND block_height <= ?1
-			AND canonical AND microblock_canonical), 0) AS total_received,
-		coalesce((SELECT sum(amount) FROM stx_events WHERE sender = ?0 AND block_height <= ?1
-			AND canonical AND microblock_canonical), 0) AS total_sent,
-		coalesce((SELECT sum(fee_rate) FROM txs WHERE block_height <= ?1 AND canonical AND microblock_canonical
-			AND ((sender_address = ?0 AND NOT sponsored) OR (sponsor_address = ?0 AND sponsored))), 0) AS total_fees_sent,
-		coalesce((SELECT sum(coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced)
-			FROM miner_rewards WHERE recipient = ?0 AND canonical AND mature_block_height <= ?1), 0) AS total_miner_rewards_received
-)
-SELECT total_received - total_sent - total_fees_sent + total_miner_rewards_received AS balance,
-	total_sent, total_received, total_fees_sent, total_miner_rewards_received FROM t`
+// tipTotals are the principal's running totals.
+const tipTotals = `SELECT coalesce(pt.total_received, 0) AS total_received, coalesce(pt.total_sent, 0) AS total_sent,
+	coalesce(pt.total_fees_sent, 0) AS total_fees_sent, coalesce(pt.total_miner_rewards_received, 0) AS total_miner_rewards_received
+	FROM (SELECT 1) one LEFT JOIN principal_stx_totals pt ON pt.principal = k.principal`
 
-// lockSQL finds the PoX lock in force at Stacks height H (?1; -1 = the tip, -2 = the tip plus
-// the unconfirmed microblocks) and burn height B, the burn height of the canonical block at
-// min(H, tip). As in the reference, a pox-2+ print event (the latest of the highest PoX version
-// not yet force-unlocked at B) wins over the node's stx_lock events; a handle-unlock event means
-// "nothing locked". The reference reads stx_lock events for pox-1 only; here they also stand in
-// for pox-2+ locks whose print event carries no lock (each subject to its own version's forced
-// unlock). Both lookups walk a (principal, height DESC) index and stop at one row.
-const lockSQL = `
-WITH tip AS (SELECT block_height FROM chain_tip),
-hh AS (SELECT CASE ?1 WHEN -1 THEN tip.block_height WHEN -2 THEN tip.block_height + 1 ELSE ?1 END AS h,
-		tip.block_height AS tip FROM tip),
-bb AS (SELECT hh.h, coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND block_height = least(hh.h, hh.tip) LIMIT 1), 0) AS b FROM hh),
-ps AS (SELECT * FROM pox_state),
-pox AS (
-	SELECT e.tx_id, e.locked, e.burnchain_unlock_height, e.block_height, e.name FROM pox_events e, bb, ps
-	WHERE e.stacker = ?0 AND e.canonical AND e.microblock_canonical AND e.block_height <= bb.h
-	AND ((e.name <> 'handle-unlock' AND e.burnchain_unlock_height >= bb.b) OR (e.name = 'handle-unlock' AND e.burnchain_unlock_height < bb.b))
-	AND NOT (e.pox_version = 2 AND ps.pox_v2_unlock_height > 0 AND bb.b > ps.pox_v2_unlock_height)
-	AND NOT (e.pox_version = 3 AND ps.pox_v3_unlock_height > 0 AND bb.b > ps.pox_v3_unlock_height)
-	AND NOT (e.pox_version = 4 AND ps.pox_v4_unlock_height > 0 AND bb.b > ps.pox_v4_unlock_height)
+// unanchoredTotals add the unconfirmed microblock rows above the tip to the running totals. The
+// fees are found by the empty index_block_hash of those rows (the planner knows that value is
+// rare; a height bound against the tip, unknown at planning, would walk the sender's history).
+const unanchoredTotals = `SELECT r.total_received + coalesce((SELECT sum(amount) FROM stx_events
+		WHERE recipient = k.principal AND block_height > at.tip AND canonical AND microblock_canonical), 0) AS total_received,
+	r.total_sent + coalesce((SELECT sum(amount) FROM stx_events
+		WHERE sender = k.principal AND block_height > at.tip AND canonical AND microblock_canonical), 0) AS total_sent,
+	r.total_fees_sent + coalesce((SELECT sum(fee_rate) FROM txs WHERE index_block_hash = '' AND canonical AND microblock_canonical
+		AND ((sender_address = k.principal AND NOT sponsored) OR (sponsor_address = k.principal AND sponsored))), 0) AS total_fees_sent,
+	r.total_miner_rewards_received
+	FROM (` + tipTotals + `) r`
+
+// historicalTotals sum the canonical history up to h.
+const historicalTotals = `SELECT coalesce((SELECT sum(amount) FROM stx_events WHERE recipient = k.principal AND block_height <= at.h
+		AND canonical AND microblock_canonical), 0) AS total_received,
+	coalesce((SELECT sum(amount) FROM stx_events WHERE sender = k.principal AND block_height <= at.h
+		AND canonical AND microblock_canonical), 0) AS total_sent,
+	coalesce((SELECT sum(fee_rate) FROM txs WHERE sender_address = k.principal AND NOT sponsored AND block_height <= at.h
+		AND canonical AND microblock_canonical), 0)
+	+ coalesce((SELECT sum(fee_rate) FROM txs WHERE sponsor_address = k.principal AND sponsored AND block_height <= at.h
+		AND canonical AND microblock_canonical), 0) AS total_fees_sent,
+	coalesce((SELECT sum(coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced)
+		FROM miner_rewards WHERE recipient = k.principal AND canonical AND mature_block_height <= at.h), 0) AS total_miner_rewards_received`
+
+// mempoolFigures sum the principal's pending (unpruned) mempool transactions.
+const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool_txs
+		WHERE NOT pruned AND token_transfer_recipient_address = k.principal), 0) AS mempool_inbound,
+	coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal), 0)
+	+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = k.principal), 0) AS mempool_outbound`
+
+// latestTxIDs are the newest canonical and the newest pending transaction of the principal, each
+// one index probe.
+const latestTxIDs = `(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
+		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id,
+	(SELECT tx_id FROM (
+		(SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
+		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sponsor_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
+		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND token_transfer_recipient_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
+	) m ORDER BY receipt_time DESC, tx_id DESC LIMIT 1) AS latest_mempool_tx_id`
+
+// lockInForce is the PoX lock in force at Stacks height h and burn height b, as the reference
+// finds it: the newest pox-1 stx_lock event (ignored once pox-1 is force-unlocked), overridden by
+// the newest pox-2/3/4 print event of the highest version not force-unlocked at b; a
+// handle-unlock event means nothing is locked. The node prints a PoX event before the operation,
+// so, as the reference patches them, stack-stx and delegate-stack-stx lock the printed lock amount
+// until the printed unlock height, stack-increase adds increase-by to the locked amount,
+// stack-extend moves the unlock height, and delegate-stx moves it when it names one. Both
+// lookups walk a (principal, height DESC) index over the principal's few PoX events.
+const lockInForce = `SELECT * FROM (
+	(SELECT e.tx_id, x.locked, x.unlock, e.block_height, e.name, e.pox_version FROM pox_events e
+	CROSS JOIN LATERAL (SELECT
+		CASE WHEN e.name IN ('stack-stx', 'delegate-stack-stx') THEN (e.data->>'lock_amount')::numeric
+			WHEN e.name IN ('stack-increase', 'delegate-stack-increase') THEN e.locked + (e.data->>'increase_by')::numeric
+			ELSE e.locked END AS locked,
+		CASE WHEN e.name IN ('stack-stx', 'delegate-stack-stx', 'stack-extend', 'delegate-stack-extend') THEN (e.data->>'unlock_burn_height')::integer
+			WHEN e.name = 'delegate-stx' THEN coalesce((e.data->>'unlock_burn_height')::integer, e.burnchain_unlock_height)
+			ELSE e.burnchain_unlock_height END AS unlock) x
+	WHERE e.stacker = k.principal AND e.canonical AND e.microblock_canonical AND e.block_height <= at.h
+	AND ((e.name <> 'handle-unlock' AND x.unlock >= at.b) OR (e.name = 'handle-unlock' AND x.unlock < at.b))
+	AND NOT (e.pox_version = 2 AND ps.pox_v2_unlock_height > 0 AND at.b > ps.pox_v2_unlock_height)
+	AND NOT (e.pox_version = 3 AND ps.pox_v3_unlock_height > 0 AND at.b > ps.pox_v3_unlock_height)
+	AND NOT (e.pox_version = 4 AND ps.pox_v4_unlock_height > 0 AND at.b > ps.pox_v4_unlock_height)
 	ORDER BY e.pox_version DESC, e.block_height DESC, e.microblock_sequence DESC, e.tx_index DESC, e.event_index DESC
-	LIMIT 1
-),
-stx_lock AS (
-	SELECT l.tx_id, l.locked_amount AS locked, l.unlock_height AS burnchain_unlock_height, l.block_height, 'stx-lock'::text AS name
-	FROM stx_lock_events l, bb, ps
-	WHERE l.locked_address = ?0 AND l.canonical AND l.microblock_canonical AND l.block_height <= bb.h
-	AND l.unlock_height >= bb.b AND NOT CASE l.contract_name
-		WHEN 'pox' THEN ps.pox_v1_unlock_height > 0 AND bb.b > ps.pox_v1_unlock_height
-		WHEN 'pox-2' THEN ps.pox_v2_unlock_height > 0 AND bb.b > ps.pox_v2_unlock_height
-		WHEN 'pox-3' THEN ps.pox_v3_unlock_height > 0 AND bb.b > ps.pox_v3_unlock_height
-		ELSE ps.pox_v4_unlock_height > 0 AND bb.b > ps.pox_v4_unlock_height END
-	ORDER BY l.block_height DESC, l.microblock_sequence DESC, l.tx_index DESC, l.event_index DESC
-	LIMIT 1
-),
-lock AS (SELECT * FROM pox UNION ALL (SELECT * FROM stx_lock WHERE NOT EXISTS (SELECT 1 FROM pox)))
-SELECT tx_id AS lock_tx_id, locked, burnchain_unlock_height, block_height AS lock_height,
-	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = lock.block_height LIMIT 1), 0) AS burnchain_lock_height
-FROM lock WHERE name <> 'handle-unlock'`
-
-// MempoolStxDelta is what the pending mempool transactions would move for a principal, as the
-// reference counts it: token-transfer amounts in, amounts plus fees (as sender or sponsor) out.
-type MempoolStxDelta struct {
-	Inbound  string `bun:"inbound"`
-	Outbound string `bun:"outbound"`
-}
-
-// MempoolStxDelta sums the principal's pending (unpruned) mempool transactions.
-func (s *Store) MempoolStxDelta(ctx context.Context, principal string) (*MempoolStxDelta, error) {
-	d := new(MempoolStxDelta)
-	err := s.DB.NewRaw(`SELECT
-		coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = ?0), 0)
-		+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = ?0), 0) AS outbound,
-		coalesce((SELECT sum(token_transfer_amount) FROM mempool_txs WHERE NOT pruned AND token_transfer_recipient_address = ?0), 0) AS inbound`,
-		principal).Scan(ctx, d)
-	return d, err
-}
-
-// LatestPrincipalTxID returns the id of the newest canonical transaction the principal took
-// part in, or nil.
-func (s *Store) LatestPrincipalTxID(ctx context.Context, principal string) ([]byte, error) {
-	var id []byte
-	err := s.DB.NewRaw(`SELECT tx_id FROM principal_txs WHERE principal = ? AND canonical AND microblock_canonical
-		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1`, principal).Scan(ctx, &id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return id, err
-}
-
-// LatestMempoolTxID returns the id of the newest pending mempool transaction the principal
-// sends, sponsors or receives STX in, or nil.
-func (s *Store) LatestMempoolTxID(ctx context.Context, principal string) ([]byte, error) {
-	var id []byte
-	err := s.DB.NewRaw(`SELECT tx_id FROM (
-		(SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sender_address = ?0 ORDER BY receipt_time DESC LIMIT 1)
-		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sponsor_address = ?0 ORDER BY receipt_time DESC LIMIT 1)
-		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND token_transfer_recipient_address = ?0 ORDER BY receipt_time DESC LIMIT 1)
-	) m ORDER BY receipt_time DESC, tx_id DESC LIMIT 1`, principal).Scan(ctx, &id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return id, err
-}
+	LIMIT 1)
+	UNION ALL
+	(SELECT s.tx_id, s.locked_amount, s.unlock_height, s.block_height, 'stx-lock', 1 FROM stx_lock_events s
+	WHERE s.locked_address = k.principal AND s.canonical AND s.microblock_canonical AND s.block_height <= at.h
+	AND s.unlock_height >= at.b AND NOT (ps.pox_v1_unlock_height > 0 AND at.b > ps.pox_v1_unlock_height)
+	ORDER BY s.block_height DESC, s.microblock_sequence DESC, s.tx_index DESC, s.event_index DESC
+	LIMIT 1)
+	ORDER BY pox_version DESC LIMIT 1) lock WHERE name <> 'handle-unlock'`
 
 // BlockHeightByHash returns the height of the block with this block hash (the canonical one
 // first, then the highest), or ok=false.

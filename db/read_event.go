@@ -102,21 +102,28 @@ type EventWindow struct {
 }
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
-// window, in event_index order per transaction: five statements whatever the number of rows,
-// each probing the primary key once per transaction.
+// window, in event_index order per transaction: one statement whatever the number of rows and
+// kinds, each kind's primary key probed once per transaction.
 func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([]Event, error) {
 	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
 	for i, k := range keys {
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
 	}
-	es, err := s.scanEvents(ctx, AllEventTypes, func(table string) (string, []any) {
-		return `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
-			CROSS JOIN LATERAL (SELECT * FROM ` + table + ` e WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
-				AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= ? AND e.event_index < ?) e`,
-			[]any{pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), w.Offset, int64(w.Offset) + int64(w.Limit)}
-	})
-	slices.SortStableFunc(es, func(a, b Event) int { return cmp.Compare(a.Position().EventIndex, b.Position().EventIndex) })
-	return es, err
+	q := `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+		CROSS JOIN (SELECT ?::bigint AS lo, ?::bigint AS hi) w
+		CROSS JOIN LATERAL (` + unionEvents(`e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
+			AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`) + `) e
+		ORDER BY e.event_index`
+	var rows []*eventRow
+	err := s.DB.NewRaw(q, pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), w.Offset, int64(w.Offset)+int64(w.Limit)).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	es := make([]Event, len(rows))
+	for i, r := range rows {
+		es[i] = r.event()
+	}
+	return es, nil
 }
 
 // EventFilter selects the events of one transaction (TxID) or involving one principal.

@@ -35,49 +35,58 @@ type PrincipalTxQuery struct {
 	Offset     int
 }
 
-// PrincipalTxPage returns one page of the canonical transactions a principal took part in,
-// newest first, and how many there are. At the tip the count is the principal's running tx count
-// (plus its unconfirmed microblock transactions), so neither figure grows with the history.
+// PrincipalTxPage returns one page of the transactions of a principal's
+// transactions_with_transfers list (canonical transactions in which it has a transfer role,
+// newest first) and how many there are, in one statement (two when the page is empty). At the tip
+// the count is the principal's running tx_count (plus its unconfirmed microblock transactions with
+// unanchored), and the page walks principal_txs_transfers_idx, so neither grows with the history.
 func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q PrincipalTxQuery) (int64, []*Tx, error) {
-	bound, args := "block_height <= (SELECT block_height FROM chain_tip)", []any{principal}
+	// ?0 is the principal, ?1 the height bound (when there is one).
+	const listed = "principal = ?0 AND canonical AND microblock_canonical AND " + transferRolesSQL
+	bound, count := "block_height <= (SELECT block_height FROM chain_tip)", `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = ?0), 0)`
+	args := []any{principal, nil}
 	switch {
 	case q.AtHeight > 0:
-		bound, args = "block_height = ?", append(args, q.AtHeight)
+		bound, args[1] = "block_height = ?1", q.AtHeight
 	case q.UpTo > 0:
-		bound, args = "block_height <= ?", append(args, q.UpTo)
+		bound, args[1] = "block_height <= ?1", q.UpTo
 	case q.Unanchored:
 		bound = "TRUE"
+		count += ` + (SELECT count(*) FROM principal_txs WHERE ` + listed + ` AND block_height > (SELECT block_height FROM chain_tip))`
 	}
-	var total int64
-	var err error
 	if q.AtHeight > 0 || q.UpTo > 0 {
-		err = s.DB.NewRaw(`SELECT count(*) FROM principal_txs WHERE principal = ? AND canonical AND microblock_canonical AND `+bound, args...).
-			Scan(ctx, &total)
-	} else {
-		err = s.DB.NewRaw(`SELECT coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = ?0), 0)
-			+ CASE WHEN ?1 THEN (SELECT count(*) FROM principal_txs WHERE principal = ?0 AND canonical AND microblock_canonical
-				AND block_height > (SELECT block_height FROM chain_tip)) ELSE 0 END`,
-			principal, q.Unanchored).Scan(ctx, &total)
+		count = `(SELECT count(*) FROM principal_txs WHERE ` + listed + ` AND ` + bound + `)`
 	}
-	if err != nil {
-		return 0, nil, err
-	}
-	page := " LIMIT ? OFFSET ?"
-	if q.AtHeight > 0 {
-		page = ""
-	} else {
+	page := ""
+	if q.AtHeight == 0 {
+		page = " LIMIT ?2 OFFSET ?3"
 		args = append(args, q.Limit, q.Offset)
 	}
-	var txs []*Tx
-	err = s.DB.NewRaw(`SELECT t.* FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
-		WHERE principal = ? AND canonical AND microblock_canonical AND `+bound+`
+	var rows []*principalPageRow
+	err := s.DB.NewRaw(`SELECT t.*, `+count+` AS total FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
+		WHERE `+listed+` AND `+bound+`
 		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC`+page+`) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
-		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, args...).Scan(ctx, &txs)
-	if isNoRows(err) {
-		err = nil
+		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, args...).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
+		return 0, nil, err
 	}
-	return total, txs, err
+	if len(rows) == 0 {
+		var total int64
+		err := s.DB.NewRaw(`SELECT `+count, args[:2]...).Scan(ctx, &total)
+		return total, nil, err
+	}
+	txs := make([]*Tx, len(rows))
+	for i, r := range rows {
+		txs[i] = &r.Tx
+	}
+	return rows[0].Total, txs, nil
+}
+
+// principalPageRow is a transaction of a page with the count of the whole list.
+type principalPageRow struct {
+	Tx    `bun:"extend"`
+	Total int64 `bun:"total"`
 }
 
 // BlockTxID is one transaction id of a block.

@@ -66,10 +66,19 @@ type ComplexityRoot struct {
 	Account struct {
 		LatestMempoolTxID         func(childComplexity int) int
 		LatestTxID                func(childComplexity int) int
+		Nonces                    func(childComplexity int) int
 		Principal                 func(childComplexity int) int
 		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
 		Transactions              func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TransactionsWithTransfers func(childComplexity int, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+	}
+
+	AccountNonces struct {
+		DetectedMempoolNonces func(childComplexity int) int
+		DetectedMissingNonces func(childComplexity int) int
+		LastExecutedTxNonce   func(childComplexity int) int
+		LastMempoolTxNonce    func(childComplexity int) int
+		PossibleNextNonce     func(childComplexity int) int
 	}
 
 	AccountTransactionConnection struct {
@@ -559,6 +568,7 @@ type ComplexityRoot struct {
 
 type AccountResolver interface {
 	Transactions(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string) (*AccountTransactionConnection, error)
+	Nonces(ctx context.Context, obj *db.Account) (*db.AccountNonces, error)
 	StxBalance(ctx context.Context, obj *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error)
 	TransactionsWithTransfers(ctx context.Context, obj *db.Account, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*TransactionsWithTransfersPage, error)
 	LatestTxID(ctx context.Context, obj *db.Account) ([]byte, error)
@@ -781,6 +791,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.LatestTxID(childComplexity), true
+	case "Account.nonces":
+		if e.ComplexityRoot.Account.Nonces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Nonces(childComplexity), true
 	case "Account.principal":
 		if e.ComplexityRoot.Account.Principal == nil {
 			break
@@ -820,6 +836,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.TransactionsWithTransfers(childComplexity, args["limit"].(*int32), args["offset"].(*int32), args["height"].(*int32), args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+
+	case "AccountNonces.detectedMempoolNonces":
+		if e.ComplexityRoot.AccountNonces.DetectedMempoolNonces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountNonces.DetectedMempoolNonces(childComplexity), true
+	case "AccountNonces.detectedMissingNonces":
+		if e.ComplexityRoot.AccountNonces.DetectedMissingNonces == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountNonces.DetectedMissingNonces(childComplexity), true
+	case "AccountNonces.lastExecutedTxNonce":
+		if e.ComplexityRoot.AccountNonces.LastExecutedTxNonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountNonces.LastExecutedTxNonce(childComplexity), true
+	case "AccountNonces.lastMempoolTxNonce":
+		if e.ComplexityRoot.AccountNonces.LastMempoolTxNonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountNonces.LastMempoolTxNonce(childComplexity), true
+	case "AccountNonces.possibleNextNonce":
+		if e.ComplexityRoot.AccountNonces.PossibleNextNonce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountNonces.PossibleNextNonce(childComplexity), true
 
 	case "AccountTransactionConnection.edges":
 		if e.ComplexityRoot.AccountTransactionConnection.Edges == nil {
@@ -3376,6 +3423,22 @@ type Account {
   principal: String!
   "The account's transactions (as sender, sponsor, recipient, contract or in any asset event), newest first."
   transactions(first: Int, after: String, last: Int, before: String): AccountTransactionConnection!
+  "Nonce figures for building the account's next transaction, as the reference's /extended/v1/address/{principal}/nonces computes them."
+  nonces: AccountNonces!
+}
+
+"An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
+type AccountNonces {
+  "Highest nonce of the account's canonical transactions (sponsor nonces included); null when it has none."
+  lastExecutedTxNonce: Int
+  "Highest nonce of its pending mempool transactions (sponsor nonces included); null when it has none."
+  lastMempoolTxNonce: Int
+  "The nonce its next transaction likely needs: one more than the higher of the two above, 0 when both are null."
+  possibleNextNonce: Int!
+  "Nonces between the last executed and the last pending one that no pending transaction uses (likely holding the pending ones up), highest first; empty unless both are known, and at most the 1000 just below the last pending one."
+  detectedMissingNonces: [Int!]!
+  "Nonces between the last executed and the last pending one that pending transactions use, highest first."
+  detectedMempoolNonces: [Int!]!
 }
 
 "Live updates, driven by what ingestion commits (graphql-ws over WebSocket at /graphql)."
@@ -3977,6 +4040,8 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_principal(ctx, field)
 	case "transactions":
 		return ec.fieldContext_Account_transactions(ctx, field)
+	case "nonces":
+		return ec.fieldContext_Account_nonces(ctx, field)
 	case "stxBalance":
 		return ec.fieldContext_Account_stxBalance(ctx, field)
 	case "transactionsWithTransfers":
@@ -3987,6 +4052,22 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_latestMempoolTxId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountNonces(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lastExecutedTxNonce":
+		return ec.fieldContext_AccountNonces_lastExecutedTxNonce(ctx, field)
+	case "lastMempoolTxNonce":
+		return ec.fieldContext_AccountNonces_lastMempoolTxNonce(ctx, field)
+	case "possibleNextNonce":
+		return ec.fieldContext_AccountNonces_possibleNextNonce(ctx, field)
+	case "detectedMissingNonces":
+		return ec.fieldContext_AccountNonces_detectedMissingNonces(ctx, field)
+	case "detectedMempoolNonces":
+		return ec.fieldContext_AccountNonces_detectedMempoolNonces(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountNonces", field.Name)
 }
 
 func (ec *executionContext) childFields_AccountTransactionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5666,6 +5747,38 @@ func (ec *executionContext) fieldContext_Account_transactions(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Account_nonces(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_nonces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Account().Nonces(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AccountNonces) graphql.Marshaler {
+			return ec.marshalNAccountNonces2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccountNonces(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_nonces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountNonces(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Account_stxBalance(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5798,6 +5911,121 @@ func (ec *executionContext) _Account_latestMempoolTxId(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Account_latestMempoolTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Account", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _AccountNonces_lastExecutedTxNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountNonces_lastExecutedTxNonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastExecutedTxNonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountNonces_lastExecutedTxNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountNonces_lastMempoolTxNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountNonces_lastMempoolTxNonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastMempoolTxNonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountNonces_lastMempoolTxNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountNonces_possibleNextNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountNonces_possibleNextNonce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PossibleNextNonce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountNonces_possibleNextNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountNonces_detectedMissingNonces(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountNonces_detectedMissingNonces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DetectedMissingNonces, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int64) graphql.Marshaler {
+			return ec.marshalNInt2ᚕint64ᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountNonces_detectedMissingNonces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountNonces_detectedMempoolNonces(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountNonces_detectedMempoolNonces(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DetectedMempoolNonces, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []int64) graphql.Marshaler {
+			return ec.marshalNInt2ᚕint64ᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountNonces_detectedMempoolNonces(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AccountTransactionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
@@ -15642,6 +15870,44 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nonces":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_nonces(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "stxBalance":
 			field := field
 
@@ -15794,6 +16060,64 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountNoncesImplementors = []string{"AccountNonces"}
+
+func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.SelectionSet, obj *db.AccountNonces) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountNoncesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountNonces")
+		case "lastExecutedTxNonce":
+			out.Values[i] = ec._AccountNonces_lastExecutedTxNonce(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastMempoolTxNonce":
+			out.Values[i] = ec._AccountNonces_lastMempoolTxNonce(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "possibleNextNonce":
+			out.Values[i] = ec._AccountNonces_possibleNextNonce(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detectedMissingNonces":
+			out.Values[i] = ec._AccountNonces_detectedMissingNonces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "detectedMempoolNonces":
+			out.Values[i] = ec._AccountNonces_detectedMempoolNonces(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23019,6 +23343,16 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 	return ec._Account(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAccountNonces2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccountNonces(ctx context.Context, sel ast.SelectionSet, v *db.AccountNonces) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountNonces(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAccountTransactionConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, v *AccountTransactionConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23377,6 +23711,35 @@ func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.Selec
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNInt2ᚕint64ᚄ(ctx context.Context, v any) ([]int64, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]int64, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNInt2int64(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNInt2ᚕint64ᚄ(ctx context.Context, sel ast.SelectionSet, v []int64) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNInt2int64(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
@@ -24183,6 +24546,24 @@ func (ec *executionContext) marshalOInt2ᚖint32(ctx context.Context, sel ast.Se
 	_ = sel
 	_ = ctx
 	res := graphql.MarshalInt32(*v)
+	return res
+}
+
+func (ec *executionContext) unmarshalOInt2ᚖint64(ctx context.Context, v any) (*int64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalInt64(v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOInt2ᚖint64(ctx context.Context, sel ast.SelectionSet, v *int64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalInt64(*v)
 	return res
 }
 

@@ -57,8 +57,12 @@ type Message struct {
 // Apply applies one message in one database transaction. It returns applied=false when a
 // replayed message was already applied. Malformed payloads are stxgraph EINVALID errors.
 func (in *Ingester) Apply(ctx context.Context, m Message) (applied bool, err error) {
+	write, err := decode(m)
+	if err != nil {
+		return false, err
+	}
 	err = in.store.Ingest(ctx, m.ReceivedAt, db.IngestOptions{Relaxed: m.Relaxed}, func(ctx context.Context, w *db.Writer) error {
-		applied, err = in.applyIn(ctx, w, m)
+		applied, err = in.applyIn(ctx, w, m, write)
 		if err == nil && applied && in.applyHook != nil {
 			return in.applyHook()
 		}
@@ -67,36 +71,46 @@ func (in *Ingester) Apply(ctx context.Context, m Message) (applied bool, err err
 	return applied && err == nil, err
 }
 
-// applyIn applies one message inside an open ingestion transaction: it logs the message when
-// asked to (and skips a replayed one whose id is logged already), then writes its rows.
-func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message) (bool, error) {
-	apply, ok := handlers[m.Path]
-	if !ok {
-		return false, stxgraph.Errorf(stxgraph.ENOTFOUND, "no route handler for %s", m.Path)
-	}
+// applyIn applies one decoded message inside an open ingestion transaction: it logs the
+// message when asked to (and skips a replayed one whose id is logged already), then writes
+// its rows.
+func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message, write write) (bool, error) {
 	w.ReceivedAt = m.ReceivedAt
 	if m.ID != nil || m.LogRaw {
-		// The handlers decode the payload before anything is sent, so an invalid payload fails
-		// the message before the queued log row reaches the database.
 		fresh, err := w.LogRequest(ctx, m.ID, m.Path, withoutNUL(m.Payload))
 		if err != nil || !fresh {
 			return false, err
 		}
 	}
-	return true, apply(ctx, w, m.Payload)
+	return true, write(ctx, w)
 }
 
-type handler func(ctx context.Context, w *db.Writer, payload []byte) error
+// A handler decodes a message's payload into the writes that apply it. Decoding needs no
+// database: the live observer decodes before it opens the transaction, and a replay decodes
+// the next messages while the database applies earlier ones.
+type handler func(payload []byte) (write, error)
+
+// write applies a decoded message inside the ingestion transaction.
+type write func(ctx context.Context, w *db.Writer) error
 
 var handlers = map[string]handler{
-	PathNewBlock:         applyBlock,
-	PathNewBurnBlock:     applyBurnBlock,
-	PathNewMempoolTx:     applyMempoolTxs,
-	PathDropMempoolTx:    applyDropMempoolTxs,
-	PathNewMicroblocks:   applyMicroblocks,
-	PathAttachments:      applyAttachments,
-	PathStackerDBChunks:  applyStackerDBChunks,
-	PathProposalResponse: applyProposalResponse,
+	PathNewBlock:         decodeBlock,
+	PathNewBurnBlock:     decodeBurnBlock,
+	PathNewMempoolTx:     decodeMempoolTxs,
+	PathDropMempoolTx:    decodeDropMempoolTxs,
+	PathNewMicroblocks:   decodeMicroblocks,
+	PathAttachments:      decodeAttachments,
+	PathStackerDBChunks:  decodeStackerDBChunks,
+	PathProposalResponse: decodeProposalResponse,
+}
+
+// decode decodes a message for its path.
+func decode(m Message) (write, error) {
+	h, ok := handlers[m.Path]
+	if !ok {
+		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "no route handler for %s", m.Path)
+	}
+	return h(m.Payload)
 }
 
 // malformed is the error of a payload that can never be applied.
@@ -104,26 +118,28 @@ func malformed(format string, args ...any) error {
 	return stxgraph.Errorf(stxgraph.EINVALID, format, args...)
 }
 
-func applyBlock(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeBlock(payload []byte) (write, error) {
 	var m blockMessage
 	if err := decodeJSON(payload, &m); err != nil {
-		return err
+		return nil, err
 	}
 	d, err := blockData(&m)
 	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, w *db.Writer) error {
+		res, err := w.ApplyBlock(ctx, d)
+		if err == nil && res.Reorged > 0 {
+			slog.Info("chain reorganisation", "block", db.Hex(m.IndexBlockHash), "height", m.BlockHeight, "flipped_blocks", res.Reorged)
+		}
 		return err
-	}
-	res, err := w.ApplyBlock(ctx, d)
-	if err == nil && res.Reorged > 0 {
-		slog.Info("chain reorganisation", "block", db.Hex(m.IndexBlockHash), "height", m.BlockHeight, "flipped_blocks", res.Reorged)
-	}
-	return err
+	}, nil
 }
 
-func applyMicroblocks(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeMicroblocks(payload []byte) (write, error) {
 	var m microblocksMessage
 	if err := decodeJSON(payload, &m); err != nil {
-		return err
+		return nil, err
 	}
 	pos := position{
 		IndexBlockHash: []byte{}, BlockHash: []byte{}, BurnBlockHeight: m.BurnBlockHeight,
@@ -131,15 +147,17 @@ func applyMicroblocks(ctx context.Context, w *db.Writer, payload []byte) error {
 	}
 	txs, err := buildTxs(pos, m.Transactions, m.Events)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := &db.MicroblockData{ParentIndexBlockHash: m.ParentIndexBlockHash, Txs: txs,
 		Microblocks: microblocksOf(m.Transactions, m.ParentIndexBlockHash, m.BurnBlockHash, m.BurnBlockHeight, m.BurnBlockTimestamp)}
-	res, err := w.ApplyMicroblocks(ctx, d)
-	if err == nil && res.Ignored != "" {
-		slog.Warn("ignoring microblocks", "reason", res.Ignored)
-	}
-	return err
+	return func(ctx context.Context, w *db.Writer) error {
+		res, err := w.ApplyMicroblocks(ctx, d)
+		if err == nil && res.Ignored != "" {
+			slog.Warn("ignoring microblocks", "reason", res.Ignored)
+		}
+		return err
+	}, nil
 }
 
 // microblocksOf lists the microblocks the transactions were mined in, once each.
@@ -161,10 +179,10 @@ func microblocksOf(txs []txMessage, parent, burnHash []byte, burnHeight int32, b
 	return out
 }
 
-func applyBurnBlock(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeBurnBlock(payload []byte) (write, error) {
 	var m burnBlockMessage
 	if err := decodeJSON(payload, &m); err != nil {
-		return err
+		return nil, err
 	}
 	d := &db.BurnBlockData{Block: &db.BurnBlock{
 		BurnBlockHash: m.BurnBlockHash, BurnBlockHeight: m.BurnBlockHeight, BurnAmount: m.BurnAmount.orZero(),
@@ -178,13 +196,13 @@ func applyBurnBlock(ctx context.Context, w *db.Writer, payload []byte) error {
 		d.SlotHolders = append(d.SlotHolders, &db.RewardSlotHolder{BurnBlockHash: m.BurnBlockHash,
 			BurnBlockHeight: m.BurnBlockHeight, SlotIndex: int32(i), Address: a})
 	}
-	return w.ApplyBurnBlock(ctx, d)
+	return func(ctx context.Context, w *db.Writer) error { return w.ApplyBurnBlock(ctx, d) }, nil
 }
 
-func applyMempoolTxs(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeMempoolTxs(payload []byte) (write, error) {
 	var raws []hexBytes
 	if err := decodeJSON(payload, &raws); err != nil {
-		return err
+		return nil, err
 	}
 	rows := make([]*db.MempoolTx, 0, len(raws))
 	for _, raw := range raws {
@@ -198,7 +216,7 @@ func applyMempoolTxs(ctx context.Context, w *db.Writer, payload []byte) error {
 		id := t.TxID()
 		rows = append(rows, &db.MempoolTx{TxID: id[:], TxFields: txFields(raw, t)})
 	}
-	return w.InsertMempoolTxs(ctx, rows)
+	return func(ctx context.Context, w *db.Writer) error { return w.InsertMempoolTxs(ctx, rows) }, nil
 }
 
 var dropReasons = map[string]int16{
@@ -209,14 +227,14 @@ var dropReasons = map[string]int16{
 	"Problematic":         db.TxStatusDroppedProblematic,
 }
 
-func applyDropMempoolTxs(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeDropMempoolTxs(payload []byte) (write, error) {
 	var m dropMempoolMessage
 	if err := decodeJSON(payload, &m); err != nil {
-		return err
+		return nil, err
 	}
 	status, ok := dropReasons[m.Reason]
 	if !ok {
-		return malformed("unknown drop reason %q", m.Reason)
+		return nil, malformed("unknown drop reason %q", m.Reason)
 	}
 	ids := make([][]byte, len(m.DroppedTxids))
 	for i, id := range m.DroppedTxids {
@@ -226,15 +244,15 @@ func applyDropMempoolTxs(ctx context.Context, w *db.Writer, payload []byte) erro
 	if len(m.NewTxid) > 0 {
 		replacedBy = m.NewTxid
 	}
-	return w.DropMempoolTxs(ctx, ids, status, replacedBy)
+	return func(ctx context.Context, w *db.Writer) error { return w.DropMempoolTxs(ctx, ids, status, replacedBy) }, nil
 }
 
-// applyAttachments stores the attachments of the BNS contract (zonefiles); others are only
+// decodeAttachments stores the attachments of the BNS contract (zonefiles); others are only
 // acknowledged, as by the reference.
-func applyAttachments(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeAttachments(payload []byte) (write, error) {
 	var ms []attachmentMessage
 	if err := decodeJSON(payload, &ms); err != nil {
-		return err
+		return nil, err
 	}
 	var rows []*db.Attachment
 	for _, a := range ms {
@@ -247,17 +265,19 @@ func applyAttachments(ctx context.Context, w *db.Writer, payload []byte) error {
 			AttachmentIndex: a.AttachmentIndex, BlockHeight: height, ContractID: a.ContractID,
 			ContentHash: nonNil(a.ContentHash), Metadata: nonNil(a.Metadata), Content: nonNil(a.Content)})
 	}
-	return w.StoreAttachments(ctx, rows)
+	return func(ctx context.Context, w *db.Writer) error { return w.StoreAttachments(ctx, rows) }, nil
 }
 
-func applyStackerDBChunks(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeStackerDBChunks(payload []byte) (write, error) {
 	var m struct {
 		ContractID json.RawMessage `json:"contract_id"`
 	}
 	if err := decodeJSON(payload, &m); err != nil {
-		return err
+		return nil, err
 	}
-	return w.StoreStackerDBChunks(ctx, stackerDBContract(m.ContractID), payload)
+	return func(ctx context.Context, w *db.Writer) error {
+		return w.StoreStackerDBChunks(ctx, stackerDBContract(m.ContractID), payload)
+	}, nil
 }
 
 // stackerDBContract reads the chunk's contract id, a string or the node's
@@ -290,11 +310,11 @@ func stackerDBContract(raw json.RawMessage) *string {
 	return &id
 }
 
-func applyProposalResponse(ctx context.Context, w *db.Writer, payload []byte) error {
+func decodeProposalResponse(payload []byte) (write, error) {
 	if !json.Valid(payload) {
-		return malformed("invalid JSON payload")
+		return nil, malformed("invalid JSON payload")
 	}
-	return w.StoreProposalResponse(ctx, payload)
+	return func(ctx context.Context, w *db.Writer) error { return w.StoreProposalResponse(ctx, payload) }, nil
 }
 
 // withoutNUL removes NUL characters from the payload's strings: jsonb cannot hold \u0000

@@ -30,93 +30,125 @@ type ReplayOptions struct {
 const (
 	replayBatchMessages = 128
 	replayBatchBytes    = 16 << 20
+	// decodeAhead is how many records the decoding goroutine may run ahead of the database.
+	decodeAhead = 64
 )
 
+// prepared is a record read and decoded ahead of the database, or the reader's error
+// (io.EOF at the end of the file), which comes last.
+type prepared struct {
+	rec     *tsv.Record
+	write   write
+	err     error // decoding the record failed
+	readErr error
+}
+
 // Replay applies every record of a TSV event log through the same code as the live observer,
-// in file order (the reference's files are in ascending id order). Records are applied in
-// batches, each in one transaction together with the records' request-log rows, which keep
-// their ids: a record whose id is already logged was applied before and is skipped. An
-// interrupted replay therefore leaves a prefix of the file applied and can simply be run
-// again; duplicate ids in a file are applied once. A record that fails rolls its batch back;
-// the batch is then redone one record per transaction, so that the records before the failing
-// one stay applied and the error names it.
+// in file order (the reference's files are in ascending id order). One goroutine reads and
+// decodes records while the database applies earlier ones, in batches, each in one
+// transaction together with the records' request-log rows, which keep their ids: a record
+// whose id is already logged was applied before and is skipped. An interrupted replay
+// therefore leaves a prefix of the file applied and can simply be run again; duplicate ids in
+// a file are applied once. A record that fails rolls its batch back; the batch is then redone
+// one record per transaction, so that the records before the failing one stay applied and the
+// error names it.
 func (in *Ingester) Replay(ctx context.Context, r *tsv.Reader, opts ReplayOptions) (Progress, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	records := make(chan prepared, decodeAhead)
+	go decodeRecords(ctx, r, records)
 	p := Progress{}
 	start := time.Now()
 	for {
-		batch, readErr := readBatch(r)
-		if len(batch) > 0 {
-			applied, err := in.applyBatch(ctx, batch)
-			if err != nil {
-				if ctx.Err() != nil {
-					return p, err
+		batch, applied, readErr, err := in.applyBatch(ctx, records)
+		if err != nil && ctx.Err() == nil && len(batch) > 0 {
+			applied, err = in.applyEach(ctx, batch)
+		}
+		for i, ok := range applied {
+			p.Done++
+			if ok {
+				p.Applied++
+				if batch[i].Path == PathNewBlock {
+					p.Blocks++
 				}
-				applied, err = in.applyEach(ctx, batch)
+			} else {
+				p.Skipped++
 			}
-			for i, rec := range applied {
-				p.Done++
-				if rec {
-					p.Applied++
-					if batch[i].Path == PathNewBlock {
-						p.Blocks++
-					}
-				} else {
-					p.Skipped++
-				}
-				p.Elapsed = time.Since(start)
-				if opts.OnProgress != nil {
-					opts.OnProgress(p)
-				}
-			}
-			if err != nil {
-				return p, err
+			p.Elapsed = time.Since(start)
+			if opts.OnProgress != nil {
+				opts.OnProgress(p)
 			}
 		}
-		if errors.Is(readErr, io.EOF) {
+		switch {
+		case err != nil:
+			return p, err
+		case errors.Is(readErr, io.EOF):
 			return p, nil
-		}
-		if readErr != nil {
+		case readErr != nil:
 			return p, readErr
 		}
 	}
 }
 
-// readBatch reads the next batch of records; the error is the reader's, after the batch.
-func readBatch(r *tsv.Reader) ([]*tsv.Record, error) {
-	var batch []*tsv.Record
-	size := 0
-	for len(batch) < replayBatchMessages && size < replayBatchBytes {
-		rec, err := r.Next()
-		if err != nil {
-			return batch, err
+// decodeRecords reads and decodes records until the reader fails or ends.
+func decodeRecords(ctx context.Context, r *tsv.Reader, out chan<- prepared) {
+	for {
+		var p prepared
+		p.rec, p.readErr = r.Next()
+		if p.readErr == nil && p.rec.Payload != nil {
+			p.write, p.err = decode(replayed(p.rec))
 		}
-		batch = append(batch, rec)
-		size += len(rec.Payload)
+		select {
+		case out <- p:
+		case <-ctx.Done():
+			return
+		}
+		if p.readErr != nil {
+			return
+		}
 	}
-	return batch, nil
 }
 
-// applyBatch applies the records in one transaction and says which were applied.
-func (in *Ingester) applyBatch(ctx context.Context, batch []*tsv.Record) ([]bool, error) {
-	applied := make([]bool, len(batch))
-	err := in.store.Ingest(ctx, batch[0].ReceivedAt, db.IngestOptions{Relaxed: true}, func(ctx context.Context, w *db.Writer) error {
-		for i, rec := range batch {
-			if rec.Payload == nil { // a NULL payload: nothing to replay
+// applyBatch applies the next batch of records in one transaction. It returns the records it
+// took, which of them were applied and the reader's error if the batch ended with it.
+func (in *Ingester) applyBatch(ctx context.Context, records <-chan prepared) (batch []*tsv.Record, applied []bool, readErr, err error) {
+	err = in.store.Ingest(ctx, time.Time{}, db.IngestOptions{Relaxed: true}, func(ctx context.Context, w *db.Writer) error {
+		for size := 0; len(batch) < replayBatchMessages && size < replayBatchBytes; {
+			var p prepared
+			select {
+			case p = <-records:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			if p.readErr != nil {
+				readErr = p.readErr
+				return nil
+			}
+			batch = append(batch, p.rec)
+			applied = append(applied, false)
+			size += len(p.rec.Payload)
+			if p.rec.Payload == nil { // a NULL payload: nothing to replay
 				continue
 			}
-			ok, err := in.applyIn(ctx, w, replayed(rec))
-			if err != nil {
-				return recordError(rec, err)
+			if p.err != nil {
+				return recordError(p.rec, p.err)
 			}
-			applied[i] = ok
+			ok, err := in.applyIn(ctx, w, replayed(p.rec), p.write)
+			if err != nil {
+				return recordError(p.rec, err)
+			}
+			applied[len(applied)-1] = ok
 		}
 		return nil
 	})
-	return applied, err
+	if err != nil {
+		applied = nil
+	}
+	return batch, applied, readErr, err
 }
 
-// applyEach applies the records one transaction each, up to the first failure; it returns
-// the records it got to.
+// applyEach applies the records one transaction each, up to the first failure; it says which
+// of the records it got to were applied.
 func (in *Ingester) applyEach(ctx context.Context, batch []*tsv.Record) ([]bool, error) {
 	var applied []bool
 	for _, rec := range batch {

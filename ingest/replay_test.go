@@ -17,6 +17,25 @@ var tsvFixtures = []string{
 	"regtest-env-pox-4-stack-stx-in-reward-phase-S2", "regtest-env-pox-4-stack-stx-in-reward-phase-S3",
 }
 
+// TestReplayFixtures replays every fixture once and checks the replayed database: the totals
+// invariant, the fixture's facts and, for COPY-escaped fixtures, the export round trip.
+func TestReplayFixtures(t *testing.T) {
+	for _, name := range tsvFixtures {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store, p := replayFixture(t, name)
+			if p.Applied == 0 {
+				t.Fatal("nothing applied")
+			}
+			checkTotals(t, store)
+			checkFacts(t, store, name)
+			if exportedFixtures[name] {
+				checkExport(t, store, name)
+			}
+		})
+	}
+}
+
 // replayFixture replays a shared TSV fixture into a fresh database.
 func replayFixture(t testing.TB, name string) (*db.Store, Progress) {
 	t.Helper()

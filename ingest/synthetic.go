@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/big"
 
+	btcaddress "github.com/stxgraph/stxgraph/bitcoin/address"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 	"github.com/stxgraph/stxgraph/stacks/clarity"
@@ -23,6 +24,7 @@ type burnchainOp struct {
 		BurnBlockHeight decimal  `json:"burn_block_height"`
 		NumCycles       decimal  `json:"num_cycles"`
 		SignerKey       hexBytes `json:"signer_key"`
+		RewardAddr      string   `json:"reward_addr"`
 		MaxAmount       decimal  `json:"max_amount"`
 		AuthID          decimal  `json:"auth_id"`
 	} `json:"stack_stx"`
@@ -113,6 +115,13 @@ func syntheticStackStx(m *txMessage, lock, print *eventMessage, burnHeight int32
 	}
 	var args []clarity.Value
 	if s := op.StackStx; s != nil {
+		if s.RewardAddr != "" {
+			a, err := btcaddress.Decode(s.RewardAddr)
+			if err != nil {
+				return nil, "", malformed("burnchain_op reward_addr: %v", err)
+			}
+			poxAddr = poxAddrTuple(a.Version, a.Hash)
+		}
 		args = []clarity.Value{clarityUint(s.StackedUstx), poxAddr, clarityUint(s.BurnBlockHeight), clarityUint(s.NumCycles),
 			clarity.NewNone(), clarity.NewBuffer(s.SignerKey), clarityUint(s.MaxAmount), clarityUint(s.AuthID)}
 	} else {
@@ -180,12 +189,17 @@ func bootContract(mainnet bool, name string) c32.Principal {
 // poxAddrOf is the PoX reward address tuple of a Stacks address: its hash160 with the
 // Bitcoin hash mode its version stands for (P2PKH or P2SH).
 func poxAddrOf(a c32.Address) clarity.Tuple {
-	version := byte(0x00)
+	version := btcaddress.P2PKH
 	if a.Version == c32.MainnetP2SH || a.Version == c32.TestnetP2SH {
-		version = 0x01
+		version = btcaddress.P2SH
 	}
+	return poxAddrTuple(version, a.Hash160[:])
+}
+
+// poxAddrTuple is the pox contracts' (tuple (version (buff 1)) (hashbytes (buff 32))).
+func poxAddrTuple(version byte, hash []byte) clarity.Tuple {
 	t, _ := clarity.NewTuple(map[string]clarity.Value{
-		"version": clarity.NewBuffer([]byte{version}), "hashbytes": clarity.NewBuffer(a.Hash160[:]),
+		"version": clarity.NewBuffer([]byte{version}), "hashbytes": clarity.NewBuffer(hash),
 	})
 	return t
 }

@@ -8,15 +8,31 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// mempoolStxDelta loads each principal's pending mempool STX movements once per request, however
-// many balance fields ask for them.
-func mempoolStxDelta(store *db.Store) dataloader.BatchFunc[string, *db.MempoolStxDelta] {
-	return func(ctx context.Context, principals []string) []*dataloader.Result[*db.MempoolStxDelta] {
-		out := make([]*dataloader.Result[*db.MempoolStxDelta], len(principals))
-		for i, p := range principals {
-			d, err := store.MempoolStxDelta(ctx, p)
-			out[i] = &dataloader.Result[*db.MempoolStxDelta]{Data: d, Error: err}
+// BalanceKey asks for one principal's balance at one state.
+type BalanceKey struct {
+	Principal string
+	At        db.BalanceAt
+}
+
+// stxBalances loads every balance a request asks for with one statement per kind of state (a
+// REST balance read has one): an account's balance, mempool figures and newest transaction ids
+// (the REST ETag inputs) all come from the same row.
+func stxBalances(store *db.Store) dataloader.BatchFunc[BalanceKey, *db.StxBalance] {
+	return func(ctx context.Context, keys []BalanceKey) []*dataloader.Result[*db.StxBalance] {
+		byState := map[db.BalanceAt][]string{}
+		for _, k := range keys {
+			byState[k.At] = append(byState[k.At], k.Principal)
 		}
-		return out
+		found := make(map[BalanceKey]*db.StxBalance, len(keys))
+		for at, principals := range byState {
+			rows, err := store.StxBalances(ctx, principals, at)
+			if err != nil {
+				return failed[*db.StxBalance](len(keys), err)
+			}
+			for _, r := range rows {
+				found[BalanceKey{Principal: r.Principal, At: at}] = r
+			}
+		}
+		return answer(keys, found)
 	}
 }

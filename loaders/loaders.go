@@ -9,16 +9,14 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// DefaultWait is how long a loader collects keys before it runs its batch: long enough for
-// sibling resolvers to enqueue, short enough not to be felt (the library default of 16 ms is paid
-// per level of nesting).
+// DefaultWait is the wait of loaders that run outside Batching (tests, direct resolver calls),
+// where only the wait batches: long enough for sibling resolvers to enqueue on an idle machine,
+// short enough not to be felt (the library default of 16 ms is paid per level of nesting).
 const DefaultWait = time.Millisecond
 
 // Page asks for one keyset page of the list under Parent (a block's index hash, a principal, a
@@ -30,58 +28,67 @@ type Page struct {
 
 // Loaders holds every loader of one request.
 type Loaders struct {
-	BurnBlockByHash     *dataloader.Loader[string, *db.BurnBlock]
-	BlockByIndexHash    *dataloader.Loader[string, *db.Block]
-	BlockTxs            *dataloader.Loader[Page, []*db.Tx]
-	MicroblocksAccepted *dataloader.Loader[string, []*db.Microblock]
-	MicroblocksStreamed *dataloader.Loader[string, []*db.Microblock]
-	MicroblockByHash    *dataloader.Loader[string, *db.Microblock]
-	MicroblockTxs       *dataloader.Loader[db.MicroblockKey, []*db.Tx]
-	MinerRewards        *dataloader.Loader[string, []*db.MinerReward]
-	TxByKey             *dataloader.Loader[db.TxKey, *db.Tx]
-	PrincipalTxs        *dataloader.Loader[Page, []*db.Tx]
-	PrincipalTxCount    *dataloader.Loader[string, int64]
-	ContractByID        *dataloader.Loader[string, *db.SmartContract]
-	ContractLogs        *dataloader.Loader[Page, []*db.ContractLog]
-	MempoolTxByID       *dataloader.Loader[string, *db.MempoolTx]
-	TxEvents            *dataloader.Loader[TxEventsKey, []db.Event]
-	BlockTxIDs          *dataloader.Loader[string, []*db.BlockTxID]
-	MicroblockTxCounts  *dataloader.Loader[string, []*db.MicroblockTxCount]
-	MempoolStxDelta     *dataloader.Loader[string, *db.MempoolStxDelta]
+	sched *scheduler
+
+	BurnBlockByHash     *Loader[string, *db.BurnBlock]
+	BlockByIndexHash    *Loader[string, *db.Block]
+	BlockTxs            *Loader[Page, []*db.Tx]
+	MicroblocksAccepted *Loader[string, []*db.Microblock]
+	MicroblocksStreamed *Loader[string, []*db.Microblock]
+	MicroblockByHash    *Loader[string, *db.Microblock]
+	MicroblockTxs       *Loader[db.MicroblockKey, []*db.Tx]
+	MinerRewards        *Loader[string, []*db.MinerReward]
+	TxByKey             *Loader[db.TxKey, *db.Tx]
+	PrincipalTxs        *Loader[Page, []*db.Tx]
+	PrincipalTxCount    *Loader[string, int64]
+	PrincipalEvents     *Loader[EventsPage, []db.Event]
+	ContractByID        *Loader[string, *db.SmartContract]
+	ContractLogs        *Loader[Page, []*db.ContractLog]
+	MempoolTxByID       *Loader[string, *db.MempoolTx]
+	TxEvents            *Loader[TxEventsKey, []db.Event]
+	BlockTxIDs          *Loader[string, []*db.BlockTxID]
+	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
+	StxBalance          *Loader[BalanceKey, *db.StxBalance]
+	AccountNonces       *Loader[string, *db.AccountNonces]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
 func New(store *db.Store) *Loaders { return NewWithWait(store, DefaultWait) }
 
-// NewWithWait builds the loaders for one request, each collecting keys for wait before it runs.
+// NewWithWait builds the loaders for one request. Under Batching they dispatch as soon as the
+// request's resolvers all wait, and at the latest after wait; elsewhere after wait.
 func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
+	s := new(scheduler)
 	return &Loaders{
-		BurnBlockByHash:  newLoader(wait, byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
-		BlockByIndexHash: newLoader(wait, byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
-		BlockTxs: newLoader(wait, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
+		sched:            s,
+		BurnBlockByHash:  newLoader(s, wait, byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
+		BlockByIndexHash: newLoader(s, wait, byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
+		BlockTxs: newLoader(s, wait, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
 			return string(t.IndexBlockHash), t
 		})),
-		MicroblocksAccepted: newLoader(wait, grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
-		MicroblocksStreamed: newLoader(wait, grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
-		MicroblockByHash:    newLoader(wait, byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
-		MicroblockTxs: newLoader(wait, grouped(store.TxsOfMicroblocks, func(t *db.Tx) db.MicroblockKey {
+		MicroblocksAccepted: newLoader(s, wait, grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
+		MicroblocksStreamed: newLoader(s, wait, grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
+		MicroblockByHash:    newLoader(s, wait, byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
+		MicroblockTxs: newLoader(s, wait, grouped(store.TxsOfMicroblocks, func(t *db.Tx) db.MicroblockKey {
 			return db.MicroblockKey{MicroblockHash: string(t.MicroblockHash), IndexBlockHash: string(t.IndexBlockHash)}
 		})),
-		MinerRewards: newLoader(wait, grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
-		TxByKey:      newLoader(wait, byKey(store.TxsByKey, (*db.Tx).Key)),
-		PrincipalTxs: newLoader(wait, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
+		MinerRewards: newLoader(s, wait, grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
+		TxByKey:      newLoader(s, wait, byKey(store.TxsByKey, (*db.Tx).Key)),
+		PrincipalTxs: newLoader(s, wait, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
 			return r.Principal, &r.Tx
 		})),
-		PrincipalTxCount: newLoader(wait, counts(store.PrincipalTxCounts)),
-		ContractByID:     newLoader(wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
-		ContractLogs: newLoader(wait, paged(store.ContractLogsOf, func(l *db.ContractLog) (string, *db.ContractLog) {
+		PrincipalTxCount: newLoader(s, wait, counts(store.PrincipalTxCounts)),
+		PrincipalEvents:  newLoader(s, wait, principalEvents(store)),
+		ContractByID:     newLoader(s, wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
+		ContractLogs: newLoader(s, wait, paged(store.ContractLogsOf, func(l *db.ContractLog) (string, *db.ContractLog) {
 			return l.ContractIdentifier, l
 		})),
-		MempoolTxByID:      newLoader(wait, byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
-		TxEvents:           newLoader(wait, txEvents(store)),
-		BlockTxIDs:         newLoader(wait, blockTxIDs(store)),
-		MicroblockTxCounts: newLoader(wait, microblockTxCounts(store)),
-		MempoolStxDelta:    newLoader(wait, mempoolStxDelta(store)),
+		MempoolTxByID:      newLoader(s, wait, byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
+		TxEvents:           newLoader(s, wait, txEvents(store)),
+		BlockTxIDs:         newLoader(s, wait, blockTxIDs(store)),
+		MicroblockTxCounts: newLoader(s, wait, microblockTxCounts(store)),
+		StxBalance:         newLoader(s, wait, stxBalances(store)),
+		AccountNonces:      newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
 	}
 }
 
@@ -103,10 +110,6 @@ func With(ctx context.Context, l *Loaders) context.Context {
 
 // For returns the request's loaders.
 func For(ctx context.Context) *Loaders { return ctx.Value(ctxKey{}).(*Loaders) }
-
-func newLoader[K comparable, V any](wait time.Duration, fn dataloader.BatchFunc[K, V]) *dataloader.Loader[K, V] {
-	return dataloader.NewBatchedLoader(fn, dataloader.WithWait[K, V](wait), dataloader.WithBatchCapacity[K, V](1000))
-}
 
 // failed answers every key of a batch with err.
 func failed[V any](n int, err error) []*dataloader.Result[V] {
@@ -196,28 +199,4 @@ func counts(fetch func(context.Context, []string) ([]*db.PrincipalTxCount, error
 		}
 		return answer(keys, found)
 	}
-}
-
-// PerEvent gives every subscription event fresh loaders. The HTTP middleware's loaders would live
-// as long as the WebSocket connection, and their cache would serve one event rows read for an
-// earlier one (a fork may have changed them since).
-type PerEvent struct {
-	Store *db.Store
-	Wait  time.Duration
-}
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.ResponseInterceptor
-} = PerEvent{}
-
-func (PerEvent) ExtensionName() string                   { return "LoadersPerEvent" }
-func (PerEvent) Validate(graphql.ExecutableSchema) error { return nil }
-
-func (p PerEvent) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !graphql.HasOperationContext(ctx) || graphql.GetOperationContext(ctx).Operation == nil ||
-		graphql.GetOperationContext(ctx).Operation.Operation != ast.Subscription {
-		return next(ctx)
-	}
-	return next(With(ctx, NewWithWait(p.Store, p.Wait)))
 }

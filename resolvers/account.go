@@ -53,7 +53,13 @@ func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unancho
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.StxBalance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
+	return balance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
+}
+
+// balance loads a principal's balance row; the account's other tip figures (newest transaction
+// ids) come from the same row, so a REST balance read with its ETag is one statement.
+func balance(ctx context.Context, principal string, at db.BalanceAt) (*db.StxBalance, error) {
+	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, At: at})()
 }
 
 func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
@@ -142,47 +148,43 @@ func amount(s string) *big.Int {
 }
 
 func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	return r.Store.LatestPrincipalTxID(ctx, a.Principal)
+	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	if err != nil {
+		return nil, err
+	}
+	return b.LatestTxID, nil
 }
 
 func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	return r.Store.LatestMempoolTxID(ctx, a.Principal)
-}
-
-// stxBalanceResolver adds the mempool figures to tip balances; the three fields share one
-// per-request load of the principal's pending transactions.
-type stxBalanceResolver struct{ *Resolver }
-
-func (r *stxBalanceResolver) mempool(ctx context.Context, b *db.StxBalance) (*db.MempoolStxDelta, error) {
-	if b.Historical {
-		return nil, nil
-	}
-	return loaders.For(ctx).MempoolStxDelta.Load(ctx, b.Principal)()
-}
-
-func (r *stxBalanceResolver) EstimatedBalance(ctx context.Context, b *db.StxBalance) (*string, error) {
-	d, err := r.mempool(ctx, b)
-	if d == nil {
+	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	if err != nil {
 		return nil, err
 	}
+	return b.LatestMempoolTxID, nil
+}
+
+// stxBalanceResolver adds the mempool figures to tip balances (read with the balance).
+type stxBalanceResolver struct{ *Resolver }
+
+func (r *stxBalanceResolver) EstimatedBalance(_ context.Context, b *db.StxBalance) (*string, error) {
+	if b.MempoolInbound == nil || b.MempoolOutbound == nil {
+		return nil, nil
+	}
 	est := amount(b.Balance)
-	est.Add(est, amount(d.Inbound)).Sub(est, amount(d.Outbound))
+	est.Add(est, amount(*b.MempoolInbound)).Sub(est, amount(*b.MempoolOutbound))
 	s := est.String()
 	return &s, nil
 }
 
-func (r *stxBalanceResolver) PendingBalanceInbound(ctx context.Context, b *db.StxBalance) (*string, error) {
-	d, err := r.mempool(ctx, b)
-	if d == nil {
-		return nil, err
-	}
-	return &d.Inbound, nil
+func (r *stxBalanceResolver) PendingBalanceInbound(_ context.Context, b *db.StxBalance) (*string, error) {
+	return b.MempoolInbound, nil
 }
 
-func (r *stxBalanceResolver) PendingBalanceOutbound(ctx context.Context, b *db.StxBalance) (*string, error) {
-	d, err := r.mempool(ctx, b)
-	if d == nil {
-		return nil, err
-	}
-	return &d.Outbound, nil
+func (r *stxBalanceResolver) PendingBalanceOutbound(_ context.Context, b *db.StxBalance) (*string, error) {
+	return b.MempoolOutbound, nil
+}
+
+// Nonces are read for every account of a request in one statement.
+func (r *accountResolver) Nonces(ctx context.Context, a *db.Account) (*db.AccountNonces, error) {
+	return loaders.For(ctx).AccountNonces.Load(ctx, a.Principal)()
 }

@@ -33,8 +33,11 @@ type operations struct {
 
 // newOperations loads the embedded operations and validates them against the schema, so that a
 // schema change that breaks a REST path fails at start-up (and in tests), not on a request.
-func newOperations(es graphql.ExecutableSchema) (*operations, error) {
+func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExtension) (*operations, error) {
 	exec := executor.New(es)
+	for _, x := range extensions {
+		exec.Use(x)
+	}
 	exec.SetQueryCache(lru.New[*ast.QueryDocument](16))
 	exec.SetErrorPresenter(resolvers.PresentError)
 	files, err := fs.Glob(operationFiles, "operations/*.graphql")

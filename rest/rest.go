@@ -18,6 +18,9 @@ type Options struct {
 	// DisableDeprecated answers the deprecated paths with 410 Gone, as the reference does with
 	// ENABLE_DEPRECATED_ENDPOINTS=false.
 	DisableDeprecated bool
+	// Extensions run around the fixed operations as around /graphql's (the query timeout, the
+	// loaders' batching).
+	Extensions []graphql.HandlerExtension
 }
 
 // API is the REST adapter.
@@ -28,7 +31,7 @@ type API struct {
 
 // New validates the fixed operations against es and returns the adapter.
 func New(es graphql.ExecutableSchema, opts Options) (*API, error) {
-	ops, err := newOperations(es)
+	ops, err := newOperations(es, opts.Extensions)
 	if err != nil {
 		return nil, err
 	}

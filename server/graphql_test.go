@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/uptrace/bun"
 
@@ -31,10 +30,6 @@ type api struct {
 	sql   *statements
 }
 
-// testBatchWait is longer than production's so that statement counts do not depend on how fast
-// a loaded test machine schedules sibling resolvers.
-const testBatchWait = 20 * time.Millisecond
-
 func newAPI(t testing.TB, cfg server.Config) *api { return startAPI(t, cfg, false) }
 
 // startAPI starts the API; with listen it also follows ingestion's notices (subscriptions).
@@ -51,9 +46,6 @@ func startAPI(t testing.TB, cfg server.Config, listen bool) *api {
 			t.Fatal(err)
 		}
 		cfg.Events = events
-	}
-	if cfg.LoaderWait == 0 {
-		cfg.LoaderWait = testBatchWait
 	}
 	h, err := server.New(cfg)
 	if err != nil {

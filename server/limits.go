@@ -20,6 +20,10 @@ const (
 	DefaultMaxDepth      = 12
 	DefaultMaxComplexity = 200_000
 	DefaultQueryTimeout  = 10 * time.Second
+	// DefaultLoaderWait is only the loaders' safety net (batches run when the request's resolvers
+	// all wait): long enough that a loaded machine scheduling a wide level's goroutines slowly
+	// does not split its batch.
+	DefaultLoaderWait = 250 * time.Millisecond
 )
 
 // listEstimate is the size assumed for a list field that takes no page argument (a block's

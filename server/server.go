@@ -37,7 +37,9 @@ type Config struct {
 	QueryTimeout  time.Duration
 	// DisableDeprecated answers the deprecated REST paths with 410 (ENABLE_DEPRECATED_ENDPOINTS=false).
 	DisableDeprecated bool
-	// LoaderWait is how long dataloaders collect keys before a batch (loaders.DefaultWait when 0).
+	// LoaderWait bounds how long a loader collects keys before its batch runs (DefaultLoaderWait
+	// when 0). Batches normally run earlier: as soon as every resolver of the request waits on a
+	// loader (loaders.Batching).
 	LoaderWait time.Duration
 }
 
@@ -56,7 +58,7 @@ func (c Config) withDefaults() Config {
 		c.QueryTimeout = DefaultQueryTimeout
 	}
 	if c.LoaderWait <= 0 {
-		c.LoaderWait = loaders.DefaultWait
+		c.LoaderWait = DefaultLoaderWait
 	}
 	return c
 }
@@ -65,7 +67,9 @@ func (c Config) withDefaults() Config {
 func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events})
-	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated})
+	batching := loaders.NewBatching(cfg.Store, cfg.LoaderWait)
+	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
+		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	r := mux.NewRouter()
 	r.Use(m.middleware, logRequests, loaders.Middleware(cfg.Store, cfg.LoaderWait))
-	r.Handle("/graphql", graphqlHandler(es, cfg)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
+	r.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	r.Handle("/graphiql", graphiql()).Methods(http.MethodGet)
 	r.HandleFunc("/", index).Methods(http.MethodGet)
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
@@ -81,7 +85,7 @@ func New(cfg Config) (http.Handler, error) {
 	return r, nil
 }
 
-func graphqlHandler(es graphql.ExecutableSchema, cfg Config) http.Handler {
+func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *loaders.Batching) http.Handler {
 	srv := handler.New(es)
 	// graphql-transport-ws (and the legacy graphql-ws) for subscriptions; pings keep proxies
 	// from closing idle subscriptions.
@@ -97,7 +101,7 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config) http.Handler {
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize})
 	srv.Use(timeout(cfg.QueryTimeout))
-	srv.Use(loaders.PerEvent{Store: cfg.Store, Wait: cfg.LoaderWait})
+	srv.Use(batching)
 	return srv
 }
 

@@ -23,18 +23,19 @@ type loadOptions struct {
 	timeout  time.Duration
 }
 
-// pathResult is what one path measured.
+// pathResult is what one path measured over elapsed.
 type pathResult struct {
 	path      string
+	elapsed   time.Duration
 	latencies []time.Duration // of the successful requests
 	errors    int             // transport errors and non-2xx answers
 	firstErr  string
 }
 
-// result is a whole run.
+// result is a whole run: one mixed load, or one load per path.
 type result struct {
-	elapsed time.Duration
-	paths   []*pathResult
+	mixed bool
+	paths []*pathResult
 }
 
 // load runs the workers and merges what they measured.
@@ -51,9 +52,10 @@ func load(ctx context.Context, o loadOptions) *result {
 		wg.Go(func() { perWorker[w] = worker(ctx, client, o, w) })
 	}
 	wg.Wait()
-	r := &result{elapsed: time.Since(start)}
+	r := &result{mixed: true}
+	elapsed := time.Since(start)
 	for i, p := range o.paths {
-		merged := &pathResult{path: p}
+		merged := &pathResult{path: p, elapsed: elapsed}
 		for _, rs := range perWorker {
 			merged.latencies = append(merged.latencies, rs[i].latencies...)
 			merged.errors += rs[i].errors
@@ -112,20 +114,37 @@ func get(ctx context.Context, client *http.Client, url string) error {
 	return nil
 }
 
-// write prints the run as a table: one line per path and a total.
+// loadEach loads each path alone, one after the other, for the duration each.
+func loadEach(ctx context.Context, o loadOptions) *result {
+	r := &result{}
+	for _, p := range o.paths {
+		one := o
+		one.paths = []string{p}
+		r.paths = append(r.paths, load(ctx, one).paths[0])
+	}
+	return r
+}
+
+// write prints the run as a table: one line per path, and a total for a mixed load.
 func (r *result) write(w io.Writer, conns int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%d connections, %.1fs\t\t\t\t\t\t\t\n", conns, r.elapsed.Seconds())
+	mode := "each path alone"
+	if r.mixed {
+		mode = "paths mixed"
+	}
+	fmt.Fprintf(tw, "%d connections, %s\t\t\t\t\t\t\t\n", conns, mode)
 	fmt.Fprintln(tw, "requests\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\t\tpath")
 	var all []time.Duration
 	errs := 0
 	for _, p := range r.paths {
-		r.line(tw, p.latencies, p.errors, p.path)
+		line(tw, p.latencies, p.elapsed, p.errors, p.path)
 		all = append(all, p.latencies...)
 		errs += p.errors
 	}
-	slices.Sort(all)
-	r.line(tw, all, errs, "(all)")
+	if r.mixed {
+		slices.Sort(all)
+		line(tw, all, r.paths[0].elapsed, errs, "(all)")
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -137,8 +156,8 @@ func (r *result) write(w io.Writer, conns int) error {
 	return nil
 }
 
-func (r *result) line(w io.Writer, sorted []time.Duration, errs int, path string) {
+func line(w io.Writer, sorted []time.Duration, elapsed time.Duration, errs int, path string) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()*1000) }
-	fmt.Fprintf(w, "%d\t%.0f\t%s\t%s\t%s\t%d\t\t%s\n", len(sorted), float64(len(sorted))/r.elapsed.Seconds(),
+	fmt.Fprintf(w, "%d\t%.0f\t%s\t%s\t%s\t%d\t\t%s\n", len(sorted), float64(len(sorted))/elapsed.Seconds(),
 		ms(bench.Percentile(sorted, 50)), ms(bench.Percentile(sorted, 90)), ms(bench.Percentile(sorted, 99)), errs, path)
 }

@@ -53,6 +53,28 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadEach loads the paths one after the other: each is timed over its own run, and the
+// report has no mixed total.
+func TestLoadEach(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	r := loadEach(context.Background(), loadOptions{base: srv.URL, paths: []string{"/a", "/b"}, conns: 2,
+		duration: 200 * time.Millisecond, timeout: time.Second})
+	for _, p := range r.paths {
+		if len(p.latencies) == 0 || p.errors != 0 || p.elapsed < 150*time.Millisecond {
+			t.Errorf("%s: %d timed requests, %d errors over %v", p.path, len(p.latencies), p.errors, p.elapsed)
+		}
+	}
+	var out bytes.Buffer
+	if err := r.write(&out, 2); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "(all)") || !strings.Contains(out.String(), "each path alone") {
+		t.Errorf("report of separate runs:\n%s", out.String())
+	}
+}
+
 func TestPlaceholders(t *testing.T) {
 	t.Parallel()
 	o := chaingen.Options{Seed: 3, Blocks: 3, TxsPerBlock: 4, Accounts: 6}
@@ -61,8 +83,9 @@ func TestPlaceholders(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := chaingen.New(o)
-	got := r.Replace("/a/{busy}/{idle}/{contract}?{txids}")
-	if !strings.HasPrefix(got, "/a/"+g.Busy()+"/"+g.Idle()+"/"+g.ContractID()+"?tx_id=0x") || strings.Count(got, "tx_id=0x") != 5 {
+	got := r.Replace("/a/{busy}/{crowd}/{idle}/{contract}?{txids}")
+	crowd := g.Accounts()[2].Address.String()
+	if !strings.HasPrefix(got, "/a/"+g.Busy()+"/"+crowd+"/"+g.Idle()+"/"+g.ContractID()+"?tx_id=0x") || strings.Count(got, "tx_id=0x") != 5 {
 		t.Errorf("placeholders gave %s", got)
 	}
 	if _, err := placeholders(chaingen.Options{Blocks: 1, TxsPerBlock: 1, Accounts: 4}); err == nil {

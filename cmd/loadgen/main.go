@@ -5,10 +5,11 @@
 //	loadgen run [-url U] [-c N] [-d D] [chain flags] [PATH...]
 //	                                         request the paths from N connections for D and
 //	                                         report req/s, p50, p90, p99 and errors per path
-//	                                         (-wait D: first wait up to D for the server)
+//	                                         (each path alone for D, or all together with
+//	                                         -mixed; -wait D2: first wait for the server)
 //
-// Paths may hold placeholders filled in from the chain: {busy} and {idle} (the busy and the
-// idle account), {contract} (the id of the printing contract) and {txids} (five
+// Paths may hold placeholders filled in from the chain: {busy}, {crowd} and {idle} (the busy
+// account, an ordinary one with a few hundred transactions, and the idle one), {contract} (the id of the printing contract) and {txids} (five
 // tx_id=… query parameters of the chain's transactions). Without paths, run requests the six
 // paths of the history benchmark (defaultPaths).
 package main
@@ -37,6 +38,7 @@ var defaultPaths = []string{
 	"/extended/v1/address/{idle}/stx",
 	"/extended/v1/block",
 	"/extended/v1/address/{busy}/transactions_with_transfers",
+	"/extended/v1/address/{crowd}/transactions_with_transfers",
 	"/extended/v1/address/{idle}/transactions_with_transfers",
 	"/extended/v1/tx/multiple?{txids}",
 	"/extended/v1/tx/events?address={busy}",
@@ -152,6 +154,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&lo.duration, "d", 20*time.Second, "duration of the run")
 	fs.DurationVar(&lo.timeout, "timeout", 10*time.Second, "timeout of one request")
 	wait := fs.Duration("wait", 0, "first wait up to this long for the server to answer /extended")
+	mixed := fs.Bool("mixed", false, "request all paths together (default: each path alone for the duration)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -173,7 +176,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
 	}
-	return load(ctx, lo).write(stdout, lo.conns)
+	if *mixed {
+		return load(ctx, lo).write(stdout, lo.conns)
+	}
+	return loadEach(ctx, lo).write(stdout, lo.conns)
 }
 
 // waitReady polls url until it answers 2xx, for up to d (not at all when d is 0).
@@ -198,7 +204,7 @@ func waitReady(ctx context.Context, url string, d time.Duration) error {
 	}
 }
 
-// placeholders fills {busy}, {idle}, {contract} and {txids} from the chain o generates.
+// placeholders fills {busy}, {crowd}, {idle}, {contract} and {txids} from the chain o generates.
 func placeholders(o chaingen.Options) (*strings.Replacer, error) {
 	g, err := chaingen.New(o)
 	if err != nil {
@@ -209,5 +215,6 @@ func placeholders(o chaingen.Options) (*strings.Replacer, error) {
 		return nil, err
 	}
 	q := "tx_id=" + strings.Join(ids, "&tx_id=")
-	return strings.NewReplacer("{busy}", g.Busy(), "{idle}", g.Idle(), "{contract}", g.ContractID(), "{txids}", q), nil
+	return strings.NewReplacer("{busy}", g.Busy(), "{crowd}", g.Accounts()[2].Address.String(), "{idle}", g.Idle(),
+		"{contract}", g.ContractID(), "{txids}", q), nil
 }

@@ -95,7 +95,9 @@ func parseLine(line []byte) (*Record, error) {
 		return &Record{ID: id, ReceivedAt: ts, Path: string(Unescape(cols[2]))}, nil
 	}
 	payload := Unescape(cols[3])
-	if !json.Valid(payload) && json.Valid(cols[3]) {
+	// Without a backslash both readings are the same bytes; with one, the raw-JSON reading is
+	// taken only when the COPY one is not JSON.
+	if bytes.IndexByte(cols[3], '\\') >= 0 && !json.Valid(payload) && json.Valid(cols[3]) {
 		payload = cols[3] // a raw-JSON file
 	}
 	return &Record{ID: id, ReceivedAt: ts, Path: string(Unescape(cols[2])), Payload: payload}, nil

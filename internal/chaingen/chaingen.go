@@ -4,9 +4,9 @@
 // given Options value, so benchmarks can cache what they build from it.
 //
 // Block 1 is a genesis block that mints STX to every account (the boot transaction carries the
-// stx_mint_events, as on a real chain). Every later block has a coinbase, Options.TxsPerBlock
-// STX transfers and Options.ContractCallsPerBlock calls of a contract deployed in block 2 whose
-// function prints an event. Account 0 is "busy": it takes part in Options.BusyShare of the
+// stx_mint_events, as on a real chain). Every later block has a coinbase and
+// Options.TxsPerBlock STX transfers; block 2 deploys a contract whose function prints an event,
+// and every block from 3 on calls it Options.ContractCallsPerBlock times. Account 0 is "busy": it takes part in Options.BusyShare of the
 // transfers. Account 1 is "idle": its only history is its genesis mint. Fees are paid and
 // never rewarded back (no matured_miner_rewards), so the sum of all balances is the amount
 // minted minus the fees.

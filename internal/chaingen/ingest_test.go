@@ -24,14 +24,20 @@ func TestIngest(t *testing.T) {
 			t.Fatalf("message %d (%s): %v", i, m.Path, err)
 		}
 	}
+	var principals []string
 	for _, a := range g.Accounts() {
-		addr := a.Address.String()
-		b, err := store.StxBalance(ctx, addr, db.BalanceAt{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.Balance != want.balance[addr].String() {
-			t.Errorf("%s: stored balance %s, the chain says %s", addr, b.Balance, want.balance[addr])
+		principals = append(principals, a.Address.String())
+	}
+	balances, err := store.StxBalances(ctx, principals, db.BalanceAt{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(balances) != len(principals) {
+		t.Fatalf("read %d balances for %d accounts", len(balances), len(principals))
+	}
+	for _, b := range balances {
+		if want := want.balance[b.Principal]; want == nil || b.Balance != want.String() {
+			t.Errorf("%s: stored balance %s, the chain says %s", b.Principal, b.Balance, want)
 		}
 	}
 	tip, err := store.ChainTip(ctx)

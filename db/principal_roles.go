@@ -1,0 +1,52 @@
+package db
+
+// The parts a principal plays in a transaction, stored as bits in principal_txs.roles.
+const (
+	roleSender           int16 = 1 << iota // origin (sender_address)
+	roleSponsor                            // sponsor of a sponsored transaction
+	roleRecipient                          // token-transfer recipient
+	roleCalledContract                     // contract a contract call calls
+	roleDeployedContract                   // contract a deploy creates
+	roleAssetParty                         // sender or recipient of an STX, FT or NFT event
+	roleLocked                             // locked_address of an stx_lock event
+)
+
+// transferRolesSQL selects the principal_txs rows of transactions_with_transfers. It spells
+// transferRoles (61) literally, as the predicate of principal_txs_transfers_idx does: PostgreSQL
+// uses a partial index only for a query that repeats its predicate.
+const transferRolesSQL = "roles & 61 <> 0"
+
+// transferRoles are the roles that put a transaction on a principal's transactions_with_transfers
+// list, as in the reference API: every role but sponsor and stx_lock.
+const transferRoles = roleSender | roleRecipient | roleCalledContract | roleDeployedContract | roleAssetParty
+
+// principalRoles returns the roles of every principal taking part in the transaction.
+func principalRoles(t *TxData) map[string]int16 {
+	roles := map[string]int16{}
+	add := func(p *string, role int16) {
+		if p != nil && *p != "" {
+			roles[*p] |= role
+		}
+	}
+	add(&t.Tx.SenderAddress, roleSender)
+	add(t.Tx.SponsorAddress, roleSponsor)
+	add(t.Tx.TokenTransferRecipientAddress, roleRecipient)
+	add(t.Tx.ContractCallContractID, roleCalledContract)
+	add(t.Tx.SmartContractContractID, roleDeployedContract)
+	for _, e := range t.StxEvents {
+		add(e.Sender, roleAssetParty)
+		add(e.Recipient, roleAssetParty)
+	}
+	for _, e := range t.FtEvents {
+		add(e.Sender, roleAssetParty)
+		add(e.Recipient, roleAssetParty)
+	}
+	for _, e := range t.NftEvents {
+		add(e.Sender, roleAssetParty)
+		add(e.Recipient, roleAssetParty)
+	}
+	for _, e := range t.StxLockEvents {
+		add(&e.LockedAddress, roleLocked)
+	}
+	return roles
+}
