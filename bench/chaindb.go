@@ -103,7 +103,7 @@ func ChainDB(ctx context.Context, o chaingen.Options, rebuild bool, progress fun
 	}
 	// Planner statistics, as autovacuum would gather them on a live server; this machine's
 	// PostgreSQL runs with autovacuum off, and without them lookups by id scan whole indexes.
-	if _, err := store.DB.ExecContext(ctx, "ANALYZE"); err != nil {
+	if err := store.Analyze(ctx); err != nil {
 		return "", err
 	}
 	return dsn, nil

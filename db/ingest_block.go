@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/uptrace/bun"
 )
 
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
@@ -83,18 +85,17 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	b.Canonical = res.Canonical
 	var orphaned [][]byte
 	if res.Canonical {
-		orphaned = w.settleMicroblocks(d, st.stream)
+		var left []streamEntry
+		orphaned, left = w.settleMicroblocks(d, st.stream)
+		w.state = &chainState{tipHeight: b.BlockHeight, tipIndexHash: b.IndexBlockHash, tipHash: b.BlockHash, stream: left}
 	}
 	w.insertBlockRows(d)
 	if len(orphaned) > 0 {
 		w.restoreMempool("t.microblock_hash = ANY(?1) AND NOT t.microblock_canonical", byteArray(orphaned))
 	}
 	if res.Canonical {
-		w.addTotals([][]byte{b.IndexBlockHash}, 1)
-		w.pruneMempool([][]byte{b.IndexBlockHash})
-		w.queue(w.tx.NewUpdate().Model((*ChainTip)(nil)).Where("id").
-			Set("block_height = ?, block_hash = ?, index_block_hash = ?, burn_block_height = ?", b.BlockHeight, b.BlockHash, b.IndexBlockHash, b.BurnBlockHeight).
-			Set("microblock_hash = '', microblock_sequence = NULL"))
+		w.totals = append(w.totals, b.IndexBlockHash)
+		w.pruneMempool([][]byte{b.IndexBlockHash}, b)
 		w.setPoxUnlockHeights(d.PoxUnlockHeights)
 	}
 	return res, w.notify(ctx, blockNotice(b))
@@ -107,7 +108,6 @@ func blockNotice(b *Block) map[string]any {
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
 func (w *Writer) insertBlockRows(d *BlockData) {
 	b := d.Block
-	w.insert(w.tx.NewInsert().Model(b))
 	rows := collectRows(d.Txs)
 	for _, mb := range d.Microblocks {
 		mb.Canonical = b.Canonical
@@ -118,9 +118,8 @@ func (w *Writer) insertBlockRows(d *BlockData) {
 	if !b.Canonical {
 		rows.markNonCanonical()
 	}
-	insertAll(w, d.Microblocks)
-	insertAll(w, d.MinerRewards)
-	rows.insert(w)
+	w.insertTogether(append([]*bun.InsertQuery{w.tx.NewInsert().Model(b), rowsInsert(w, d.Microblocks),
+		rowsInsert(w, d.MinerRewards)}, rows.inserts(w)...)...)
 }
 
 // txRows are the rows of a set of transactions, grouped by table.
@@ -145,6 +144,9 @@ func collectRows(txs []*TxData) *txRows {
 		r.nft = append(r.nft, t.NftEvents...)
 		r.logs = append(r.logs, t.ContractLogs...)
 		r.locks = append(r.locks, t.StxLockEvents...)
+		for _, e := range t.PoxEvents {
+			patchPoxEvent(e)
+		}
 		r.pox = append(r.pox, t.PoxEvents...)
 		r.contracts = append(r.contracts, t.SmartContracts...)
 		roles := principalRoles(t)
@@ -187,16 +189,11 @@ func asEvents[T Event](es []T) []Event {
 	return out
 }
 
-func (r *txRows) insert(w *Writer) {
-	insertAll(w, r.txs)
-	insertAll(w, r.stx)
-	insertAll(w, r.ft)
-	insertAll(w, r.nft)
-	insertAll(w, r.logs)
-	insertAll(w, r.locks)
-	insertAll(w, r.pox)
-	insertAll(w, r.contracts)
-	insertAll(w, r.principals)
+// inserts are the rows' inserts, one per table (nil for a table without rows).
+func (r *txRows) inserts(w *Writer) []*bun.InsertQuery {
+	return []*bun.InsertQuery{rowsInsert(w, r.txs), rowsInsert(w, r.stx), rowsInsert(w, r.ft),
+		rowsInsert(w, r.nft), rowsInsert(w, r.logs), rowsInsert(w, r.locks), rowsInsert(w, r.pox),
+		rowsInsert(w, r.contracts), rowsInsert(w, r.principals)}
 }
 
 // setPoxUnlockHeights stores the forced-unlock heights the node reports.
@@ -249,7 +246,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 	if len(toOrphan) > 0 {
 		w.restoreMempool("t.index_block_hash = ANY(?1)", byteArray(toOrphan))
 	}
-	w.pruneMempool(toCanonical)
+	w.pruneMempool(toCanonical, nil)
 	return len(toCanonical) + len(toOrphan), nil
 }
 

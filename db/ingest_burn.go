@@ -16,28 +16,62 @@ type BurnBlockData struct {
 
 // ApplyBurnBlock stores a Bitcoin block. Rows of other burn blocks at the same or a greater
 // height become non-canonical: the burnchain forked.
+//
+// A replay applies thousands of burn blocks, mostly in runs without anything between them, and
+// per-statement overhead is most of their cost: the block is held back, and a run of blocks of
+// rising heights is written in one statement when the next other write is queued. That is the
+// same as one statement per block: a block only changes rows at its height or above, where no
+// earlier block of the run has any.
 func (w *Writer) ApplyBurnBlock(ctx context.Context, d *BurnBlockData) error {
-	b := d.Block
-	b.Canonical = true
+	d.Block.Canonical = true
 	for _, r := range d.Rewards {
 		r.Canonical = true
 	}
 	for _, s := range d.SlotHolders {
 		s.Canonical = true
 	}
-	// One statement: a replay applies thousands of burn blocks, and per-statement overhead
-	// is most of their cost. The updates touch other blocks' rows than the inserts do.
-	w.exec(`WITH a AS (
-			UPDATE burn_blocks SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ?1 AND canonical RETURNING 1),
-		r AS (UPDATE burnchain_rewards SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ?1 AND canonical RETURNING 1),
-		s AS (UPDATE reward_slot_holders SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ?1 AND canonical RETURNING 1),
-		i AS (?2)
-		UPDATE chain_tip SET burn_block_height = GREATEST(burn_block_height, ?0)`,
-		b.BurnBlockHeight, b.BurnBlockHash,
-		w.tx.NewInsert().Model(b).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true").Returning("1"))
-	insertAll(w, d.Rewards)
-	insertAll(w, d.SlotHolders)
+	if n := len(w.burnBlocks); n > 0 && w.burnBlocks[n-1].Block.BurnBlockHeight >= d.Block.BurnBlockHeight {
+		w.queueBurnBlocks()
+	}
+	w.burnBlocks = append(w.burnBlocks, d)
 	return nil
+}
+
+// queueBurnBlocks queues the burn blocks held back. The updates touch other blocks' rows than
+// the inserts do.
+func (w *Writer) queueBurnBlocks() {
+	run := w.burnBlocks
+	if len(run) == 0 {
+		return
+	}
+	w.burnBlocks = nil
+	var blocks []*BurnBlock
+	var rewards []*BurnchainReward
+	var holders []*RewardSlotHolder
+	var hashes [][]byte
+	for _, d := range run {
+		blocks = append(blocks, d.Block)
+		rewards = append(rewards, d.Rewards...)
+		holders = append(holders, d.SlotHolders...)
+		hashes = append(hashes, d.Block.BurnBlockHash)
+	}
+	w.exec(`WITH a AS (
+			UPDATE burn_blocks SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
+		r AS (UPDATE burnchain_rewards SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
+		s AS (UPDATE reward_slot_holders SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
+		i AS (?2), ir AS (?3), ish AS (?4)
+		UPDATE chain_tip SET burn_block_height = GREATEST(burn_block_height, ?5)`,
+		run[0].Block.BurnBlockHeight, byteArray(hashes),
+		w.tx.NewInsert().Model(&blocks).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true").Returning("1"),
+		w.cte(rowsInsert(w, rewards)), w.cte(rowsInsert(w, holders)), run[len(run)-1].Block.BurnBlockHeight)
+}
+
+// cte is an insert for a WITH clause, which needs a query even when there are no rows.
+func (w *Writer) cte(q *bun.InsertQuery) bun.Query {
+	if q == nil {
+		return w.tx.NewRaw("SELECT 1")
+	}
+	return q.Returning("1")
 }
 
 // Attachment is one attachment (a BNS zonefile) the node announced.

@@ -21,8 +21,10 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error 
 	// The tip height is read by the statement itself, which saves a round trip.
 	w.insert(w.tx.NewInsert().Model(&rows).Value("receipt_block_height", "(SELECT block_height FROM chain_tip)").
 		On("CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL WHERE mempool_tx.pruned"))
-	w.exec("UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?) AND NOT pruned AND "+minedSQL, byteArray(ids))
-	w.touchMempool()
+	// The update must see the inserted rows, so it is a statement of its own; it touches the
+	// mempool too.
+	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
+		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
 	hexIDs := make([]string, len(ids))
 	for i, id := range ids {
 		hexIDs[i] = Hex(id)
@@ -36,10 +38,8 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	if len(ids) == 0 {
 		return nil
 	}
-	w.queue(w.tx.NewUpdate().Model((*MempoolTx)(nil)).
-		Set("pruned = true, status = ?, replaced_by_tx_id = ?", status, replacedBy).
-		Where("tx_id = ANY(?)", byteArray(ids)))
-	w.touchMempool()
+	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true, status = ?0, replaced_by_tx_id = ?1 WHERE tx_id = ANY(?2) RETURNING 1)
+		UPDATE chain_tip SET mempool_updated_at = ?3`, status, replacedBy, byteArray(ids), w.ReceivedAt)
 	return nil
 }
 
@@ -68,17 +68,27 @@ const touchIfAny = ` UPDATE chain_tip SET mempool_updated_at = to_timestamp(?0) 
 // pruneMempool removes from the mempool the transactions now mined canonically in blocks,
 // and, as the reference does, every other mempool transaction that spends one of the account
 // nonces they used (as origin or as sponsor): the node can never mine those any more.
-func (w *Writer) pruneMempool(blocks [][]byte) {
-	if len(blocks) > 0 {
-		w.exec(`WITH mined AS (SELECT tx_id, sender_address, nonce, sponsor_address, sponsor_nonce FROM txs
-				WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical),
-			used (address, nonce) AS (SELECT sender_address, nonce FROM mined
-				UNION SELECT sponsor_address, sponsor_nonce FROM mined WHERE sponsor_address IS NOT NULL),
-			r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND (tx_id IN (SELECT tx_id FROM mined)
-				OR (sender_address, nonce) IN (SELECT address, nonce FROM used)
-				OR (sponsor_address, sponsor_nonce) IN (SELECT address, nonce FROM used)) RETURNING 1)`+touchIfAny,
-			w.ReceivedAt.Unix(), byteArray(blocks))
+// tip, when set, is the new chain tip, stored by the same statement.
+func (w *Writer) pruneMempool(blocks [][]byte, tip *Block) {
+	if len(blocks) == 0 {
+		return
 	}
+	q := `WITH mined AS (SELECT tx_id, sender_address, nonce, sponsor_address, sponsor_nonce FROM txs
+			WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical),
+		used (address, nonce) AS (SELECT sender_address, nonce FROM mined
+			UNION SELECT sponsor_address, sponsor_nonce FROM mined WHERE sponsor_address IS NOT NULL),
+		r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND (tx_id IN (SELECT tx_id FROM mined)
+			OR (sender_address, nonce) IN (SELECT address, nonce FROM used)
+			OR (sponsor_address, sponsor_nonce) IN (SELECT address, nonce FROM used)) RETURNING 1)`
+	if tip == nil {
+		w.exec(q+touchIfAny, w.ReceivedAt.Unix(), byteArray(blocks))
+		return
+	}
+	w.exec(q+` UPDATE chain_tip SET
+		mempool_updated_at = CASE WHEN EXISTS (SELECT 1 FROM r) THEN to_timestamp(?0) ELSE mempool_updated_at END,
+		block_height = ?2, block_hash = ?3, index_block_hash = ?4, burn_block_height = ?5,
+		microblock_hash = '', microblock_sequence = NULL`,
+		w.ReceivedAt.Unix(), byteArray(blocks), tip.BlockHeight, tip.BlockHash, tip.IndexBlockHash, tip.BurnBlockHeight)
 }
 
 // pruneMempoolTxIDs removes the given transactions (mined in unconfirmed microblocks).

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/uptrace/bun"
 )
 
 // MicroblockData is what one /new_microblocks message writes: unconfirmed microblocks built on
@@ -72,8 +74,16 @@ type chainState struct {
 }
 
 // chainState reads the chain state for applying block b (nil for microblocks), sending the
-// queued writes in the same round trip.
+// queued writes in the same round trip. A block extending the tip that an earlier block of
+// the transaction set needs no read: it cannot be stored yet, since every stored block is at
+// or below the tip, and its parent, the tip, is canonical.
 func (w *Writer) chainState(ctx context.Context, b *Block) (*chainState, error) {
+	if s := w.state; b != nil && s != nil && b.BlockHeight == s.tipHeight+1 && sameHash(b.ParentIndexBlockHash, s.tipIndexHash) {
+		st := *s
+		st.parentCanonical = sql.NullBool{Bool: true, Valid: true}
+		return &st, nil
+	}
+	w.state = nil
 	var hash, parent []byte
 	var height int32
 	if b != nil {
@@ -169,8 +179,7 @@ func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxDa
 	}
 	rows := collectRows(kept)
 	rows.setHeight(height)
-	insertAll(w, mbs)
-	rows.insert(w)
+	w.insertTogether(append([]*bun.InsertQuery{rowsInsert(w, mbs)}, rows.inserts(w)...)...)
 	w.pruneMempoolTxIDs(ids)
 }
 
@@ -212,10 +221,11 @@ func (w *Writer) setMicroblockFields(hashes [][]byte, set string, args ...any) {
 // settleMicroblocks resolves the unconfirmed stream when a canonical anchor block arrives:
 // microblocks it confirms are dropped from the unconfirmed rows (the block's own payload
 // carries them, and their microblocks rows move to the block); the rest are orphaned, those
-// built on the block's parent moving to the block. It returns the orphaned microblocks.
-func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) [][]byte {
+// built on the block's parent moving to the block. It returns the orphaned microblocks and
+// the unconfirmed stream that is left, orphaned.
+func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) (orphaned [][]byte, left []streamEntry) {
 	if len(stream) == 0 {
-		return nil
+		return nil, nil
 	}
 	b := d.Block
 	accepted := map[string]bool{}
@@ -246,6 +256,8 @@ func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) [][]byte 
 			onParent = append(onParent, e.Hash)
 		default:
 			stale = append(stale, e.Hash)
+			e.Canonical = false
+			left = append(left, e)
 		}
 	}
 	if len(acc) > 0 {
@@ -260,7 +272,7 @@ func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) [][]byte 
 			UPDATE microblocks SET block_hash = ?0 WHERE index_block_hash = ?1`, b.BlockHash, b.IndexBlockHash)
 	}
 	w.setMicroblockFields(stale, "microblock_canonical = false")
-	return append(onParent, stale...)
+	return append(onParent, stale...), left
 }
 
 // deleteUnconfirmedTxs drops the unconfirmed rows of microblocks whose confirmed copies the

@@ -34,6 +34,18 @@ type Writer struct {
 	// advanced by LogRequest; loggedIDs says the id sequence must be moved past it at commit.
 	lastRequestID int64
 	loggedIDs     bool
+	// requests are replayed request-log rows and totals the canonical blocks whose rows
+	// principal_stx_totals does not count yet. Both are written behind the other queued writes
+	// at the next round trip, in one statement each rather than one per message: nothing reads
+	// them during ingestion, and every change to which rows count first sends the round trip
+	// (see restoreOrphanedChain).
+	requests []*EventObserverRequest
+	totals   [][]byte
+	// burnBlocks are burn blocks held back to be written together (see ApplyBurnBlock).
+	burnBlocks []*BurnBlockData
+	// state is the chain state after the writes applied so far, when a block applied in this
+	// transaction determined it; the next block can then often be applied without reading it.
+	state *chainState
 }
 
 // IngestOptions tune one message's transaction.
@@ -52,7 +64,9 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests) FROM chain_tip FOR UPDATE"
 		if opts.Relaxed {
-			lock = "SET LOCAL synchronous_commit = off; " + lock
+			// lz4 compresses the large payloads of the request log several times faster than
+			// the default pglz, which is a tenth of a replay's database time.
+			lock = "SET LOCAL synchronous_commit = off; SET LOCAL default_toast_compression = lz4; " + lock
 		}
 		w := &Writer{tx: tx, ReceivedAt: receivedAt}
 		// No parameters: one simple-protocol round trip for both statements.
@@ -85,13 +99,19 @@ func (w *Writer) LogRequest(ctx context.Context, id *int64, path string, payload
 		return false, nil
 	}
 	row.ID = *id
-	w.insert(w.tx.NewInsert().Model(row))
+	w.requests = append(w.requests, row)
 	w.lastRequestID, w.loggedIDs = *id, true
 	return true, nil
 }
 
 // queue adds a write statement to the batch.
-func (w *Writer) queue(q interface{ String() string }) { w.batch = append(w.batch, q.String()) }
+func (w *Writer) queue(q interface{ String() string }) { w.add(q.String()) }
+
+// add adds a formatted write statement to the batch, behind the burn blocks held back.
+func (w *Writer) add(stmt string) {
+	w.queueBurnBlocks()
+	w.batch = append(w.batch, stmt)
+}
 
 // insert queues an insert without the RETURNING clause bun adds for some models: a queued
 // write must return no rows (see queryRow).
@@ -103,6 +123,7 @@ func (w *Writer) exec(q string, args ...any) { w.queue(w.tx.NewRaw(q, args...)) 
 // flush sends the queued writes as one multi-statement simple query (no parameters, so the
 // driver does not prepare it and bun does not reformat the already formatted text).
 func (w *Writer) flush(ctx context.Context) error {
+	w.queueDeferred()
 	if len(w.batch) == 0 {
 		return nil
 	}
@@ -112,10 +133,37 @@ func (w *Writer) flush(ctx context.Context) error {
 	return err
 }
 
+// insertRequests queues the held-back request-log rows. The payloads are JSON already (they
+// were decoded), so they go in as strings: bun would re-encode and compact every payload,
+// the largest part of a replay's formatting.
+func (w *Writer) insertRequests() {
+	if len(w.requests) == 0 {
+		return
+	}
+	var q strings.Builder
+	q.WriteString("INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload) VALUES ")
+	for i, r := range w.requests {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(w.tx.NewRaw("(?, ?, ?, ?)", r.ID, r.ReceiveTimestamp, r.EventPath, string(r.Payload)).String())
+	}
+	w.add(q.String())
+}
+
+// queueDeferred queues the writes kept back for one statement per round trip.
+func (w *Writer) queueDeferred() {
+	w.queueBurnBlocks()
+	w.insertRequests()
+	w.addTotals(w.totals, 1)
+	w.requests, w.totals = nil, nil
+}
+
 // queryRow runs a one-row read behind the queued writes, in the same round trip: the read
 // sees them, and a failing write fails the read. Queued writes must therefore return no rows
 // (the driver hands back the first result set), which is why notifications use NOTIFY.
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
+	w.queueDeferred()
 	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
 	w.batch = w.batch[:0]
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
@@ -154,12 +202,37 @@ func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 
 // insertAll inserts rows in one multi-row statement; duplicates (a retried message's rows)
 // are ignored.
-func insertAll[T any](w *Writer, rows []T) {
-	if len(rows) > 0 {
-		w.insert(w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING"))
+func insertAll[T any](w *Writer, rows []T) { w.insertTogether(rowsInsert(w, rows)) }
+
+// rowsInsert is insertAll's statement, nil when there are no rows.
+func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
+	if len(rows) == 0 {
+		return nil
 	}
+	return w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING")
 }
 
-func (w *Writer) touchMempool() {
-	w.exec("UPDATE chain_tip SET mempool_updated_at = ?", w.ReceivedAt)
+// insertTogether queues inserts (nil ones are skipped) as one statement: all but the last in
+// a WITH clause. A message writes a dozen tables, and each statement costs PostgreSQL a fixed
+// amount beyond its rows. The inserts must not depend on each other's rows.
+func (w *Writer) insertTogether(qs ...*bun.InsertQuery) {
+	var ctes []string
+	var last *bun.InsertQuery
+	for _, q := range qs {
+		if q == nil {
+			continue
+		}
+		if last != nil {
+			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last.Returning("1").String()))
+		}
+		last = q
+	}
+	if last == nil {
+		return
+	}
+	stmt := last.Returning("NULL").String()
+	if len(ctes) > 0 {
+		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
+	}
+	w.add(stmt)
 }

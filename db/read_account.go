@@ -144,22 +144,13 @@ const latestTxIDs = `(SELECT tx_id FROM principal_txs WHERE principal = k.princi
 // lockInForce is the PoX lock in force at Stacks height h and burn height b, as the reference
 // finds it: the newest pox-1 stx_lock event (ignored once pox-1 is force-unlocked), overridden by
 // the newest pox-2/3/4 print event of the highest version not force-unlocked at b; a
-// handle-unlock event means nothing is locked. The node prints a PoX event before the operation,
-// so, as the reference patches them, stack-stx and delegate-stack-stx lock the printed lock amount
-// until the printed unlock height, stack-increase adds increase-by to the locked amount,
-// stack-extend moves the unlock height, and delegate-stx moves it when it names one. Both
-// lookups walk a (principal, height DESC) index over the principal's few PoX events.
+// handle-unlock event means nothing is locked. pox_events hold the state after each operation
+// (patchPoxEvent). Both lookups walk a (principal, height DESC) index over the principal's few
+// PoX events.
 const lockInForce = `SELECT * FROM (
-	(SELECT e.tx_id, x.locked, x.unlock, e.block_height, e.name, e.pox_version FROM pox_events e
-	CROSS JOIN LATERAL (SELECT
-		CASE WHEN e.name IN ('stack-stx', 'delegate-stack-stx') THEN (e.data->>'lock_amount')::numeric
-			WHEN e.name IN ('stack-increase', 'delegate-stack-increase') THEN e.locked + (e.data->>'increase_by')::numeric
-			ELSE e.locked END AS locked,
-		CASE WHEN e.name IN ('stack-stx', 'delegate-stack-stx', 'stack-extend', 'delegate-stack-extend') THEN (e.data->>'unlock_burn_height')::integer
-			WHEN e.name = 'delegate-stx' THEN coalesce((e.data->>'unlock_burn_height')::integer, e.burnchain_unlock_height)
-			ELSE e.burnchain_unlock_height END AS unlock) x
+	(SELECT e.tx_id, e.locked, e.burnchain_unlock_height AS unlock, e.block_height, e.name, e.pox_version FROM pox_events e
 	WHERE e.stacker = k.principal AND e.canonical AND e.microblock_canonical AND e.block_height <= at.h
-	AND ((e.name <> 'handle-unlock' AND x.unlock >= at.b) OR (e.name = 'handle-unlock' AND x.unlock < at.b))
+	AND ((e.name <> 'handle-unlock' AND e.burnchain_unlock_height >= at.b) OR (e.name = 'handle-unlock' AND e.burnchain_unlock_height < at.b))
 	AND NOT (e.pox_version = 2 AND ps.pox_v2_unlock_height > 0 AND at.b > ps.pox_v2_unlock_height)
 	AND NOT (e.pox_version = 3 AND ps.pox_v3_unlock_height > 0 AND at.b > ps.pox_v3_unlock_height)
 	AND NOT (e.pox_version = 4 AND ps.pox_v4_unlock_height > 0 AND at.b > ps.pox_v4_unlock_height)

@@ -34,6 +34,7 @@ type ResolverRoot interface {
 	AccountTransactionConnection() AccountTransactionConnectionResolver
 	Block() BlockResolver
 	BlockConnection() BlockConnectionResolver
+	Brc20HolderConnection() Brc20HolderConnectionResolver
 	Brc20Token() Brc20TokenResolver
 	ChainTip() ChainTipResolver
 	Contract() ContractResolver
@@ -64,6 +65,7 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Account struct {
+		Events                    func(childComplexity int, first *int32, after *string, last *int32, before *string, types []db.EventType) int
 		LatestMempoolTxID         func(childComplexity int) int
 		LatestTxID                func(childComplexity int) int
 		Nonces                    func(childComplexity int) int
@@ -71,6 +73,17 @@ type ComplexityRoot struct {
 		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
 		Transactions              func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TransactionsWithTransfers func(childComplexity int, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+	}
+
+	AccountEventConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	AccountEventEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	AccountNonces struct {
@@ -130,11 +143,31 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Brc20Holder struct {
+		Address              func(childComplexity int) int
+		AvailableBalance     func(childComplexity int) int
+		OverallBalance       func(childComplexity int) int
+		TransferrableBalance func(childComplexity int) int
+	}
+
+	Brc20HolderConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	Brc20HolderEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Brc20Token struct {
 		Address           func(childComplexity int) int
 		BlockHeight       func(childComplexity int) int
 		Decimals          func(childComplexity int) int
 		DeployTimestamp   func(childComplexity int) int
+		Holders           func(childComplexity int, first *int32, after *string) int
 		InscriptionID     func(childComplexity int) int
 		InscriptionNumber func(childComplexity int) int
 		MaxSupply         func(childComplexity int) int
@@ -573,6 +606,7 @@ type AccountResolver interface {
 	TransactionsWithTransfers(ctx context.Context, obj *db.Account, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*TransactionsWithTransfersPage, error)
 	LatestTxID(ctx context.Context, obj *db.Account) ([]byte, error)
 	LatestMempoolTxID(ctx context.Context, obj *db.Account) ([]byte, error)
+	Events(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string, types []db.EventType) (*AccountEventConnection, error)
 }
 type AccountTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *AccountTransactionConnection) (int32, error)
@@ -595,11 +629,16 @@ type BlockResolver interface {
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
 }
+type Brc20HolderConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *Brc20HolderConnection) (int32, error)
+}
 type Brc20TokenResolver interface {
 	MaxSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
 	MintLimit(ctx context.Context, obj *db.Brc20Token) (string, error)
 
 	MintedSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
+
+	Holders(ctx context.Context, obj *db.Brc20Token, first *int32, after *string) (*Brc20HolderConnection, error)
 }
 type ChainTipResolver interface {
 	MempoolUpdatedAt(ctx context.Context, obj *db.ChainTip) (string, error)
@@ -779,6 +818,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Account.events":
+		if e.ComplexityRoot.Account.Events == nil {
+			break
+		}
+
+		args, err := ec.field_Account_events_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.Events(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string), args["types"].([]db.EventType)), true
 	case "Account.latestMempoolTxId":
 		if e.ComplexityRoot.Account.LatestMempoolTxID == nil {
 			break
@@ -836,6 +886,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.TransactionsWithTransfers(childComplexity, args["limit"].(*int32), args["offset"].(*int32), args["height"].(*int32), args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+
+	case "AccountEventConnection.edges":
+		if e.ComplexityRoot.AccountEventConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountEventConnection.Edges(childComplexity), true
+	case "AccountEventConnection.nodes":
+		if e.ComplexityRoot.AccountEventConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountEventConnection.Nodes(childComplexity), true
+	case "AccountEventConnection.pageInfo":
+		if e.ComplexityRoot.AccountEventConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountEventConnection.PageInfo(childComplexity), true
+
+	case "AccountEventEdge.cursor":
+		if e.ComplexityRoot.AccountEventEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountEventEdge.Cursor(childComplexity), true
+	case "AccountEventEdge.node":
+		if e.ComplexityRoot.AccountEventEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountEventEdge.Node(childComplexity), true
 
 	case "AccountNonces.detectedMempoolNonces":
 		if e.ComplexityRoot.AccountNonces.DetectedMempoolNonces == nil {
@@ -1099,6 +1181,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
 
+	case "Brc20Holder.address":
+		if e.ComplexityRoot.Brc20Holder.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Holder.Address(childComplexity), true
+	case "Brc20Holder.availableBalance":
+		if e.ComplexityRoot.Brc20Holder.AvailableBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Holder.AvailableBalance(childComplexity), true
+	case "Brc20Holder.overallBalance":
+		if e.ComplexityRoot.Brc20Holder.OverallBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Holder.OverallBalance(childComplexity), true
+	case "Brc20Holder.transferrableBalance":
+		if e.ComplexityRoot.Brc20Holder.TransferrableBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Holder.TransferrableBalance(childComplexity), true
+
+	case "Brc20HolderConnection.edges":
+		if e.ComplexityRoot.Brc20HolderConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderConnection.Edges(childComplexity), true
+	case "Brc20HolderConnection.nodes":
+		if e.ComplexityRoot.Brc20HolderConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderConnection.Nodes(childComplexity), true
+	case "Brc20HolderConnection.pageInfo":
+		if e.ComplexityRoot.Brc20HolderConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderConnection.PageInfo(childComplexity), true
+	case "Brc20HolderConnection.totalCount":
+		if e.ComplexityRoot.Brc20HolderConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderConnection.TotalCount(childComplexity), true
+
+	case "Brc20HolderEdge.cursor":
+		if e.ComplexityRoot.Brc20HolderEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderEdge.Cursor(childComplexity), true
+	case "Brc20HolderEdge.node":
+		if e.ComplexityRoot.Brc20HolderEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20HolderEdge.Node(childComplexity), true
+
 	case "Brc20Token.address":
 		if e.ComplexityRoot.Brc20Token.Address == nil {
 			break
@@ -1123,6 +1268,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Token.DeployTimestamp(childComplexity), true
+	case "Brc20Token.holders":
+		if e.ComplexityRoot.Brc20Token.Holders == nil {
+			break
+		}
+
+		args, err := ec.field_Brc20Token_holders_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Brc20Token.Holders(childComplexity, args["first"].(*int32), args["after"].(*string)), true
 	case "Brc20Token.id":
 		if e.ComplexityRoot.Brc20Token.InscriptionID == nil {
 			break
@@ -3066,32 +3222,84 @@ scalar Hex
 "An unsigned integer up to 2^128-1 (micro-STX, token amounts), as a decimal string."
 scalar Uint128
 
+"The entry points for reading the chain: blocks, transactions, accounts, contracts, the mempool and BRC-20 tokens."
+
 type Query {
   "The canonical chain tip: the highest canonical anchor block and burn block."
   chainTip: ChainTip!
   "An anchor block by height (canonical) or by block hash or index block hash."
-  block(height: Int, hash: Hex): Block
+  block(
+    "Height of the canonical block to return. Give height or hash, not both."
+    height: Int
+    "Block hash or index block hash (any fork). Give height or hash, not both."
+    hash: Hex
+  ): Block
   "Canonical anchor blocks, newest first."
-  blocks(limit: Int = 20, offset: Int = 0): [Block!]!
+  blocks(
+    "Number of blocks to return (0 to 30)."
+    limit: Int = 20
+    "Number of blocks to skip from the start of the list."
+    offset: Int = 0
+  ): [Block!]!
   "A burn (Bitcoin) block by hash or height."
-  burnBlock(hash: Hex, height: Int): BurnBlock
+  burnBlock(
+    "Burn block hash. Give hash or height, not both."
+    hash: Hex
+    "Burn block height. Give hash or height, not both."
+    height: Int
+  ): BurnBlock
   "A BRC-20 token by ticker (case-insensitive)."
-  brc20Token(ticker: String!): Brc20Token
+  brc20Token(
+    "Token ticker, in any case."
+    ticker: String!
+  ): Brc20Token
   """
   Canonical anchor blocks, newest first, as a cursor connection. A cursor names a block by its
   height, so pages neither skip nor repeat blocks while new ones arrive (unlike ` + "`" + `blocks` + "`" + `' offsets).
   """
-  blocksConnection(first: Int, after: String, last: Int, before: String): BlockConnection!
+  blocksConnection(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+  ): BlockConnection!
   "A microblock by hash (its canonical confirmation when there is one)."
-  microblock(hash: Hex!): Microblock
+  microblock(
+    "Microblock hash."
+    hash: Hex!
+  ): Microblock
   "A smart contract by id (` + "`" + `<address>.<name>` + "`" + `): its canonical deployment."
-  contract(id: String!): Contract
+  contract(
+    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
+    id: String!
+  ): Contract
   "Pending mempool transactions, newest first; ` + "`" + `address` + "`" + ` keeps those it sends, sponsors or receives STX in."
-  mempool(address: String, first: Int, after: String, last: Int, before: String): MempoolTransactionConnection!
+  mempool(
+    "Keep the transactions this principal sends, sponsors or receives STX in (all pending transactions when null)."
+    address: String
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+  ): MempoolTransactionConnection!
   "A mempool transaction by id, pending or dropped."
-  mempoolTransaction(txId: Hex!): MempoolTransaction
+  mempoolTransaction(
+    "Transaction id."
+    txId: Hex!
+  ): MempoolTransaction
   "An account by principal (address, or address.contract-name). Its fields are read on demand."
-  account(principal: String!): Account!
+  account(
+    "A standard principal (STX address) or a contract principal (` + "`" + `<address>.<contract name>` + "`" + `)."
+    principal: String!
+  ): Account!
 }
 
 "The canonical chain tip."
@@ -3145,7 +3353,16 @@ type Block {
   "The parent anchor block (null for the first block)."
   parent: Block
   "The block's transactions (anchored and from the microblocks it confirmed) in chain order."
-  transactions(first: Int, after: String, last: Int, before: String): TransactionConnection!
+  transactions(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+  ): TransactionConnection!
   "The microblocks this block confirmed, in sequence order."
   microblocks: [Microblock!]!
   "The microblocks miners streamed on top of this block (confirmed by its child or not), in sequence order."
@@ -3350,7 +3567,16 @@ type Contract @goModel(model: "github.com/stxgraph/stxgraph/db.SmartContract") {
   "The block of the deploy transaction."
   block: Block
   "The contract's print events, newest first."
-  events(first: Int, after: String, last: Int, before: String): ContractEventConnection!
+  events(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+  ): ContractEventConnection!
 }
 
 "A page of a contract's print events."
@@ -3422,7 +3648,16 @@ type Account {
   "The principal (address, or address.contract-name)."
   principal: String!
   "The account's transactions (as sender, sponsor, recipient, contract or in any asset event), newest first."
-  transactions(first: Int, after: String, last: Int, before: String): AccountTransactionConnection!
+  transactions(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+  ): AccountTransactionConnection!
   "Nonce figures for building the account's next transaction, as the reference's /extended/v1/address/{principal}/nonces computes them."
   nonces: AccountNonces!
 }
@@ -3453,20 +3688,51 @@ type Subscription {
   The principal's transactions in each new canonical block and each new microblock. A microblock
   transaction is reported again when an anchor block confirms it.
   """
-  addressTransactions(principal: String!): Transaction!
+  addressTransactions(
+    "A standard or contract principal whose transactions to report."
+    principal: String!
+  ): Transaction!
 }
 
 # ---- Accounts, transactions and events (the reads behind the legacy REST paths) ----
 
 extend type Query {
   "Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false."
-  transactionsByIds(ids: [Hex!]!, unanchored: Boolean = false): [TransactionLookup!]!
+  transactionsByIds(
+    "Transaction ids to look up."
+    ids: [Hex!]!
+    "Also find transactions in unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+  ): [TransactionLookup!]!
   "Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds."
-  events(txId: Hex, principal: String, types: [EventType!], limit: Int = 20, offset: Int = 0): [Event!]!
+  events(
+    "List the events of this transaction (its canonical row)."
+    txId: Hex
+    "List the events involving this principal (as sender, recipient, locked address or printing contract)."
+    principal: String
+    "Keep events of these kinds (all five when null or empty)."
+    types: [EventType!]
+    "Number of events to return (0 to 100)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+  ): [Event!]!
   "Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks."
-  contractEvents(contractId: String!, limit: Int = 20, offset: Int = 0, unanchored: Boolean = false): [SmartContractLogEvent!]!
+  contractEvents(
+    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
+    contractId: String!
+    "Number of events to return (0 to 50)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+    "Include the events of unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+  ): [SmartContractLogEvent!]!
   "The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical)."
-  blockByBurnBlockHash(hash: Hex!): Block
+  blockByBurnBlockHash(
+    "Burn block hash."
+    hash: Hex!
+  ): Block
 }
 
 extend type ChainTip {
@@ -3523,9 +3789,29 @@ type ClarityValue @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.ValueJ
 
 extend type Account {
   "STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash."
-  stxBalance(unanchored: Boolean = false, atHeight: Int, atBlockHash: Hex): StxBalance!
+  stxBalance(
+    "Include unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+    "Read the balance as of this canonical block height."
+    atHeight: Int
+    "Read the balance as of this block (block hash or index block hash, canonical or not)."
+    atBlockHash: Hex
+  ): StxBalance!
   "The account's transactions, newest first, each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
-  transactionsWithTransfers(limit: Int = 20, offset: Int = 0, height: Int, unanchored: Boolean = false, atHeight: Int, atBlockHash: Hex): TransactionsWithTransfersPage!
+  transactionsWithTransfers(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+    "Keep only the transactions of this block height (at least 1); not with atHeight/atBlockHash."
+    height: Int
+    "Include unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+    "Read the history up to this canonical block height."
+    atHeight: Int
+    "Read the history up to this block (block hash or index block hash)."
+    atBlockHash: Hex
+  ): TransactionsWithTransfersPage!
   "Id of the newest canonical transaction the account took part in (null when none)."
   latestTxId: Hex @goField(forceResolver: true)
   "Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none)."
@@ -3634,20 +3920,64 @@ type TransactionLookup {
 union AnyTransaction = Transaction | MempoolTransaction
 
 "Transaction types (the payload kinds)."
-enum TxType { token_transfer smart_contract contract_call poison_microblock coinbase tenure_change }
+enum TxType {
+  "An STX transfer."
+  token_transfer
+  "A contract deployment."
+  smart_contract
+  "A call of a public contract function."
+  contract_call
+  "A proof that a miner streamed two conflicting microblocks."
+  poison_microblock
+  "The miner's coinbase, first in every block."
+  coinbase
+  "A Nakamoto tenure start or extension."
+  tenure_change
+}
 
 "Transaction statuses: the first four for mined transactions, the others for mempool entries."
 enum TxStatus {
-  success abort_by_response abort_by_post_condition problematic_skipped
-  pending dropped_replace_by_fee dropped_replace_across_fork dropped_too_expensive
-  dropped_stale_garbage_collect dropped_problematic
+  "Mined; the call or deploy succeeded."
+  success
+  "Mined; the contract returned an err response, so its effects were rolled back (the fee is paid)."
+  abort_by_response
+  "Mined; a post-condition failed, so its effects were rolled back (the fee is paid)."
+  abort_by_post_condition
+  "Mined but skipped as problematic (too costly to process); no effects."
+  problematic_skipped
+  "In the mempool, waiting to be mined."
+  pending
+  "Dropped: replaced by a transaction with the same nonce and a higher fee."
+  dropped_replace_by_fee
+  "Dropped: replaced by a transaction with the same nonce on another fork."
+  dropped_replace_across_fork
+  "Dropped: its fee was too low for the mempool to keep it."
+  dropped_too_expensive
+  "Dropped: pending too long and garbage-collected."
+  dropped_stale_garbage_collect
+  "Dropped: the node judged it problematic (too costly to process)."
+  dropped_problematic
 }
 
 "Where the transaction may be mined."
-enum AnchorMode { on_chain_only off_chain_only any }
+enum AnchorMode {
+  "Only in an anchor block."
+  on_chain_only
+  "Only in a microblock."
+  off_chain_only
+  "In an anchor block or a microblock."
+  any
+}
 
 "How post-conditions treat asset movements they do not mention."
-enum PostConditionMode { allow deny originator }
+enum PostConditionMode {
+  "Asset movements no post-condition mentions are allowed."
+  allow
+  "Asset movements no post-condition mentions abort the transaction."
+  deny
+  "Originator mode, introduced by SIP-040 (accepted from epoch 3.4), which defines the movements it allows."
+  originator
+}
 
 extend type Transaction {
   "Origin nonce."
@@ -3709,7 +4039,12 @@ extend type Transaction {
   "Clarity VM error of a failed transaction."
   vmError: String @goField(name: "VMError")
   "Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit)."
-  events(limit: Int = 20, offset: Int = 0): [Event!]!
+  events(
+    "Largest number of events to return per transaction (0 to 100)."
+    limit: Int = 20
+    "Smallest event_index to return."
+    offset: Int = 0
+  ): [Event!]!
   "Payload type."
   txType: TxType!
   "Token-transfer payload (token_transfer only)."
@@ -3878,10 +4213,28 @@ type PostConditionAsset @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.
 }
 
 "The five event kinds."
-enum EventType { smart_contract_log stx_lock stx_asset fungible_token_asset non_fungible_token_asset }
+enum EventType {
+  "A print event of a contract (SmartContractLogEvent)."
+  smart_contract_log
+  "A PoX lock of STX (StxLockEvent)."
+  stx_lock
+  "An STX transfer, mint or burn (StxAssetEvent)."
+  stx_asset
+  "A fungible-token transfer, mint or burn (FungibleTokenAssetEvent)."
+  fungible_token_asset
+  "A non-fungible-token transfer, mint or burn (NonFungibleTokenAssetEvent)."
+  non_fungible_token_asset
+}
 
 "What an asset event did."
-enum AssetEventType { transfer mint burn }
+enum AssetEventType {
+  "Moved from a sender to a recipient."
+  transfer
+  "Created for a recipient (no sender)."
+  mint
+  "Destroyed from a sender (no recipient)."
+  burn
+}
 
 "An event emitted by a transaction."
 interface Event {
@@ -4026,6 +4379,93 @@ type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "The token's Clarity value."
   value: ClarityValue! @goField(forceResolver: true)
 }
+
+# ---- Account events and BRC-20 holders ----
+
+extend type Account {
+  """
+  The account's canonical events, newest first in chain order (block height, microblock
+  sequence, transaction index, event index): STX, fungible- and non-fungible-token events it
+  sends or receives, PoX locks of its STX and, for a contract principal, the contract's print
+  events. ` + "`" + `types` + "`" + ` keeps those kinds (all five when null or empty). A cursor names an event by
+  its chain position, so pages neither skip nor repeat events while new blocks arrive.
+  """
+  events(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+    "Keep events of these kinds (all five when null or empty)."
+    types: [EventType!]
+  ): AccountEventConnection!
+}
+
+"A page of an account's events."
+type AccountEventConnection {
+  "The events with their cursors."
+  edges: [AccountEventEdge!]!
+  "The events of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Event!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+}
+
+"An event in a page of an account's events."
+type AccountEventEdge {
+  "Cursor of the event (for ` + "`" + `after` + "`" + `/` + "`" + `before` + "`" + `)."
+  cursor: String!
+  "The event."
+  node: Event!
+}
+
+extend type Brc20Token {
+  """
+  Addresses holding the token (a total balance above zero), largest balance first, ties by
+  address. A cursor names a holder by its balance and address.
+  """
+  holders(
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of a holder (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+  ): Brc20HolderConnection!
+}
+
+"A page of a BRC-20 token's holders."
+type Brc20HolderConnection {
+  "The holders with their cursors."
+  edges: [Brc20HolderEdge!]!
+  "The holders of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Holder!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of addresses holding the token (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"A holder in a page."
+type Brc20HolderEdge {
+  "Cursor of the holder (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The holder."
+  node: Brc20Holder!
+}
+
+"An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's ` + "`" + `decimals` + "`" + ` fractional digits."
+type Brc20Holder {
+  "The holder's Bitcoin address."
+  address: String!
+  "Total balance: available plus transferable."
+  overallBalance: String!
+  "Balance free to inscribe transfers from."
+  availableBalance: String!
+  "Balance inscribed in transfer inscriptions not yet sent."
+  transferrableBalance: String!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -4050,8 +4490,32 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_latestTxId(ctx, field)
 	case "latestMempoolTxId":
 		return ec.fieldContext_Account_latestMempoolTxId(ctx, field)
+	case "events":
+		return ec.fieldContext_Account_events(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AccountEventConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AccountEventConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AccountEventConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountEventConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountEventEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AccountEventEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AccountEventEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountEventEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_AccountNonces(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4168,6 +4632,44 @@ func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type BlockEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Brc20Holder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "address":
+		return ec.fieldContext_Brc20Holder_address(ctx, field)
+	case "overallBalance":
+		return ec.fieldContext_Brc20Holder_overallBalance(ctx, field)
+	case "availableBalance":
+		return ec.fieldContext_Brc20Holder_availableBalance(ctx, field)
+	case "transferrableBalance":
+		return ec.fieldContext_Brc20Holder_transferrableBalance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20Holder", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20HolderConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_Brc20HolderConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Brc20HolderConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Brc20HolderConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_Brc20HolderConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20HolderConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20HolderEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_Brc20HolderEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_Brc20HolderEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20HolderEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4196,6 +4698,8 @@ func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field gr
 		return ec.fieldContext_Brc20Token_txCount(ctx, field)
 	case "selfMint":
 		return ec.fieldContext_Brc20Token_selfMint(ctx, field)
+	case "holders":
+		return ec.fieldContext_Brc20Token_holders(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Brc20Token", field.Name)
 }
@@ -5032,6 +5536,52 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 
 // region    ***************************** args.gotpl *****************************
 
+func (ec *executionContext) field_Account_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]db.EventType, error) {
+			return ec.unmarshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg4
+	return args, nil
+}
+
 func (ec *executionContext) field_Account_stxBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5189,6 +5739,28 @@ func (ec *executionContext) field_Block_transactions_args(ctx context.Context, r
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Brc20Token_holders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -5911,6 +6483,201 @@ func (ec *executionContext) _Account_latestMempoolTxId(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_Account_latestMempoolTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Account", field, true, true, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Account_events(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().Events(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["last"].(*int32), fc.Args["before"].(*string), fc.Args["types"].([]db.EventType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AccountEventConnection) graphql.Marshaler {
+			return ec.marshalNAccountEventConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountEventConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AccountEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountEventConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*AccountEventEdge) graphql.Marshaler {
+			return ec.marshalNAccountEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountEventConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountEventEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountEventConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *AccountEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountEventConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountEventConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AccountEventConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountEventConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountEventConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountEventConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *AccountEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountEventEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountEventEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AccountEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *AccountEventEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountEventEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountEventEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountEventEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _AccountNonces_lastExecutedTxNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
@@ -7026,6 +7793,272 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Holder_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Holder_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Holder_overallBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OverallBalance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Holder_overallBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Holder_availableBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailableBalance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Holder_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Holder_transferrableBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TransferrableBalance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Holder_transferrableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20HolderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20HolderEdge) graphql.Marshaler {
+			return ec.marshalNBrc20HolderEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20HolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20HolderEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20HolderConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20Holder) graphql.Marshaler {
+			return ec.marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holderᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20HolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Holder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20HolderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20HolderConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20HolderConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20HolderConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20HolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20HolderEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20HolderEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20HolderEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20Holder) graphql.Marshaler {
+			return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20HolderEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20HolderEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Holder(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Brc20Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7323,6 +8356,50 @@ func (ec *executionContext) _Brc20Token_selfMint(ctx context.Context, field grap
 }
 func (ec *executionContext) fieldContext_Brc20Token_selfMint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Token_holders(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Token_holders(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Brc20Token().Holders(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20HolderConnection) graphql.Marshaler {
+			return ec.marshalNBrc20HolderConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Token_holders(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20Token",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20HolderConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Brc20Token_holders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
@@ -16060,6 +17137,135 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_events(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountEventConnectionImplementors = []string{"AccountEventConnection"}
+
+func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountEventConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountEventConnection")
+		case "edges":
+			out.Values[i] = ec._AccountEventConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._AccountEventConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._AccountEventConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountEventEdgeImplementors = []string{"AccountEventEdge"}
+
+func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.SelectionSet, obj *AccountEventEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountEventEdge")
+		case "cursor":
+			out.Values[i] = ec._AccountEventEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._AccountEventEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16918,6 +18124,188 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var brc20HolderImplementors = []string{"Brc20Holder"}
+
+func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *Brc20Holder) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20Holder")
+		case "address":
+			out.Values[i] = ec._Brc20Holder_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "overallBalance":
+			out.Values[i] = ec._Brc20Holder_overallBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availableBalance":
+			out.Values[i] = ec._Brc20Holder_availableBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transferrableBalance":
+			out.Values[i] = ec._Brc20Holder_transferrableBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20HolderConnectionImplementors = []string{"Brc20HolderConnection"}
+
+func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20HolderConnection")
+		case "edges":
+			out.Values[i] = ec._Brc20HolderConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._Brc20HolderConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Brc20HolderConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20HolderConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20HolderEdgeImplementors = []string{"Brc20HolderEdge"}
+
+func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20HolderEdge")
+		case "cursor":
+			out.Values[i] = ec._Brc20HolderEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._Brc20HolderEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var brc20TokenImplementors = []string{"Brc20Token"}
 
 func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Token) graphql.Marshaler {
@@ -17094,6 +18482,44 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "holders":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Token_holders(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23343,6 +24769,42 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 	return ec._Account(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAccountEventConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventConnection(ctx context.Context, sel ast.SelectionSet, v *AccountEventConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountEventConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAccountEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*AccountEventEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAccountEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAccountEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdge(ctx context.Context, sel ast.SelectionSet, v *AccountEventEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountEventEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAccountNonces2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccountNonces(ctx context.Context, sel ast.SelectionSet, v *db.AccountNonces) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -23459,6 +24921,68 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holderᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20Holder) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx context.Context, sel ast.SelectionSet, v *Brc20Holder) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Holder(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20HolderConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderConnection(ctx context.Context, sel ast.SelectionSet, v *Brc20HolderConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20HolderConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20HolderEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20HolderEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20HolderEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20HolderEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdge(ctx context.Context, sel ast.SelectionSet, v *Brc20HolderEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20HolderEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChainTip2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐChainTip(ctx context.Context, sel ast.SelectionSet, v *db.ChainTip) graphql.Marshaler {

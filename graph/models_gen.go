@@ -11,6 +11,24 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
+// A page of an account's events.
+type AccountEventConnection struct {
+	// The events with their cursors.
+	Edges []*AccountEventEdge `json:"edges"`
+	// The events of the page (the nodes of `edges`).
+	Nodes []db.Event `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// An event in a page of an account's events.
+type AccountEventEdge struct {
+	// Cursor of the event (for `after`/`before`).
+	Cursor string `json:"cursor"`
+	// The event.
+	Node db.Event `json:"node"`
+}
+
 // A page of an account's transactions.
 type AccountTransactionConnection struct {
 	// The transactions with their cursors.
@@ -43,6 +61,40 @@ type BlockEdge struct {
 	Cursor string `json:"cursor"`
 	// The block.
 	Node *db.Block `json:"node"`
+}
+
+// An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's `decimals` fractional digits.
+type Brc20Holder struct {
+	// The holder's Bitcoin address.
+	Address string `json:"address"`
+	// Total balance: available plus transferable.
+	OverallBalance string `json:"overallBalance"`
+	// Balance free to inscribe transfers from.
+	AvailableBalance string `json:"availableBalance"`
+	// Balance inscribed in transfer inscriptions not yet sent.
+	TransferrableBalance string `json:"transferrableBalance"`
+}
+
+// A page of a BRC-20 token's holders.
+type Brc20HolderConnection struct {
+	// The holders with their cursors.
+	Edges []*Brc20HolderEdge `json:"edges"`
+	// The holders of the page (the nodes of `edges`).
+	Nodes []*Brc20Holder `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// Number of addresses holding the token (counted only when asked).
+	TotalCount int32 `json:"totalCount"`
+	// The token whose holders these are.
+	Ticker string `json:"-"`
+}
+
+// A holder in a page.
+type Brc20HolderEdge struct {
+	// Cursor of the holder (for `after`).
+	Cursor string `json:"cursor"`
+	// The holder.
+	Node *Brc20Holder `json:"node"`
 }
 
 // A page of a contract's print events.
@@ -156,9 +208,12 @@ type TransactionsWithTransfersPage struct {
 type AnchorMode string
 
 const (
-	AnchorModeOnChainOnly  AnchorMode = "on_chain_only"
+	// Only in an anchor block.
+	AnchorModeOnChainOnly AnchorMode = "on_chain_only"
+	// Only in a microblock.
 	AnchorModeOffChainOnly AnchorMode = "off_chain_only"
-	AnchorModeAny          AnchorMode = "any"
+	// In an anchor block or a microblock.
+	AnchorModeAny AnchorMode = "any"
 )
 
 var AllAnchorMode = []AnchorMode{
@@ -214,9 +269,12 @@ func (e AnchorMode) MarshalJSON() ([]byte, error) {
 type AssetEventType string
 
 const (
+	// Moved from a sender to a recipient.
 	AssetEventTypeTransfer AssetEventType = "transfer"
-	AssetEventTypeMint     AssetEventType = "mint"
-	AssetEventTypeBurn     AssetEventType = "burn"
+	// Created for a recipient (no sender).
+	AssetEventTypeMint AssetEventType = "mint"
+	// Destroyed from a sender (no recipient).
+	AssetEventTypeBurn AssetEventType = "burn"
 )
 
 var AllAssetEventType = []AssetEventType{
@@ -272,8 +330,11 @@ func (e AssetEventType) MarshalJSON() ([]byte, error) {
 type PostConditionMode string
 
 const (
-	PostConditionModeAllow      PostConditionMode = "allow"
-	PostConditionModeDeny       PostConditionMode = "deny"
+	// Asset movements no post-condition mentions are allowed.
+	PostConditionModeAllow PostConditionMode = "allow"
+	// Asset movements no post-condition mentions abort the transaction.
+	PostConditionModeDeny PostConditionMode = "deny"
+	// Originator mode, introduced by SIP-040 (accepted from epoch 3.4), which defines the movements it allows.
 	PostConditionModeOriginator PostConditionMode = "originator"
 )
 
@@ -330,16 +391,26 @@ func (e PostConditionMode) MarshalJSON() ([]byte, error) {
 type TxStatus string
 
 const (
-	TxStatusSuccess                    TxStatus = "success"
-	TxStatusAbortByResponse            TxStatus = "abort_by_response"
-	TxStatusAbortByPostCondition       TxStatus = "abort_by_post_condition"
-	TxStatusProblematicSkipped         TxStatus = "problematic_skipped"
-	TxStatusPending                    TxStatus = "pending"
-	TxStatusDroppedReplaceByFee        TxStatus = "dropped_replace_by_fee"
-	TxStatusDroppedReplaceAcrossFork   TxStatus = "dropped_replace_across_fork"
-	TxStatusDroppedTooExpensive        TxStatus = "dropped_too_expensive"
+	// Mined; the call or deploy succeeded.
+	TxStatusSuccess TxStatus = "success"
+	// Mined; the contract returned an err response, so its effects were rolled back (the fee is paid).
+	TxStatusAbortByResponse TxStatus = "abort_by_response"
+	// Mined; a post-condition failed, so its effects were rolled back (the fee is paid).
+	TxStatusAbortByPostCondition TxStatus = "abort_by_post_condition"
+	// Mined but skipped as problematic (too costly to process); no effects.
+	TxStatusProblematicSkipped TxStatus = "problematic_skipped"
+	// In the mempool, waiting to be mined.
+	TxStatusPending TxStatus = "pending"
+	// Dropped: replaced by a transaction with the same nonce and a higher fee.
+	TxStatusDroppedReplaceByFee TxStatus = "dropped_replace_by_fee"
+	// Dropped: replaced by a transaction with the same nonce on another fork.
+	TxStatusDroppedReplaceAcrossFork TxStatus = "dropped_replace_across_fork"
+	// Dropped: its fee was too low for the mempool to keep it.
+	TxStatusDroppedTooExpensive TxStatus = "dropped_too_expensive"
+	// Dropped: pending too long and garbage-collected.
 	TxStatusDroppedStaleGarbageCollect TxStatus = "dropped_stale_garbage_collect"
-	TxStatusDroppedProblematic         TxStatus = "dropped_problematic"
+	// Dropped: the node judged it problematic (too costly to process).
+	TxStatusDroppedProblematic TxStatus = "dropped_problematic"
 )
 
 var AllTxStatus = []TxStatus{
@@ -402,12 +473,18 @@ func (e TxStatus) MarshalJSON() ([]byte, error) {
 type TxType string
 
 const (
-	TxTypeTokenTransfer    TxType = "token_transfer"
-	TxTypeSmartContract    TxType = "smart_contract"
-	TxTypeContractCall     TxType = "contract_call"
+	// An STX transfer.
+	TxTypeTokenTransfer TxType = "token_transfer"
+	// A contract deployment.
+	TxTypeSmartContract TxType = "smart_contract"
+	// A call of a public contract function.
+	TxTypeContractCall TxType = "contract_call"
+	// A proof that a miner streamed two conflicting microblocks.
 	TxTypePoisonMicroblock TxType = "poison_microblock"
-	TxTypeCoinbase         TxType = "coinbase"
-	TxTypeTenureChange     TxType = "tenure_change"
+	// The miner's coinbase, first in every block.
+	TxTypeCoinbase TxType = "coinbase"
+	// A Nakamoto tenure start or extension.
+	TxTypeTenureChange TxType = "tenure_change"
 )
 
 var AllTxType = []TxType{

@@ -27,8 +27,11 @@ func (r *queryResolver) Block(ctx context.Context, height *int32, hash []byte) (
 	}
 }
 
+// maxBlocksPage bounds blocks(limit:), as the reference bounds /extended/v1/block.
+const maxBlocksPage = 30
+
 func (r *queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.Block, error) {
-	l, o, err := page(limit, offset, 30)
+	l, o, err := page(limit, offset, maxBlocksPage)
 	if err != nil {
 		return nil, err
 	}
@@ -121,16 +124,16 @@ func txConnection(p pageOf[*db.Tx]) *graph.TransactionConnection {
 }
 
 // page validates limit/offset arguments against a maximum page size.
-func page(limit, offset *int32, max int32) (int, int, error) {
-	l, o := int32(20), int32(0)
+func page(limit, offset *int32, maxLimit int32) (int, int, error) {
+	l, o := int32(DefaultPageSize), int32(0)
 	if limit != nil {
 		l = *limit
 	}
 	if offset != nil {
 		o = *offset
 	}
-	if l < 0 || l > max {
-		return 0, 0, invalid("limit must be between 0 and %d", max)
+	if l < 0 || l > maxLimit {
+		return 0, 0, invalid("limit must be between 0 and %d", maxLimit)
 	}
 	if o < 0 {
 		return 0, 0, invalid("offset must be >= 0")

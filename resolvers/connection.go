@@ -168,9 +168,7 @@ func principalTxCursor(t *db.Tx) db.Cursor {
 	return db.Cursor{Set: true, Ints: [4]int64{int64(t.BlockHeight), int64(t.MicroblockSequence), int64(t.TxIndex)}}
 }
 
-func contractLogCursor(e *db.ContractLog) db.Cursor {
-	return db.Cursor{Set: true, Ints: [4]int64{int64(e.BlockHeight), int64(e.MicroblockSequence), int64(e.TxIndex), int64(e.EventIndex)}}
-}
+func contractLogCursor(e *db.ContractLog) db.Cursor { return eventCursor(e) }
 
 func mempoolCursor(t *db.MempoolTx) db.Cursor {
 	return db.Cursor{Set: true, Ints: [4]int64{t.ReceiptTime}, Hash: string(t.TxID)}

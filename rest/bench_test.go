@@ -22,7 +22,8 @@ import (
 const busy = "ST2ZRX0K27GW0SP3GJCEMHD95TQGJMKB7G9Y0X1MH"
 
 // withBusyAccount replays mocknet and gives busy n STX transfers (txs, events, history rows and
-// running totals, as ingestion would), spread over the existing canonical blocks.
+// running totals, as ingestion would, with the roles of a sender of STX transfers: 1|32), spread
+// over the existing canonical blocks.
 func withBusyAccount(b testing.TB, n int) *db.Store {
 	store := replay(b, "mocknet")
 	ctx := context.Background()
@@ -58,16 +59,18 @@ func insertBusy(ctx context.Context, store *db.Store, from, to int) error {
 		e AS (INSERT INTO stx_events (tx_id, index_block_hash, event_index, tx_index, block_height, microblock_sequence, canonical, microblock_canonical,
 				asset_event_type_id, sender, recipient, amount)
 			SELECT tx_id, index_block_hash, 0, tx_index, block_height, 2147483647, true, true, 1, ?, 'ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR', 1 FROM t)
-		INSERT INTO principal_txs (principal, tx_id, index_block_hash, block_height, microblock_sequence, tx_index, canonical, microblock_canonical)
-			SELECT ?, tx_id, index_block_hash, block_height, 2147483647, tx_index, true, true FROM t`, from, to, busy, busy, busy)
+		INSERT INTO principal_txs (principal, tx_id, index_block_hash, block_height, microblock_sequence, tx_index, canonical, microblock_canonical, roles)
+			SELECT ?, tx_id, index_block_hash, block_height, 2147483647, tx_index, true, true, 33 FROM t`, from, to, busy, busy, busy)
 	return err
 }
 
 var benchPaths = map[string]string{
-	"stx-busy":  "/extended/v1/address/" + busy + "/stx",
-	"stx-idle":  "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/stx",
-	"twt-busy":  "/extended/v1/address/" + busy + "/transactions_with_transfers",
-	"twt-idle":  "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/transactions_with_transfers",
+	"stx-busy": "/extended/v1/address/" + busy + "/stx",
+	"stx-idle": "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/stx",
+	"twt-busy": "/extended/v1/address/" + busy + "/transactions_with_transfers",
+	"twt-idle": "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/transactions_with_transfers",
+	// The miner has a short history but a full page: the same page size as busy, the same cost.
+	"twt-short": "/extended/v1/address/ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH/transactions_with_transfers",
 	"block":     "/extended/v1/block",
 	"multiple":  "/extended/v1/tx/multiple?tx_id=0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d,0x5620c39e63d1952df90e3ff0f1e344cb7b7e3a22a94e70f509b47da5b081243b",
 	"events":    "/extended/v1/tx/events?address=" + busy,

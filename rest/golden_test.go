@@ -82,6 +82,24 @@ var goldenCalls = map[string][]call{
 		{"events-lock", "/extended/v1/tx/events?address=STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6&type=stx_lock"},
 		{"twt", "/extended/v1/address/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/transactions_with_transfers?limit=2"},
 	},
+	// Locks from pox-4 print events, which the node prints before the operation: the lock amount
+	// and unlock height come from the event data (stack-stx), and stack-extend moves the unlock
+	// height (out-of-order-multisig: 140 before the extend at height 19, 160 after).
+	"regtest-env-pox-4-stack-stx-in-reward-phase-S2": {
+		{"stx-locked", "/extended/v1/address/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/stx"},
+		{"stx-before-lock", "/extended/v1/address/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/stx?until_block=8"},
+		{"stx-locked-earlier", "/extended/v1/address/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/stx"},
+	},
+	"regtest-env-pox-4-stack-stx-in-reward-phase-S3": {
+		{"stx-locked", "/extended/v1/address/ST3NBRSFKX28FQ2ZJ1MAKX58HKHSDGNV5N7R21XCP/stx"},
+		{"stx-locked-unanchored", "/extended/v1/address/ST3NBRSFKX28FQ2ZJ1MAKX58HKHSDGNV5N7R21XCP/stx?unanchored=true"},
+	},
+	"regtest-env-pox-4-out-of-order-multisig-tx": {
+		{"stx-extended", "/extended/v1/address/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/stx"},
+		{"stx-before-extend", "/extended/v1/address/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/stx?until_block=18"},
+		{"stx-extended-other", "/extended/v1/address/ST3NBRSFKX28FQ2ZJ1MAKX58HKHSDGNV5N7R21XCP/stx"},
+		{"twt", "/extended/v1/address/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/transactions_with_transfers"},
+	},
 	"poisonmicroblock": {
 		{"multiple-every-type", "/extended/v1/tx/multiple?tx_id=0x0e84af278e249bb66dc607e69124f6e8a0bc569cfd1b405a140c7f9244cf87bc,0xcbd4f7496b069a8e0a498c3adb095b63bff057272caed4c1efdbd4975b57d2f3,0x0a26793ad563b52e9f08ead67f4cec7c79df11b8dc24e1cd4429fd53012e8a93,0x051d2a187ce06a04a1c114b6bfc2ab89e0f9b87c5c7fdbdaac4bd50d612ec344,0x033965e49bdf794380a7bdfd2a0775ace2b3f89fba9050455820ed1b86c52d91,0x12edac237aaf3a716c53aa8bd22a780d8794d3e744cd46302f38d3d8fb047f00"},
 		{"multiple-exclude-args", "/extended/v1/tx/multiple?tx_id=0x033965e49bdf794380a7bdfd2a0775ace2b3f89fba9050455820ed1b86c52d91&exclude_function_args=true&event_limit=2&event_offset=1"},

@@ -346,9 +346,9 @@ func blocksParams(r *http.Request) (map[string]any, error) {
 // blocksBody renders the block list; total is the tip height, as the reference's block count.
 func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
-		Total struct {
+		Tip struct {
 			BlockHeight int `json:"blockHeight"`
-		} `json:"total"`
+		} `json:"tip"`
 		Blocks json.RawMessage `json:"blocks"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
@@ -358,7 +358,7 @@ func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]b
 	if err != nil {
 		return nil, err
 	}
-	return wrapPage(vars, "results", results, &d.Total.BlockHeight), nil
+	return wrapPage(vars, "results", results, &d.Tip.BlockHeight), nil
 }
 
 // burnHashRedirect sends a hash given without 0x to the 0x form.

@@ -26,11 +26,7 @@ func UnmarshalHex(v any) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("Hex must be a string, got %T", v)
 	}
-	b, err := ParseHex(s)
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
+	return ParseHex(s)
 }
 
 // ParseHex decodes a hex string with an optional 0x prefix.

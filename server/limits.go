@@ -40,6 +40,9 @@ var pageArgs = []string{"first", "last", "limit"}
 // the field takes none), so a wide query is priced by the rows it can make the server read.
 type limits struct {
 	maxDepth, maxComplexity, maxPageSize int
+	// introspection allows __schema and __type. Rejecting them here gives the client a forbidden
+	// error; left to gqlgen, a disabled introspection fails as an internal error.
+	introspection bool
 }
 
 var _ interface {
@@ -94,6 +97,10 @@ func (w *walker) selections(set ast.SelectionSet) (cost, depth int) {
 
 func (w *walker) field(f *ast.Field) (cost, depth int) {
 	if strings.HasPrefix(f.Name, "__") { // introspection: bounded by the schema, and GraphiQL's own query nests deep
+		if !w.introspection && f.Name != "__typename" && w.err == nil {
+			w.err = &gqlerror.Error{Message: "schema introspection is disabled on this server",
+				Extensions: map[string]any{"code": stxgraph.EFORBIDDEN}}
+		}
 		return 0, 0
 	}
 	childCost, childDepth := w.selections(f.SelectionSet)

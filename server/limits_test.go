@@ -51,6 +51,9 @@ func TestIntrospectionSwitch(t *testing.T) {
 		if got := len(out.Errors) == 0; got != on {
 			t.Errorf("introspection %v: errors %+v", on, out.Errors)
 		}
+		if !on && (len(out.Errors) != 1 || out.Errors[0].Extensions["code"] != "forbidden") {
+			t.Errorf("introspection off: errors %+v; want one with code forbidden", out.Errors)
+		}
 	}
 }
 

@@ -99,7 +99,8 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *loaders.B
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize})
+	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize,
+		introspection: cfg.Introspection})
 	srv.Use(timeout(cfg.QueryTimeout))
 	srv.Use(batching)
 	return srv

@@ -9,16 +9,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stxgraph/stxgraph/ingest"
 )
 
-// config is the configuration shared by the subcommands. Every setting has a flag and an
-// environment variable (the reference API's name where one exists); flags win over the
-// environment, and DATABASE_URL wins over the PG_* variables.
+// config is the configuration shared by the subcommands. Every setting is a flag, and most
+// have an environment variable (the reference API's name where one exists): a flag given on
+// the command line wins, else the variable, else the default. Variables are parsed by their
+// flag, so a malformed value stops the command with a message instead of being ignored.
 type config struct {
 	apiHost, eventHost string
 	apiPort, eventPort int
-	chainID            uint32
+	chainID            chainID
 	databaseURL        string
+	observer           ingest.Options
 	graphql            graphqlLimits
 	// deprecatedEndpoints keeps the reference's deprecated REST paths on (else they answer 410).
 	deprecatedEndpoints bool
@@ -34,8 +38,52 @@ type graphqlLimits struct {
 func (c *config) apiAddr() string   { return net.JoinHostPort(c.apiHost, strconv.Itoa(c.apiPort)) }
 func (c *config) eventAddr() string { return net.JoinHostPort(c.eventHost, strconv.Itoa(c.eventPort)) }
 
-// isTestnet reports whether the configured chain is a testnet (the faucets only run there).
-func (c *config) isTestnet() bool { return c.chainID != 0x00000001 }
+// flagEnv names the environment variable behind each flag that has one.
+var flagEnv = map[string]string{
+	"host":                   "STACKS_BLOCKCHAIN_API_HOST",
+	"port":                   "STACKS_BLOCKCHAIN_API_PORT",
+	"event-host":             "STACKS_CORE_EVENT_HOST",
+	"event-port":             "STACKS_CORE_EVENT_PORT",
+	"event-body-limit":       "STACKS_CORE_EVENT_BODY_LIMIT",
+	"store-raw-events":       "STACKS_API_STORE_RAW_EVENTS",
+	"chain-id":               "STACKS_CHAIN_ID",
+	"deprecated-endpoints":   "ENABLE_DEPRECATED_ENDPOINTS",
+	"graphql-max-depth":      "STXGRAPH_GRAPHQL_MAX_DEPTH",
+	"graphql-max-complexity": "STXGRAPH_GRAPHQL_MAX_COMPLEXITY",
+	"graphql-max-page-size":  "STXGRAPH_GRAPHQL_MAX_PAGE_SIZE",
+	"graphql-timeout":        "STXGRAPH_GRAPHQL_TIMEOUT",
+	"graphql-introspection":  "STXGRAPH_GRAPHQL_INTROSPECTION",
+}
+
+// withEnv appends the flag's environment variable to its help text.
+func withEnv(name, text string) string {
+	if e, ok := flagEnv[name]; ok {
+		return text + " (env " + e + ")"
+	}
+	return text
+}
+
+// parseFlags parses args, then applies the environment variable of every flag that the
+// command line did not set.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		v := strings.TrimSpace(os.Getenv(flagEnv[f.Name]))
+		if err != nil || set[f.Name] || flagEnv[f.Name] == "" || v == "" {
+			return
+		}
+		if e := fs.Set(f.Name, v); e != nil {
+			err = fmt.Errorf("invalid %s=%q: %v", flagEnv[f.Name], v, e)
+			fmt.Fprintln(fs.Output(), err)
+		}
+	})
+	return err
+}
 
 // databaseFlags registers the database settings on fs.
 func (c *config) databaseFlags(fs *flag.FlagSet) {
@@ -43,34 +91,38 @@ func (c *config) databaseFlags(fs *flag.FlagSet) {
 		"PostgreSQL URL (env DATABASE_URL, else built from PG_HOST, PG_PORT, PG_USER, PG_PASSWORD, PG_DATABASE)")
 }
 
-// serveFlags registers the listener and chain settings on fs.
+// serveFlags registers the listener, chain and API settings on fs.
 func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.databaseFlags(fs)
-	fs.StringVar(&c.apiHost, "host", env("STACKS_BLOCKCHAIN_API_HOST", "127.0.0.1"), "API listen host (env STACKS_BLOCKCHAIN_API_HOST)")
-	fs.IntVar(&c.apiPort, "port", envInt("STACKS_BLOCKCHAIN_API_PORT", 3999), "API listen port (env STACKS_BLOCKCHAIN_API_PORT)")
-	fs.StringVar(&c.eventHost, "event-host", env("STACKS_CORE_EVENT_HOST", "127.0.0.1"), "event-observer listen host (env STACKS_CORE_EVENT_HOST)")
-	fs.IntVar(&c.eventPort, "event-port", envInt("STACKS_CORE_EVENT_PORT", 3700), "event-observer listen port (env STACKS_CORE_EVENT_PORT)")
-	fs.Func("chain-id", "Stacks chain id, hex or decimal (env STACKS_CHAIN_ID, default 0x80000000)", func(s string) error {
-		id, err := parseChainID(s)
-		c.chainID = id
-		return err
-	})
-	c.chainID, _ = parseChainID(env("STACKS_CHAIN_ID", "0x80000000"))
-	fs.BoolVar(&c.deprecatedEndpoints, "deprecated-endpoints", envBool("ENABLE_DEPRECATED_ENDPOINTS", true), "serve the deprecated REST paths; false answers them with 410 (env ENABLE_DEPRECATED_ENDPOINTS)")
+	fs.StringVar(&c.apiHost, "host", "127.0.0.1", withEnv("host", "API listen host"))
+	fs.IntVar(&c.apiPort, "port", 3999, withEnv("port", "API listen port"))
+	fs.StringVar(&c.eventHost, "event-host", "127.0.0.1", withEnv("event-host", "event-observer listen host"))
+	fs.IntVar(&c.eventPort, "event-port", 3700, withEnv("event-port", "event-observer listen port"))
+	fs.Int64Var(&c.observer.BodyLimit, "event-body-limit", ingest.DefaultBodyLimit, withEnv("event-body-limit", "largest event-observer message accepted, in bytes"))
+	fs.BoolVar(&c.observer.StoreRawEvents, "store-raw-events", true, withEnv("store-raw-events", "keep every applied message for export-events"))
+	c.chainID = 0x80000000
+	fs.Var(&c.chainID, "chain-id", withEnv("chain-id", "Stacks chain id of the network, hex or decimal"))
+	fs.BoolVar(&c.deprecatedEndpoints, "deprecated-endpoints", true, withEnv("deprecated-endpoints", "serve the deprecated REST paths; false answers them with 410"))
 	g := &c.graphql
-	fs.IntVar(&g.maxDepth, "graphql-max-depth", envInt("STXGRAPH_GRAPHQL_MAX_DEPTH", 0), "deepest GraphQL selection allowed (env STXGRAPH_GRAPHQL_MAX_DEPTH; 0 = server default)")
-	fs.IntVar(&g.maxComplexity, "graphql-max-complexity", envInt("STXGRAPH_GRAPHQL_MAX_COMPLEXITY", 0), "highest GraphQL query cost allowed; lists cost their page size (env STXGRAPH_GRAPHQL_MAX_COMPLEXITY; 0 = server default)")
-	fs.IntVar(&g.maxPageSize, "graphql-max-page-size", envInt("STXGRAPH_GRAPHQL_MAX_PAGE_SIZE", 0), "largest first/last/limit allowed (env STXGRAPH_GRAPHQL_MAX_PAGE_SIZE; 0 = server default)")
-	fs.DurationVar(&g.timeout, "graphql-timeout", envDuration("STXGRAPH_GRAPHQL_TIMEOUT", 0), "time limit of one GraphQL query (env STXGRAPH_GRAPHQL_TIMEOUT; 0 = server default)")
-	fs.BoolVar(&g.introspection, "graphql-introspection", envBool("STXGRAPH_GRAPHQL_INTROSPECTION", true), "allow schema introspection (env STXGRAPH_GRAPHQL_INTROSPECTION)")
+	fs.IntVar(&g.maxDepth, "graphql-max-depth", 0, withEnv("graphql-max-depth", "deepest GraphQL selection allowed; 0 = server default"))
+	fs.IntVar(&g.maxComplexity, "graphql-max-complexity", 0, withEnv("graphql-max-complexity", "highest GraphQL query cost allowed, lists costing their page size; 0 = server default"))
+	fs.IntVar(&g.maxPageSize, "graphql-max-page-size", 0, withEnv("graphql-max-page-size", "largest first/last/limit allowed; 0 = server default"))
+	fs.DurationVar(&g.timeout, "graphql-timeout", 0, withEnv("graphql-timeout", "time limit of one GraphQL query; 0 = server default"))
+	fs.BoolVar(&g.introspection, "graphql-introspection", true, withEnv("graphql-introspection", "allow schema introspection"))
 }
 
-func parseChainID(s string) (uint32, error) {
+// chainID is a Stacks chain id flag that accepts hex (0x80000000) or decimal.
+type chainID uint32
+
+func (c *chainID) String() string { return fmt.Sprintf("0x%08x", uint32(*c)) }
+
+func (c *chainID) Set(s string) error {
 	v, err := strconv.ParseUint(s, 0, 32)
 	if err != nil {
-		return 0, fmt.Errorf("invalid chain id %q: want e.g. 0x80000000", s)
+		return fmt.Errorf("want a chain id such as 0x80000000 (testnet) or 0x00000001 (mainnet)")
 	}
-	return uint32(v), nil
+	*c = chainID(v)
+	return nil
 }
 
 func defaultDatabaseURL() string {
@@ -94,31 +146,6 @@ func defaultDatabaseURL() string {
 func env(key, def string) string {
 	if v := strings.TrimSpace(os.Getenv(key)); v != "" {
 		return v
-	}
-	return def
-}
-
-func envInt(key string, def int) int {
-	if v, err := strconv.Atoi(env(key, "")); err == nil {
-		return v
-	}
-	return def
-}
-
-func envDuration(key string, def time.Duration) time.Duration {
-	if v, err := time.ParseDuration(env(key, "")); err == nil {
-		return v
-	}
-	return def
-}
-
-// envBool reads true/false (and the reference's legacy 1/0).
-func envBool(key string, def bool) bool {
-	switch strings.ToLower(env(key, "")) {
-	case "true", "1":
-		return true
-	case "false", "0":
-		return false
 	}
 	return def
 }

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,12 +21,6 @@ import (
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 )
-
-// observerOptions configures the event observer from the reference's environment variables.
-func observerOptions() ingest.Options {
-	limit, _ := strconv.ParseInt(env("STACKS_CORE_EVENT_BODY_LIMIT", ""), 10, 64)
-	return ingest.Options{BodyLimit: limit, StoreRawEvents: envBool("STACKS_API_STORE_RAW_EVENTS", true)}
-}
 
 func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 	var cfg config
@@ -45,7 +38,7 @@ func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 	cfg.databaseFlags(fs)
 	fs.StringVar(&file, "file", "", "TSV file to replay (required)")
 	fs.BoolVar(&wipe, "wipe", false, "empty every chain table first")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return exitCode(err)
 	}
 	if file == "" {
@@ -170,7 +163,7 @@ func exportEventsCommand(args []string, stdout, stderr io.Writer) int {
 	cfg.databaseFlags(fs)
 	fs.StringVar(&file, "file", "", "TSV file to write (required)")
 	fs.BoolVar(&overwrite, "overwrite-file", false, "replace the file when it exists")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return exitCode(err)
 	}
 	if file == "" {

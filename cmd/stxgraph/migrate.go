@@ -25,9 +25,17 @@ func migrateCommand(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fs.Usage()
+		return 0
+	}
 	action := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return exitCode(err)
+	}
+	if action != "up" && action != "down" && action != "status" {
+		fs.Usage()
+		return 2
 	}
 	ctx := context.Background()
 	if action == "up" {
@@ -61,9 +69,6 @@ func migrateCommand(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "%-40s %s\n", m.Name, state)
 			}
 		}
-	default:
-		fs.Usage()
-		return 2
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "stxgraph migrate:", err)

@@ -30,7 +30,7 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	cfg.serveFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return exitCode(err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -66,7 +66,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	}
 	servers := []*http.Server{
 		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
-		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, observerOptions()), ReadHeaderTimeout: 10 * time.Second},
+		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, cfg.observer), ReadHeaderTimeout: 10 * time.Second},
 	}
 	return runServers(ctx, servers, ready)
 }
@@ -88,14 +88,17 @@ func openStore(ctx context.Context, dsn string) (*db.Store, error) {
 	return store, nil
 }
 
-// runServers listens on every server's address, serves until ctx is done, then stops accepting
-// and waits (up to 30 s) for in-flight requests.
+// runServers listens on every server's address, serves until ctx is done or one server fails,
+// then stops accepting on all of them and waits (up to 30 s) for in-flight requests.
 func runServers(ctx context.Context, servers []*http.Server, ready chan<- [2]string) error {
 	errc := make(chan error, len(servers))
 	var addrs [2]string
 	for i, srv := range servers {
 		ln, err := net.Listen("tcp", srv.Addr)
 		if err != nil {
+			for _, started := range servers[:i] {
+				started.Close()
+			}
 			return err
 		}
 		if i < len(addrs) {
@@ -107,20 +110,21 @@ func runServers(ctx context.Context, servers []*http.Server, ready chan<- [2]str
 	if ready != nil {
 		ready <- addrs
 	}
+	var failed error
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			return err
+			failed = err
 		}
 	}
 	slog.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, srv := range servers {
-		if err := srv.Shutdown(shutdownCtx); err != nil {
-			return err
+		if err := srv.Shutdown(shutdownCtx); err != nil && failed == nil {
+			failed = err
 		}
 	}
-	return nil
+	return failed
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -134,5 +136,32 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 	if resp := getJSON(t, base+"/graphiql", nil); resp.StatusCode != 200 {
 		t.Errorf("/graphiql status %d", resp.StatusCode)
+	}
+}
+
+// A server that cannot listen stops the ones already serving: runServers returns and nothing of
+// it keeps running.
+func TestRunServersStopsStartedOnListenFailure(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	first := &http.Server{Addr: "127.0.0.1:0", Handler: http.NotFoundHandler()}
+	second := &http.Server{Addr: taken.Addr().String(), Handler: http.NotFoundHandler()}
+	if err := runServers(context.Background(), []*http.Server{first, second}, nil); err == nil {
+		t.Fatal("runServers succeeded on an address in use")
+	}
+	serving := make(chan error, 1)
+	go func() { serving <- first.ListenAndServe() }()
+	select {
+	case err := <-serving:
+		if !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("first server: %v, want it closed", err)
+		}
+	case <-time.After(5 * time.Second):
+		first.Close()
+		t.Error("first server was left open")
 	}
 }

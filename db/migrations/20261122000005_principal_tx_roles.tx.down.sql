@@ -1,3 +1,6 @@
+DROP INDEX IF EXISTS txs_block_ids_idx;
+--bun:split
+
 DROP INDEX IF EXISTS principal_txs_transfers_idx;
 --bun:split
 

@@ -33,3 +33,26 @@ CREATE INDEX principal_txs_transfers_idx ON principal_txs (principal, block_heig
 UPDATE principal_stx_totals s SET tx_count = coalesce((SELECT count(*) FROM principal_txs p
     WHERE p.principal = s.principal AND p.canonical AND p.microblock_canonical AND p.index_block_hash <> ''
     AND p.roles & 61 <> 0), 0);
+--bun:split
+
+-- The tx ids of a page of blocks (the REST block list), newest first, from the index alone.
+CREATE INDEX txs_block_ids_idx ON txs (index_block_hash, microblock_sequence DESC, tx_index DESC) INCLUDE (tx_id)
+    WHERE canonical AND microblock_canonical;
+--bun:split
+
+-- pox_events hold the state after each operation, as the reference stores it (db/pox_lock.go:
+-- the node prints the event before the operation runs). The down migration keeps them so.
+UPDATE pox_events SET
+    locked = CASE
+        WHEN name IN ('stack-stx', 'delegate-stack-stx') AND data->>'lock_amount' IS NOT NULL THEN (data->>'lock_amount')::numeric
+        WHEN name IN ('stack-increase', 'delegate-stack-increase') AND data->>'increase_by' IS NOT NULL THEN locked + (data->>'increase_by')::numeric
+        ELSE locked END,
+    balance = CASE
+        WHEN name IN ('stack-stx', 'delegate-stack-stx') AND data->>'lock_amount' IS NOT NULL THEN balance - (data->>'lock_amount')::numeric
+        WHEN name IN ('stack-increase', 'delegate-stack-increase') AND data->>'increase_by' IS NOT NULL THEN balance - (data->>'increase_by')::numeric
+        WHEN name = 'handle-unlock' THEN balance + locked
+        ELSE balance END,
+    burnchain_unlock_height = CASE
+        WHEN name IN ('stack-stx', 'delegate-stack-stx', 'stack-extend', 'delegate-stack-extend', 'delegate-stx')
+            AND data->>'unlock_burn_height' IS NOT NULL THEN (data->>'unlock_burn_height')::integer
+        ELSE burnchain_unlock_height END;

@@ -49,19 +49,37 @@ func (ci *ContractInterface) Function(name string) (*ABIFunction, bool) {
 // Signature renders the function the way stacks.js abiFunctionToString does, e.g.
 // "(define-public (transfer (amount uint) (to principal)))".
 func (f *ABIFunction) Signature() (string, error) {
+	types, err := f.argTypes()
+	if err != nil {
+		return "", err
+	}
+	return f.signature(types), nil
+}
+
+// argTypes renders the type of each argument (ABITypeString).
+func (f *ABIFunction) argTypes() ([]string, error) {
+	types := make([]string, len(f.Args))
+	for i, a := range f.Args {
+		t, err := ABITypeString(a.Type)
+		if err != nil {
+			return nil, fmt.Errorf("argument %s: %w", a.Name, err)
+		}
+		types[i] = t
+	}
+	return types, nil
+}
+
+// signature renders the function with its arguments' rendered types.
+func (f *ABIFunction) signature(types []string) string {
 	access := f.Access
 	if access == "read_only" {
 		access = "read-only"
 	}
 	args := make([]string, len(f.Args))
 	for i, a := range f.Args {
-		t, err := ABITypeString(a.Type)
-		if err != nil {
-			return "", fmt.Errorf("argument %s: %w", a.Name, err)
-		}
-		args[i] = "(" + a.Name + " " + t + ")"
+		args[i] = "(" + a.Name + " " + types[i] + ")"
 	}
-	return "(define-" + access + " (" + f.Name + " " + strings.Join(args, " ") + "))", nil
+	return "(define-" + access + " (" + f.Name + " " + strings.Join(args, " ") + "))"
 }
 
 // abiType mirrors the object forms of ABI types; exactly one field is set.
@@ -139,17 +157,11 @@ func (j *ContractCallJSON) ApplyABI(fn *ABIFunction) error {
 	if fn.Name != j.FunctionName {
 		return fmt.Errorf("ABI function %q does not match the called function %q", fn.Name, j.FunctionName)
 	}
-	sig, err := fn.Signature()
+	types, err := fn.argTypes()
 	if err != nil {
 		return err
 	}
-	types := make([]string, len(fn.Args))
-	for i, a := range fn.Args {
-		if types[i], err = ABITypeString(a.Type); err != nil {
-			return err
-		}
-	}
-	j.FunctionSignature = sig
+	j.FunctionSignature = fn.signature(types)
 	for i := range j.FunctionArgs {
 		if i < len(fn.Args) {
 			j.FunctionArgs[i].Name = fn.Args[i].Name
