@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // ChainTip returns the canonical tip (a zero tip before the first block).
@@ -66,11 +64,7 @@ func orNil[T any](v *T, err error) (*T, error) {
 
 // BurnBlocksByHash returns the burn blocks with these hashes (keys are raw hash bytes as strings).
 func (s *Store) BurnBlocksByHash(ctx context.Context, hashes []string) ([]*BurnBlock, error) {
-	keys := make([][]byte, len(hashes))
-	for i, h := range hashes {
-		keys[i] = []byte(h)
-	}
 	var bs []*BurnBlock
-	err := s.DB.NewSelect().Model(&bs).Where("burn_block_hash = ANY(?)", pgdialect.Array(keys)).Scan(ctx)
+	err := s.DB.NewSelect().Model(&bs).Where("burn_block_hash = ANY(?)", byteKeys(hashes)).Scan(ctx)
 	return bs, err
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -40,7 +41,7 @@ func Open(dsn string, pool PoolOptions) *Store {
 	if pool.MaxIdleTime > 0 {
 		sqldb.SetConnMaxIdleTime(pool.MaxIdleTime)
 	}
-	return &Store{DB: bun.NewDB(sqldb, pgdialect.New())}
+	return NewStore(sqldb)
 }
 
 // NewStore wraps an already open database handle (tests use it with pgtestdb databases).
@@ -114,7 +115,12 @@ func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*
 	if err := m.Lock(ctx); err != nil {
 		return nil, err
 	}
-	defer m.Unlock(ctx) //nolint:errcheck // the lock row is released with the error of run anyway
+	defer func() {
+		// A lock row left behind blocks the next migration until removed by hand: say so.
+		if err := m.Unlock(ctx); err != nil {
+			slog.Error("could not release the migration lock", "err", err)
+		}
+	}()
 	g, err := run(m)
 	if err != nil {
 		return nil, err

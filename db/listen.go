@@ -30,12 +30,28 @@ type Notice struct {
 }
 
 type noticeJSON struct {
-	Kind             string   `json:"kind"`
-	IndexBlockHash   string   `json:"index_block_hash"`
-	BlockHeight      int32    `json:"block_height"`
-	Canonical        bool     `json:"canonical"`
-	MicroblockHashes []string `json:"microblock_hashes"`
-	TxIDs            []string `json:"tx_ids"`
+	Kind             string       `json:"kind"`
+	IndexBlockHash   noticeHash   `json:"index_block_hash"`
+	BlockHeight      int32        `json:"block_height"`
+	Canonical        bool         `json:"canonical"`
+	MicroblockHashes []noticeHash `json:"microblock_hashes"`
+	TxIDs            []noticeHash `json:"tx_ids"`
+}
+
+// noticeHash is a hash in a notice, written by Hex ("0x" and hex); "" reads as nil.
+type noticeHash []byte
+
+func (h *noticeHash) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*h = nil
+		return nil
+	}
+	b, err := hex.DecodeString(strings.TrimPrefix(string(text), "0x"))
+	if err != nil {
+		return fmt.Errorf("notice hash %q: %w", text, err)
+	}
+	*h = b
+	return nil
 }
 
 // ParseNotice decodes a notification payload.
@@ -44,38 +60,17 @@ func ParseNotice(payload string) (Notice, error) {
 	if err := json.Unmarshal([]byte(payload), &j); err != nil {
 		return Notice{}, fmt.Errorf("notice %q: %w", payload, err)
 	}
-	n := Notice{Kind: j.Kind, BlockHeight: j.BlockHeight, Canonical: j.Canonical}
-	var err error
-	if j.IndexBlockHash != "" {
-		if n.IndexBlockHash, err = unhex(j.IndexBlockHash); err != nil {
-			return n, err
-		}
-	}
-	if n.MicroblockHashes, err = unhexAll(j.MicroblockHashes); err != nil {
-		return n, err
-	}
-	n.TxIDs, err = unhexAll(j.TxIDs)
-	return n, err
+	return Notice{Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
+		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs)}, nil
 }
 
-func unhex(s string) ([]byte, error) {
-	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
-	if err != nil {
-		return nil, fmt.Errorf("notice hash %q: %w", s, err)
+// hashBytes converts a notice's hashes (never nil, as a statement may take them as an array).
+func hashBytes(hs []noticeHash) [][]byte {
+	out := make([][]byte, len(hs))
+	for i, h := range hs {
+		out[i] = h
 	}
-	return b, nil
-}
-
-func unhexAll(ss []string) ([][]byte, error) {
-	out := make([][]byte, len(ss))
-	for i, s := range ss {
-		b, err := unhex(s)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
+	return out
 }
 
 // subscriberBuffer is how many notices a subscriber may lag behind before it misses some.

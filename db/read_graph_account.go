@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"slices"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -10,12 +9,12 @@ import (
 // AccountNonces are the nonce figures of a principal, as the reference's getAddressNonces
 // computes them.
 type AccountNonces struct {
-	Principal             string `bun:"principal"`
-	LastExecutedTxNonce   *int64 `bun:"last_executed"`
-	LastMempoolTxNonce    *int64 `bun:"last_mempool"`
-	PossibleNextNonce     int64  `bun:"-"`
-	DetectedMissingNonces []int64
-	DetectedMempoolNonces []int64
+	Principal             string  `bun:"principal"`
+	LastExecutedTxNonce   *int64  `bun:"last_executed"`
+	LastMempoolTxNonce    *int64  `bun:"last_mempool"`
+	PossibleNextNonce     int64   `bun:"-"`
+	DetectedMissingNonces []int64 `bun:"-"`
+	DetectedMempoolNonces []int64 `bun:"-"`
 	// PendingNonces are the nonces of every pending transaction the principal sends or sponsors.
 	PendingNonces []int64 `bun:"pending,array"`
 }
@@ -54,8 +53,12 @@ func (n *AccountNonces) derive() {
 		return
 	}
 	lowest := max(*n.LastExecutedTxNonce, *n.LastMempoolTxNonce-1-maxNonceGap)
+	pending := make(map[int64]struct{}, len(n.PendingNonces))
+	for _, nonce := range n.PendingNonces {
+		pending[nonce] = struct{}{}
+	}
 	for nonce := *n.LastMempoolTxNonce - 1; nonce > lowest; nonce-- {
-		if slices.Contains(n.PendingNonces, nonce) {
+		if _, ok := pending[nonce]; ok {
 			n.DetectedMempoolNonces = append(n.DetectedMempoolNonces, nonce)
 		} else {
 			n.DetectedMissingNonces = append(n.DetectedMissingNonces, nonce)

@@ -52,7 +52,7 @@ var eventKeyColumns = []string{"block_height", "microblock_sequence", "tx_index"
 func (s *Store) EventsOfPrincipals(ctx context.Context, principals []string, kinds EventKinds, k Keyset) ([]*PrincipalEvent, error) {
 	where, keyArgs, order := k.clause(eventKeyColumns, 4, true)
 	var branches []string
-	args := []any{pgdialect.Array(principals)}
+	var args []any
 	for _, t := range eventTables {
 		if !kinds.Has(t.kind) {
 			continue
@@ -72,10 +72,11 @@ func (s *Store) EventsOfPrincipals(ctx context.Context, principals []string, kin
 	if len(branches) == 0 {
 		return nil, nil
 	}
-	q := fmt.Sprintf(`SELECT k.principal, e.* FROM unnest(?::text[]) AS k(principal) CROSS JOIN LATERAL (
-		SELECT * FROM (%s) u ORDER BY %s LIMIT ?) e`, strings.Join(branches, " UNION ALL "), order)
 	var rows []*principalEventRow
-	if err := s.DB.NewRaw(q, append(args, k.Limit)...).Scan(ctx, &rows); err != nil && !isNoRows(err) {
+	err := pagePerKey{Select: "k.principal, e.*", Keys: pgdialect.Array(principals), Type: "text", Key: "principal",
+		Inner: "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") u ORDER BY " + order,
+		Args:  args, Limit: k.Limit, As: "e"}.scan(ctx, s.DB, &rows)
+	if err != nil && !isNoRows(err) {
 		return nil, err
 	}
 	out := make([]*PrincipalEvent, len(rows))

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -40,11 +39,10 @@ func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 // (microblock_sequence, tx_index). One LATERAL statement serves every block in the batch.
 func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset) ([]*Tx, error) {
 	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
-	q := fmt.Sprintf(`SELECT t.* FROM unnest(?::bytea[]) AS k(h) CROSS JOIN LATERAL (
-		SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND %s
-		ORDER BY %s LIMIT ?) t`, where, order)
 	var txs []*Tx
-	err := s.DB.NewRaw(q, append(append([]any{byteKeys(hashes)}, args...), k.Limit)...).Scan(ctx, &txs)
+	err := pagePerKey{Select: "t.*", Keys: byteKeys(hashes), Type: "bytea", Key: "h",
+		Inner: "SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND " + where + " ORDER BY " + order,
+		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s.DB, &txs)
 	return txs, err
 }
 

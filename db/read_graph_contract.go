@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
@@ -21,10 +20,10 @@ func (s *Store) ContractsByID(ctx context.Context, ids []string) ([]*SmartContra
 // first, in one LATERAL statement over contract_logs_contract_idx.
 func (s *Store) ContractLogsOf(ctx context.Context, ids []string, k Keyset) ([]*ContractLog, error) {
 	where, args, order := k.clause([]string{"block_height", "microblock_sequence", "tx_index", "event_index"}, 4, true)
-	q := fmt.Sprintf(`SELECT l.* FROM unnest(?::text[]) AS k(id) CROSS JOIN LATERAL (
-		SELECT * FROM contract_logs WHERE contract_identifier = k.id AND canonical AND microblock_canonical AND %s
-		ORDER BY %s LIMIT ?) l`, where, order)
 	var logs []*ContractLog
-	err := s.DB.NewRaw(q, append(append([]any{pgdialect.Array(ids)}, args...), k.Limit)...).Scan(ctx, &logs)
+	err := pagePerKey{Select: "l.*", Keys: pgdialect.Array(ids), Type: "text", Key: "id",
+		Inner: "SELECT * FROM contract_logs WHERE contract_identifier = k.id AND canonical AND microblock_canonical AND " +
+			where + " ORDER BY " + order,
+		Args: args, Limit: k.Limit, As: "l"}.scan(ctx, s.DB, &logs)
 	return logs, err
 }

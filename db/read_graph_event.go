@@ -43,8 +43,19 @@ func unionEvents(where string) string {
 	return strings.Join(branches, " UNION ALL ")
 }
 
-// selectAll renders the SELECT … FROM of one union branch over t's table (aliased e).
-func (t eventTable) selectAll() string {
+// eventSelects holds every table's selectAll, rendered once.
+var eventSelects = func() map[string]string {
+	out := make(map[string]string, len(eventTables))
+	for _, t := range eventTables {
+		out[t.table] = t.renderSelect()
+	}
+	return out
+}()
+
+// selectAll is the SELECT … FROM of one union branch over t's table (aliased e).
+func (t eventTable) selectAll() string { return eventSelects[t.table] }
+
+func (t eventTable) renderSelect() string {
 	var b strings.Builder
 	b.WriteString("SELECT '" + string(t.kind) + "' AS kind, e.tx_id, e.index_block_hash, e.microblock_hash, e.event_index, " +
 		"e.tx_index, e.block_height, e.microblock_sequence, e.canonical, e.microblock_canonical")

@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -45,14 +44,15 @@ type PrincipalTxRow struct {
 func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keyset) ([]*PrincipalTxRow, error) {
 	where, args, order := k.clause([]string{"p.block_height", "p.microblock_sequence", "p.tx_index"}, 3, true)
 	_, _, outer := k.clause([]string{"t.block_height", "t.microblock_sequence", "t.tx_index"}, 3, true)
-	q := fmt.Sprintf(`SELECT k.principal, t.* FROM unnest(?::text[]) AS k(principal) CROSS JOIN LATERAL (
-		SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
-		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND %s
-		ORDER BY %s LIMIT ?) p
-		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
-		ORDER BY k.principal, %s`, where, order, outer)
 	var rows []*PrincipalTxRow
-	err := s.DB.NewRaw(q, append(append([]any{pgdialect.Array(principals)}, args...), k.Limit)...).Scan(ctx, &rows)
+	err := pagePerKey{Select: "k.principal, t.*", Keys: pgdialect.Array(principals), Type: "text", Key: "principal",
+		Inner: `SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
+		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND ` + where + `
+		ORDER BY ` + order,
+		Args: args, Limit: k.Limit, As: "p",
+		Tail: `
+		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
+		ORDER BY k.principal, ` + outer}.scan(ctx, s.DB, &rows)
 	return rows, err
 }
 

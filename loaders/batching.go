@@ -3,18 +3,10 @@ package loaders
 import (
 	"context"
 	"log/slog"
-	"reflect"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
-	"github.com/vektah/gqlparser/v2/ast"
-
-	"github.com/stxgraph/stxgraph/db"
-	"github.com/stxgraph/stxgraph/graph"
 )
 
 // Deterministic batching. gqlgen resolves each field with a resolver, and each list item, in a
@@ -22,11 +14,12 @@ import (
 // machine had not scheduled yet, and paid one more statement for each. Instead, a request's
 // pending batches are dispatched the moment no field of the operation can add a key. The
 // scheduler counts tokens, one for every field that is running its resolver or will start
-// without waiting for a batch (Batching grants them, following how gqlgen orders the fields of
-// an object):
+// without waiting for a batch. Who grants them is the executor's business (server.Batching
+// follows how gqlgen orders the fields of an object and drives an Operation); the loaders only
+// take them back and give them again:
 //
-//   - a field keeps its token while its resolver runs; before giving it back, it grants the first
-//     fields of each object of its result, so the gap between a parent's return and its
+//   - a field keeps its token while its resolver runs; before giving it back, the executor grants
+//     the first fields of each object of its result, so the gap between a parent's return and its
 //     children's start is covered although their goroutines do not exist yet;
 //   - a resolver that waits on a loader gives its token back, and the batch that answers it grants
 //     the token again before any waiter wakes, so a woken resolver cannot find the count at zero
@@ -43,28 +36,51 @@ type scheduler struct {
 	flushers []func()
 }
 
-// operation is one operation's (or subscription event's) share of its request's tokens.
-type operation struct {
-	s       *scheduler
-	ctx     context.Context
-	tokens  int
-	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by s.mu
+// Operation is one operation's (or subscription event's) share of its request's tokens.
+type Operation struct {
+	s         *scheduler
+	ctx       context.Context
+	tokens    int // guarded by s.mu
+	stopFlush func() bool
 }
 
-func (s *scheduler) begin(ctx context.Context) *operation {
-	return &operation{s: s, ctx: ctx, objects: map[objectKey]*object{}}
+// Begin starts an operation on the scheduler of the loaders ctx carries and returns the context
+// its resolvers must run under, so that their waits are counted. Without loaders in ctx it
+// returns ctx and a nil Operation. Every Operation must be ended.
+func Begin(ctx context.Context) (context.Context, *Operation) {
+	l, ok := ctx.Value(ctxKey{}).(*Loaders)
+	if !ok {
+		return ctx, nil
+	}
+	op := &Operation{s: l.sched, ctx: ctx}
+	// A cancelled or timed-out operation dispatches every pending batch at once, so its waiting
+	// resolvers end now (their statements fail on the cancelled context) rather than when the
+	// count or the wait would have dispatched them.
+	op.stopFlush = context.AfterFunc(ctx, l.sched.flush)
+	return context.WithValue(ctx, opKey{}, op), op
 }
 
-func (op *operation) add(n int) {
+// Add moves op's tokens by n (a grant when positive) and flushes every loader of the request
+// when it has none left. The flush happens under the scheduler's lock, so a batch returning
+// meanwhile cannot wake a resolver whose new keys this flush would then send alone.
+func (op *Operation) Add(n int) {
 	op.s.mu.Lock()
 	defer op.s.mu.Unlock()
 	op.s.addLocked(op, n)
 }
 
-// addLocked moves op's tokens by n and flushes every loader when the request has none left. The
-// flush happens under the lock, so a batch returning meanwhile cannot wake a resolver whose new
-// keys this flush would then send alone.
-func (s *scheduler) addLocked(op *operation, n int) {
+// End takes back what a miscount left, so that it cannot hold up the request's next operation.
+func (op *Operation) End() {
+	op.stopFlush()
+	op.s.mu.Lock()
+	defer op.s.mu.Unlock()
+	if op.tokens != 0 {
+		slog.Debug("batching: operation ended with tokens left; its loaders waited for their timer", "tokens", op.tokens)
+	}
+	op.s.addLocked(op, -op.tokens)
+}
+
+func (s *scheduler) addLocked(op *Operation, n int) {
 	op.tokens += n
 	s.tokens += n
 	if n < 0 && (s.tokens <= 0 || op.ctx.Err() != nil) {
@@ -79,32 +95,21 @@ func (s *scheduler) flushLocked() {
 	}
 }
 
-// flush dispatches every pending batch at once when an operation is cancelled or times out, so
-// its waiting resolvers end now (their statements fail on the cancelled context) rather than
-// when the count or the wait would have dispatched them.
 func (s *scheduler) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.flushLocked()
 }
 
-// end takes back what a miscount left, so that it cannot hold up the request's next operation.
-func (op *operation) end() {
-	if op.tokens != 0 {
-		slog.Debug("batching: operation ended with tokens left; its loaders waited for their timer", "tokens", op.tokens)
-	}
-	op.add(-op.tokens)
-}
-
 type opKey struct{}
 
-func operationOf(ctx context.Context) *operation {
-	op, _ := ctx.Value(opKey{}).(*operation)
+func operationOf(ctx context.Context) *Operation {
+	op, _ := ctx.Value(opKey{}).(*Operation)
 	return op
 }
 
-// Loader is a dataloader whose waits the request's scheduler counts. Outside an operation of
-// Batching (tests, direct calls) it batches by its wait alone.
+// Loader is a dataloader whose waits the request's scheduler counts. Outside an Operation
+// (tests, direct calls) it batches by its wait alone.
 type Loader[K comparable, V any] struct {
 	inner *dataloader.Loader[K, V]
 	s     *scheduler
@@ -115,7 +120,7 @@ type Loader[K comparable, V any] struct {
 // operations whose resolvers wait for it.
 type keyState struct {
 	done    bool
-	waiters []*operation
+	waiters []*Operation
 }
 
 func newLoader[K comparable, V any](s *scheduler, wait time.Duration, fn dataloader.BatchFunc[K, V]) *Loader[K, V] {
@@ -166,7 +171,7 @@ func (l *Loader[K, V]) LoadMany(ctx context.Context, keys []K) dataloader.ThunkM
 }
 
 // block gives op's token back while its resolver waits for a key whose batch has not returned.
-func (l *Loader[K, V]) block(op *operation, st *keyState) {
+func (l *Loader[K, V]) block(op *Operation, st *keyState) {
 	if op == nil {
 		return
 	}
@@ -199,356 +204,4 @@ func (l *Loader[K, V]) grant(keys []K) {
 		}
 		st.waiters = nil
 	}
-}
-
-// How gqlgen resolves an object: its fields in collected order, those without a resolver inline
-// one after the other, each with its whole subtree, then those with a resolver all at once
-// (graphql.FieldSet.Dispatch). So a field may only start when its inline predecessors have
-// finished, subtrees included: Batching grants the next inline field, or the resolver fields,
-// when the previous one finishes (from the goroutine that finished it, before the object's own
-// goroutine resumes).
-
-// object is one object of a result (or the operation's root) and the state of its fields.
-type object struct {
-	key     objectKey
-	parent  *field // nil for the root
-	slots   []slot
-	pending int // slots not finished
-}
-
-// slot is one field of an object.
-type slot struct {
-	alias                  string
-	concurrent             bool // resolved by a resolver, after the inline fields
-	granted, started, done bool
-}
-
-// field is one running (or finished) field, and how many objects of its result are unfinished.
-type field struct {
-	obj     *object // nil for a field no plan expected (deferred, or of an untyped object)
-	slot    int
-	pending int
-}
-
-// objectKey names an object by the field context of the field that returned it and its list
-// position ("" for a single object, "2" or "2/0" in lists): its fields' contexts lead there.
-type objectKey struct {
-	fc   *graphql.FieldContext
-	path string
-}
-
-// advanceLocked grants what may start next in o: the first unfinished inline field, or when none
-// is left, the resolver fields.
-func (s *scheduler) advanceLocked(op *operation, o *object) {
-	for i := range o.slots {
-		if sl := &o.slots[i]; !sl.concurrent && !sl.done {
-			s.grantLocked(op, sl)
-			return
-		}
-	}
-	for i := range o.slots {
-		if o.slots[i].concurrent {
-			s.grantLocked(op, &o.slots[i])
-		}
-	}
-}
-
-func (s *scheduler) grantLocked(op *operation, sl *slot) {
-	if !sl.granted && !sl.started {
-		sl.granted = true
-		s.addLocked(op, 1)
-	}
-}
-
-// enterLocked starts the field whose context is fc; a field no grant expected brings its token.
-func (s *scheduler) enterLocked(op *operation, fc *graphql.FieldContext) *field {
-	if o := op.objects[objectKeyOf(fc)]; o != nil {
-		for i := range o.slots {
-			if sl := &o.slots[i]; sl.alias == fc.Field.Alias && !sl.started {
-				sl.started = true
-				if !sl.granted {
-					s.addLocked(op, 1)
-				}
-				return &field{obj: o, slot: i}
-			}
-		}
-	}
-	s.addLocked(op, 1)
-	return &field{}
-}
-
-// leaveLocked ends f's resolver: the objects of its result get their first grants, then f gives
-// its token back (last, so the count cannot touch zero in between).
-func (s *scheduler) leaveLocked(op *operation, f *field, fc *graphql.FieldContext, children []*object) {
-	for _, o := range children {
-		if o.pending == 0 {
-			continue
-		}
-		o.key.fc, o.parent = fc, f
-		op.objects[o.key] = o
-		f.pending++
-		s.advanceLocked(op, o)
-	}
-	if f.pending == 0 {
-		s.finishLocked(op, f)
-	}
-	s.addLocked(op, -1)
-}
-
-// finishLocked records that f and its subtree are done, and what that lets start.
-func (s *scheduler) finishLocked(op *operation, f *field) {
-	for f != nil && f.obj != nil {
-		o := f.obj
-		sl := &o.slots[f.slot]
-		sl.done = true
-		o.pending--
-		if !sl.concurrent {
-			s.advanceLocked(op, o)
-		}
-		if o.pending > 0 {
-			return
-		}
-		delete(op.objects, o.key)
-		if f = o.parent; f != nil {
-			if f.pending--; f.pending > 0 {
-				return
-			}
-		}
-	}
-}
-
-// objectKeyOf finds the object a field belongs to from the field's context: list items add a
-// context with their index between a field and the fields of the objects it returned; the root
-// fields' parent context has no field.
-func objectKeyOf(fc *graphql.FieldContext) objectKey {
-	var path []string
-	p := fc.Parent
-	for p != nil && p.Index != nil {
-		path = append([]string{strconv.Itoa(*p.Index)}, path...)
-		p = p.Parent
-	}
-	if p == nil || p.Field.Field == nil {
-		p = nil
-	}
-	return objectKey{fc: p, path: strings.Join(path, "/")}
-}
-
-// Batching is the gqlgen extension that runs every query, and every subscription event, as an
-// operation of its request's scheduler, granting tokens field by field as described above.
-// Register it on every executor whose requests pass through Middleware (the /graphql server and
-// the REST adapter's). Subscription events get loaders of their own: the connection's would
-// live as long as the WebSocket, and their cache would serve one event rows read for an earlier
-// one (a fork may have changed them since). Mutations, whose root fields run one after the
-// other, batch by the loaders' wait alone.
-type Batching struct {
-	store *db.Store
-	wait  time.Duration
-
-	schema     *ast.Schema
-	satisfies  map[string][]string        // object type -> the names its fragments may be typed on
-	models     map[string]string          // object type -> the Go type its @goModel binds
-	concurrent map[string]map[string]bool // object type -> its fields that have a resolver
-}
-
-// NewBatching returns the extension; subscription events get loaders over store with wait.
-func NewBatching(store *db.Store, wait time.Duration) *Batching {
-	return &Batching{store: store, wait: wait}
-}
-
-var _ interface {
-	graphql.HandlerExtension
-	graphql.ResponseInterceptor
-	graphql.FieldInterceptor
-} = (*Batching)(nil)
-
-func (*Batching) ExtensionName() string { return "DeterministicBatching" }
-
-// Validate indexes the schema's object types once: which names their fragments match, which Go
-// types they bind and which fields gqlgen resolves through graph.ResolverRoot.
-func (b *Batching) Validate(es graphql.ExecutableSchema) error {
-	b.schema = es.Schema()
-	b.satisfies, b.models, b.concurrent = map[string][]string{}, map[string]string{}, map[string]map[string]bool{}
-	byGoName := map[string]string{}
-	for name, def := range b.schema.Types {
-		if def.Kind != ast.Object {
-			continue
-		}
-		byGoName[goName(name)] = name
-		names := []string{name}
-		for _, super := range b.schema.GetImplements(def) {
-			names = append(names, super.Name)
-		}
-		b.satisfies[name] = names
-		if d := def.Directives.ForName("goModel"); d != nil {
-			if a := d.Arguments.ForName("model"); a != nil && a.Value != nil {
-				b.models[name] = a.Value.Raw
-			}
-		}
-	}
-	root := reflect.TypeFor[graph.ResolverRoot]()
-	for i := range root.NumMethod() {
-		m := root.Method(i)
-		name, ok := byGoName[goName(m.Name)]
-		if !ok || m.Type.NumOut() != 1 {
-			continue
-		}
-		methods := map[string]bool{}
-		for j := range m.Type.Out(0).NumMethod() {
-			methods[goName(m.Type.Out(0).Method(j).Name)] = true
-		}
-		b.concurrent[name] = map[string]bool{}
-		for _, f := range b.schema.Types[name].Fields {
-			if methods[goName(f.Name)] {
-				b.concurrent[name][f.Name] = true
-			}
-		}
-	}
-	return nil
-}
-
-// goName folds a GraphQL or Go name so that gqlgen's renaming (txIds -> TxIds, tx_id -> TxID)
-// compares equal.
-func goName(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
-
-func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !graphql.HasOperationContext(ctx) || graphql.GetOperationContext(ctx).Operation == nil {
-		return next(ctx)
-	}
-	oc := graphql.GetOperationContext(ctx)
-	var root *object
-	switch oc.Operation.Operation {
-	case ast.Query:
-		root = b.plan(oc, oc.Operation.SelectionSet, b.schema.Query)
-	case ast.Subscription:
-		ctx = With(ctx, NewWithWait(b.store, b.wait))
-		if root = b.eventPlan(oc); root == nil {
-			return next(ctx)
-		}
-	default:
-		return next(ctx)
-	}
-	l, ok := ctx.Value(ctxKey{}).(*Loaders)
-	if !ok {
-		return next(ctx)
-	}
-	op := l.sched.begin(ctx)
-	defer op.end()
-	defer context.AfterFunc(ctx, l.sched.flush)()
-	l.sched.mu.Lock()
-	op.objects[root.key] = root
-	l.sched.advanceLocked(op, root)
-	l.sched.mu.Unlock()
-	return next(context.WithValue(ctx, opKey{}, op))
-}
-
-// eventPlan is the plan of one subscription event: the object its one root field streams (whose
-// resolver ran once, when the subscription started).
-func (b *Batching) eventPlan(oc *graphql.OperationContext) *object {
-	roots := graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{b.schema.Subscription.Name})
-	if len(roots) != 1 || roots[0].Definition == nil {
-		return nil
-	}
-	def := b.schema.Types[roots[0].Definition.Type.Name()]
-	if def == nil || def.Kind != ast.Object {
-		return nil
-	}
-	return b.plan(oc, roots[0].Selections, def)
-}
-
-func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
-	op := operationOf(ctx)
-	if op == nil {
-		return next(ctx)
-	}
-	fc := graphql.GetFieldContext(ctx)
-	op.s.mu.Lock()
-	f := op.s.enterLocked(op, fc)
-	op.s.mu.Unlock()
-	var children []*object
-	defer func() { // also when the resolver panics
-		op.s.mu.Lock()
-		defer op.s.mu.Unlock()
-		op.s.leaveLocked(op, f, fc, children)
-	}()
-	res, err = next(ctx)
-	if err == nil {
-		children = b.children(graphql.GetOperationContext(ctx), fc.Field, res)
-	}
-	return res, err
-}
-
-// children plans the objects gqlgen will resolve field f's selection on: those of res.
-func (b *Batching) children(oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
-	if f.Definition == nil {
-		return nil
-	}
-	def := b.schema.Types[f.Definition.Type.Name()]
-	if def == nil || (def.Kind != ast.Object && def.Kind != ast.Interface && def.Kind != ast.Union) {
-		return nil
-	}
-	var out []*object
-	b.objects(oc, f.Selections, def, reflect.ValueOf(res), "", &out)
-	return out
-}
-
-// objects plans every object of v (lists flattened, keeping their positions; nulls have none).
-func (b *Batching) objects(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
-	switch v.Kind() {
-	case reflect.Invalid:
-		return
-	case reflect.Interface:
-		if !v.IsNil() {
-			b.objects(oc, sel, def, v.Elem(), path, out)
-		}
-		return
-	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-	case reflect.Slice:
-		for i := range v.Len() {
-			p := strconv.Itoa(i)
-			if path != "" {
-				p = path + "/" + p
-			}
-			b.objects(oc, sel, def, v.Index(i), p, out)
-		}
-		return
-	}
-	if def.Kind != ast.Object {
-		if def = b.concrete(def, v.Type()); def == nil {
-			return // its fields bring their own tokens
-		}
-	}
-	o := b.plan(oc, sel, def)
-	o.key.path = path
-	*out = append(*out, o)
-}
-
-// concrete is the possible type of def that gqlgen binds Go type t to: the one whose @goModel
-// names t, else the one named as t.
-func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for _, p := range b.schema.GetPossibleTypes(def) {
-		if model := b.models[p.Name]; model == t.PkgPath()+"."+t.Name() || (model == "" && p.Name == t.Name()) {
-			return p
-		}
-	}
-	return nil
-}
-
-// plan lists the fields gqlgen resolves through field middleware on an object of type def with
-// selection sel: __typename is written without a resolver, and deferred fields run after the
-// response they are deferred from (they bring their own tokens).
-func (b *Batching) plan(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
-	o := &object{}
-	for _, f := range graphql.CollectFields(oc, sel, b.satisfies[def.Name]) {
-		if f.Name != "__typename" && !f.IsDeferred() {
-			o.slots = append(o.slots, slot{alias: f.Alias, concurrent: b.concurrent[def.Name][f.Name]})
-		}
-	}
-	o.pending = len(o.slots)
-	return o
 }

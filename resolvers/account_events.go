@@ -32,9 +32,7 @@ func (r *accountResolver) Events(ctx context.Context, a *db.Account, first *int3
 		return nil, err
 	}
 	p := paginate(accountEventList, rows, ks, n, eventCursor)
-	edges := make([]*graph.AccountEventEdge, len(p.nodes))
-	for i, e := range p.nodes {
-		edges[i] = &graph.AccountEventEdge{Cursor: p.cursors[i], Node: e}
-	}
-	return &graph.AccountEventConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}, nil
+	return &graph.AccountEventConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, e db.Event) *graph.AccountEventEdge {
+		return &graph.AccountEventEdge{Cursor: c, Node: e}
+	})}, nil
 }

@@ -61,11 +61,9 @@ func (r *queryResolver) BlocksConnection(ctx context.Context, first *int32, afte
 		return nil, err
 	}
 	p := paginate(blockList, rows, ks, n, blockCursor)
-	edges := make([]*graph.BlockEdge, len(p.nodes))
-	for i, b := range p.nodes {
-		edges[i] = &graph.BlockEdge{Cursor: p.cursors[i], Node: b}
-	}
-	return &graph.BlockConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}, nil
+	return &graph.BlockConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, b *db.Block) *graph.BlockEdge {
+		return &graph.BlockEdge{Cursor: c, Node: b}
+	})}, nil
 }
 
 type blockConnectionResolver struct{ *Resolver }
@@ -116,11 +114,9 @@ func (r *blockResolver) MinerRewards(ctx context.Context, b *db.Block) ([]*db.Mi
 
 // txConnection builds a transaction connection from a page.
 func txConnection(p pageOf[*db.Tx]) *graph.TransactionConnection {
-	edges := make([]*graph.TransactionEdge, len(p.nodes))
-	for i, t := range p.nodes {
-		edges[i] = &graph.TransactionEdge{Cursor: p.cursors[i], Node: t}
-	}
-	return &graph.TransactionConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}
+	return &graph.TransactionConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, t *db.Tx) *graph.TransactionEdge {
+		return &graph.TransactionEdge{Cursor: c, Node: t}
+	})}
 }
 
 // page validates limit/offset arguments against a maximum page size.

@@ -156,6 +156,15 @@ func paginate[T any](l list, rows []T, ks db.Keyset, n int, key func(T) db.Curso
 	return p
 }
 
+// edges builds a connection's edges from a page, one per node with its cursor.
+func edges[T, E any](p pageOf[T], edge func(cursor string, node T) E) []E {
+	out := make([]E, len(p.nodes))
+	for i, node := range p.nodes {
+		out[i] = edge(p.cursors[i], node)
+	}
+	return out
+}
+
 func blockCursor(b *db.Block) db.Cursor {
 	return db.Cursor{Set: true, Ints: [4]int64{int64(b.BlockHeight)}}
 }

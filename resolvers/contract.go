@@ -53,9 +53,7 @@ func (r *contractResolver) Events(ctx context.Context, c *db.SmartContract, firs
 		return nil, err
 	}
 	p := paginate(contractLogList, rows, ks, n, contractLogCursor)
-	edges := make([]*graph.ContractEventEdge, len(p.nodes))
-	for i, e := range p.nodes {
-		edges[i] = &graph.ContractEventEdge{Cursor: p.cursors[i], Node: e}
-	}
-	return &graph.ContractEventConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info}, nil
+	return &graph.ContractEventConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, e *db.ContractLog) *graph.ContractEventEdge {
+		return &graph.ContractEventEdge{Cursor: c, Node: e}
+	})}, nil
 }

@@ -26,11 +26,9 @@ func (r *queryResolver) Mempool(ctx context.Context, address *string, first *int
 		return nil, err
 	}
 	p := paginate(mempoolList, rows, ks, n, mempoolCursor)
-	edges := make([]*graph.MempoolTransactionEdge, len(p.nodes))
-	for i, t := range p.nodes {
-		edges[i] = &graph.MempoolTransactionEdge{Cursor: p.cursors[i], Node: t}
-	}
-	return &graph.MempoolTransactionConnection{Edges: edges, Nodes: p.nodes, PageInfo: p.info, Address: addr}, nil
+	return &graph.MempoolTransactionConnection{Nodes: p.nodes, PageInfo: p.info, Address: addr, Edges: edges(p, func(c string, t *db.MempoolTx) *graph.MempoolTransactionEdge {
+		return &graph.MempoolTransactionEdge{Cursor: c, Node: t}
+	})}, nil
 }
 
 func (r *queryResolver) MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error) {

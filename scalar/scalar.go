@@ -4,6 +4,7 @@ package scalar
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -52,6 +53,8 @@ func UnmarshalUint128(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
 		s = x
+	case json.Number: // variables decoded with UseNumber
+		s = x.String()
 	case int, int32, int64:
 		s = fmt.Sprint(x)
 	default:

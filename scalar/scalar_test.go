@@ -2,6 +2,7 @@ package scalar
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -17,6 +18,8 @@ func TestUint128(t *testing.T) {
 		{"+1", "", false},
 		{"1.5", "", false},
 		{int64(42), "42", true},
+		{json.Number("340282366920938463463374607431768211455"), "340282366920938463463374607431768211455", true},
+		{json.Number("1e3"), "", false},
 		{1.5, "", false},
 	} {
 		got, err := UnmarshalUint128(tc.in)

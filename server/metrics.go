@@ -40,22 +40,17 @@ func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
 
-// middleware records every request under its route template (not its raw path, which would
-// make one series per address or hash).
-func (m *metrics) middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		route := "unmatched"
-		if cur := mux.CurrentRoute(r); cur != nil {
-			if tpl, err := cur.GetPathTemplate(); err == nil {
-				route = tpl
-			}
+// observe records one request under its route template (not its raw path, which would make one
+// series per address or hash).
+func (m *metrics) observe(r *http.Request, status int, elapsed time.Duration) {
+	route := "unmatched"
+	if cur := mux.CurrentRoute(r); cur != nil {
+		if tpl, err := cur.GetPathTemplate(); err == nil {
+			route = tpl
 		}
-		m.requests.WithLabelValues(route, r.Method, strconv.Itoa(sw.status)).Inc()
-		m.latency.WithLabelValues(route).Observe(time.Since(start).Seconds())
-	})
+	}
+	m.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(elapsed.Seconds())
 }
 
 // statusWriter remembers the status code written through it.

@@ -1,6 +1,6 @@
 // Package server assembles stxgraph's public HTTP API: GraphQL at /graphql, GraphiQL, the REST
-// adapter, /metrics, and the middleware every request passes through (logging, metrics,
-// per-request loaders).
+// adapter, /metrics, and their middleware (logging and metrics for every request, per-request
+// loaders for /graphql and the REST routes).
 package server
 
 import (
@@ -39,7 +39,7 @@ type Config struct {
 	DisableDeprecated bool
 	// LoaderWait bounds how long a loader collects keys before its batch runs (DefaultLoaderWait
 	// when 0). Batches normally run earlier: as soon as every resolver of the request waits on a
-	// loader (loaders.Batching).
+	// loader (Batching).
 	LoaderWait time.Duration
 }
 
@@ -67,7 +67,7 @@ func (c Config) withDefaults() Config {
 func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events})
-	batching := loaders.NewBatching(cfg.Store, cfg.LoaderWait)
+	batching := newBatching(cfg.Store, cfg.LoaderWait)
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}})
 	if err != nil {
@@ -76,16 +76,19 @@ func New(cfg Config) (http.Handler, error) {
 	m := newMetrics(cfg.Store.DB.DB)
 
 	r := mux.NewRouter()
-	r.Use(m.middleware, logRequests, loaders.Middleware(cfg.Store, cfg.LoaderWait))
-	r.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
+	r.Use(instrument(m))
 	r.Handle("/graphiql", graphiql()).Methods(http.MethodGet)
 	r.HandleFunc("/", index).Methods(http.MethodGet)
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
-	api.Register(r)
+	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
+	ops := r.NewRoute().Subrouter()
+	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait))
+	ops.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
+	api.Register(ops)
 	return r, nil
 }
 
-func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *loaders.Batching) http.Handler {
+func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching) http.Handler {
 	srv := handler.New(es)
 	// graphql-transport-ws (and the legacy graphql-ws) for subscriptions; pings keep proxies
 	// from closing idle subscriptions.
@@ -121,13 +124,18 @@ func index(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte(indexPage)) //nolint:errcheck // client gone
 }
 
-// logRequests logs each request with its status and duration.
-func logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(sw, r)
-		slog.InfoContext(r.Context(), "http request", "method", r.Method, "path", r.URL.Path,
-			"status", sw.status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
-	})
+// instrument wraps the response writer once, and with the status it saw, logs each request and
+// records it in m.
+func instrument(m *metrics) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(sw, r)
+			elapsed := time.Since(start)
+			m.observe(r, sw.status, elapsed)
+			slog.InfoContext(r.Context(), "http request", "method", r.Method, "path", r.URL.Path,
+				"status", sw.status, "duration_ms", float64(elapsed.Microseconds())/1000)
+		})
+	}
 }

@@ -84,12 +84,10 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 	}
 	fmt.Fprintf(stdout, "read %d records: applied %d (%d blocks), skipped %d already applied, in %s (%.0f records/s)\n",
 		p.Done, p.Applied, p.Blocks, p.Skipped, p.Elapsed.Round(time.Millisecond), rate(p.Applied, p.Elapsed))
-	if err != nil {
+	if err != nil || p.Applied == 0 {
 		return err
 	}
-	// A bulk load leaves the planner without statistics until autovacuum gets to the tables
-	// (never, where it is off), and lookups by id then fall back to full index scans.
-	return store.Analyze(ctx)
+	return store.AnalyzeChainData(ctx)
 }
 
 // progressBar redraws one status line at most every 200 ms: progress, rate and ETA.

@@ -1,4 +1,4 @@
-package loaders
+package server
 
 import (
 	"reflect"
@@ -7,13 +7,14 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
 )
 
 // The token count must find the concrete GraphQL type of every value an interface or union field
 // returns, as gqlgen bound it; a miss costs statements (see abstractFields).
 func TestConcreteTypesOfAbstractResults(t *testing.T) {
 	t.Parallel()
-	b := NewBatching(nil, DefaultWait)
+	b := newBatching(nil, loaders.DefaultWait)
 	if err := b.Validate(graph.NewExecutableSchema(graph.Config{})); err != nil {
 		t.Fatal(err)
 	}
