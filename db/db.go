@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -23,6 +24,12 @@ import (
 // Store is the narrow storage API the rest of stxgraph calls.
 type Store struct {
 	DB *bun.DB
+
+	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
+	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
+		once sync.Once
+		ok   bool
+	}
 }
 
 // PoolOptions sizes the connection pool.

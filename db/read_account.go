@@ -59,7 +59,12 @@ type BalanceAt struct {
 // sum the history up to it, as the reference does.
 func (s *Store) StxBalances(ctx context.Context, principals []string, at BalanceAt) ([]*StxBalance, error) {
 	var rows []*StxBalance
-	err := s.DB.NewRaw(stxBalancesSQL(at), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
+	var err error
+	if len(principals) == 1 && at == (BalanceAt{}) {
+		err = s.tipBalance.scan(ctx, s, tipBalanceSQL, &rows, principals[0])
+	} else {
+		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
+	}
 	if err != nil && !isNoRows(err) {
 		return nil, err
 	}
@@ -69,12 +74,17 @@ func (s *Store) StxBalances(ctx context.Context, principals []string, at Balance
 	return rows, nil
 }
 
-// stxBalancesSQL is the balance statement for one kind of state: ?0 holds the principals and ?1
-// the height of a historical read. Each kind gets its own statement so that every sum walks an
+// tipBalanceSQL reads one principal's balance at the tip, the REST balance and ETag read: a
+// prepared statement, since planning the statement costs PostgreSQL several times what running
+// it does.
+var tipBalanceSQL = stxBalancesSQL(BalanceAt{}, "(VALUES ($1::text))")
+
+// stxBalancesSQL is the balance statement for one kind of state: principals is the row source of
+// the principals (a one-column relation) and ?1 the height of a historical read. Each kind gets its own statement so that every sum walks an
 // index on (principal or height) and the planner sees no branch it does not need. h is the Stacks
 // height the read sees and b the burn height of the canonical block at min(h, tip), which decides
 // whether a lock is still in force.
-func stxBalancesSQL(at BalanceAt) string {
+func stxBalancesSQL(at BalanceAt, principals string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
@@ -91,7 +101,7 @@ SELECT k.principal,
 	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
 	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
 	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestTxIDs + `
-FROM unnest(?0::text[]) AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
+FROM ` + principals + ` AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
 CROSS JOIN LATERAL (` + totals + `) t
 LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
 }

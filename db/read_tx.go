@@ -89,22 +89,41 @@ type principalPageRow struct {
 	Total int64 `bun:"total"`
 }
 
-// BlockTxID is one transaction id of a block.
-type BlockTxID struct {
-	IndexBlockHash []byte `bun:"index_block_hash"`
-	TxID           []byte `bun:"tx_id"`
+// BlockTxIDs are the transaction ids of a block.
+type BlockTxIDs struct {
+	IndexBlockHash []byte
+	TxIDs          [][]byte
 }
 
 // TxIDsOfBlocks returns the ids of the canonical transactions of these blocks, newest first
-// within each block (microblock sequence, then tx index, descending), as the reference lists them.
-func (s *Store) TxIDsOfBlocks(ctx context.Context, hashes []string) ([]*BlockTxID, error) {
-	var ids []*BlockTxID
-	err := s.DB.NewRaw(`SELECT index_block_hash, tx_id FROM txs WHERE index_block_hash = ANY(?) AND canonical AND microblock_canonical
-		ORDER BY index_block_hash, microblock_sequence DESC, tx_index DESC`, byteKeys(hashes)).Scan(ctx, &ids)
-	if isNoRows(err) {
-		err = nil
+// within each block (microblock sequence, then tx index, descending), as the reference lists
+// them. Each block is one row (none for a block without transactions): its ids read in the order
+// of txs_block_ids_idx and concatenated, so that neither PostgreSQL nor Go handles a row or an
+// array element per transaction (a transaction id is always 32 bytes).
+func (s *Store) TxIDsOfBlocks(ctx context.Context, hashes []string) ([]*BlockTxIDs, error) {
+	var rows []struct {
+		IndexBlockHash []byte `bun:"index_block_hash"`
+		TxIDs          []byte `bun:"tx_ids"`
 	}
-	return ids, err
+	// string_agg keeps the order of the sorted subquery: it has no ORDER BY of its own, which on
+	// PostgreSQL 15 would sort again what the index already returns in order.
+	err := s.DB.NewRaw(`SELECT k.h AS index_block_hash, ids.tx_ids FROM unnest(?::bytea[]) AS k(h)
+		CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
+			WHERE index_block_hash = k.h AND canonical AND microblock_canonical
+			ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
+		WHERE ids.tx_ids IS NOT NULL`, byteKeys(hashes)).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	blocks := make([]*BlockTxIDs, len(rows))
+	for i, r := range rows {
+		ids := make([][]byte, len(r.TxIDs)/32)
+		for j := range ids {
+			ids[j] = r.TxIDs[32*j : 32*(j+1) : 32*(j+1)]
+		}
+		blocks[i] = &BlockTxIDs{IndexBlockHash: r.IndexBlockHash, TxIDs: ids}
+	}
+	return blocks, nil
 }
 
 // MicroblockTxCount is a microblock a block confirmed, with its canonical transaction count.

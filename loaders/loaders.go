@@ -46,7 +46,7 @@ type Loaders struct {
 	ContractLogs        *Loader[Page, []*db.ContractLog]
 	MempoolTxByID       *Loader[string, *db.MempoolTx]
 	TxEvents            *Loader[TxEventsKey, []db.Event]
-	BlockTxIDs          *Loader[string, []*db.BlockTxID]
+	BlockTxIDs          *Loader[string, *db.BlockTxIDs]
 	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
 	StxBalance          *Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       *Loader[string, *db.AccountNonces]

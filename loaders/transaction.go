@@ -38,8 +38,8 @@ func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 	}
 }
 
-func blockTxIDs(store *db.Store) dataloader.BatchFunc[string, []*db.BlockTxID] {
-	return grouped(store.TxIDsOfBlocks, func(r *db.BlockTxID) string { return string(r.IndexBlockHash) })
+func blockTxIDs(store *db.Store) dataloader.BatchFunc[string, *db.BlockTxIDs] {
+	return byKey(store.TxIDsOfBlocks, func(r *db.BlockTxIDs) string { return string(r.IndexBlockHash) })
 }
 
 func microblockTxCounts(store *db.Store) dataloader.BatchFunc[string, []*db.MicroblockTxCount] {

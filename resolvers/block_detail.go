@@ -27,12 +27,11 @@ func (r *queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (
 }
 
 func (r *blockResolver) TxIds(ctx context.Context, b *db.Block) ([][]byte, error) {
-	rows, err := loaders.For(ctx).BlockTxIDs.Load(ctx, string(b.IndexBlockHash))()
-	ids := make([][]byte, len(rows))
-	for i, row := range rows {
-		ids[i] = row.TxID
+	ids, err := loaders.For(ctx).BlockTxIDs.Load(ctx, string(b.IndexBlockHash))()
+	if ids == nil {
+		return [][]byte{}, err
 	}
-	return ids, err
+	return ids.TxIDs, err
 }
 
 func (r *blockResolver) MicroblockTxCounts(ctx context.Context, b *db.Block) ([]*db.MicroblockTxCount, error) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
@@ -178,12 +180,43 @@ func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, er
 	}
 	// An ABI that does not parse or render leaves the call as for an unknown contract
 	// (ApplyABI changes nothing when it fails).
-	if abi, err := tx.ParseContractInterface(c.ABI); err == nil {
+	if abi := contractABIs.parse(c); abi != nil {
 		if fn, ok := abi.Function(cc.FunctionName); ok {
 			_ = cc.ApplyABI(fn)
 		}
 	}
 	return cc, nil
+}
+
+// contractABIs holds the parsed ABIs of the contracts calls were rendered for: a page of calls
+// to a popular contract would otherwise parse its whole ABI JSON once per transaction.
+var contractABIs = newABICache(4096)
+
+// abiCache is an LRU of parsed contract interfaces keyed by the contract row (id, deploying tx,
+// block and microblock), whose ABI never changes; an ABI that does not parse is cached as nil.
+type abiCache struct {
+	lru *lru.Cache[string, *tx.ContractInterface]
+}
+
+func newABICache(size int) abiCache {
+	c, err := lru.New[string, *tx.ContractInterface](size)
+	if err != nil {
+		panic(err) // only for a size <= 0
+	}
+	return abiCache{lru: c}
+}
+
+func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
+	key := c.ContractID + "\x00" + string(c.TxID) + string(c.IndexBlockHash) + string(c.MicroblockHash)
+	if abi, ok := a.lru.Get(key); ok {
+		return abi
+	}
+	abi, err := tx.ParseContractInterface(c.ABI)
+	if err != nil {
+		abi = nil
+	}
+	a.lru.Add(key, abi)
+	return abi
 }
 
 func poisonMicroblock(f *db.TxFields) (*tx.PoisonMicroblockJSON, error) {

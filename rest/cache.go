@@ -15,57 +15,53 @@ import (
 // chainTipTag is the ETag of tip-dependent routes: the newest microblock, else the tip block
 // ("" before the first block: no ETag).
 type chainTipTag struct {
-	Tip struct {
-		IndexBlockHash string `json:"indexBlockHash"`
-		MicroblockHash string `json:"microblockHash"`
-	} `json:"tip"`
+	IndexBlockHash string `json:"indexBlockHash"`
+	MicroblockHash string `json:"microblockHash"`
 }
 
 func (t chainTipTag) etag() string {
 	switch {
-	case t.Tip.MicroblockHash != "" && t.Tip.MicroblockHash != "0x":
-		return t.Tip.MicroblockHash
-	case t.Tip.IndexBlockHash != "0x":
-		return t.Tip.IndexBlockHash
+	case t.MicroblockHash != "" && t.MicroblockHash != "0x":
+		return t.MicroblockHash
+	case t.IndexBlockHash != "0x":
+		return t.IndexBlockHash
 	}
 	return ""
 }
 
 // mempoolTag is the ETag of routes that also see the mempool: when it last changed.
 type mempoolTag struct {
-	Tip struct {
-		MempoolUpdatedAt string `json:"mempoolUpdatedAt"`
-	} `json:"tip"`
+	MempoolUpdatedAt string `json:"mempoolUpdatedAt"`
 }
 
-func (t mempoolTag) etag() string { return t.Tip.MempoolUpdatedAt }
+func (t mempoolTag) etag() string { return t.MempoolUpdatedAt }
 
 // principalTag is the ETag of address routes: a digest of the principal's newest transaction,
 // (with the mempool) its newest pending one, and its lock state, which changes with burn blocks
 // alone. A principal with no activity gets none.
 type principalTag struct {
-	Account struct {
-		LatestTxID        *string `json:"latestTxId"`
-		LatestMempoolTxID *string `json:"latestMempoolTxId"`
-		Balance           struct {
-			Locked                string `json:"locked"`
-			BurnchainUnlockHeight int    `json:"burnchain_unlock_height"`
-		} `json:"balance"`
-	} `json:"account"`
+	LatestTxID        *string
+	LatestMempoolTxID *string
+	Balance           lockTag
+}
+
+// lockTag is the lock state in an address route's ETag.
+type lockTag struct {
+	Locked                string `json:"locked"`
+	BurnchainUnlockHeight int    `json:"burnchain_unlock_height"`
 }
 
 func (t principalTag) etag(withMempool bool) string {
-	a := t.Account
-	if a.LatestTxID == nil && (!withMempool || a.LatestMempoolTxID == nil) {
+	if t.LatestTxID == nil && (!withMempool || t.LatestMempoolTxID == nil) {
 		return ""
 	}
 	pox := "unlocked"
-	if a.Balance.Locked != "0" && a.Balance.Locked != "" {
-		pox = "locked:" + a.Balance.Locked + ":" + strconv.Itoa(a.Balance.BurnchainUnlockHeight)
+	if t.Balance.Locked != "0" && t.Balance.Locked != "" {
+		pox = "locked:" + t.Balance.Locked + ":" + strconv.Itoa(t.Balance.BurnchainUnlockHeight)
 	}
-	parts := []string{deref(a.LatestTxID)}
+	parts := []string{deref(t.LatestTxID)}
 	if withMempool {
-		parts = append(parts, deref(a.LatestMempoolTxID))
+		parts = append(parts, deref(t.LatestMempoolTxID))
 	}
 	sum := sha256.Sum256([]byte(strings.Join(append(parts, pox), ":")))
 	return hex.EncodeToString(sum[:])

@@ -171,9 +171,13 @@ func record(t *testing.T, resp *http.Response) []byte {
 		}
 		rec["body"] = json.RawMessage(body)
 	}
-	out, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	// Without HTML escaping, so that the golden holds the body's <, > and & as served.
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
 		t.Fatal(err)
 	}
-	return append(out, '\n')
+	return out.Bytes()
 }

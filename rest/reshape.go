@@ -140,6 +140,40 @@ func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
 	}
 }
 
+// pick returns the value at path in gqlgen's compact JSON (nil when a key is missing), scanning
+// only the members before it: the operations select their small members (ETag inputs, totals)
+// before their pages, so a page is walked once, by reshape, rather than parsed again to find them.
+func pick(src []byte, path ...string) []byte {
+	for _, key := range path {
+		src = objectMember(src, key)
+	}
+	return src
+}
+
+func objectMember(obj []byte, key string) []byte {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
+	}
+	for i := 1; i < len(obj) && obj[i] != '}'; {
+		if obj[i] == ',' {
+			i++
+		}
+		keyEnd, err := skipValue(obj, i)
+		if err != nil || keyEnd < i+2 {
+			return nil
+		}
+		valEnd, err := skipValue(obj, keyEnd+1)
+		if err != nil {
+			return nil
+		}
+		if string(obj[i+1:keyEnd-1]) == key {
+			return obj[keyEnd+1 : valEnd]
+		}
+		i = valEnd
+	}
+	return nil
+}
+
 // skipValue returns the end of the JSON value starting at i (gqlgen emits no whitespace).
 func skipValue(src []byte, i int) (int, error) {
 	depth := 0

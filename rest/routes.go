@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,20 +27,20 @@ func (a *API) routes() []route {
 		{
 			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag",
 			params: balanceParams,
-			etag:   func(d json.RawMessage) string { return decodeTag[principalTag](d).etag(true) },
+			etag:   func(d json.RawMessage) string { return accountTag(d).etag(true) },
 			body:   accountBody("balance"),
 		},
 		{
 			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
 			op: "AccountTransactionsWithTransfers", tagOp: "AccountTag",
 			params: transfersParams,
-			etag:   func(d json.RawMessage) string { return decodeTag[principalTag](d).etag(false) },
+			etag:   func(d json.RawMessage) string { return accountTag(d).etag(false) },
 			body:   transfersBody,
 		},
 		{
 			path: "/extended/v1/tx/multiple", op: "TransactionsByIds", tagOp: "MempoolTag",
 			params: multipleParams,
-			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d).etag() },
+			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
 			body:   multipleBody,
 		},
 		{
@@ -70,13 +71,24 @@ func (a *API) routes() []route {
 	}
 }
 
-func decodeTag[T any](data json.RawMessage) T {
+// decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own
+// operations; missing ones mean "no ETag".
+func decodeTag[T any](data json.RawMessage, path ...string) T {
 	var t T
-	json.Unmarshal(data, &t) //nolint:errcheck // tag fields come from our own operations; missing ones mean "no ETag"
+	json.Unmarshal(pick(data, path...), &t) //nolint:errcheck // see above
 	return t
 }
 
-func chainTipETag(d json.RawMessage) string { return decodeTag[chainTipTag](d).etag() }
+func chainTipETag(d json.RawMessage) string { return decodeTag[chainTipTag](d, "tip").etag() }
+
+// accountTag reads the address routes' ETag inputs member by member, never the page after them.
+func accountTag(d json.RawMessage) principalTag {
+	return principalTag{
+		LatestTxID:        decodeTag[*string](d, "account", "latestTxId"),
+		LatestMempoolTxID: decodeTag[*string](d, "account", "latestMempoolTxId"),
+		Balance:           decodeTag[lockTag](d, "account", "balance"),
+	}
+}
 
 // balanceParams reads the address routes' parameters; the account query itself rejects a
 // malformed principal (400 invalid STX address).
@@ -123,33 +135,31 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 // accountBody renders the account's field key (the balance object).
 func accountBody(key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
 	return func(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
-		var d struct {
-			Account map[string]json.RawMessage `json:"account"`
-		}
-		if err := json.Unmarshal(data, &d); err != nil {
-			return nil, err
-		}
-		return reshape(d.Account[key])
+		return reshape(pick(data, "account", key))
 	}
 }
 
 func transfersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Account struct {
-			Page struct {
-				Total   int             `json:"total"`
-				Results json.RawMessage `json:"results"`
-			} `json:"page"`
-		} `json:"account"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	results, err := reshape(d.Account.Page.Results)
+	page := pick(data, "account", "page")
+	total, err := intAt(page, "total")
 	if err != nil {
 		return nil, err
 	}
-	return wrapPage(vars, "results", results, &d.Account.Page.Total), nil
+	results, err := reshape(pick(page, "results"))
+	if err != nil {
+		return nil, err
+	}
+	return wrapPage(vars, "results", results, &total), nil
+}
+
+// intAt reads the integer at path.
+func intAt(data []byte, path ...string) (int, error) {
+	v := pick(data, path...)
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return 0, fmt.Errorf("%s: not an integer: %q", strings.Join(path, "."), v)
+	}
+	return n, nil
 }
 
 // wrapPage renders {"limit","offset"[,"total"],"<key>":results}.
@@ -318,11 +328,7 @@ func contractEventsParams(r *http.Request) (map[string]any, error) {
 // in the reference).
 func pageBody(field, key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
 	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-		var d map[string]json.RawMessage
-		if err := json.Unmarshal(data, &d); err != nil {
-			return nil, err
-		}
-		results, err := reshape(d[field])
+		results, err := reshape(pick(data, field))
 		if err != nil {
 			return nil, err
 		}
@@ -345,20 +351,15 @@ func blocksParams(r *http.Request) (map[string]any, error) {
 
 // blocksBody renders the block list; total is the tip height, as the reference's block count.
 func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Tip struct {
-			BlockHeight int `json:"blockHeight"`
-		} `json:"tip"`
-		Blocks json.RawMessage `json:"blocks"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	results, err := reshape(d.Blocks)
+	total, err := intAt(data, "tip", "blockHeight")
 	if err != nil {
 		return nil, err
 	}
-	return wrapPage(vars, "results", results, &d.Tip.BlockHeight), nil
+	results, err := reshape(pick(data, "blocks"))
+	if err != nil {
+		return nil, err
+	}
+	return wrapPage(vars, "results", results, &total), nil
 }
 
 // burnHashRedirect sends a hash given without 0x to the 0x form.
@@ -384,14 +385,9 @@ func burnHashParams(r *http.Request) (map[string]any, error) {
 }
 
 func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Block json.RawMessage `json:"block"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	if len(d.Block) == 0 || string(d.Block) == "null" {
+	block := pick(data, "block")
+	if len(block) == 0 || string(block) == "null" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
 	}
-	return reshape(d.Block)
+	return reshape(block)
 }

@@ -17,7 +17,12 @@ import (
 // MarshalHex renders bytes as "0x…"; an empty value renders as "0x".
 func MarshalHex(b []byte) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		io.WriteString(w, strconv.Quote("0x"+hex.EncodeToString(b)))
+		// One buffer per value: block lists render thousands of ids.
+		out := make([]byte, 4+hex.EncodedLen(len(b)))
+		copy(out, `"0x`)
+		hex.Encode(out[3:], b)
+		out[len(out)-1] = '"'
+		w.Write(out) //nolint:errcheck // gqlgen's writers report errors on the response
 	})
 }
 
