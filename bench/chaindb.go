@@ -114,7 +114,11 @@ func ChainDB(ctx context.Context, o chaingen.Options, rebuild bool, progress fun
 func Replay(ctx context.Context, store *db.Store, g *chaingen.Generator, progress func(ingest.Progress)) (ingest.Progress, error) {
 	pr, pw := io.Pipe()
 	go func() {
-		_, err := chaingen.WriteTSV(pw, g)
+		w := tsv.NewWriter(pw)
+		_, err := chaingen.WriteTSV(w, g)
+		if err == nil {
+			err = w.Close()
+		}
 		pw.CloseWithError(err)
 	}()
 	defer pr.Close()

@@ -23,7 +23,10 @@ var replayLog = sync.OnceValues(func() (eventLog, error) {
 		return eventLog{}, err
 	}
 	var buf bytes.Buffer
-	_, err = chaingen.WriteTSV(&buf, g)
+	w := tsv.NewWriter(&buf)
+	if _, err = chaingen.WriteTSV(w, g); err == nil {
+		err = w.Close()
+	}
 	return eventLog{buf.Bytes(), g.Stats()}, err
 })
 

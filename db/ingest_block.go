@@ -98,11 +98,11 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		w.pruneMempool([][]byte{b.IndexBlockHash}, b)
 		w.setPoxUnlockHeights(d.PoxUnlockHeights)
 	}
-	return res, w.notify(ctx, blockNotice(b))
+	return res, w.notify(blockNotice(b))
 }
 
-func blockNotice(b *Block) map[string]any {
-	return map[string]any{"kind": "block", "index_block_hash": Hex(b.IndexBlockHash), "block_height": b.BlockHeight, "canonical": b.Canonical}
+func blockNotice(b *Block) noticeJSON {
+	return noticeJSON{Kind: NoticeBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.

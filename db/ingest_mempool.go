@@ -25,11 +25,11 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error 
 	// mempool too.
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
-	hexIDs := make([]string, len(ids))
+	hashes := make([]noticeHash, len(ids))
 	for i, id := range ids {
-		hexIDs[i] = Hex(id)
+		hashes[i] = id
 	}
-	return w.notifyIDs(ctx, func(ids []string) any { return map[string]any{"kind": "mempool", "tx_ids": ids} }, hexIDs)
+	return w.notifyIDs(func(ids []noticeHash) noticeJSON { return noticeJSON{Kind: NoticeMempool, TxIDs: ids} }, hashes)
 }
 
 // DropMempoolTxs marks transactions the node dropped, with the reason's status and the

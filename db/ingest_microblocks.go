@@ -149,12 +149,14 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 	last := fresh[len(fresh)-1]
 	w.queue(w.tx.NewUpdate().Model((*ChainTip)(nil)).Where("id").
 		Set("microblock_hash = ?, microblock_sequence = ?", last.MicroblockHash, last.MicroblockSequence))
-	hashes := make([]string, len(fresh))
+	hashes := make([]noticeHash, len(fresh))
 	for i, mb := range fresh {
-		hashes[i] = Hex(mb.MicroblockHash)
+		hashes[i] = mb.MicroblockHash
 	}
-	return &MicroblockResult{Stored: len(fresh), Orphaned: len(orphans)},
-		w.notify(ctx, map[string]any{"kind": "microblock", "microblock_hashes": hashes, "block_height": tip.BlockHeight + 1})
+	if err := w.notify(noticeJSON{Kind: NoticeMicroblock, MicroblockHashes: hashes, BlockHeight: tip.BlockHeight + 1}); err != nil {
+		return nil, err
+	}
+	return &MicroblockResult{Stored: len(fresh), Orphaned: len(orphans)}, nil
 }
 
 // insertUnconfirmed stores new microblocks at tip+1 with their transactions.

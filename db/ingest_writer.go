@@ -188,8 +188,8 @@ func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any
 }
 
 // notify queues a notification on EventsChannel; PostgreSQL delivers it on commit.
-func (w *Writer) notify(ctx context.Context, payload any) error {
-	b, err := json.Marshal(payload)
+func (w *Writer) notify(n noticeJSON) error {
+	b, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}
@@ -198,14 +198,15 @@ func (w *Writer) notify(ctx context.Context, payload any) error {
 }
 
 // notifyIDs sends one notification per chunk of ids, each payload below the NOTIFY limit.
-func (w *Writer) notifyIDs(ctx context.Context, build func(ids []string) any, ids []string) error {
+func (w *Writer) notifyIDs(build func(ids []noticeHash) noticeJSON, ids []noticeHash) error {
 	for len(ids) > 0 {
 		n, size := 0, 64 // room for the payload's fixed part
-		for n < len(ids) && size+len(ids[n])+3 < maxNotifyPayload {
-			size += len(ids[n]) + 3
+		// Each id is written as "0x…" in quotes, with a comma.
+		for n < len(ids) && size+2*len(ids[n])+5 < maxNotifyPayload {
+			size += 2*len(ids[n]) + 5
 			n++
 		}
-		if err := w.notify(ctx, build(ids[:n])); err != nil {
+		if err := w.notify(build(ids[:n])); err != nil {
 			return err
 		}
 		ids = ids[n:]

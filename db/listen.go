@@ -29,17 +29,21 @@ type Notice struct {
 	TxIDs            [][]byte // mempool
 }
 
+// noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
+// and ParseNotice reads it. Fields a kind does not use are left out of the payload.
 type noticeJSON struct {
 	Kind             string       `json:"kind"`
-	IndexBlockHash   noticeHash   `json:"index_block_hash"`
-	BlockHeight      int32        `json:"block_height"`
-	Canonical        bool         `json:"canonical"`
-	MicroblockHashes []noticeHash `json:"microblock_hashes"`
-	TxIDs            []noticeHash `json:"tx_ids"`
+	IndexBlockHash   noticeHash   `json:"index_block_hash,omitempty"`
+	BlockHeight      int32        `json:"block_height,omitempty"`
+	Canonical        bool         `json:"canonical,omitempty"`
+	MicroblockHashes []noticeHash `json:"microblock_hashes,omitempty"`
+	TxIDs            []noticeHash `json:"tx_ids,omitempty"`
 }
 
 // noticeHash is a hash in a notice, written by Hex ("0x" and hex); "" reads as nil.
 type noticeHash []byte
+
+func (h noticeHash) MarshalText() ([]byte, error) { return []byte(Hex(h)), nil }
 
 func (h *noticeHash) UnmarshalText(text []byte) error {
 	if len(text) == 0 {

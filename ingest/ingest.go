@@ -52,6 +52,9 @@ type Message struct {
 	LogRaw bool
 	// Relaxed trades commit durability for speed; see db.IngestOptions.
 	Relaxed bool
+	// ChainID, when not 0, is the network's chain id: a /new_block or /new_mempool_tx message
+	// with transactions of another chain is logged (see warnChainID) and applied anyway.
+	ChainID uint32
 }
 
 // Apply applies one message in one database transaction. It returns applied=false when a
@@ -88,7 +91,8 @@ func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message, write 
 // A handler decodes a message's payload into the writes that apply it. Decoding needs no
 // database: the live observer decodes before it opens the transaction, and a replay decodes
 // the next messages while the database applies earlier ones.
-type handler func(payload []byte) (write, error)
+// chainID is Message.ChainID, which only the transaction-carrying handlers check.
+type handler func(payload []byte, chainID uint32) (write, error)
 
 // write applies a decoded message inside the ingestion transaction.
 type write func(ctx context.Context, w *db.Writer) error
@@ -110,7 +114,30 @@ func decode(m Message) (write, error) {
 	if !ok {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "no route handler for %s", m.Path)
 	}
-	return h(m.Payload)
+	return h(m.Payload, m.ChainID)
+}
+
+// warnChainID logs one warning for a message whose transactions carry chain ids other than
+// want (0: no check): the node runs on another network than stxgraph is configured for. The
+// message is not rejected: the node would send it again forever.
+func warnChainID(path string, want uint32, ids []uint32) {
+	if want == 0 {
+		return
+	}
+	n, first := 0, uint32(0)
+	for _, id := range ids {
+		if id != want {
+			if n == 0 {
+				first = id
+			}
+			n++
+		}
+	}
+	if n > 0 {
+		slog.Warn("transactions of another network: is --chain-id (STACKS_CHAIN_ID) right?", "path", path,
+			"tx_chain_id", fmt.Sprintf("0x%08x", first), "configured_chain_id", fmt.Sprintf("0x%08x", want),
+			"txs", n, "of", len(ids))
+	}
 }
 
 // malformed is the error of a payload that can never be applied.
@@ -118,7 +145,7 @@ func malformed(format string, args ...any) error {
 	return stxgraph.Errorf(stxgraph.EINVALID, format, args...)
 }
 
-func decodeBlock(payload []byte) (write, error) {
+func decodeBlock(payload []byte, chainID uint32) (write, error) {
 	var m blockMessage
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
@@ -126,6 +153,16 @@ func decodeBlock(payload []byte) (write, error) {
 	d, err := blockData(&m)
 	if err != nil {
 		return nil, err
+	}
+	if chainID != 0 {
+		// blockData decoded every transaction but the synthetic ones (whose chain id is ours).
+		ids := make([]uint32, 0, len(m.Transactions))
+		for _, t := range m.Transactions {
+			if !isSynthetic(t.RawTx) {
+				ids = append(ids, rawChainID(t.RawTx))
+			}
+		}
+		warnChainID(PathNewBlock, chainID, ids)
 	}
 	return func(ctx context.Context, w *db.Writer) error {
 		res, err := w.ApplyBlock(ctx, d)
@@ -136,7 +173,7 @@ func decodeBlock(payload []byte) (write, error) {
 	}, nil
 }
 
-func decodeMicroblocks(payload []byte) (write, error) {
+func decodeMicroblocks(payload []byte, _ uint32) (write, error) {
 	var m microblocksMessage
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
@@ -179,7 +216,7 @@ func microblocksOf(txs []txMessage, parent, burnHash []byte, burnHeight int32, b
 	return out
 }
 
-func decodeBurnBlock(payload []byte) (write, error) {
+func decodeBurnBlock(payload []byte, _ uint32) (write, error) {
 	var m burnBlockMessage
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
@@ -199,12 +236,13 @@ func decodeBurnBlock(payload []byte) (write, error) {
 	return func(ctx context.Context, w *db.Writer) error { return w.ApplyBurnBlock(ctx, d) }, nil
 }
 
-func decodeMempoolTxs(payload []byte) (write, error) {
+func decodeMempoolTxs(payload []byte, chainID uint32) (write, error) {
 	var raws []hexBytes
 	if err := decodeJSON(payload, &raws); err != nil {
 		return nil, err
 	}
 	rows := make([]*db.MempoolTx, 0, len(raws))
+	ids := make([]uint32, 0, len(raws))
 	for _, raw := range raws {
 		t, err := tx.Decode(raw)
 		if err != nil {
@@ -215,7 +253,9 @@ func decodeMempoolTxs(payload []byte) (write, error) {
 		}
 		id := t.TxID()
 		rows = append(rows, &db.MempoolTx{TxID: id[:], TxFields: txFields(raw, t)})
+		ids = append(ids, t.ChainID)
 	}
+	warnChainID(PathNewMempoolTx, chainID, ids)
 	return func(ctx context.Context, w *db.Writer) error { return w.InsertMempoolTxs(ctx, rows) }, nil
 }
 
@@ -227,7 +267,7 @@ var dropReasons = map[string]int16{
 	"Problematic":         db.TxStatusDroppedProblematic,
 }
 
-func decodeDropMempoolTxs(payload []byte) (write, error) {
+func decodeDropMempoolTxs(payload []byte, _ uint32) (write, error) {
 	var m dropMempoolMessage
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
@@ -249,7 +289,7 @@ func decodeDropMempoolTxs(payload []byte) (write, error) {
 
 // decodeAttachments stores the attachments of the BNS contract (zonefiles); others are only
 // acknowledged, as by the reference.
-func decodeAttachments(payload []byte) (write, error) {
+func decodeAttachments(payload []byte, _ uint32) (write, error) {
 	var ms []attachmentMessage
 	if err := decodeJSON(payload, &ms); err != nil {
 		return nil, err
@@ -268,7 +308,7 @@ func decodeAttachments(payload []byte) (write, error) {
 	return func(ctx context.Context, w *db.Writer) error { return w.StoreAttachments(ctx, rows) }, nil
 }
 
-func decodeStackerDBChunks(payload []byte) (write, error) {
+func decodeStackerDBChunks(payload []byte, _ uint32) (write, error) {
 	var m struct {
 		ContractID json.RawMessage `json:"contract_id"`
 	}
@@ -310,7 +350,7 @@ func stackerDBContract(raw json.RawMessage) *string {
 	return &id
 }
 
-func decodeProposalResponse(payload []byte) (write, error) {
+func decodeProposalResponse(payload []byte, _ uint32) (write, error) {
 	if !json.Valid(payload) {
 		return nil, malformed("invalid JSON payload")
 	}

@@ -23,6 +23,10 @@ type Options struct {
 	BodyLimit int64
 	// StoreRawEvents keeps every applied message in the request log for export and replay.
 	StoreRawEvents bool
+	// ChainID, when not 0, is the network's chain id: a /new_block or /new_mempool_tx message
+	// with transactions of another chain logs a warning (a misconfigured node or observer) and
+	// is applied all the same, as rejecting it would make the node retry it forever.
+	ChainID uint32
 }
 
 // NewServer returns the event-observer HTTP handler a stacks-node posts to. Block and
@@ -76,7 +80,7 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 	queue.Lock()
 	defer queue.Unlock()
 	start := time.Now()
-	_, err = s.in.Apply(r.Context(), Message{Path: r.URL.Path, Payload: body, ReceivedAt: received, LogRaw: s.opts.StoreRawEvents})
+	_, err = s.in.Apply(r.Context(), Message{Path: r.URL.Path, Payload: body, ReceivedAt: received, LogRaw: s.opts.StoreRawEvents, ChainID: s.opts.ChainID})
 	switch code := stxgraph.ErrorCode(err); {
 	case err == nil:
 		slog.Debug("applied event", "path", r.URL.Path, "bytes", len(body), "duration", time.Since(start))

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -69,7 +70,7 @@ func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*db.
 	}
 	var decoded *tx.Transaction
 	var sender string
-	synthetic := len(m.RawTx) == 1 && m.RawTx[0] == 0
+	synthetic := isSynthetic(m.RawTx)
 	if synthetic {
 		// A Bitcoin-originated operation: the node sends no bytes, so the transaction is
 		// rebuilt from its events as the reference does.
@@ -106,6 +107,14 @@ func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*db.
 	d.Principals = principals(d)
 	return d, nil
 }
+
+// isSynthetic says whether raw is the placeholder of a Bitcoin-originated operation, which the
+// node sends without transaction bytes.
+func isSynthetic(raw []byte) bool { return len(raw) == 1 && raw[0] == 0 }
+
+// rawChainID is the chain id of a transaction tx.Decode accepted: the u32 after the version
+// byte.
+func rawChainID(raw []byte) uint32 { return binary.BigEndian.Uint32(raw[1:5]) }
 
 // microblockOf reads the microblock fields, which are all null (anchored) or all set.
 func microblockOf(m *txMessage) ([]byte, int32, error) {

@@ -15,7 +15,6 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/ingest/tsv"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
@@ -116,27 +116,15 @@ func tsvCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(*out)
+	w, err := tsv.Create(*out)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	var w io.Writer = f
-	var zw *gzip.Writer
-	if strings.HasSuffix(*out, ".gz") {
-		zw = gzip.NewWriter(f)
-		w = zw
 	}
 	n, err := chaingen.WriteTSV(w, g)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
 		return err
 	}
 	st := g.Stats()

@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"compress/gzip"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,31 +115,12 @@ func rate(n int64, d time.Duration) float64 {
 
 // countLines counts the records of a (possibly gzipped) TSV file for the progress bar's ETA.
 func countLines(file string) (int64, error) {
-	f, err := os.Open(file)
+	r, closer, err := tsv.Open(file)
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if strings.HasSuffix(file, ".gz") {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return 0, err
-		}
-		r = zr
-	}
-	var n int64
-	buf := make([]byte, 1<<20)
-	for {
-		k, err := r.Read(buf)
-		n += int64(bytes.Count(buf[:k], []byte{'\n'}))
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
+	defer closer.Close()
+	return r.CountLines()
 }
 
 func exportEventsCommand(args []string, stdout, stderr io.Writer) int {
@@ -181,37 +158,20 @@ func exportEvents(ctx context.Context, cfg *config, file string, overwrite bool,
 		return err
 	}
 	defer store.Close()
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	if !overwrite {
-		flags |= os.O_EXCL
+	create := tsv.CreateNew
+	if overwrite {
+		create = tsv.Create
 	}
-	f, err := os.OpenFile(file, flags, 0o644)
+	w, err := create(file)
 	if err != nil {
 		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	var w io.Writer = bw
-	var zw *gzip.Writer
-	if strings.HasSuffix(file, ".gz") {
-		zw = gzip.NewWriter(bw)
-		w = zw
 	}
 	start := time.Now()
-	n, err := ingest.Export(ctx, store, w)
+	n, err := ingest.Export(ctx, store, w.Text())
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return err
-		}
-	}
-	if err := bw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "exported %d events to %s in %s\n", n, file, time.Since(start).Round(time.Millisecond))

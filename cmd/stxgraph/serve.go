@@ -64,9 +64,11 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	if err != nil {
 		return err
 	}
+	observer := cfg.observer
+	observer.ChainID = uint32(cfg.chainID)
 	servers := []*http.Server{
 		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
-		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, cfg.observer), ReadHeaderTimeout: 10 * time.Second},
+		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, observer), ReadHeaderTimeout: 10 * time.Second},
 	}
 	return runServers(ctx, servers, ready)
 }

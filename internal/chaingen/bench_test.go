@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/ingest/tsv"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
@@ -16,7 +17,8 @@ func BenchmarkGenerate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := chaingen.WriteTSV(io.Discard, g); err != nil {
+		w := tsv.NewWriter(io.Discard)
+		if _, err := chaingen.WriteTSV(w, g); err != nil || w.Close() != nil {
 			b.Fatal(err)
 		}
 		txs += g.Stats().Txs

@@ -1,0 +1,36 @@
+package db
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// The payloads ingestion writes read back as the notices they announce, with the hashes as Hex.
+func TestNoticeRoundTrip(t *testing.T) {
+	h1, h2 := []byte{0xab, 0x01}, []byte{0x00, 0xff}
+	for _, tc := range []struct {
+		in   noticeJSON
+		json string
+		want Notice
+	}{
+		{blockNotice(&Block{IndexBlockHash: h1, BlockHeight: 7, Canonical: true}),
+			`{"kind":"block","index_block_hash":"0xab01","block_height":7,"canonical":true}`,
+			Notice{Kind: NoticeBlock, IndexBlockHash: h1, BlockHeight: 7, Canonical: true, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}},
+		{noticeJSON{Kind: NoticeMicroblock, MicroblockHashes: []noticeHash{h1, h2}, BlockHeight: 8},
+			`{"kind":"microblock","block_height":8,"microblock_hashes":["0xab01","0x00ff"]}`,
+			Notice{Kind: NoticeMicroblock, BlockHeight: 8, MicroblockHashes: [][]byte{h1, h2}, TxIDs: [][]byte{}}},
+		{noticeJSON{Kind: NoticeMempool, TxIDs: []noticeHash{h2}},
+			`{"kind":"mempool","tx_ids":["0x00ff"]}`,
+			Notice{Kind: NoticeMempool, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{h2}}},
+	} {
+		b, err := json.Marshal(tc.in)
+		if err != nil || string(b) != tc.json {
+			t.Errorf("marshal %+v = %s, %v; want %s", tc.in, b, err, tc.json)
+		}
+		got, err := ParseNotice(string(b))
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseNotice(%s) = %+v, %v; want %+v", b, got, err, tc.want)
+		}
+	}
+}
