@@ -139,8 +139,9 @@ func (l *Listener) publish(n Notice) {
 	}
 }
 
-// Subscribe returns the notices committed from now on; the channel closes when ctx ends or the
-// listener stops.
+// Subscribe returns the notices the listener hears from now on. NOTIFY reaches the listener
+// asynchronously, so they may begin with some committed shortly before the call. The channel
+// closes when ctx ends or the listener stops.
 func (l *Listener) Subscribe(ctx context.Context) <-chan Notice {
 	sub := make(chan Notice, subscriberBuffer)
 	l.mu.Lock()
