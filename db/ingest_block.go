@@ -162,22 +162,27 @@ func collectRows(txs []*TxData) *txRows {
 }
 
 func (r *txRows) markNonCanonical() {
+	r.eachRow(func(canonical *bool, _ *int32) { *canonical = false })
+}
+
+// eachRow calls fn with the canonical flag and block height of every row of the message.
+func (r *txRows) eachRow(fn func(canonical *bool, height *int32)) {
 	for _, t := range r.txs {
-		t.Canonical = false
+		fn(&t.Canonical, &t.BlockHeight)
 	}
 	for _, es := range [][]Event{asEvents(r.stx), asEvents(r.ft), asEvents(r.nft), asEvents(r.logs), asEvents(r.locks)} {
 		for _, e := range es {
-			e.Position().Canonical = false
+			fn(&e.Position().Canonical, &e.Position().BlockHeight)
 		}
 	}
 	for _, e := range r.pox {
-		e.Canonical = false
+		fn(&e.Canonical, &e.BlockHeight)
 	}
 	for _, c := range r.contracts {
-		c.Canonical = false
+		fn(&c.Canonical, &c.BlockHeight)
 	}
 	for _, p := range r.principals {
-		p.Canonical = false
+		fn(&p.Canonical, &p.BlockHeight)
 	}
 }
 

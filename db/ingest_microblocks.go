@@ -186,20 +186,7 @@ func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxDa
 }
 
 func (r *txRows) setHeight(h int32) {
-	for _, es := range [][]Event{asEvents(r.stx), asEvents(r.ft), asEvents(r.nft), asEvents(r.logs), asEvents(r.locks)} {
-		for _, e := range es {
-			e.Position().BlockHeight = h
-		}
-	}
-	for _, e := range r.pox {
-		e.BlockHeight = h
-	}
-	for _, c := range r.contracts {
-		c.BlockHeight = h
-	}
-	for _, p := range r.principals {
-		p.BlockHeight = h
-	}
+	r.eachRow(func(_ *bool, height *int32) { *height = h })
 }
 
 // setMicroblockFields updates the unconfirmed rows of the given microblocks in the

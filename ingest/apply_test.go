@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -136,31 +135,13 @@ func checkExport(t *testing.T, store *db.Store, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dedupLines(t, readGzip(t, fixtures.Path(t, "stacks/"+name+".tsv.gz")))
+	want := dedupLines(t, fixtures.ReadGzip(t, fixtures.Path(t, "stacks/"+name+".tsv.gz")))
 	if int(n) != strings.Count(want, "\n") {
 		t.Errorf("exported %d rows, want %d", n, strings.Count(want, "\n"))
 	}
 	if out.String() != want {
 		t.Errorf("export differs from the imported file (%d vs %d bytes)", out.Len(), len(want))
 	}
-}
-
-func readGzip(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // dedupLines keeps the first line of each id.
@@ -185,7 +166,7 @@ func TestReplayRestartable(t *testing.T) {
 	const name = "mainnet-reorg-scenario2"
 	full, _ := replayFixture(t, name)
 	want := digest(t, full)
-	raw := readGzip(t, fixtures.Path(t, "stacks/"+name+".tsv.gz"))
+	raw := fixtures.ReadGzip(t, fixtures.Path(t, "stacks/"+name+".tsv.gz"))
 	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
 	for cut := 1; cut < len(lines); cut++ {
 		t.Run(fmt.Sprint(cut), func(t *testing.T) {
@@ -210,7 +191,7 @@ func TestReplayRestartable(t *testing.T) {
 // the records before it stay applied, the error names it, and nothing after it is applied.
 func TestReplayStopsAtBadRecord(t *testing.T) {
 	t.Parallel()
-	raw := readGzip(t, fixtures.Path(t, "stacks/mocknet.tsv.gz"))
+	raw := fixtures.ReadGzip(t, fixtures.Path(t, "stacks/mocknet.tsv.gz"))
 	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
 	id, _, _ := strings.Cut(lines[5], "\t")
 	bad := id + "\t2022-10-05 16:20:34+00\t/new_block\t{\"block_height\": \"x\"}\n"

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,30 +13,12 @@ import (
 	"github.com/stxgraph/stxgraph/internal/fixtures"
 )
 
-func gunzip(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestServeEventObserver posts the first mocknet block to the running server's event
 // observer and reads the new tip back from the API.
 func TestServeEventObserver(t *testing.T) {
 	t.Parallel()
 	api, events := startServeBoth(t)
-	first, _, _ := strings.Cut(string(gunzip(t, fixtures.Path(t, "stacks/mocknet.tsv.gz"))), "\n")
+	first, _, _ := strings.Cut(string(fixtures.ReadGzip(t, fixtures.Path(t, "stacks/mocknet.tsv.gz"))), "\n")
 	payload := strings.SplitN(first, "\t", 4)[3]
 	resp, err := http.Post(events+"/new_block", "application/json", strings.NewReader(payload))
 	if err != nil {
@@ -80,7 +60,7 @@ func TestImportExportEvents(t *testing.T) {
 	if err := exportEvents(ctx, cfg, dst, false, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(gunzip(t, dst), gunzip(t, src)) {
+	if !bytes.Equal(fixtures.ReadGzip(t, dst), fixtures.ReadGzip(t, src)) {
 		t.Error("exported events differ from the imported file")
 	}
 	if err := exportEvents(ctx, cfg, dst, false, io.Discard); err == nil {
