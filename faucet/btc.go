@@ -180,7 +180,9 @@ func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, ra
 		slog.Error("BTC faucet: signing failed", "err", err)
 		return Sent{}, false, stxgraph.Errorf(stxgraph.EINTERNAL, "the BTC faucet could not sign its transaction")
 	}
-	txid, err := node.Send(ctx, tx)
+	// Once sent, the transaction may be relayed even if the caller goes away: finish the call so
+	// that its outputs are accounted for.
+	txid, err := node.Send(context.WithoutCancel(ctx), tx)
 	if err != nil {
 		rerr, rejected := rpc.IsRPCError(err)
 		b.release(inputs, rejected && inputsGone(rerr))

@@ -3,12 +3,14 @@ package faucet
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
+	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/bitcoin/bitcoindtest"
 )
 
@@ -163,4 +165,29 @@ func scriptOf(t *testing.T, addr string) []byte {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// A refused broadcast releases its outputs (the next request spends them) and its reason stays
+// in the log.
+func TestBTCOnBitcoindRejected(t *testing.T) {
+	t.Parallel()
+	node := bitcoindtest.Start(t)
+	key := testKey("bitcoind rejected")
+	p2pkh, _ := keyAddrs(t, key)
+	coin := node.Fund(scriptOf(t, p2pkh.EncodeAddress()), 2_00000000, 120, true)
+	b := bitcoindFaucet(t, node, key, 0)
+	to := recipient(t, "rejected", "p2wpkh")
+
+	node.RejectNext = "non-mandatory-script-verify-flag (Signature must be zero for failed CHECK(MULTI)SIG operation)"
+	_, err := b.Send(context.Background(), to)
+	if stxgraph.ErrorCode(err) != stxgraph.EINTERNAL || strings.Contains(stxgraph.ErrorMessage(err), "script") {
+		t.Fatalf("rejected broadcast: %v (%s), want EINTERNAL without the node's reason", err, stxgraph.ErrorCode(err))
+	}
+	sent, err := b.Send(context.Background(), to)
+	if err != nil {
+		t.Fatalf("after a rejection: %v", err)
+	}
+	if in := checkSent(t, sent).TxIn[0].PreviousOutPoint; in != coin {
+		t.Fatalf("spent %v, want the released %v", in, coin)
+	}
 }

@@ -42,6 +42,8 @@ type Node struct {
 	Pre24 bool
 	// ScanBusy is how many scantxoutset calls answer "Scan already in progress" first.
 	ScanBusy int
+	// RejectNext, when set, is the reason (code -26) the next sendrawtransaction is refused with.
+	RejectNext string
 
 	t        testing.TB
 	mu       sync.Mutex
@@ -329,6 +331,10 @@ func (n *Node) send(raw []json.RawMessage) (any, *rpcError) {
 	var maxFeeRate float64
 	if err := params(raw, 1, &txHex, &maxFeeRate); err != nil {
 		return nil, err
+	}
+	if reason := n.RejectNext; reason != "" {
+		n.RejectNext = ""
+		return nil, errf(-26, "%s", reason)
 	}
 	b, err := hex.DecodeString(txHex)
 	var tx wire.MsgTx
