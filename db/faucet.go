@@ -109,9 +109,9 @@ func (s *Store) CancelFaucetRequest(ctx context.Context, id int64) error {
 }
 
 // WithFaucetNonce runs send while holding the row lock on sender's stored next nonce, and
-// stores the nonce send returns as the next one (also when send fails: a nonce the node has
-// seen is used up). Every API process sharing a faucet key goes through this lock, so none
-// hands out a nonce another one already used.
+// stores the nonce send returns as the next one, also when send fails (a nonce the node has seen
+// is used up; a stuck chain is restarted lower). Every API process sharing a faucet key goes
+// through this lock, so none hands out a nonce another one already used.
 func (s *Store) WithFaucetNonce(ctx context.Context, sender string, send func(stored uint64) (next uint64, err error)) error {
 	var sendErr error
 	err := s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
@@ -124,10 +124,10 @@ func (s *Store) WithFaucetNonce(ctx context.Context, sender string, send func(st
 		}
 		var next uint64
 		next, sendErr = send(uint64(max(stored, 0)))
-		if next == 0 {
+		if int64(next) == stored {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, "UPDATE faucet_stx_nonces SET next_nonce = greatest(next_nonce, ?) WHERE sender = ?", int64(next), sender)
+		_, err := tx.ExecContext(ctx, "UPDATE faucet_stx_nonces SET next_nonce = ? WHERE sender = ?", int64(next), sender)
 		return err
 	})
 	if sendErr != nil {

@@ -231,4 +231,3 @@ func writeNodeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v) //nolint:errcheck // test server
 }
-

@@ -166,16 +166,17 @@ func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, 
 	if len(indexed) == 1 && indexed[0].PossibleNextNonce > 0 {
 		indexedNext = uint64(indexed[0].PossibleNextNonce)
 	}
+	base := max(acct.Nonce, indexedNext)
 	var sent Sent
 	err = x.cfg.Store.WithFaucetNonce(ctx, k.addr, func(stored uint64) (uint64, error) {
-		nonce := max(acct.Nonce, indexedNext, stored, k.next)
+		nonce := max(base, stored, k.next)
 		t, err := x.transfer(k, recipient, amount, nonce, rate)
 		if err != nil {
-			return 0, err
+			return stored, err
 		}
 		fee := new(big.Int).SetUint64(t.Origin.Fee)
 		if acct.Balance.Cmp(fee.Add(fee, new(big.Int).SetUint64(amount))) < 0 {
-			return 0, errOutOfFunds
+			return stored, errOutOfFunds
 		}
 		raw := t.Encode()
 		txid, err := x.cfg.Node.Broadcast(ctx, raw)
@@ -184,16 +185,21 @@ func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, 
 		case errors.As(err, &rej) && rej.Reason == "ConflictingNonceInMempool":
 			// Someone else's transaction holds this nonce: never reuse it.
 			k.next = nonce + 1
-			return nonce + 1, err
+			return k.next, err
+		case errors.As(err, &rej) && (rej.Reason == "TooMuchChaining" || rej.Reason == "BadNonce"):
+			// Our count ran ahead of the chain (transactions dropped from the mempool, a reset
+			// testnet) or behind it: start again from what the node and the index know.
+			k.next = base
+			return base, err
 		case err != nil:
-			return 0, err
+			return stored, err
 		}
 		if want := t.TxIDHex(); strings.TrimPrefix(want, "0x") != txid {
 			slog.WarnContext(ctx, "stacks-node reported another txid", "txid", want, "node_txid", txid)
 		}
 		k.next = nonce + 1
 		sent = Sent{TxID: t.TxIDHex(), TxRaw: hex.EncodeToString(raw)}
-		return nonce + 1, nil
+		return k.next, nil
 	})
 	return sent, err
 }
