@@ -185,6 +185,9 @@ func (n *Node) dispatch(method string, raw []json.RawMessage) (any, *rpcError) {
 		return map[string]any{"version": 270100, "subversion": "/Satoshi:27.1.0/", "protocolversion": 70016}, nil
 	case "getblockchaininfo":
 		return map[string]any{"chain": "regtest", "blocks": n.height, "headers": n.height}, nil
+	case "getbestblockhash":
+		h := sha256.Sum256([]byte(strconv.FormatInt(n.height, 10)))
+		return hex.EncodeToString(h[:]), nil
 	case "scantxoutset":
 		return n.scan(raw)
 	case "gettxspendingprevout":

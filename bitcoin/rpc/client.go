@@ -46,7 +46,7 @@ type Config struct {
 	User     string
 	Password string
 	Backend  Backend
-	Timeout  time.Duration // per call; 30 s when 0
+	Timeout  time.Duration // per call; 120 s when 0 (scantxoutset reads the whole UTXO set)
 }
 
 // Client is a JSON-RPC client of one node. It is safe for concurrent use.
@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "http://"), "/")
 	timeout := cfg.Timeout
 	if timeout == 0 {
-		timeout = 30 * time.Second
+		timeout = 120 * time.Second
 	}
 	c := &Client{
 		url:  scheme + "://" + net.JoinHostPort(host, strconv.Itoa(cfg.Port)) + "/",
@@ -90,7 +90,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if c.backend == Btcd {
 		c.outputs = btcdOutputs{c}
 	} else {
-		c.outputs = bitcoindOutputs{c}
+		c.outputs = &bitcoindOutputs{c: c}
 	}
 	return c, nil
 }

@@ -102,6 +102,15 @@ func TestBitcoindSpendable(t *testing.T) {
 			if node.Calls("scantxoutset") != 3 {
 				t.Errorf("%d scantxoutset calls, want 3 (two busy answers, then the scan)", node.Calls("scantxoutset"))
 			}
+			// The scan is kept while the tip stays; a new block makes the young coinbase mature.
+			if again := must(t)(c.Spendable(context.Background(), []address.Address{p2pkh, p2wpkh})); len(again) != len(want) || node.Calls("scantxoutset") != 3 {
+				t.Errorf("second listing at the same tip: %d outputs, %d scans", len(again), node.Calls("scantxoutset"))
+			}
+			node.Mine()
+			mined := outpoints(must(t)(c.Spendable(context.Background(), []address.Address{p2pkh, p2wpkh})))
+			if _, ok := mined[young]; !ok || node.Calls("scantxoutset") != 4 {
+				t.Errorf("after a block: young coinbase listed %v, %d scans; want listed, 4 scans", ok, node.Calls("scantxoutset"))
+			}
 		})
 	}
 }

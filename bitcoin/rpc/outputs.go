@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/btcsuite/btcd/address/v2"
@@ -144,8 +146,16 @@ func (c *Client) txOut(ctx context.Context, op wire.OutPoint) (Output, bool, err
 }
 
 // bitcoindOutputs finds outputs with scantxoutset, which reads the UTXO set of the chain tip
-// (no index needed), then drops those that the mempool spends.
-type bitcoindOutputs struct{ c *Client }
+// (no index needed), then drops those that the mempool spends. A scan takes seconds to minutes
+// on a public testnet and bitcoind runs one at a time, so its result is kept until the tip
+// changes; the mempool check runs on every call.
+type bitcoindOutputs struct {
+	c     *Client
+	mu    sync.Mutex // one scan at a time
+	tip   string
+	key   string
+	cache []Output
+}
 
 type scanResult struct {
 	Success  bool  `json:"success"`
@@ -163,17 +173,39 @@ type scanResult struct {
 // scanInProgress is bitcoind's answer while another scantxoutset runs (RPC_INVALID_PARAMETER).
 const scanInProgress = -8
 
-func (b bitcoindOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Output, error) {
+func (b *bitcoindOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Output, error) {
+	outs, err := b.scan(ctx, addrs)
+	if err != nil {
+		return nil, err
+	}
+	return b.dropMempoolSpent(ctx, outs)
+}
+
+// scan returns the confirmed outputs of addrs, from the cache while the tip is the same.
+func (b *bitcoindOutputs) scan(ctx context.Context, addrs []address.Address) ([]Output, error) {
 	descs := make([]map[string]string, len(addrs))
+	names := make([]string, len(addrs))
 	for i, a := range addrs {
-		descs[i] = map[string]string{"desc": "addr(" + a.EncodeAddress() + ")"}
+		names[i] = a.EncodeAddress()
+		descs[i] = map[string]string{"desc": "addr(" + names[i] + ")"}
+	}
+	key := strings.Join(names, ",")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var tip string
+	if err := b.c.call(ctx, &tip, "getbestblockhash"); err != nil {
+		return nil, err
+	}
+	if tip == b.tip && key == b.key {
+		return append([]Output(nil), b.cache...), nil
 	}
 	var res scanResult
 	for attempt := 0; ; attempt++ {
 		err := b.c.call(ctx, &res, "scantxoutset", "start", descs)
-		if rerr, ok := IsRPCError(err); ok && rerr.Code == scanInProgress && attempt < 20 {
+		if rerr, ok := IsRPCError(err); ok && rerr.Code == scanInProgress && attempt < 240 {
+			// Another client's scan: wait for it (bounded by ctx and about two minutes).
 			select {
-			case <-time.After(250 * time.Millisecond):
+			case <-time.After(500 * time.Millisecond):
 				continue
 			case <-ctx.Done():
 				return nil, ctx.Err()
@@ -197,7 +229,7 @@ func (b bitcoindOutputs) Unspent(ctx context.Context, addrs []address.Address) (
 		if err != nil {
 			return nil, fmt.Errorf("scantxoutset: %w", err)
 		}
-		o := Output{
+		outs = append(outs, Output{
 			OutPoint:      wire.OutPoint{Hash: *hash, Index: u.Vout},
 			Value:         satoshis(u.Amount),
 			PkScript:      pk,
@@ -205,10 +237,14 @@ func (b bitcoindOutputs) Unspent(ctx context.Context, addrs []address.Address) (
 			// Without the flag (bitcoind before 25) any output may be a coinbase: treat it as one,
 			// so that young outputs wait for maturity rather than fail at broadcast.
 			Coinbase: u.Coinbase == nil || *u.Coinbase,
-		}
-		outs = append(outs, o)
+		})
 	}
-	return b.dropMempoolSpent(ctx, outs)
+	// The scan may have seen a newer block than tip: keep the result only when it is tip's.
+	var after string
+	if err := b.c.call(ctx, &after, "getbestblockhash"); err == nil && after == tip {
+		b.tip, b.key, b.cache = tip, key, append([]Output(nil), outs...)
+	}
+	return outs, nil
 }
 
 type spendingResult struct {
@@ -219,7 +255,7 @@ type spendingResult struct {
 
 // dropMempoolSpent removes the outputs that a mempool transaction spends: one
 // gettxspendingprevout call (bitcoind 24 and later), else gettxout per output.
-func (b bitcoindOutputs) dropMempoolSpent(ctx context.Context, outs []Output) ([]Output, error) {
+func (b *bitcoindOutputs) dropMempoolSpent(ctx context.Context, outs []Output) ([]Output, error) {
 	if len(outs) == 0 {
 		return outs, nil
 	}
