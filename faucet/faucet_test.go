@@ -511,3 +511,22 @@ func TestFaucetBadInput(t *testing.T) {
 	r := e.post("/extended/v1/faucets/stx", map[string]string{"Content-Type": "application/json"}, `{"address":"`+good+`"}`)
 	e.checkTx(r, good, faucet.DefaultSTXAmount)
 }
+
+// A nonce count that ran ahead of the chain (say, kept from before a testnet reset) makes the
+// node answer TooMuchChaining; the faucet then starts again from the node's nonce.
+func TestSTXNonceChainRestarts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	e.node.fund(e.senders[0], 1_000_000_000_000, 2)
+	if err := e.store.WithFaucetNonce(context.Background(), e.senders[0], func(uint64) (uint64, error) { return 90, nil }); err != nil {
+		t.Fatal(err)
+	}
+	r := e.stx(testnetAddress("stale 1"), false)
+	if r.status != http.StatusServiceUnavailable || len(e.node.txs()) != 0 {
+		t.Fatalf("with a stale nonce: %d %s, want 503 and nothing accepted", r.status, r.raw)
+	}
+	to := testnetAddress("stale 2")
+	if got := e.checkTx(e.stx(to, false), to, faucet.DefaultSTXAmount); got.Origin.Nonce != 2 {
+		t.Errorf("nonce %d after the restart, want the node's 2", got.Origin.Nonce)
+	}
+}
