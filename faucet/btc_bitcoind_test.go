@@ -191,3 +191,20 @@ func TestBTCOnBitcoindRejected(t *testing.T) {
 		t.Fatalf("spent %v, want the released %v", in, coin)
 	}
 }
+
+// A rejection of the inputs (another spender was first) is retried with a fresh listing.
+func TestBTCOnBitcoindRetriesTakenInputs(t *testing.T) {
+	t.Parallel()
+	node := bitcoindtest.Start(t)
+	key := testKey("bitcoind taken")
+	p2pkh, _ := keyAddrs(t, key)
+	node.Fund(scriptOf(t, p2pkh.EncodeAddress()), 2_00000000, 120, true)
+	b := bitcoindFaucet(t, node, key, 0)
+	node.RejectNext = "bad-txns-inputs-missingorspent"
+	if _, err := b.Send(context.Background(), recipient(t, "taken", "p2wpkh")); err != nil {
+		t.Fatal(err)
+	}
+	if n := node.Calls("sendrawtransaction"); n != 2 || len(node.Mempool()) != 1 {
+		t.Fatalf("%d broadcasts, %d accepted; want a retry after the rejection", n, len(node.Mempool()))
+	}
+}
