@@ -119,11 +119,13 @@ var rotates = map[string]bool{"ConflictingNonceInMempool": true, "TooMuchChainin
 func (x *STX) Send(ctx context.Context, recipient c32.Principal, stacking bool) (Sent, error) {
 	amount := x.cfg.Amount
 	if stacking {
-		min, err := x.cfg.Node.StackingMinimum(ctx)
+		minimum, err := x.cfg.Node.StackingMinimum(ctx)
 		if err != nil {
 			return Sent{}, err
 		}
-		amount = min + min*x.cfg.StackingPadPercent/100
+		// minimum × (100 + pad) / 100, rounded down, without overflowing.
+		pad := x.cfg.StackingPadPercent
+		amount = minimum + minimum/100*pad + minimum%100*pad/100
 	}
 	start := int(x.cur.Load())
 	var err error
