@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps btcd bench fuzz load bench-chain loadtest
 
 run: postgres build
 	$(BIN) serve
@@ -23,7 +23,16 @@ crosscheck-deps:
 		for d in $(NPM_CHECKS); do npm ci --prefix $$d --no-audit --no-fund --loglevel=error || exit 1; done; \
 	else echo "npm not found: the npm cross-checks will be skipped"; fi
 
-test: postgres crosscheck-deps
+# btcd, the regtest Bitcoin node the BTC faucet tests run against, built once into .cache/bin.
+BTCD_VERSION := v0.26.2
+BTCD := .cache/bin/btcd
+
+btcd: $(BTCD)
+
+$(BTCD):
+	GOBIN=$(CURDIR)/.cache/bin $(GO) install github.com/btcsuite/btcd@$(BTCD_VERSION)
+
+test: postgres crosscheck-deps btcd
 	$(GO) test -count=1 ./...
 
 generate:

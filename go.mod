@@ -6,6 +6,13 @@ tool github.com/99designs/gqlgen
 
 require (
 	github.com/99designs/gqlgen v0.17.95
+	github.com/btcsuite/btcd v0.26.2
+	github.com/btcsuite/btcd/address/v2 v2.0.0
+	github.com/btcsuite/btcd/btcec/v2 v2.5.0
+	github.com/btcsuite/btcd/chaincfg/v2 v2.0.0
+	github.com/btcsuite/btcd/chainhash/v2 v2.0.0
+	github.com/btcsuite/btcd/txscript/v2 v2.0.0
+	github.com/btcsuite/btcd/wire/v2 v2.0.1
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1
 	github.com/gorilla/mux v1.8.1
 	github.com/graph-gophers/dataloader/v7 v7.2.0
@@ -18,6 +25,15 @@ require (
 	github.com/vektah/gqlparser/v2 v2.5.64
 	golang.org/x/crypto v0.48.0
 	golang.org/x/term v0.40.0
+)
+
+require (
+	github.com/btcsuite/btcd/btcutil/v2 v2.0.1 // indirect
+	github.com/btcsuite/btclog v1.0.0 // indirect
+	github.com/btcsuite/go-socks v0.0.0-20170105172521-4720035b7bfd // indirect
+	github.com/btcsuite/websocket v0.0.0-20150119174127-31079b680792 // indirect
+	github.com/decred/dcrd/crypto/blake256 v1.1.0 // indirect
+	github.com/kcalvinalvin/anet v0.0.0-20251112173137-d8ddc1f6dbee // indirect
 )
 
 require (

@@ -379,7 +379,7 @@ type EventObserverRequest struct {
 	Payload          json.RawMessage `bun:"payload,type:jsonb"`
 }
 
-// FaucetRequest is a successful faucet payout.
+// FaucetRequest is a faucet payout (reserved under the rate limits, then paid: see faucet.go).
 type FaucetRequest struct {
 	bun.BaseModel `bun:"table:faucet_requests"`
 
@@ -388,6 +388,7 @@ type FaucetRequest struct {
 	Address    string    `bun:"address"`
 	IP         string    `bun:"ip"`
 	TxID       string    `bun:"tx_id"`
+	Stacking   bool      `bun:"stacking"`
 	OccurredAt time.Time `bun:"occurred_at"`
 }
 

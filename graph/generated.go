@@ -44,6 +44,7 @@ type ResolverRoot interface {
 	MempoolTransaction() MempoolTransactionResolver
 	MempoolTransactionConnection() MempoolTransactionConnectionResolver
 	Microblock() MicroblockResolver
+	Mutation() MutationResolver
 	NftAsset() NftAssetResolver
 	NftTransfer() NftTransferResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
@@ -252,6 +253,12 @@ type ComplexityRoot struct {
 		WriteLength func(childComplexity int) int
 	}
 
+	FaucetResult struct {
+		Success func(childComplexity int) int
+		TxID    func(childComplexity int) int
+		TxRaw   func(childComplexity int) int
+	}
+
 	FtAsset struct {
 		Amount          func(childComplexity int) int
 		AssetEventType  func(childComplexity int) int
@@ -347,6 +354,11 @@ type ComplexityRoot struct {
 		TxFeesAnchored          func(childComplexity int) int
 		TxFeesStreamedConfirmed func(childComplexity int) int
 		TxFeesStreamedProduced  func(childComplexity int) int
+	}
+
+	Mutation struct {
+		FaucetBtc func(childComplexity int, address string) int
+		FaucetStx func(childComplexity int, address string, stacking *bool) int
 	}
 
 	NftAsset struct {
@@ -689,6 +701,10 @@ type MicroblockResolver interface {
 	ParentBlock(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Block(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Transactions(ctx context.Context, obj *db.Microblock) ([]*db.Tx, error)
+}
+type MutationResolver interface {
+	FaucetStx(ctx context.Context, address string, stacking *bool) (*FaucetResult, error)
+	FaucetBtc(ctx context.Context, address string) (*FaucetResult, error)
 }
 type NftAssetResolver interface {
 	AssetEventType(ctx context.Context, obj *db.NftEvent) (AssetEventType, error)
@@ -1607,6 +1623,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExecutionCost.WriteLength(childComplexity), true
 
+	case "FaucetResult.success":
+		if e.ComplexityRoot.FaucetResult.Success == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FaucetResult.Success(childComplexity), true
+	case "FaucetResult.txId":
+		if e.ComplexityRoot.FaucetResult.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FaucetResult.TxID(childComplexity), true
+	case "FaucetResult.txRaw":
+		if e.ComplexityRoot.FaucetResult.TxRaw == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FaucetResult.TxRaw(childComplexity), true
+
 	case "FtAsset.amount":
 		if e.ComplexityRoot.FtAsset.Amount == nil {
 			break
@@ -2018,6 +2053,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MinerReward.TxFeesStreamedProduced(childComplexity), true
+
+	case "Mutation.faucetBtc":
+		if e.ComplexityRoot.Mutation.FaucetBtc == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_faucetBtc_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FaucetBtc(childComplexity, args["address"].(string)), true
+	case "Mutation.faucetStx":
+		if e.ComplexityRoot.Mutation.FaucetStx == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_faucetStx_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.FaucetStx(childComplexity, args["address"].(string), args["stacking"].(*bool)), true
 
 	case "NftAsset.assetEventType":
 		if e.ComplexityRoot.NftAsset.AssetEventType == nil {
@@ -3169,6 +3227,21 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 
 			return &response
 		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithUnmarshalerMap(ctx, inputUnmarshalMap)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 	case ast.Subscription:
 		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
 
@@ -3675,6 +3748,9 @@ type AccountNonces {
   "Nonces between the last executed and the last pending one that pending transactions use, highest first."
   detectedMempoolNonces: [Int!]!
 }
+
+"Operations that change state: the testnet faucets (schema/faucet.graphql)."
+type Mutation
 
 "Live updates, driven by what ingestion commits (graphql-ws over WebSocket at /graphql)."
 type Subscription {
@@ -4467,6 +4543,37 @@ type Brc20Holder {
   transferrableBalance: String!
 }
 `, BuiltIn: false},
+	{Name: "../schema/faucet.graphql", Input: `# Testnet faucets: STX from the faucet keys, BTC from the faucet wallet.
+
+"A faucet payout that was signed and broadcast; the coins arrive once a block includes it."
+type FaucetResult {
+  "Always true: a refused or failed request is an error instead."
+  success: Boolean!
+  "Id of the payout transaction: 0x-prefixed for STX, the Bitcoin txid for BTC."
+  txId: String!
+  "The serialized payout transaction, hex without 0x."
+  txRaw: String!
+}
+
+extend type Mutation {
+  """
+  Sends testnet STX to a testnet address (ST… or SN…, or a contract principal): 500 STX by
+  default, or with stacking the next reward cycle's stacking minimum plus 20%. Rate limited per
+  address (and one stacking payout per address every two days) and per client; testnet only.
+  """
+  faucetStx(
+    "The recipient's testnet Stacks address."
+    address: String!
+    "Send enough STX to stack in the next reward cycle."
+    stacking: Boolean = false
+  ): FaucetResult!
+  "Sends testnet BTC to a testnet or regtest Bitcoin address (base58, bech32 or bech32m). Rate limited like faucetStx; testnet only."
+  faucetBtc(
+    "The recipient's testnet or regtest Bitcoin address."
+    address: String!
+  ): FaucetResult!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -4848,6 +4955,18 @@ func (ec *executionContext) childFields_ExecutionCost(ctx context.Context, field
 		return ec.fieldContext_ExecutionCost_writeLength(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ExecutionCost", field.Name)
+}
+
+func (ec *executionContext) childFields_FaucetResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "success":
+		return ec.fieldContext_FaucetResult_success(ctx, field)
+	case "txId":
+		return ec.fieldContext_FaucetResult_txId(ctx, field)
+	case "txRaw":
+		return ec.fieldContext_FaucetResult_txRaw(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FaucetResult", field.Name)
 }
 
 func (ec *executionContext) childFields_FtAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5799,6 +5918,42 @@ func (ec *executionContext) field_Contract_events_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_faucetBtc_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_faucetStx_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "stacking",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["stacking"] = arg1
 	return args, nil
 }
 
@@ -9484,6 +9639,75 @@ func (ec *executionContext) fieldContext_ExecutionCost_writeLength(_ context.Con
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
+func (ec *executionContext) _FaucetResult_success(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FaucetResult_success(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Success, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FaucetResult_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _FaucetResult_txId(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FaucetResult_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FaucetResult_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FaucetResult_txRaw(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FaucetResult_txRaw(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxRaw, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FaucetResult_txRaw(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _FtAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11167,6 +11391,94 @@ func (ec *executionContext) _MinerReward_canonical(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_MinerReward_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Mutation_faucetStx(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_faucetStx(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FaucetStx(ctx, fc.Args["address"].(string), fc.Args["stacking"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FaucetResult) graphql.Marshaler {
+			return ec.marshalNFaucetResult2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFaucetResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_faucetStx(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FaucetResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_faucetStx_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_faucetBtc(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_faucetBtc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().FaucetBtc(ctx, fc.Args["address"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FaucetResult) graphql.Marshaler {
+			return ec.marshalNFaucetResult2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFaucetResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_faucetBtc(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FaucetResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_faucetBtc_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _NftAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
@@ -19317,6 +19629,54 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var faucetResultImplementors = []string{"FaucetResult"}
+
+func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.SelectionSet, obj *FaucetResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, faucetResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FaucetResult")
+		case "success":
+			out.Values[i] = ec._FaucetResult_success(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txId":
+			out.Values[i] = ec._FaucetResult_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "txRaw":
+			out.Values[i] = ec._FaucetResult_txRaw(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var ftAssetImplementors = []string{"FtAsset"}
 
 func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
@@ -20750,6 +21110,61 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 			}
 		case "canonical":
 			out.Values[i] = ec._MinerReward_canonical(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "faucetStx":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_faucetStx(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "faucetBtc":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_faucetBtc(ctx, field)
+			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -25096,6 +25511,16 @@ func (ec *executionContext) marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraph
 
 func (ec *executionContext) marshalNExecutionCost2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐExecutionCost(ctx context.Context, sel ast.SelectionSet, v db.ExecutionCost) graphql.Marshaler {
 	return ec._ExecutionCost(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNFaucetResult2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFaucetResult(ctx context.Context, sel ast.SelectionSet, v *FaucetResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FaucetResult(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx context.Context, sel ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {

@@ -115,6 +115,16 @@ type ContractEventEdge struct {
 	Node *db.ContractLog `json:"node"`
 }
 
+// A faucet payout that was signed and broadcast; the coins arrive once a block includes it.
+type FaucetResult struct {
+	// Always true: a refused or failed request is an error instead.
+	Success bool `json:"success"`
+	// Id of the payout transaction: 0x-prefixed for STX, the Bitcoin txid for BTC.
+	TxID string `json:"txId"`
+	// The serialized payout transaction, hex without 0x.
+	TxRaw string `json:"txRaw"`
+}
+
 // A page of mempool transactions.
 type MempoolTransactionConnection struct {
 	// The transactions with their cursors.

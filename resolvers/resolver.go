@@ -7,6 +7,7 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/graph"
 )
 
@@ -17,6 +18,8 @@ type Resolver struct {
 	MaxPageSize int
 	// Events feeds subscriptions with what ingestion commits (nil: subscriptions report unavailable).
 	Events *db.Listener
+	// Faucet runs the testnet faucet mutations (nil: they answer 403).
+	Faucet *faucet.Service
 }
 
 // NewExecutableSchema builds the executable schema that /graphql and the REST adapter both run.

@@ -6,6 +6,7 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -17,6 +18,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/rest"
@@ -41,6 +43,10 @@ type Config struct {
 	// when 0). Batches normally run earlier: as soon as every resolver of the request waits on a
 	// loader (Batching).
 	LoaderWait time.Duration
+	// Faucet runs the testnet faucets (nil: they answer 403). TrustedProxies are the peers whose
+	// X-Forwarded-For names the client for the faucets' per-client limits.
+	Faucet         *faucet.Service
+	TrustedProxies []netip.Prefix
 }
 
 // withDefaults fills the limits left at zero.
@@ -66,7 +72,7 @@ func (c Config) withDefaults() Config {
 // New returns the public HTTP handler.
 func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
-	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events})
+	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}})
@@ -82,7 +88,7 @@ func New(cfg Config) (http.Handler, error) {
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
 	ops := r.NewRoute().Subrouter()
-	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait))
+	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
 	ops.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)
 	return r, nil

@@ -26,6 +26,7 @@ type config struct {
 	graphql            graphqlLimits
 	// deprecatedEndpoints keeps the reference's deprecated REST paths on (else they answer 410).
 	deprecatedEndpoints bool
+	faucet              faucetConfig
 }
 
 // graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
@@ -53,6 +54,26 @@ var flagEnv = map[string]string{
 	"graphql-max-page-size":  "STXGRAPH_GRAPHQL_MAX_PAGE_SIZE",
 	"graphql-timeout":        "STXGRAPH_GRAPHQL_TIMEOUT",
 	"graphql-introspection":  "STXGRAPH_GRAPHQL_INTROSPECTION",
+	// Faucets (cmd/stxgraph/faucet.go).
+	"stacks-core-rpc-host":  "STACKS_CORE_RPC_HOST",
+	"stacks-core-rpc-port":  "STACKS_CORE_RPC_PORT",
+	"faucet-node-host":      "STACKS_FAUCET_NODE_HOST",
+	"faucet-node-port":      "STACKS_FAUCET_NODE_PORT",
+	"faucet-private-key":    "FAUCET_PRIVATE_KEY",
+	"faucet-stx-amount":     "STXGRAPH_FAUCET_STX_AMOUNT",
+	"faucet-stacking-pad":   "STXGRAPH_FAUCET_STACKING_PAD",
+	"faucet-rate-limit":     "TESTNET_FAUCETS_RATE_LIMIT_ENABLED",
+	"faucet-ip-limit":       "STXGRAPH_FAUCET_IP_LIMIT",
+	"trusted-proxies":       "STXGRAPH_TRUSTED_PROXIES",
+	"btc-rpc-host":          "BTC_RPC_HOST",
+	"btc-rpc-port":          "BTC_RPC_PORT",
+	"btc-rpc-user":          "BTC_RPC_USER",
+	"btc-rpc-pw":            "BTC_RPC_PW",
+	"btc-faucet-pk":         "BTC_FAUCET_PK",
+	"btc-network":           "BTC_NETWORK",
+	"btc-faucet-amount":     "BTC_FAUCET_AMOUNT",
+	"btc-fallback-fee-rate": "BTC_FALLBACK_FEE_RATE",
+	"btc-rpc-backend":       "BTC_RPC_BACKEND",
 }
 
 // withEnv appends the flag's environment variable to its help text.
@@ -109,6 +130,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&g.maxPageSize, "graphql-max-page-size", 0, withEnv("graphql-max-page-size", "largest first/last/limit allowed; 0 = server default"))
 	fs.DurationVar(&g.timeout, "graphql-timeout", 0, withEnv("graphql-timeout", "time limit of one GraphQL query; 0 = server default"))
 	fs.BoolVar(&g.introspection, "graphql-introspection", true, withEnv("graphql-introspection", "allow schema introspection"))
+	c.faucet.flags(fs)
 }
 
 // chainID is a Stacks chain id flag that accepts hex (0x80000000) or decimal.

@@ -55,11 +55,17 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	if err != nil {
 		return err
 	}
+	faucets, closeFaucets, err := cfg.faucet.service(store, uint32(cfg.chainID))
+	if err != nil {
+		return err
+	}
+	defer closeFaucets()
 	api, err := server.New(server.Config{
 		Store: store, ServerVersion: "stxgraph " + version, Events: events,
 		Introspection: cfg.graphql.introspection, MaxDepth: cfg.graphql.maxDepth,
 		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
 		QueryTimeout: cfg.graphql.timeout, DisableDeprecated: !cfg.deprecatedEndpoints,
+		Faucet: faucets, TrustedProxies: cfg.faucet.trustedProxies,
 	})
 	if err != nil {
 		return err

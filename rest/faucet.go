@@ -1,0 +1,138 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/gorilla/mux"
+
+	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
+)
+
+// maxFaucetBody bounds a faucet request body: it carries one address at most.
+const maxFaucetBody = 16 << 10
+
+// registerFaucets adds the POST faucet paths. Their bodies follow the reference's faucet
+// routes, not the other paths: {"success":true,…} or {"error":"…","success":false}.
+func (a *API) registerFaucets(r *mux.Router) {
+	paths := map[string]http.HandlerFunc{
+		"/extended/v1/faucets/stx": a.faucetSTX,
+		"/extended/v1/faucets/btc": a.faucetBTC,
+	}
+	for p, h := range paths {
+		handler := a.common(h, false)
+		r.Handle(p, handler).Methods(http.MethodPost, http.MethodOptions)
+		r.Handle(p+"/", handler).Methods(http.MethodPost, http.MethodOptions)
+	}
+}
+
+func (a *API) faucetSTX(w http.ResponseWriter, r *http.Request) {
+	stacking, err := query(r.URL.Query()).boolean("stacking")
+	if err != nil {
+		writeFaucetError(w, err, 0)
+		return
+	}
+	addr, err := faucetAddress(r)
+	if err != nil {
+		writeFaucetError(w, err, 0)
+		return
+	}
+	a.runFaucet(w, r, "FaucetStx", "faucetStx", map[string]any{"address": addr, "stacking": stacking}, false)
+}
+
+func (a *API) faucetBTC(w http.ResponseWriter, r *http.Request) {
+	addr, err := faucetAddress(r)
+	if err != nil {
+		writeFaucetError(w, err, 0)
+		return
+	}
+	a.runFaucet(w, r, "FaucetBtc", "faucetBtc", map[string]any{"address": addr}, true)
+}
+
+// faucetAddress reads the recipient from the query, else from a JSON or form body.
+func faucetAddress(r *http.Request) (string, error) {
+	if a := r.URL.Query().Get("address"); a != "" {
+		return a, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxFaucetBody+1))
+	if err != nil || len(body) > maxFaucetBody {
+		return "", badRequest("request body is unreadable or too large")
+	}
+	var addr string
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case len(strings.TrimSpace(string(body))) == 0:
+	case ct == "application/x-www-form-urlencoded":
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			return "", badRequest("request body is not a valid form")
+		}
+		addr = form.Get("address")
+	default:
+		var b struct {
+			Address string `json:"address"`
+		}
+		if err := json.Unmarshal(body, &b); err != nil {
+			return "", badRequest(`request body must be JSON {"address": "…"}`)
+		}
+		addr = b.Address
+	}
+	if strings.TrimSpace(addr) == "" {
+		return "", badRequest("address required")
+	}
+	return addr, nil
+}
+
+// runFaucet runs the faucet mutation and writes its result; a rate-limited request carries
+// Retry-After. The BTC body also has the keys the reference's clients read (txid, raw_tx).
+func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string, vars map[string]any, btc bool) {
+	resp := a.ops.response(r.Context(), op, vars)
+	if len(resp.Errors) > 0 {
+		retry, _ := resp.Errors[0].Extensions[resolvers.RetryAfterExtension].(int)
+		writeFaucetError(w, firstError(resp.Errors), retry)
+		return
+	}
+	var data map[string]struct {
+		Success bool   `json:"success"`
+		TxID    string `json:"txId"`
+		TxRaw   string `json:"txRaw"`
+	}
+	if err := json.Unmarshal(resp.Data, &data); err != nil || !data[field].Success {
+		writeFaucetError(w, stxgraph.Errorf(stxgraph.EINTERNAL, "Faucet request failed, please try again later"), 0)
+		return
+	}
+	res := data[field]
+	body := map[string]any{"success": true, "txId": res.TxID, "txRaw": res.TxRaw}
+	if btc {
+		body["txid"], body["raw_tx"] = res.TxID, res.TxRaw
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+// response executes a fixed operation and returns the whole response, error extensions included.
+func (o *operations) response(ctx context.Context, name string, vars map[string]any) *graphql.Response {
+	ctx = graphql.StartOperationTrace(ctx)
+	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
+	if errs != nil {
+		return &graphql.Response{Errors: errs}
+	}
+	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
+	return h(ctx)
+}
+
+// writeFaucetError writes the faucets' error shape {"error","success":false}.
+func writeFaucetError(w http.ResponseWriter, err error, retryAfter int) {
+	status := statusOf(stxgraph.ErrorCode(err))
+	if status == http.StatusTooManyRequests && retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	writeJSON(w, status, map[string]any{"error": stxgraph.ErrorMessage(err), "success": false})
+}
