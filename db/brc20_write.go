@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -270,11 +271,12 @@ func (t *Brc20Tx) Transferables(ctx context.Context, sats []int64) ([]brc20.Tran
 }
 
 // ApplyBlock records a block and writes its changes: operations, tokens, balances with their
-// history row for the block, transfer inscriptions, and the notice.
+// history row for the block, transfer inscriptions, and the notice. The statements go to the
+// database formatted, in one multi-statement round trip.
 func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
-	if _, err := t.tx.NewInsert().Model(&brc20BlockRow{BlockHeight: ch.Height, BlockHash: ch.Hash, Timestamp: ch.Timestamp}).Exec(ctx); err != nil {
-		return err
-	}
+	var batch []string
+	insert := func(q *bun.InsertQuery) { batch = append(batch, q.Returning("NULL").String()) }
+	insert(t.tx.NewInsert().Model(&brc20BlockRow{BlockHeight: ch.Height, BlockHash: ch.Hash, Timestamp: ch.Timestamp}))
 	if len(ch.Deployed) > 0 {
 		rows := make([]brc20TokenRow, len(ch.Deployed))
 		for i, tok := range ch.Deployed {
@@ -284,9 +286,7 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 				Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
 				Holders: tok.Holders, DeployTimestamp: tok.DeployTimestamp}
 		}
-		if _, err := t.tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
-			return err
-		}
+		insert(t.tx.NewInsert().Model(&rows))
 	}
 	if len(ch.Updated) > 0 {
 		n := len(ch.Updated)
@@ -294,12 +294,9 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 		for i, tok := range ch.Updated {
 			tickers[i], minted[i], counts[i], holders[i] = tok.Ticker, tok.Minted.String(), tok.TxCount, tok.Holders
 		}
-		_, err := t.tx.NewRaw(`UPDATE brc20_tokens AS t SET minted_supply = v.minted, tx_count = v.tx_count, holders = v.holders
+		batch = append(batch, t.tx.NewRaw(`UPDATE brc20_tokens AS t SET minted_supply = v.minted, tx_count = v.tx_count, holders = v.holders
 			FROM unnest(?::text[], ?::numeric[], ?::bigint[], ?::bigint[]) AS v(ticker, minted, tx_count, holders)
-			WHERE t.ticker = v.ticker`, pgdialect.Array(tickers), pgdialect.Array(minted), pgdialect.Array(counts), pgdialect.Array(holders)).Exec(ctx)
-		if err != nil {
-			return err
-		}
+			WHERE t.ticker = v.ticker`, pgdialect.Array(tickers), pgdialect.Array(minted), pgdialect.Array(counts), pgdialect.Array(holders)).String())
 	}
 	if len(ch.BalanceKeys) > 0 {
 		rows := make([]brc20BalanceRow, len(ch.BalanceKeys))
@@ -311,15 +308,9 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 			hist[i] = brc20HistoryRow{Ticker: k.Ticker, Address: k.Address, BlockHeight: ch.Height,
 				AvailBalance: rows[i].AvailBalance, TransBalance: rows[i].TransBalance, TotalBalance: rows[i].TotalBalance}
 		}
-		_, err := t.tx.NewInsert().Model(&rows).On("CONFLICT (ticker, address) DO UPDATE").
-			Set("avail_balance = EXCLUDED.avail_balance, trans_balance = EXCLUDED.trans_balance, total_balance = EXCLUDED.total_balance").
-			Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := t.tx.NewInsert().Model(&hist).Exec(ctx); err != nil {
-			return err
-		}
+		insert(t.tx.NewInsert().Model(&rows).On("CONFLICT (ticker, address) DO UPDATE").
+			Set("avail_balance = EXCLUDED.avail_balance, trans_balance = EXCLUDED.trans_balance, total_balance = EXCLUDED.total_balance"))
+		insert(t.tx.NewInsert().Model(&hist))
 	}
 	if len(ch.Operations) > 0 {
 		rows := make([]brc20OperationRow, len(ch.Operations))
@@ -329,14 +320,10 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 				Location: op.Location, Address: op.Address, ToAddress: op.ToAddress, Amount: op.Amount.String(),
 				Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber, OrdinalNumber: op.Sat}
 		}
-		if _, err := t.tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
-			return err
-		}
+		insert(t.tx.NewInsert().Model(&rows))
 	}
 	if len(ch.Sent) > 0 {
-		if _, err := t.tx.NewDelete().Model((*brc20TransferableRow)(nil)).Where("inscription_id = ANY(?)", pgdialect.Array(ch.Sent)).Exec(ctx); err != nil {
-			return err
-		}
+		batch = append(batch, t.tx.NewDelete().Model((*brc20TransferableRow)(nil)).Where("inscription_id = ANY(?)", pgdialect.Array(ch.Sent)).String())
 	}
 	if len(ch.NewTransferables) > 0 {
 		rows := make([]brc20TransferableRow, len(ch.NewTransferables))
@@ -345,16 +332,17 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 				Amount: tr.Amount.String(), BlockHeight: tr.BlockHeight, InscriptionNumber: tr.InscriptionNumber,
 				OrdinalNumber: tr.Sat, TxIndex: tr.TxIndex}
 		}
-		if _, err := t.tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
-			return err
-		}
+		insert(t.tx.NewInsert().Model(&rows))
 	}
 	tickers, addresses := map[string]bool{}, map[string]bool{}
 	for _, op := range ch.Operations {
 		tickers[op.Ticker] = true
 		addresses[op.Address] = true
 	}
-	return t.notify(ctx, Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)})
+	batch = append(batch, t.notifyStatement(Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}))
+	// No parameters: the driver sends the formatted text as one simple query.
+	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
+	return err
 }
 
 // RollbackBlock undoes the applied block at height, which must be the tip: balances go back to
@@ -412,8 +400,13 @@ func (t *Brc20Tx) RollbackBlock(ctx context.Context, height int32, hash string) 
 }
 
 func (t *Brc20Tx) notify(ctx context.Context, n Brc20Notice) error {
-	_, err := t.tx.ExecContext(ctx, "SELECT pg_notify(?, ?)", Brc20Channel, brc20NoticePayload(n))
+	_, err := t.tx.Tx.ExecContext(ctx, t.notifyStatement(n))
 	return err
+}
+
+// notifyStatement is a NOTIFY on Brc20Channel; PostgreSQL delivers it on commit.
+func (t *Brc20Tx) notifyStatement(n Brc20Notice) string {
+	return t.tx.NewRaw("NOTIFY "+Brc20Channel+", ?", brc20NoticePayload(n)).String()
 }
 
 func setList(m map[string]bool) []string {

@@ -258,11 +258,11 @@ func ApplyOrdinals(ctx context.Context, store *db.Store, p *OrdinalsPayload) (Or
 			}
 			res.RolledBack++
 		}
+		tip, tipHash, ok, err := tx.Tip(ctx)
+		if err != nil {
+			return err
+		}
 		for _, b := range apply {
-			tip, tipHash, ok, err := tx.Tip(ctx)
-			if err != nil {
-				return err
-			}
 			if ok && b.Height <= tip {
 				if b.Height == tip && b.Hash != tipHash {
 					slog.Warn("skipping an inscription block at the applied height with another hash; roll the applied one back first",
@@ -278,6 +278,7 @@ func ApplyOrdinals(ctx context.Context, store *db.Store, p *OrdinalsPayload) (Or
 			if err := tx.ApplyBlock(ctx, ch); err != nil {
 				return err
 			}
+			tip, tipHash, ok = b.Height, b.Hash, true
 			res.Applied++
 			res.Operations += len(ch.Operations)
 		}
