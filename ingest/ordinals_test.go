@@ -231,3 +231,138 @@ func rollbackOf(payload []byte) string {
 	s = s[strings.Index(s, `"rollback":[`)+len(`"rollback":[`):]
 	return s[:len(s)-2]
 }
+
+// feedBlock builds one chainhook block of inscription activity; each op is one transaction.
+type feedBlock struct {
+	height int32
+	salt   string // distinguishes forks of the same height
+	txs    []string
+}
+
+func feedHash(s string) string {
+	return fmt.Sprintf("%064x", []byte(s))[:64]
+}
+
+func (b *feedBlock) reveal(id, addr, body string, sat int64) *feedBlock {
+	txid := feedHash(fmt.Sprintf("tx %d %s %d", b.height, b.salt, len(b.txs)))
+	inscriber := "null"
+	if addr != "-" {
+		inscriber = `"` + addr + `"`
+	}
+	b.txs = append(b.txs, fmt.Sprintf(`{"transaction_identifier":{"hash":"0x%s"},"operations":[],"metadata":{"index":%d,"brc20_operation":null,"ordinal_operations":[
+		{"inscription_revealed":{"content_bytes":"0x%x","content_type":"text/plain;charset=utf-8","inscription_number":{"jubilee":%d,"classic":%d},
+		"inscription_id":"%s","inscriber_address":%s,"ordinal_number":%d,"satpoint_post_inscription":"%s:0:0"}}]}}`,
+		txid, len(b.txs), body, sat, sat, id, inscriber, sat, txid))
+	return b
+}
+
+func (b *feedBlock) move(sat int64, kind, to string) *feedBlock {
+	txid := feedHash(fmt.Sprintf("tx %d %s %d", b.height, b.salt, len(b.txs)))
+	b.txs = append(b.txs, fmt.Sprintf(`{"transaction_identifier":{"hash":"0x%s"},"metadata":{"index":%d,"ordinal_operations":[
+		{"inscription_transferred":{"destination":{"type":"%s","value":"%s"},"ordinal_number":%d,"satpoint_post_transfer":"%s:0:0"}}]}}`,
+		txid, len(b.txs), kind, to, sat, txid))
+	return b
+}
+
+func (b *feedBlock) json() string {
+	return fmt.Sprintf(`{"block_identifier":{"index":%d,"hash":"0x%s"},"timestamp":1678248991,"transactions":[%s]}`,
+		b.height, feedHash(fmt.Sprintf("block %d %s", b.height, b.salt)), strings.Join(b.txs, ","))
+}
+
+func feed(apply, rollback []*feedBlock) []byte {
+	list := func(bs []*feedBlock) string {
+		var s []string
+		for _, b := range bs {
+			s = append(s, b.json())
+		}
+		return strings.Join(s, ",")
+	}
+	return []byte(`{"apply":[` + list(apply) + `],"rollback":[` + list(rollback) + `],"chainhook":{"uuid":"x","is_streaming_blocks":true}}`)
+}
+
+func balanceOf(t *testing.T, store *db.Store, ticker, addr string) string {
+	t.Helper()
+	var s string
+	err := store.DB.QueryRow(`SELECT coalesce((SELECT avail_balance::text || '/' || trans_balance::text FROM brc20_balances WHERE ticker = ? AND address = ?), 'none')`, ticker, addr).Scan(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Transfers through the listener and their exact rollback: sends, fee returns, burns and the
+// unsent transfer inscriptions come back block by block; a precomputed brc20_operation in the
+// payload is ignored; a reorg payload swaps a block for its fork.
+func TestOrdinalsTransfersAndRollback(t *testing.T) {
+	t.Parallel()
+	store := newStore(t)
+	srv := httptest.NewServer(NewServer(store, Options{OrdinalsToken: "t"}))
+	defer srv.Close()
+	const h = 779832
+	b1 := (&feedBlock{height: h}).
+		reveal("d1i0", "A", `{"p":"brc-20","op":"deploy","tick":"ordi","max":"21000000","lim":"1000","dec":"0"}`, 1).
+		reveal("m1i0", "A", `{"p":"brc-20","op":"mint","tick":"ordi","amt":"1000"}`, 2).
+		reveal("t1i0", "A", `{"p":"brc-20","op":"transfer","tick":"ordi","amt":"400"}`, 3).
+		reveal("t2i0", "A", `{"p":"brc-20","op":"transfer","tick":"ordi","amt":"100"}`, 4).
+		reveal("m2i0", "-", `{"p":"brc-20","op":"mint","tick":"ordi","amt":"1000"}`, 5) // no address: ignored
+	b2 := (&feedBlock{height: h + 1}).
+		move(3, "transferred", "B").
+		move(4, "spent_in_fees", "").
+		reveal("t3i0", "B", `{"p":"brc-20","op":"transfer","tick":"ordi","amt":"50"}`, 6)
+	b3 := (&feedBlock{height: h + 2}).
+		move(6, "burnt", "6a").
+		move(3, "transferred", "C"). // second move: nothing
+		reveal("d2i0", "C", `{"p":"brc-20","op":"deploy","tick":"PEPE","max":"10","dec":"0"}`, 7)
+
+	var digests []string
+	digests = append(digests, brc20Digest(t, store))
+	for _, b := range []*feedBlock{b1, b2, b3} {
+		mustPost(t, srv.URL, "t", feed([]*feedBlock{b}, nil))
+		digests = append(digests, brc20Digest(t, store))
+	}
+	for addr, want := range map[string]string{"A": "600/0", "B": "350/0", "": "50/0", "C": "none"} {
+		if got := balanceOf(t, store, "ordi", addr); got != want {
+			t.Errorf("ordi balance %q = %s, want %s", addr, got, want)
+		}
+	}
+	if f := figures(t, store, "ordi"); f.Minted != "1000" || f.Holders != 3 || f.CountedHolders != 3 || f.TxCount != 8 || f.Tokens != 2 {
+		t.Errorf("ordi figures %+v", f)
+	}
+	if n := count(t, store, "SELECT count(*) FROM brc20_transferables"); n != 0 {
+		t.Errorf("%d transferables left", n)
+	}
+	// Roll back one block at a time: each state comes back exactly.
+	for i, b := range []*feedBlock{b3, b2, b1} {
+		mustPost(t, srv.URL, "t", feed(nil, []*feedBlock{b}))
+		if got, want := brc20Digest(t, store), digests[2-i]; got != want {
+			t.Fatalf("after rolling back block %d:\n got %s\nwant %s", b.height, got, want)
+		}
+		if i == 1 {
+			// Back at the end of b1: both transfers unsent again.
+			if n := count(t, store, "SELECT count(*) FROM brc20_transferables WHERE address = 'A'"); n != 2 || balanceOf(t, store, "ordi", "A") != "500/500" {
+				t.Errorf("after rolling back b2: %d transferables, A = %s", n, balanceOf(t, store, "ordi", "A"))
+			}
+		}
+	}
+	// All three again in one payload, then a reorg of the last block: a fork of b3 that sends
+	// the 50 to D instead of burning it.
+	mustPost(t, srv.URL, "t", feed([]*feedBlock{b1, b2, b3}, nil))
+	if got := brc20Digest(t, store); got != digests[3] {
+		t.Fatal("applying the blocks in one payload gave another state")
+	}
+	fork := (&feedBlock{height: h + 2, salt: "fork"}).move(6, "transferred", "D")
+	mustPost(t, srv.URL, "t", feed([]*feedBlock{fork}, []*feedBlock{b3}))
+	if got := balanceOf(t, store, "ordi", "D"); got != "50/0" || balanceOf(t, store, "ordi", "") != "none" ||
+		count(t, store, "SELECT count(*) FROM brc20_tokens WHERE ticker = 'pepe'") != 0 {
+		t.Errorf("after the reorg D = %s, burnt = %s", got, balanceOf(t, store, "ordi", ""))
+	}
+	// A payload's precomputed operation is not trusted: a reveal claiming a mint in
+	// brc20_operation but with no BRC-20 content does nothing.
+	fake := (&feedBlock{height: h + 3}).reveal("x1i0", "E", `hello`, 8)
+	body := strings.Replace(string(feed([]*feedBlock{fake}, nil)), `"brc20_operation":null`,
+		`"brc20_operation":{"mint":{"tick":"ordi","amt":"1000","address":"E","inscription_id":"x1i0"}}`, 1)
+	mustPost(t, srv.URL, "t", []byte(body))
+	if got := balanceOf(t, store, "ordi", "E"); got != "none" {
+		t.Errorf("a precomputed brc20_operation was applied: E = %s", got)
+	}
+}
