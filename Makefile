@@ -67,3 +67,9 @@ loadtest: postgres build
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres
 	STXGRAPH_LOAD=10s $(GO) test -count=1 -run TestLoad -v ./rest
+
+# BRC-20 token lookups per second at 32 connections over loopback HTTP, on the real mainnet
+# inscriptions of the shared fixture (ingested first, a few seconds).
+.PHONY: bench-brc20-lookups
+bench-brc20-lookups: postgres
+	$(GO) test -count=1 -run='^$$' -bench=BenchmarkBrc20TokenLookup -benchtime=$(BENCHTIME) ./rest
