@@ -77,7 +77,7 @@ func Parse(contentType string, body []byte) (op Op, ok bool) {
 		return Op{}, false
 	}
 	tick := *a["tick"]
-	if len(tick) < 4 || len(tick) > 5 {
+	if len(tick) < 4 || len(tick) > 5 || strings.ContainsRune(tick, 0) {
 		return Op{}, false
 	}
 	switch *a["op"] {
@@ -98,6 +98,10 @@ func Parse(contentType string, body []byte) (op Op, ok bool) {
 
 func parseDeploy(d map[string]*string) (Op, bool) {
 	tick := *d["tick"]
+	// A NUL (escaped as \u0000) cannot be stored in a text column; OPI rejects such ticks too.
+	if strings.ContainsRune(tick, 0) {
+		return Op{}, false
+	}
 	op := Op{Kind: Deploy, Ticker: Lower(tick), DisplayTick: tick, Decimals: 18}
 	// Hiro: "self_mint":"true" requires a 5-byte ticker (a 4-byte one makes the deploy invalid,
 	// where other indexers deploy a normal token); any other value means a normal 4-byte token.

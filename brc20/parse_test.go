@@ -89,6 +89,8 @@ func TestParse(t *testing.T) {
 			&Op{Kind: Mint, Ticker: "ordi", DisplayTick: "ordi", Amount: "1"}},
 		{"invalid UTF-8 invalid", "text/plain", "{\"p\":\"brc-20\",\"op\":\"deploy\",\"tick\":\"pe\xffe\",\"max\":\"100\"}", nil},
 		{"raw NUL in string invalid JSON", "text/plain", "{\"p\":\"brc-20\",\"op\":\"deploy\",\"tick\":\"X\x00\x00Z\",\"max\":\"100\"}", nil},
+		{"escaped NUL in tick invalid", "text/plain", `{"p":"brc-20","op":"deploy","tick":"X\u0000\u0000Z","max":"100"}`, nil},
+		{"escaped NUL in mint tick invalid", "text/plain", `{"p":"brc-20","op":"mint","tick":"X\u0000\u0000Z","amt":"1"}`, nil},
 		{"lone surrogate escape invalid", "text/plain", `{"p":"brc-20","op":"deploy","tick":"ab\ud800","max":"100"}`, nil},
 		{"escaped key reads as the key", "text/plain", `{"\u0070":"brc-20","op":"mint","tick":"ordi","amt":"5"}`,
 			&Op{Kind: Mint, Ticker: "ordi", DisplayTick: "ordi", Amount: "5"}},

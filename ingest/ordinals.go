@@ -192,12 +192,18 @@ func decodeReveal(r *chainhookReveal) (brc20.Reveal, error) {
 	if r.Parent != nil && *r.Parent != "" {
 		rv.Parents = append(rv.Parents, *r.Parent)
 	}
+	if hasNUL(append([]string{rv.InscriptionID, rv.Location, rv.Address}, rv.Parents...)...) {
+		return brc20.Reveal{}, fmt.Errorf("a NUL character in a string")
+	}
 	return rv, nil
 }
 
 func decodeMove(t *chainhookTransfer) (brc20.Move, error) {
 	if t.OrdinalNumber == nil {
 		return brc20.Move{}, fmt.Errorf("inscription_transferred needs ordinal_number")
+	}
+	if hasNUL(t.Destination.Value, t.SatpointPostTransfer) {
+		return brc20.Move{}, fmt.Errorf("a NUL character in a string")
 	}
 	mv := brc20.Move{Sat: *t.OrdinalNumber, Location: t.SatpointPostTransfer}
 	switch t.Destination.Type {
@@ -214,6 +220,16 @@ func decodeMove(t *chainhookTransfer) (brc20.Move, error) {
 		return mv, fmt.Errorf("unknown destination type %q", t.Destination.Type)
 	}
 	return mv, nil
+}
+
+// hasNUL reports a NUL character, which text columns cannot store, in any of the strings.
+func hasNUL(ss ...string) bool {
+	for _, s := range ss {
+		if strings.ContainsRune(s, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // ordinalsHash strips the 0x of a hash or txid and checks it is 32 bytes of hex, lower-cased.

@@ -365,4 +365,10 @@ func TestOrdinalsTransfersAndRollback(t *testing.T) {
 	if got := balanceOf(t, store, "ordi", "E"); got != "none" {
 		t.Errorf("a precomputed brc20_operation was applied: E = %s", got)
 	}
+	// A NUL in a stored string cannot be written: the payload is refused, not retried forever.
+	before := brc20Digest(t, store)
+	nul := (&feedBlock{height: h + 4}).reveal("n1i0", `F\u0000`, `{"p":"brc-20","op":"mint","tick":"ordi","amt":"1"}`, 9)
+	if code, msg := post(t, srv.URL, "t", feed([]*feedBlock{nul}, nil)); code != http.StatusBadRequest || brc20Digest(t, store) != before {
+		t.Errorf("NUL in an address: %d %s", code, msg)
+	}
 }
