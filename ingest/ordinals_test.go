@@ -166,6 +166,21 @@ func TestOrdinalsRealData(t *testing.T) {
 		t.Fatalf("ordi figures %+v, want %+v", fig, want)
 	}
 	t.Logf("ordi after %d blocks: %+v", len(blocks), fig)
+	// Known mainnet deploys (Hiro's responses): id, number, height, time, deployer, max/lim/dec.
+	for _, want := range []string{
+		"ordi b61b0172d95e266c18aea0c624db987e971a5d6d4ebc2aaed85da4642d635735i0 348020 779832 407 1678248991000 bc1pxaneaf3w4d27hl2y93fuft2xk6m4u3wc4rafevc6slgd7f5tq2dqyfgy06 21000000 1000 18",
+		"meme 307ffac5d20fc188f723706f85d75c926550d536f5fd1113839586f38542971ci0 352242 779887 799 1678279462000 bc1pxwx69grfcccaphd6xa0fmrz3pqthftatmzvwa807r450j7n29mpqsmd28p 99999 1 18",
+		"punk 2782fcc4173baddd337b6adaaca11535daa821ab6c234d8eee22257260ea7d07i0 356204 779964 1317 1678333933000 bc1p7pceefkw20p0uch3mk2x5rx8ylag4gpky7vl6390wgdtwpc8rqcqtk3paa 10000 1 18",
+		"pepe 54d5fe82f5d284363fec6ae6137d0e5263e237caf15211078252c0d95af8943ai0 356777 779969 2402 1678338023000 bc1pfku4w9trutsz6eyqw4h3xm5k4xdw4e2xt2lr3nm7esa86kttmgzsxswqke 42069000 1000 18",
+	} {
+		var got string
+		err := store.DB.QueryRow(`SELECT concat_ws(' ', ticker, inscription_id, inscription_number, block_height, tx_index, deploy_timestamp, address,
+			(max_supply / 10::numeric ^ decimals)::numeric(40,0), (mint_limit / 10::numeric ^ decimals)::numeric(40,0), decimals)
+			FROM brc20_tokens WHERE ticker = ?`, strings.Fields(want)[0]).Scan(&got)
+		if err != nil || got != want {
+			t.Errorf("token %q, %v; want %q", got, err, want)
+		}
+	}
 	if beforeFig == fig || before == after {
 		t.Fatal("the last blocks changed nothing; the rollback check would prove nothing")
 	}
