@@ -112,6 +112,17 @@ func (s *Store) Brc20TokenCount(ctx context.Context, f Brc20TokenFilter) (int64,
 	return n, err
 }
 
+// lowerIn renders "col IN (lower(?), …)" for tickers given in any case: a list of constants,
+// so that one ticker walks the column's ordered index (an array parameter would not).
+func lowerIn(col string, tickers []string) (string, []any) {
+	marks := make([]string, len(tickers))
+	args := make([]any, len(tickers))
+	for i, t := range tickers {
+		marks[i], args[i] = "lower(?)", t
+	}
+	return col + " IN (" + strings.Join(marks, ", ") + ")", args
+}
+
 // descending renders "a DESC, b DESC" from "a, b".
 func descending(cols string) string {
 	return strings.ReplaceAll(cols, ",", " DESC,") + " DESC"
@@ -233,12 +244,15 @@ func (f Brc20ActivityFilter) where() (string, []any) {
 	conds := []string{"o.operation <> 'transfer_receive'"}
 	var args []any
 	if len(f.Operations) > 0 {
-		conds = append(conds, "o.operation = ANY(?::text[])")
-		args = append(args, pgdialect.Array(f.Operations))
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(f.Operations)), ", ")
+		conds = append(conds, "o.operation IN ("+marks+")")
+		for _, op := range f.Operations {
+			args = append(args, op)
+		}
 	}
 	if len(f.Tickers) > 0 {
-		conds = append(conds, "o.ticker = ANY(SELECT lower(x) FROM unnest(?::text[]) AS x)")
-		args = append(args, pgdialect.Array(f.Tickers))
+		cond, more := lowerIn("o.ticker", f.Tickers)
+		conds, args = append(conds, cond), append(args, more...)
 	}
 	if f.BlockHeight != nil {
 		conds = append(conds, "o.block_height = ?")
@@ -287,8 +301,8 @@ func (s *Store) Brc20ActivityCount(ctx context.Context, f Brc20ActivityFilter) (
 	if len(f.Operations) == 0 && f.Address == "" && f.BlockHeight == nil {
 		q, args := "SELECT coalesce(sum(tx_count), 0) FROM brc20_tokens AS t", []any(nil)
 		if len(f.Tickers) > 0 {
-			q += " WHERE t.ticker = ANY(SELECT lower(x) FROM unnest(?::text[]) AS x)"
-			args = append(args, pgdialect.Array(f.Tickers))
+			cond, more := lowerIn("t.ticker", f.Tickers)
+			q, args = q+" WHERE "+cond, more
 		}
 		err := s.DB.NewRaw(q, args...).Scan(ctx, &n)
 		return n, err
@@ -346,8 +360,8 @@ type Brc20TransferableFilter struct {
 func (f Brc20TransferableFilter) where() (string, []any) {
 	cond, args := "r.address = ?", []any{f.Address}
 	if len(f.Tickers) > 0 {
-		cond += " AND r.ticker = ANY(SELECT lower(x) FROM unnest(?::text[]) AS x)"
-		args = append(args, pgdialect.Array(f.Tickers))
+		in, more := lowerIn("r.ticker", f.Tickers)
+		cond, args = cond+" AND "+in, append(args, more...)
 	}
 	return cond, args
 }
