@@ -244,7 +244,8 @@ func ordinalsHash(s string) (string, error) {
 // ApplyOrdinals applies a payload in one database transaction: first its rollback blocks, from
 // the highest, then its apply blocks, from the lowest. Blocks already applied (at or below the
 // tip) and rollbacks of blocks not applied are skipped, so a payload can be replayed safely.
-// Rolling back a block that has applied blocks above it is refused as EINVALID.
+// Rolling back a block that has applied blocks above it is refused as EINVALID. Heights may
+// jump: a feed only carries the blocks with inscription activity.
 func ApplyOrdinals(ctx context.Context, store *db.Store, p *OrdinalsPayload) (OrdinalsResult, error) {
 	var res OrdinalsResult
 	rollback := append([]brc20.Block(nil), p.Rollback...)
