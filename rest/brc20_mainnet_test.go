@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -168,6 +169,7 @@ func BenchmarkBrc20TokenLookup(b *testing.B) {
 					b.Error(err)
 					return
 				}
+				io.Copy(io.Discard, resp.Body) //nolint:errcheck // drained for connection reuse
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					b.Errorf("%s: status %d", ticker, resp.StatusCode)
