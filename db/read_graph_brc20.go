@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"github.com/stxgraph/stxgraph/brc20"
 )
 
 // BRC-20 lists are read in keyset order, every column descending, so that a cursor (the key of
@@ -60,6 +62,7 @@ type Brc20TokenFilter struct {
 
 // where renders the filter as a condition on brc20_tokens (alias t) with its arguments. Prefixes
 // are matched with LIKE, their wildcards escaped, so the text_pattern_ops index serves them.
+// (The reference does not escape them: "_rdi" matches ordi there.)
 func (f Brc20TokenFilter) where() (string, []any) {
 	if len(f.Prefixes) == 0 {
 		return "TRUE", nil
@@ -67,7 +70,7 @@ func (f Brc20TokenFilter) where() (string, []any) {
 	conds := make([]string, len(f.Prefixes))
 	args := make([]any, len(f.Prefixes))
 	for i, p := range f.Prefixes {
-		conds[i], args[i] = "t.ticker LIKE lower(?)", likePrefix(p)
+		conds[i], args[i] = "t.ticker LIKE ?", likePrefix(brc20.Lower(p))
 	}
 	return "(" + strings.Join(conds, " OR ") + ")", args
 }
@@ -112,13 +115,13 @@ func (s *Store) Brc20TokenCount(ctx context.Context, f Brc20TokenFilter) (int64,
 	return n, err
 }
 
-// lowerIn renders "col IN (lower(?), …)" for tickers given in any case: a list of constants,
-// so that one ticker walks the column's ordered index (an array parameter would not).
+// lowerIn renders "col IN (?, …)" for tickers given in any case, lower-cased: a list of
+// constants, so that one ticker walks the column's ordered index (an array parameter would not).
 func lowerIn(col string, tickers []string) (string, []any) {
 	marks := make([]string, len(tickers))
 	args := make([]any, len(tickers))
 	for i, t := range tickers {
-		marks[i], args[i] = "lower(?)", t
+		marks[i], args[i] = "?", brc20.Lower(t)
 	}
 	return col + " IN (" + strings.Join(marks, ", ") + ")", args
 }

@@ -3,8 +3,8 @@ package resolvers
 import (
 	"context"
 	"slices"
-	"strings"
 
+	"github.com/stxgraph/stxgraph/brc20"
 	"github.com/stxgraph/stxgraph/db"
 )
 
@@ -28,7 +28,7 @@ func (r *subscriptionResolver) Brc20Activity(ctx context.Context, ticker *string
 	if ticker == nil && address == nil {
 		return nil, invalid("give a ticker, an address, or both")
 	}
-	lower := strings.ToLower(tick)
+	lower := brc20.Lower(tick)
 	return follow(ctx, r.Resolver, db.NoticeBrc20, func(ctx context.Context, n db.Notice) ([]*db.Brc20Activity, error) {
 		b := n.Brc20
 		if b.Rollback {

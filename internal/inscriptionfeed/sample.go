@@ -9,8 +9,8 @@ const (
 	Carol = "1CaroLxUvxbVDc1kUTqnoEk5A1fDnwpL8y"
 )
 
-// Sample is a small history over four blocks from the activation height: two deploys (ordi at
-// 18 decimals, Dec2 at 2) and a repeated one, mints (one over the limit), two transfer
+// Sample is a small history over four blocks from the activation height: three deploys (ordi at
+// 18 decimals, Dec2 at 2, Äbc at 0 with nothing minted) and a repeated one, mints (one over the limit), two transfer
 // inscriptions of which one is sent, and a transfer beyond the balance. It ends with ordi
 // minted 1800 (Alice 700, Bob 400 + 100 transferable, Carol 600) and dec2 minted 15.50 (Carol
 // 10, Alice 5.50).
@@ -21,6 +21,7 @@ func Sample() []*Block {
 	b0.Reveal(Alice, `{ "p": "brc-20", "op": "deploy", "tick": "ordi", "max": "21000000", "lim": "1000" }`)
 	b0.Reveal(Bob, `{"p":"brc-20","op":"deploy","tick":"Dec2","max":"1000","lim":"10","dec":"2"}`)
 	b0.Reveal(Carol, `{"p":"brc-20","op":"deploy","tick":"ORDI","max":"5","lim":"1"}`)
+	b0.Reveal(Carol, `{"p":"brc-20","op":"deploy","tick":"Äbc","max":"21","dec":"0"}`)
 
 	b1 := c.Block(779833, t0+600)
 	b1.Reveal(Alice, mint("ordi", "1000"))
