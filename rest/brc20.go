@@ -15,7 +15,13 @@ import (
 
 // BRC-20 paths of the reference's Ordinals API, served under /ordinals/v1 and /ordinals as it
 // does. Pages are {limit, offset, total, results} with limit 1 to 60 (default 20); an unknown
-// token is 404 {"error":"Not found"}; bad parameters are 400 with the validator's message.
+// token is 404 {"error":"Not found"}; bad parameters, and tickers no token can have, are 400 with
+// the validator's message. Where the reference's answers are accidents, these differ:
+//   - a holders page lists, and its total counts, addresses holding the token (the reference's
+//     total also counts addresses whose balance went back to zero);
+//   - the activity's ticker filter matches in any case, as the lookup does (the reference's
+//     current code compares it with the lower-case ticker as given);
+//   - a token shows the fields of the documented interface (no self_mint).
 
 const brc20Limit, brc20Max = 20, 60
 

@@ -272,3 +272,135 @@ func TestBrc20ActivitySubscription(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// Every BRC-20 connection pages by cursor through exactly the rows of its one-page read, in the
+// same order, and its totalCount counts them.
+func TestBrc20ConnectionsPageByCursor(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	ingestSample(t, a, -1)
+	const page = `totalCount pageInfo { hasNextPage endCursor } nodes { %s }`
+	tests := []struct {
+		name, query string
+		path        []string
+		want        int
+	}{
+		{"tokens by deploy", `query($n: Int, $after: String) { c: brc20Tokens(first: $n, after: $after) { ` + fmt.Sprintf(page, "ticker") + ` } }`, []string{"c"}, 3},
+		{"tokens by operations", `query($n: Int, $after: String) { c: brc20Tokens(orderBy: TX_COUNT, first: $n, after: $after) { ` + fmt.Sprintf(page, "ticker txCount") + ` } }`, []string{"c"}, 3},
+		{"tokens by prefix", `query($n: Int, $after: String) { c: brc20Tokens(tickers: ["O", "ä"], first: $n, after: $after) { ` + fmt.Sprintf(page, "ticker") + ` } }`, []string{"c"}, 2},
+		{"balances", `query($n: Int, $after: String) { a: brc20Address(address: "` + inscriptionfeed.Alice + `") { c: balances(first: $n, after: $after) { ` + fmt.Sprintf(page, "ticker overallBalance") + ` } } }`, []string{"a", "c"}, 2},
+		{"balances at a height", `query($n: Int, $after: String) { a: brc20Address(address: "` + inscriptionfeed.Alice + `") { c: balances(blockHeight: 779834, first: $n, after: $after) { ` + fmt.Sprintf(page, "ticker availableBalance transferrableBalance") + ` } } }`, []string{"a", "c"}, 2},
+		{"transferables", `query($n: Int, $after: String) { a: brc20Address(address: "` + inscriptionfeed.Bob + `") { c: transferables(first: $n, after: $after) { ` + fmt.Sprintf(page, "inscriptionId amount rawAmount") + ` } } }`, []string{"a", "c"}, 1},
+		{"address activity", `query($n: Int, $after: String) { a: brc20Address(address: "` + inscriptionfeed.Alice + `") { c: activity(first: $n, after: $after) { ` + fmt.Sprintf(page, "operation inscriptionId fromAddress toAddress") + ` } } }`, []string{"a", "c"}, 5},
+	}
+	type conn struct {
+		TotalCount int
+		PageInfo   struct {
+			HasNextPage bool
+			EndCursor   *string
+		}
+		Nodes []json.RawMessage
+	}
+	read := func(t *testing.T, q string, path []string, vars map[string]any) conn {
+		data, _ := a.mustQuery(t, q, vars)
+		for _, p := range path {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			data = m[p]
+		}
+		var c conn
+		if err := json.Unmarshal(data, &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			all := read(t, tc.query, tc.path, map[string]any{"n": 100})
+			if len(all.Nodes) != tc.want || all.TotalCount != tc.want || all.PageInfo.HasNextPage {
+				t.Fatalf("one page: %d nodes, totalCount %d, hasNextPage %v; want %d", len(all.Nodes), all.TotalCount, all.PageInfo.HasNextPage, tc.want)
+			}
+			var walked []json.RawMessage
+			var cursor *string
+			for range tc.want + 1 {
+				c := read(t, tc.query, tc.path, map[string]any{"n": 1, "after": cursor})
+				walked = append(walked, c.Nodes...)
+				if !c.PageInfo.HasNextPage {
+					break
+				}
+				cursor = c.PageInfo.EndCursor
+			}
+			if fmt.Sprintf("%s", walked) != fmt.Sprintf("%s", all.Nodes) {
+				t.Errorf("by cursor %s\none page  %s", walked, all.Nodes)
+			}
+		})
+	}
+}
+
+// A subscriber to an address receives the operations it takes part in, as sender or receiver;
+// a block rolled back and applied again is reported again.
+func TestBrc20AddressActivitySubscription(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{}, true)
+	rest := ingestSample(t, a, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialWS(t, ctx, a)
+	c.subscribe("carol", `subscription { brc20Activity(address: "`+inscriptionfeed.Carol+`") { operation ticker blockHeight address fromAddress } }`)
+	type op struct {
+		Operation, Ticker, Address string
+		BlockHeight                int
+		FromAddress                *string
+	}
+	next := func() op {
+		m := c.read()
+		if m.Type != "next" || m.ID != "carol" || len(m.Payload.Errors) > 0 {
+			t.Fatalf("got %+v", m)
+		}
+		var got struct{ Brc20Activity op }
+		json.Unmarshal(m.Payload.Data, &got)
+		return got.Brc20Activity
+	}
+	live := make(chan struct{})
+	notice := fmt.Sprintf(`{"height":779833,"hash":%q,"rollback":false,"tickers":["dec2"],"addresses":[%q]}`,
+		inscriptionfeed.Hash(779833), inscriptionfeed.Carol)
+	go func() {
+		for {
+			select {
+			case <-live:
+				return
+			case <-time.After(50 * time.Millisecond):
+				a.store.DB.ExecContext(ctx, "SELECT pg_notify('brc20', ?)", notice)
+			}
+		}
+	}()
+	if got := next(); got.BlockHeight != 779833 || got.Operation != "MINT" || got.Ticker != "dec2" || got.Address != inscriptionfeed.Carol {
+		t.Fatalf("announced mint arrived as %+v", got)
+	}
+	close(live)
+	last := rest[0]
+	for _, p := range [][]byte{last.Payload(), last.RollbackPayload(), last.Payload()} {
+		if err := inscriptionfeed.Apply(ctx, a.store, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for len(got) < 4 {
+		o := next()
+		if o.BlockHeight == 779833 { // announcements sent before the loop stopped
+			continue
+		}
+		from := ""
+		if o.FromAddress != nil {
+			from = *o.FromAddress
+		}
+		got = append(got, fmt.Sprintf("%d %s %s %s>%s", o.BlockHeight, o.Operation, o.Ticker, from, o.Address))
+	}
+	send := "779835 TRANSFER_SEND ordi " + inscriptionfeed.Alice + ">" + inscriptionfeed.Carol
+	mint := "779835 MINT ordi >" + inscriptionfeed.Carol
+	if want := []string{send, mint, send, mint}; !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
