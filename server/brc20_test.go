@@ -410,3 +410,27 @@ func TestBrc20AddressActivitySubscription(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// Bad arguments of the BRC-20 fields are the client's error, with a message saying which.
+func TestBrc20BadArguments(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	ingestSample(t, a, 1)
+	tests := []struct{ name, query, message string }{
+		{"ticker too long", `{ brc20Token(ticker: "toolongticker") { ticker } }`, "is not a BRC-20 ticker"},
+		{"empty ticker", `{ brc20Token(ticker: "") { ticker } }`, "is not a BRC-20 ticker"},
+		{"NUL in a ticker", `{ brc20Token(ticker: "or\u0000i") { ticker } }`, "not valid UTF-8 text"},
+		{"NUL in an address", `{ brc20Address(address: "bc1\u0000") { address } }`, "not valid UTF-8 text"},
+		{"NUL in a prefix", `{ brc20Tokens(tickers: ["\u0000"]) { totalCount } }`, "not valid UTF-8 text"},
+		{"negative offset", `{ brc20Activity(offset: -1) { totalCount } }`, "offset must be 0 or more"},
+		{"negative height", `{ brc20Address(address: "x") { balances(blockHeight: -1) { totalCount } } }`, "blockHeight must be 0 or more"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := a.query(t, map[string]any{"query": tc.query})
+			if len(out.Errors) != 1 || out.Errors[0].Extensions["code"] != "invalid" || !strings.Contains(out.Errors[0].Message, tc.message) {
+				t.Errorf("errors %+v, want one of code invalid saying %q", out.Errors, tc.message)
+			}
+		})
+	}
+}
