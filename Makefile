@@ -54,6 +54,7 @@ bench: postgres
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTransaction -fuzztime=2m ./stacks/tx
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeClarity -fuzztime=2m ./stacks/clarity
+	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=2m ./brc20
 
 # Long end-to-end benchmarks, kept out of `make test`: the replay rate of a synthetic chain, and
 # busy-vs-idle account reads on a 183,000-transaction chain whose database the first run builds
@@ -76,3 +77,9 @@ loadtest: postgres build
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres
 	STXGRAPH_LOAD=10s $(GO) test -count=1 -run TestLoad -v ./rest
+
+# BRC-20 token lookups per second at 32 connections over loopback HTTP, on the real mainnet
+# inscriptions of the shared fixture (ingested first, a few seconds).
+.PHONY: bench-brc20-lookups
+bench-brc20-lookups: postgres
+	$(GO) test -count=1 -run='^$$' -bench=BenchmarkBrc20TokenLookup -benchtime=$(BENCHTIME) ./rest

@@ -17,16 +17,19 @@ const (
 	NoticeBlock      = "block"
 	NoticeMicroblock = "microblock"
 	NoticeMempool    = "mempool"
+	// NoticeBrc20 is a BRC-20 block applied or rolled back, heard on Brc20Channel.
+	NoticeBrc20 = "brc20"
 )
 
 // Notice is one announcement of committed chain data, as ingestion sends it on EventsChannel.
 type Notice struct {
 	Kind             string
-	IndexBlockHash   []byte   // block
-	BlockHeight      int32    // block, microblock
-	Canonical        bool     // block
-	MicroblockHashes [][]byte // microblock
-	TxIDs            [][]byte // mempool
+	IndexBlockHash   []byte      // block
+	BlockHeight      int32       // block, microblock
+	Canonical        bool        // block
+	MicroblockHashes [][]byte    // microblock
+	TxIDs            [][]byte    // mempool
+	Brc20            Brc20Notice // brc20
 }
 
 // noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
@@ -89,13 +92,14 @@ type Listener struct {
 	done bool
 }
 
-// Listen starts listening on EventsChannel until ctx ends. pgdriver reconnects (and re-LISTENs)
-// by itself when the connection drops; notices sent meanwhile are lost, as NOTIFY does not queue.
+// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. pgdriver reconnects
+// (and re-LISTENs) by itself when the connection drops; notices sent meanwhile are lost, as
+// NOTIFY does not queue.
 func (s *Store) Listen(ctx context.Context) (*Listener, error) {
 	ln := pgdriver.NewListener(s.DB)
-	if err := ln.Listen(ctx, EventsChannel); err != nil {
+	if err := ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("listen on %s: %w", EventsChannel, err)
+		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
 	l := &Listener{subs: map[chan Notice]struct{}{}}
 	ch := ln.Channel()
@@ -109,6 +113,15 @@ func (s *Store) Listen(ctx context.Context) (*Listener, error) {
 
 func (l *Listener) run(ch <-chan pgdriver.Notification) {
 	for msg := range ch {
+		if msg.Channel == Brc20Channel {
+			b, err := ParseBrc20Notice(msg.Payload)
+			if err != nil {
+				slog.Warn("ignoring malformed BRC-20 notice", "err", err)
+				continue
+			}
+			l.publish(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
+			continue
+		}
 		n, err := ParseNotice(msg.Payload)
 		if err != nil {
 			slog.Warn("ignoring malformed chain notice", "err", err)

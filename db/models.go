@@ -412,4 +412,5 @@ type Brc20Token struct {
 	MintedSupply      string `bun:"minted_supply"`
 	TxCount           int64  `bun:"tx_count"`
 	DeployTimestamp   int64  `bun:"deploy_timestamp"`
+	HolderCount       int64  `bun:"holders"` // addresses with a total balance above zero
 }

@@ -34,8 +34,15 @@ type ResolverRoot interface {
 	AccountTransactionConnection() AccountTransactionConnectionResolver
 	Block() BlockResolver
 	BlockConnection() BlockConnectionResolver
-	Brc20HolderConnection() Brc20HolderConnectionResolver
+	Brc20Activity() Brc20ActivityResolver
+	Brc20ActivityConnection() Brc20ActivityConnectionResolver
+	Brc20Address() Brc20AddressResolver
+	Brc20Balance() Brc20BalanceResolver
+	Brc20BalanceConnection() Brc20BalanceConnectionResolver
 	Brc20Token() Brc20TokenResolver
+	Brc20TokenConnection() Brc20TokenConnectionResolver
+	Brc20Transferable() Brc20TransferableResolver
+	Brc20TransferableConnection() Brc20TransferableConnectionResolver
 	ChainTip() ChainTipResolver
 	Contract() ContractResolver
 	ContractLogData() ContractLogDataResolver
@@ -144,6 +151,63 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Brc20Activity struct {
+		Address       func(childComplexity int) int
+		Amount        func(childComplexity int) int
+		BlockHash     func(childComplexity int) int
+		BlockHeight   func(childComplexity int) int
+		Decimals      func(childComplexity int) int
+		FromAddress   func(childComplexity int) int
+		InscriptionID func(childComplexity int) int
+		Location      func(childComplexity int) int
+		MaxSupply     func(childComplexity int) int
+		MintLimit     func(childComplexity int) int
+		Operation     func(childComplexity int) int
+		Ticker        func(childComplexity int) int
+		Timestamp     func(childComplexity int) int
+		ToAddress     func(childComplexity int) int
+		TxID          func(childComplexity int) int
+	}
+
+	Brc20ActivityConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	Brc20ActivityEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Brc20Address struct {
+		Activity      func(childComplexity int, tickers []string, operations []Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Address       func(childComplexity int) int
+		Balances      func(childComplexity int, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Transferables func(childComplexity int, tickers []string, first *int32, after *string, offset *int32) int
+	}
+
+	Brc20Balance struct {
+		AvailableBalance     func(childComplexity int) int
+		Decimals             func(childComplexity int) int
+		OverallBalance       func(childComplexity int) int
+		Ticker               func(childComplexity int) int
+		TransferrableBalance func(childComplexity int) int
+	}
+
+	Brc20BalanceConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	Brc20BalanceEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Brc20Holder struct {
 		Address              func(childComplexity int) int
 		AvailableBalance     func(childComplexity int) int
@@ -165,10 +229,13 @@ type ComplexityRoot struct {
 
 	Brc20Token struct {
 		Address           func(childComplexity int) int
+		BlockHash         func(childComplexity int) int
 		BlockHeight       func(childComplexity int) int
 		Decimals          func(childComplexity int) int
 		DeployTimestamp   func(childComplexity int) int
-		Holders           func(childComplexity int, first *int32, after *string) int
+		DisplayTicker     func(childComplexity int) int
+		HolderCount       func(childComplexity int) int
+		Holders           func(childComplexity int, first *int32, after *string, offset *int32) int
 		InscriptionID     func(childComplexity int) int
 		InscriptionNumber func(childComplexity int) int
 		MaxSupply         func(childComplexity int) int
@@ -178,6 +245,39 @@ type ComplexityRoot struct {
 		Ticker            func(childComplexity int) int
 		TxCount           func(childComplexity int) int
 		TxID              func(childComplexity int) int
+	}
+
+	Brc20TokenConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	Brc20TokenEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Brc20Transferable struct {
+		Amount            func(childComplexity int) int
+		Decimals          func(childComplexity int) int
+		InscriptionID     func(childComplexity int) int
+		InscriptionNumber func(childComplexity int) int
+		OrdinalNumber     func(childComplexity int) int
+		Ticker            func(childComplexity int) int
+	}
+
+	Brc20TransferableConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	Brc20TransferableEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	BurnBlock struct {
@@ -423,7 +523,10 @@ type ComplexityRoot struct {
 		BlockByBurnBlockHash func(childComplexity int, hash []byte) int
 		Blocks               func(childComplexity int, limit *int32, offset *int32) int
 		BlocksConnection     func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		Brc20Activity        func(childComplexity int, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Brc20Address         func(childComplexity int, address string) int
 		Brc20Token           func(childComplexity int, ticker string) int
+		Brc20Tokens          func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
 		BurnBlock            func(childComplexity int, hash []byte, height *int32) int
 		ChainTip             func(childComplexity int) int
 		Contract             func(childComplexity int, id string) int
@@ -504,6 +607,7 @@ type ComplexityRoot struct {
 	Subscription struct {
 		AddressTransactions func(childComplexity int, principal string) int
 		Blocks              func(childComplexity int) int
+		Brc20Activity       func(childComplexity int, ticker *string, address *string) int
 		MempoolTransactions func(childComplexity int) int
 		Microblocks         func(childComplexity int) int
 	}
@@ -641,8 +745,32 @@ type BlockResolver interface {
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
 }
-type Brc20HolderConnectionResolver interface {
-	TotalCount(ctx context.Context, obj *Brc20HolderConnection) (int32, error)
+type Brc20ActivityResolver interface {
+	Operation(ctx context.Context, obj *db.Brc20Activity) (Brc20Operation, error)
+
+	Address(ctx context.Context, obj *db.Brc20Activity) (string, error)
+
+	Amount(ctx context.Context, obj *db.Brc20Activity) (*string, error)
+	FromAddress(ctx context.Context, obj *db.Brc20Activity) (*string, error)
+	ToAddress(ctx context.Context, obj *db.Brc20Activity) (*string, error)
+	MaxSupply(ctx context.Context, obj *db.Brc20Activity) (*string, error)
+	MintLimit(ctx context.Context, obj *db.Brc20Activity) (*string, error)
+}
+type Brc20ActivityConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *Brc20ActivityConnection) (int32, error)
+}
+type Brc20AddressResolver interface {
+	Balances(ctx context.Context, obj *Brc20Address, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20BalanceConnection, error)
+	Activity(ctx context.Context, obj *Brc20Address, tickers []string, operations []Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
+	Transferables(ctx context.Context, obj *Brc20Address, tickers []string, first *int32, after *string, offset *int32) (*Brc20TransferableConnection, error)
+}
+type Brc20BalanceResolver interface {
+	AvailableBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
+	TransferrableBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
+	OverallBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
+}
+type Brc20BalanceConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *Brc20BalanceConnection) (int32, error)
 }
 type Brc20TokenResolver interface {
 	MaxSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
@@ -650,7 +778,18 @@ type Brc20TokenResolver interface {
 
 	MintedSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
 
-	Holders(ctx context.Context, obj *db.Brc20Token, first *int32, after *string) (*Brc20HolderConnection, error)
+	Holders(ctx context.Context, obj *db.Brc20Token, first *int32, after *string, offset *int32) (*Brc20HolderConnection, error)
+}
+type Brc20TokenConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *Brc20TokenConnection) (int32, error)
+}
+type Brc20TransferableResolver interface {
+	OrdinalNumber(ctx context.Context, obj *db.Brc20Transferable) (string, error)
+
+	Amount(ctx context.Context, obj *db.Brc20Transferable) (string, error)
+}
+type Brc20TransferableConnectionResolver interface {
+	TotalCount(ctx context.Context, obj *Brc20TransferableConnection) (int32, error)
 }
 type ChainTipResolver interface {
 	MempoolUpdatedAt(ctx context.Context, obj *db.ChainTip) (string, error)
@@ -734,7 +873,6 @@ type QueryResolver interface {
 	Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error)
 	Blocks(ctx context.Context, limit *int32, offset *int32) ([]*db.Block, error)
 	BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error)
-	Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error)
 	BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*BlockConnection, error)
 	Microblock(ctx context.Context, hash []byte) (*db.Microblock, error)
 	Contract(ctx context.Context, id string) (*db.SmartContract, error)
@@ -745,6 +883,10 @@ type QueryResolver interface {
 	Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) ([]db.Event, error)
 	ContractEvents(ctx context.Context, contractID string, limit *int32, offset *int32, unanchored *bool) ([]*db.ContractLog, error)
 	BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error)
+	Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error)
+	Brc20Tokens(ctx context.Context, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) (*Brc20TokenConnection, error)
+	Brc20Address(ctx context.Context, address string) (*Brc20Address, error)
+	Brc20Activity(ctx context.Context, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
 }
 type SmartContractLogEventResolver interface {
 	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
@@ -781,6 +923,7 @@ type SubscriptionResolver interface {
 	Microblocks(ctx context.Context) (<-chan *db.Microblock, error)
 	MempoolTransactions(ctx context.Context) (<-chan *db.MempoolTx, error)
 	AddressTransactions(ctx context.Context, principal string) (<-chan *db.Tx, error)
+	Brc20Activity(ctx context.Context, ticker *string, address *string) (<-chan *db.Brc20Activity, error)
 }
 type TenureChangePayloadResolver interface {
 	PreviousTenureBlocks(ctx context.Context, obj *tx.TenureChangeJSON) (int32, error)
@@ -1197,6 +1340,244 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
 
+	case "Brc20Activity.address":
+		if e.ComplexityRoot.Brc20Activity.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Address(childComplexity), true
+	case "Brc20Activity.amount":
+		if e.ComplexityRoot.Brc20Activity.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Amount(childComplexity), true
+	case "Brc20Activity.blockHash":
+		if e.ComplexityRoot.Brc20Activity.BlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.BlockHash(childComplexity), true
+	case "Brc20Activity.blockHeight":
+		if e.ComplexityRoot.Brc20Activity.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.BlockHeight(childComplexity), true
+	case "Brc20Activity.decimals":
+		if e.ComplexityRoot.Brc20Activity.Decimals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Decimals(childComplexity), true
+	case "Brc20Activity.fromAddress":
+		if e.ComplexityRoot.Brc20Activity.FromAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.FromAddress(childComplexity), true
+	case "Brc20Activity.inscriptionId":
+		if e.ComplexityRoot.Brc20Activity.InscriptionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.InscriptionID(childComplexity), true
+	case "Brc20Activity.location":
+		if e.ComplexityRoot.Brc20Activity.Location == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Location(childComplexity), true
+	case "Brc20Activity.maxSupply":
+		if e.ComplexityRoot.Brc20Activity.MaxSupply == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.MaxSupply(childComplexity), true
+	case "Brc20Activity.mintLimit":
+		if e.ComplexityRoot.Brc20Activity.MintLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.MintLimit(childComplexity), true
+	case "Brc20Activity.operation":
+		if e.ComplexityRoot.Brc20Activity.Operation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Operation(childComplexity), true
+	case "Brc20Activity.ticker":
+		if e.ComplexityRoot.Brc20Activity.Ticker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Ticker(childComplexity), true
+	case "Brc20Activity.timestamp":
+		if e.ComplexityRoot.Brc20Activity.Timestamp == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Timestamp(childComplexity), true
+	case "Brc20Activity.toAddress":
+		if e.ComplexityRoot.Brc20Activity.ToAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.ToAddress(childComplexity), true
+	case "Brc20Activity.txId":
+		if e.ComplexityRoot.Brc20Activity.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.TxID(childComplexity), true
+
+	case "Brc20ActivityConnection.edges":
+		if e.ComplexityRoot.Brc20ActivityConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityConnection.Edges(childComplexity), true
+	case "Brc20ActivityConnection.nodes":
+		if e.ComplexityRoot.Brc20ActivityConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityConnection.Nodes(childComplexity), true
+	case "Brc20ActivityConnection.pageInfo":
+		if e.ComplexityRoot.Brc20ActivityConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityConnection.PageInfo(childComplexity), true
+	case "Brc20ActivityConnection.totalCount":
+		if e.ComplexityRoot.Brc20ActivityConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityConnection.TotalCount(childComplexity), true
+
+	case "Brc20ActivityEdge.cursor":
+		if e.ComplexityRoot.Brc20ActivityEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityEdge.Cursor(childComplexity), true
+	case "Brc20ActivityEdge.node":
+		if e.ComplexityRoot.Brc20ActivityEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20ActivityEdge.Node(childComplexity), true
+
+	case "Brc20Address.activity":
+		if e.ComplexityRoot.Brc20Address.Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Brc20Address_activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Brc20Address.Activity(childComplexity, args["tickers"].([]string), args["operations"].([]Brc20Operation), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+	case "Brc20Address.address":
+		if e.ComplexityRoot.Brc20Address.Address == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Address.Address(childComplexity), true
+	case "Brc20Address.balances":
+		if e.ComplexityRoot.Brc20Address.Balances == nil {
+			break
+		}
+
+		args, err := ec.field_Brc20Address_balances_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Brc20Address.Balances(childComplexity, args["tickers"].([]string), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+	case "Brc20Address.transferables":
+		if e.ComplexityRoot.Brc20Address.Transferables == nil {
+			break
+		}
+
+		args, err := ec.field_Brc20Address_transferables_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Brc20Address.Transferables(childComplexity, args["tickers"].([]string), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+
+	case "Brc20Balance.availableBalance":
+		if e.ComplexityRoot.Brc20Balance.AvailableBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Balance.AvailableBalance(childComplexity), true
+	case "Brc20Balance.decimals":
+		if e.ComplexityRoot.Brc20Balance.Decimals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Balance.Decimals(childComplexity), true
+	case "Brc20Balance.overallBalance":
+		if e.ComplexityRoot.Brc20Balance.OverallBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Balance.OverallBalance(childComplexity), true
+	case "Brc20Balance.ticker":
+		if e.ComplexityRoot.Brc20Balance.Ticker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Balance.Ticker(childComplexity), true
+	case "Brc20Balance.transferrableBalance":
+		if e.ComplexityRoot.Brc20Balance.TransferrableBalance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Balance.TransferrableBalance(childComplexity), true
+
+	case "Brc20BalanceConnection.edges":
+		if e.ComplexityRoot.Brc20BalanceConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceConnection.Edges(childComplexity), true
+	case "Brc20BalanceConnection.nodes":
+		if e.ComplexityRoot.Brc20BalanceConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceConnection.Nodes(childComplexity), true
+	case "Brc20BalanceConnection.pageInfo":
+		if e.ComplexityRoot.Brc20BalanceConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceConnection.PageInfo(childComplexity), true
+	case "Brc20BalanceConnection.totalCount":
+		if e.ComplexityRoot.Brc20BalanceConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceConnection.TotalCount(childComplexity), true
+
+	case "Brc20BalanceEdge.cursor":
+		if e.ComplexityRoot.Brc20BalanceEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceEdge.Cursor(childComplexity), true
+	case "Brc20BalanceEdge.node":
+		if e.ComplexityRoot.Brc20BalanceEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20BalanceEdge.Node(childComplexity), true
+
 	case "Brc20Holder.address":
 		if e.ComplexityRoot.Brc20Holder.Address == nil {
 			break
@@ -1266,6 +1647,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Token.Address(childComplexity), true
+	case "Brc20Token.blockHash":
+		if e.ComplexityRoot.Brc20Token.BlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Token.BlockHash(childComplexity), true
 	case "Brc20Token.blockHeight":
 		if e.ComplexityRoot.Brc20Token.BlockHeight == nil {
 			break
@@ -1284,6 +1671,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Token.DeployTimestamp(childComplexity), true
+	case "Brc20Token.displayTicker":
+		if e.ComplexityRoot.Brc20Token.DisplayTicker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Token.DisplayTicker(childComplexity), true
+	case "Brc20Token.holderCount":
+		if e.ComplexityRoot.Brc20Token.HolderCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Token.HolderCount(childComplexity), true
 	case "Brc20Token.holders":
 		if e.ComplexityRoot.Brc20Token.Holders == nil {
 			break
@@ -1294,7 +1693,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Brc20Token.Holders(childComplexity, args["first"].(*int32), args["after"].(*string)), true
+		return e.ComplexityRoot.Brc20Token.Holders(childComplexity, args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
 	case "Brc20Token.id":
 		if e.ComplexityRoot.Brc20Token.InscriptionID == nil {
 			break
@@ -1349,6 +1748,119 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Token.TxID(childComplexity), true
+
+	case "Brc20TokenConnection.edges":
+		if e.ComplexityRoot.Brc20TokenConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenConnection.Edges(childComplexity), true
+	case "Brc20TokenConnection.nodes":
+		if e.ComplexityRoot.Brc20TokenConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenConnection.Nodes(childComplexity), true
+	case "Brc20TokenConnection.pageInfo":
+		if e.ComplexityRoot.Brc20TokenConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenConnection.PageInfo(childComplexity), true
+	case "Brc20TokenConnection.totalCount":
+		if e.ComplexityRoot.Brc20TokenConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenConnection.TotalCount(childComplexity), true
+
+	case "Brc20TokenEdge.cursor":
+		if e.ComplexityRoot.Brc20TokenEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenEdge.Cursor(childComplexity), true
+	case "Brc20TokenEdge.node":
+		if e.ComplexityRoot.Brc20TokenEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TokenEdge.Node(childComplexity), true
+
+	case "Brc20Transferable.amount", "Brc20Transferable.rawAmount":
+		if e.ComplexityRoot.Brc20Transferable.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.Amount(childComplexity), true
+	case "Brc20Transferable.decimals":
+		if e.ComplexityRoot.Brc20Transferable.Decimals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.Decimals(childComplexity), true
+	case "Brc20Transferable.inscriptionId":
+		if e.ComplexityRoot.Brc20Transferable.InscriptionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.InscriptionID(childComplexity), true
+	case "Brc20Transferable.inscriptionNumber":
+		if e.ComplexityRoot.Brc20Transferable.InscriptionNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.InscriptionNumber(childComplexity), true
+	case "Brc20Transferable.ordinalNumber":
+		if e.ComplexityRoot.Brc20Transferable.OrdinalNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.OrdinalNumber(childComplexity), true
+	case "Brc20Transferable.ticker":
+		if e.ComplexityRoot.Brc20Transferable.Ticker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.Ticker(childComplexity), true
+
+	case "Brc20TransferableConnection.edges":
+		if e.ComplexityRoot.Brc20TransferableConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableConnection.Edges(childComplexity), true
+	case "Brc20TransferableConnection.nodes":
+		if e.ComplexityRoot.Brc20TransferableConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableConnection.Nodes(childComplexity), true
+	case "Brc20TransferableConnection.pageInfo":
+		if e.ComplexityRoot.Brc20TransferableConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableConnection.PageInfo(childComplexity), true
+	case "Brc20TransferableConnection.totalCount":
+		if e.ComplexityRoot.Brc20TransferableConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableConnection.TotalCount(childComplexity), true
+
+	case "Brc20TransferableEdge.cursor":
+		if e.ComplexityRoot.Brc20TransferableEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableEdge.Cursor(childComplexity), true
+	case "Brc20TransferableEdge.node":
+		if e.ComplexityRoot.Brc20TransferableEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20TransferableEdge.Node(childComplexity), true
 
 	case "BurnBlock.burnAmount":
 		if e.ComplexityRoot.BurnBlock.BurnAmount == nil {
@@ -2332,6 +2844,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.BlocksConnection(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Query.brc20Activity":
+		if e.ComplexityRoot.Query.Brc20Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Query_brc20Activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Brc20Activity(childComplexity, args["tickers"].([]string), args["operations"].([]Brc20Operation), args["address"].(*string), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+	case "Query.brc20Address":
+		if e.ComplexityRoot.Query.Brc20Address == nil {
+			break
+		}
+
+		args, err := ec.field_Query_brc20Address_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Brc20Address(childComplexity, args["address"].(string)), true
 	case "Query.brc20Token":
 		if e.ComplexityRoot.Query.Brc20Token == nil {
 			break
@@ -2343,6 +2877,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Brc20Token(childComplexity, args["ticker"].(string)), true
+	case "Query.brc20Tokens":
+		if e.ComplexityRoot.Query.Brc20Tokens == nil {
+			break
+		}
+
+		args, err := ec.field_Query_brc20Tokens_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Brc20Tokens(childComplexity, args["tickers"].([]string), args["orderBy"].(*Brc20TokenOrder), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
 	case "Query.burnBlock":
 		if e.ComplexityRoot.Query.BurnBlock == nil {
 			break
@@ -2716,6 +3261,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.Blocks(childComplexity), true
+	case "Subscription.brc20Activity":
+		if e.ComplexityRoot.Subscription.Brc20Activity == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_brc20Activity_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Brc20Activity(childComplexity, args["ticker"].(*string), args["address"].(*string)), true
 	case "Subscription.mempoolTransactions":
 		if e.ComplexityRoot.Subscription.MempoolTransactions == nil {
 			break
@@ -3321,11 +3877,6 @@ type Query {
     "Burn block height. Give hash or height, not both."
     height: Int
   ): BurnBlock
-  "A BRC-20 token by ticker (case-insensitive)."
-  brc20Token(
-    "Token ticker, in any case."
-    ticker: String!
-  ): Brc20Token
   """
   Canonical anchor blocks, newest first, as a cursor connection. A cursor names a block by its
   height, so pages neither skip nor repeat blocks while new ones arrive (unlike ` + "`" + `blocks` + "`" + `' offsets).
@@ -3454,36 +4005,6 @@ type BurnBlock {
   burnAmount: Uint128!
   "Whether the burn block is on the canonical Bitcoin chain."
   canonical: Boolean!
-}
-
-"A BRC-20 token. Amounts are decimal strings with exactly ` + "`" + `decimals` + "`" + ` fractional digits."
-type Brc20Token {
-  "Deploy inscription id (<reveal txid>i<index>)."
-  id: String! @goField(name: "InscriptionID")
-  "Deploy inscription number."
-  number: Int! @goField(name: "InscriptionNumber")
-  "Ticker, lower-case."
-  ticker: String!
-  "Bitcoin height of the deploy."
-  blockHeight: Int!
-  "Reveal txid of the deploy (no 0x)."
-  txId: String! @goField(name: "TxID")
-  "Deployer address."
-  address: String!
-  "Maximum supply."
-  maxSupply: String! @goField(forceResolver: true)
-  "Maximum amount per mint."
-  mintLimit: String! @goField(forceResolver: true)
-  "Number of decimals (0-18)."
-  decimals: Int!
-  "Deploy time in milliseconds."
-  deployTimestamp: Int!
-  "Amount minted so far."
-  mintedSupply: String! @goField(forceResolver: true)
-  "Number of valid operations on the token."
-  txCount: Int!
-  "Whether only the deployer's parent inscription may mint (self-mint tokens)."
-  selfMint: Boolean!
 }
 
 "Relay page information."
@@ -4497,51 +5018,6 @@ type AccountEventEdge {
   "The event."
   node: Event!
 }
-
-extend type Brc20Token {
-  """
-  Addresses holding the token (a total balance above zero), largest balance first, ties by
-  address. A cursor names a holder by its balance and address.
-  """
-  holders(
-    "Page size (default 20, at most the server maximum, 100 unless configured)."
-    first: Int
-    "Cursor of a holder (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
-    after: String
-  ): Brc20HolderConnection!
-}
-
-"A page of a BRC-20 token's holders."
-type Brc20HolderConnection {
-  "The holders with their cursors."
-  edges: [Brc20HolderEdge!]!
-  "The holders of the page (the nodes of ` + "`" + `edges` + "`" + `)."
-  nodes: [Brc20Holder!]!
-  "Where the page sits in the list."
-  pageInfo: PageInfo!
-  "Number of addresses holding the token (counted only when asked)."
-  totalCount: Int! @goField(forceResolver: true)
-}
-
-"A holder in a page."
-type Brc20HolderEdge {
-  "Cursor of the holder (for ` + "`" + `after` + "`" + `)."
-  cursor: String!
-  "The holder."
-  node: Brc20Holder!
-}
-
-"An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's ` + "`" + `decimals` + "`" + ` fractional digits."
-type Brc20Holder {
-  "The holder's Bitcoin address."
-  address: String!
-  "Total balance: available plus transferable."
-  overallBalance: String!
-  "Balance free to inscribe transfers from."
-  availableBalance: String!
-  "Balance inscribed in transfer inscriptions not yet sent."
-  transferrableBalance: String!
-}
 `, BuiltIn: false},
 	{Name: "../schema/faucet.graphql", Input: `# Testnet faucets: STX from the faucet keys, BTC from the faucet wallet.
 
@@ -4572,6 +5048,367 @@ extend type Mutation {
     "The recipient's testnet or regtest Bitcoin address."
     address: String!
   ): FaucetResult!
+}
+`, BuiltIn: false},
+	{Name: "../schema/brc20.graphql", Input: `# BRC-20: tokens, holders, balances, activity and transfer inscriptions computed from Bitcoin
+# inscriptions. Amounts are decimal strings with exactly the token's ` + "`" + `decimals` + "`" + ` fractional digits
+# unless a field says otherwise.
+
+extend type Query {
+  "A BRC-20 token by ticker (case-insensitive)."
+  brc20Token(
+    "Token ticker, in any case."
+    ticker: String!
+  ): Brc20Token
+  """
+  Deployed BRC-20 tokens, newest deploy first (or by number of operations). A cursor names a
+  token by its place in the chosen order, so pages neither skip nor repeat tokens as deploys arrive.
+  """
+  brc20Tokens(
+    "Keep the tokens whose ticker starts with one of these prefixes (case-insensitive)."
+    tickers: [String!]
+    "Order of the list."
+    orderBy: Brc20TokenOrder = INDEX
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of a token (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of tokens to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20TokenConnection!
+  "The BRC-20 view of a Bitcoin address: its balances, activity and unsent transfer inscriptions."
+  brc20Address(
+    "Bitcoin address (as the indexer records owners: the address of the output's script)."
+    address: String!
+  ): Brc20Address!
+  """
+  BRC-20 operations, newest first: deploys, mints, transfer inscriptions and their sends. A cursor
+  names an operation by its place in the chain.
+  """
+  brc20Activity(
+    "Keep the operations on these tokens (case-insensitive)."
+    tickers: [String!]
+    "Keep these kinds of operation."
+    operations: [Brc20Operation!]
+    "Keep the operations this address takes part in (as sender or receiver)."
+    address: String
+    "Keep the operations of the Bitcoin block at this height."
+    blockHeight: Int
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of an operation (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of operations to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20ActivityConnection!
+}
+
+extend type Subscription {
+  """
+  BRC-20 operations of each new Bitcoin block on a token or involving an address, in block order.
+  Give a ticker, an address, or both (then an operation must match both). Blocks rolled back are
+  not reported again.
+  """
+  brc20Activity(
+    "Report the operations on this token (case-insensitive)."
+    ticker: String
+    "Report the operations this address takes part in (as sender or receiver)."
+    address: String
+  ): Brc20Activity!
+}
+
+"A BRC-20 token. Amounts are decimal strings with exactly ` + "`" + `decimals` + "`" + ` fractional digits."
+type Brc20Token {
+  "Deploy inscription id (<reveal txid>i<index>)."
+  id: String! @goField(name: "InscriptionID")
+  "Deploy inscription number."
+  number: Int! @goField(name: "InscriptionNumber")
+  "Ticker, lower-case."
+  ticker: String!
+  "Ticker as the deploy inscription spelled it."
+  displayTicker: String!
+  "Bitcoin height of the deploy."
+  blockHeight: Int!
+  "Bitcoin block hash of the deploy (no 0x)."
+  blockHash: String!
+  "Reveal txid of the deploy (no 0x)."
+  txId: String! @goField(name: "TxID")
+  "Deployer address."
+  address: String!
+  "Maximum supply."
+  maxSupply: String! @goField(forceResolver: true)
+  "Maximum amount per mint."
+  mintLimit: String! @goField(forceResolver: true)
+  "Number of decimals (0-18)."
+  decimals: Int!
+  "Deploy time (the deploy block's header time) in milliseconds."
+  deployTimestamp: Int!
+  "Amount minted so far (burns are not subtracted)."
+  mintedSupply: String! @goField(forceResolver: true)
+  "Number of valid operations on the token: the deploy, mints, transfer inscriptions and sends."
+  txCount: Int!
+  "Whether only inscriptions whose parent is the deploy inscription may mint (self-mint tokens)."
+  selfMint: Boolean!
+  "Number of addresses holding the token (a total balance above zero)."
+  holderCount: Int!
+  """
+  Addresses holding the token (a total balance above zero), largest balance first, ties by
+  address (descending). A cursor names a holder by its balance and address.
+  """
+  holders(
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of a holder (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of holders to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20HolderConnection! @goField(forceResolver: true)
+}
+
+"Orders of the token list."
+enum Brc20TokenOrder {
+  "Newest deploy first (block height, then position in the block)."
+  INDEX
+  "Most operations first."
+  TX_COUNT
+}
+
+"A page of BRC-20 tokens."
+type Brc20TokenConnection {
+  "The tokens with their cursors."
+  edges: [Brc20TokenEdge!]!
+  "The tokens of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Token!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of tokens in the whole list (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"A token in a page."
+type Brc20TokenEdge {
+  "Cursor of the token (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The token."
+  node: Brc20Token!
+}
+
+"A page of a BRC-20 token's holders."
+type Brc20HolderConnection {
+  "The holders with their cursors."
+  edges: [Brc20HolderEdge!]!
+  "The holders of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Holder!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of addresses holding the token."
+  totalCount: Int!
+}
+
+"A holder in a page."
+type Brc20HolderEdge {
+  "Cursor of the holder (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The holder."
+  node: Brc20Holder!
+}
+
+"An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's ` + "`" + `decimals` + "`" + ` fractional digits."
+type Brc20Holder {
+  "The holder's Bitcoin address."
+  address: String!
+  "Total balance: available plus transferable."
+  overallBalance: String!
+  "Balance free to inscribe transfers from."
+  availableBalance: String!
+  "Balance inscribed in transfer inscriptions not yet sent."
+  transferrableBalance: String!
+}
+
+"The BRC-20 view of a Bitcoin address."
+type Brc20Address {
+  "The Bitcoin address."
+  address: String!
+  """
+  The address's token balances above zero, largest first (ties by ticker, descending), now or at
+  the end of the Bitcoin block at ` + "`" + `blockHeight` + "`" + `.
+  """
+  balances(
+    "Keep the tokens whose ticker starts with one of these prefixes (case-insensitive)."
+    tickers: [String!]
+    "Balances at the end of the Bitcoin block at this height (the latest when null)."
+    blockHeight: Int
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of a balance (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of balances to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20BalanceConnection! @goField(forceResolver: true)
+  "The BRC-20 operations the address takes part in (as sender or receiver), newest first."
+  activity(
+    "Keep the operations on these tokens (case-insensitive)."
+    tickers: [String!]
+    "Keep these kinds of operation."
+    operations: [Brc20Operation!]
+    "Keep the operations of the Bitcoin block at this height."
+    blockHeight: Int
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of an operation (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of operations to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20ActivityConnection! @goField(forceResolver: true)
+  "Transfer inscriptions the address inscribed and has not sent yet, newest first."
+  transferables(
+    "Keep the inscriptions of these tokens (case-insensitive)."
+    tickers: [String!]
+    "Page size (default 20, at most the server maximum, 100 unless configured)."
+    first: Int
+    "Cursor of an inscription (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Number of inscriptions to skip before the page (after the cursor when one is given)."
+    offset: Int = 0
+  ): Brc20TransferableConnection! @goField(forceResolver: true)
+}
+
+"An address's balance of one BRC-20 token."
+type Brc20Balance {
+  "Ticker of the token, lower-case."
+  ticker: String!
+  "Number of decimals of the token."
+  decimals: Int!
+  "Balance free to inscribe transfers from."
+  availableBalance: String!
+  "Balance inscribed in transfer inscriptions not yet sent."
+  transferrableBalance: String!
+  "Total balance: available plus transferable."
+  overallBalance: String!
+}
+
+"A page of an address's BRC-20 balances."
+type Brc20BalanceConnection {
+  "The balances with their cursors."
+  edges: [Brc20BalanceEdge!]!
+  "The balances of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Balance!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of balances in the whole list (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"A balance in a page."
+type Brc20BalanceEdge {
+  "Cursor of the balance (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The balance."
+  node: Brc20Balance!
+}
+
+"Kinds of BRC-20 operation."
+enum Brc20Operation {
+  "A token deploy."
+  DEPLOY
+  "A mint."
+  MINT
+  "A transfer inscription: its amount moves from available to transferable."
+  TRANSFER
+  "The first move of a transfer inscription: its amount goes to the receiver."
+  TRANSFER_SEND
+}
+
+"One BRC-20 operation."
+type Brc20Activity {
+  "Kind of operation."
+  operation: Brc20Operation! @goField(forceResolver: true)
+  "Ticker of the token, lower-case."
+  ticker: String!
+  "Inscription id of the deploy, mint or transfer inscription."
+  inscriptionId: String! @goField(name: "InscriptionID")
+  "Bitcoin height of the operation."
+  blockHeight: Int!
+  "Bitcoin block hash of the operation (no 0x)."
+  blockHash: String!
+  "Bitcoin transaction of the operation (no 0x)."
+  txId: String! @goField(name: "TxID")
+  "Where the inscription is after the operation: ` + "`" + `txid:vout:offset` + "`" + `."
+  location: String!
+  "The address the operation credits: the deployer, the minter, the inscriber, or the receiver of a send."
+  address: String! @goField(forceResolver: true)
+  "Block time of the operation in milliseconds."
+  timestamp: Int!
+  "Amount minted, inscribed or sent (null for a deploy)."
+  amount: String @goField(forceResolver: true)
+  "The sender: the inscriber of a transfer inscription (null for deploys and mints)."
+  fromAddress: String @goField(forceResolver: true)
+  "The receiver of a send (null for other operations)."
+  toAddress: String @goField(forceResolver: true)
+  "Maximum supply of the token (deploys only)."
+  maxSupply: String @goField(forceResolver: true)
+  "Mint limit of the token (deploys only)."
+  mintLimit: String @goField(forceResolver: true)
+  "Number of decimals of the token."
+  decimals: Int!
+}
+
+"A page of BRC-20 operations."
+type Brc20ActivityConnection {
+  "The operations with their cursors."
+  edges: [Brc20ActivityEdge!]!
+  "The operations of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Activity!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of operations in the whole list (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"An operation in a page."
+type Brc20ActivityEdge {
+  "Cursor of the operation (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The operation."
+  node: Brc20Activity!
+}
+
+"A transfer inscription not sent yet."
+type Brc20Transferable {
+  "Inscription id."
+  inscriptionId: String! @goField(name: "InscriptionID")
+  "Inscription number."
+  inscriptionNumber: Int!
+  "The inscribed sat's ordinal number, as a decimal string."
+  ordinalNumber: String! @goField(forceResolver: true)
+  "Ticker of the token, lower-case."
+  ticker: String!
+  "Amount the inscription carries."
+  amount: String! @goField(forceResolver: true)
+  "Amount the inscription carries, as an integer in units of 10^-decimals."
+  rawAmount: String! @goField(name: "Amount")
+  "Number of decimals of the token."
+  decimals: Int!
+}
+
+"A page of transfer inscriptions."
+type Brc20TransferableConnection {
+  "The inscriptions with their cursors."
+  edges: [Brc20TransferableEdge!]!
+  "The inscriptions of the page (the nodes of ` + "`" + `edges` + "`" + `)."
+  nodes: [Brc20Transferable!]!
+  "Where the page sits in the list."
+  pageInfo: PageInfo!
+  "Number of inscriptions in the whole list (counted only when asked)."
+  totalCount: Int! @goField(forceResolver: true)
+}
+
+"An inscription in a page."
+type Brc20TransferableEdge {
+  "Cursor of the inscription (for ` + "`" + `after` + "`" + `)."
+  cursor: String!
+  "The inscription."
+  node: Brc20Transferable!
 }
 `, BuiltIn: false},
 }
@@ -4739,6 +5576,120 @@ func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field gra
 	return nil, fmt.Errorf("no field named %q was found under type BlockEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Brc20Activity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "operation":
+		return ec.fieldContext_Brc20Activity_operation(ctx, field)
+	case "ticker":
+		return ec.fieldContext_Brc20Activity_ticker(ctx, field)
+	case "inscriptionId":
+		return ec.fieldContext_Brc20Activity_inscriptionId(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Brc20Activity_blockHeight(ctx, field)
+	case "blockHash":
+		return ec.fieldContext_Brc20Activity_blockHash(ctx, field)
+	case "txId":
+		return ec.fieldContext_Brc20Activity_txId(ctx, field)
+	case "location":
+		return ec.fieldContext_Brc20Activity_location(ctx, field)
+	case "address":
+		return ec.fieldContext_Brc20Activity_address(ctx, field)
+	case "timestamp":
+		return ec.fieldContext_Brc20Activity_timestamp(ctx, field)
+	case "amount":
+		return ec.fieldContext_Brc20Activity_amount(ctx, field)
+	case "fromAddress":
+		return ec.fieldContext_Brc20Activity_fromAddress(ctx, field)
+	case "toAddress":
+		return ec.fieldContext_Brc20Activity_toAddress(ctx, field)
+	case "maxSupply":
+		return ec.fieldContext_Brc20Activity_maxSupply(ctx, field)
+	case "mintLimit":
+		return ec.fieldContext_Brc20Activity_mintLimit(ctx, field)
+	case "decimals":
+		return ec.fieldContext_Brc20Activity_decimals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20Activity", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20ActivityConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_Brc20ActivityConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Brc20ActivityConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Brc20ActivityConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_Brc20ActivityConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20ActivityConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20ActivityEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_Brc20ActivityEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_Brc20ActivityEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20ActivityEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20Address(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "address":
+		return ec.fieldContext_Brc20Address_address(ctx, field)
+	case "balances":
+		return ec.fieldContext_Brc20Address_balances(ctx, field)
+	case "activity":
+		return ec.fieldContext_Brc20Address_activity(ctx, field)
+	case "transferables":
+		return ec.fieldContext_Brc20Address_transferables(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20Address", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20Balance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "ticker":
+		return ec.fieldContext_Brc20Balance_ticker(ctx, field)
+	case "decimals":
+		return ec.fieldContext_Brc20Balance_decimals(ctx, field)
+	case "availableBalance":
+		return ec.fieldContext_Brc20Balance_availableBalance(ctx, field)
+	case "transferrableBalance":
+		return ec.fieldContext_Brc20Balance_transferrableBalance(ctx, field)
+	case "overallBalance":
+		return ec.fieldContext_Brc20Balance_overallBalance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20Balance", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20BalanceConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_Brc20BalanceConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Brc20BalanceConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Brc20BalanceConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_Brc20BalanceConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20BalanceConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20BalanceEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_Brc20BalanceEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_Brc20BalanceEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20BalanceEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Brc20Holder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "address":
@@ -4785,8 +5736,12 @@ func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field gr
 		return ec.fieldContext_Brc20Token_number(ctx, field)
 	case "ticker":
 		return ec.fieldContext_Brc20Token_ticker(ctx, field)
+	case "displayTicker":
+		return ec.fieldContext_Brc20Token_displayTicker(ctx, field)
 	case "blockHeight":
 		return ec.fieldContext_Brc20Token_blockHeight(ctx, field)
+	case "blockHash":
+		return ec.fieldContext_Brc20Token_blockHash(ctx, field)
 	case "txId":
 		return ec.fieldContext_Brc20Token_txId(ctx, field)
 	case "address":
@@ -4805,10 +5760,80 @@ func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field gr
 		return ec.fieldContext_Brc20Token_txCount(ctx, field)
 	case "selfMint":
 		return ec.fieldContext_Brc20Token_selfMint(ctx, field)
+	case "holderCount":
+		return ec.fieldContext_Brc20Token_holderCount(ctx, field)
 	case "holders":
 		return ec.fieldContext_Brc20Token_holders(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Brc20Token", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20TokenConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_Brc20TokenConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Brc20TokenConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Brc20TokenConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_Brc20TokenConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20TokenConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20TokenEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_Brc20TokenEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_Brc20TokenEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20TokenEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20Transferable(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "inscriptionId":
+		return ec.fieldContext_Brc20Transferable_inscriptionId(ctx, field)
+	case "inscriptionNumber":
+		return ec.fieldContext_Brc20Transferable_inscriptionNumber(ctx, field)
+	case "ordinalNumber":
+		return ec.fieldContext_Brc20Transferable_ordinalNumber(ctx, field)
+	case "ticker":
+		return ec.fieldContext_Brc20Transferable_ticker(ctx, field)
+	case "amount":
+		return ec.fieldContext_Brc20Transferable_amount(ctx, field)
+	case "rawAmount":
+		return ec.fieldContext_Brc20Transferable_rawAmount(ctx, field)
+	case "decimals":
+		return ec.fieldContext_Brc20Transferable_decimals(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20Transferable", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20TransferableConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_Brc20TransferableConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_Brc20TransferableConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_Brc20TransferableConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_Brc20TransferableConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20TransferableConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20TransferableEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_Brc20TransferableEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_Brc20TransferableEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20TransferableEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_BurnBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5861,6 +6886,144 @@ func (ec *executionContext) field_Block_transactions_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Brc20Address_activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tickers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tickers"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "operations",
+		func(ctx context.Context, v any) ([]Brc20Operation, error) {
+			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["operations"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "blockHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["blockHeight"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg5
+	return args, nil
+}
+
+func (ec *executionContext) field_Brc20Address_balances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tickers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tickers"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "blockHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["blockHeight"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Brc20Address_transferables_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tickers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tickers"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Brc20Token_holders_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5880,6 +7043,14 @@ func (ec *executionContext) field_Brc20Token_holders_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
 	return args, nil
 }
 
@@ -6081,6 +7252,82 @@ func (ec *executionContext) field_Query_blocks_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_brc20Activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tickers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tickers"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "operations",
+		func(ctx context.Context, v any) ([]Brc20Operation, error) {
+			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["operations"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "blockHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["blockHeight"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg6
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_brc20Address_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_brc20Token_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -6092,6 +7339,52 @@ func (ec *executionContext) field_Query_brc20Token_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["ticker"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_brc20Tokens_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tickers",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tickers"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*Brc20TokenOrder, error) {
+			return ec.unmarshalOBrc20TokenOrder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg4
 	return args, nil
 }
 
@@ -6322,6 +7615,28 @@ func (ec *executionContext) field_Subscription_addressTransactions_args(ctx cont
 		return nil, err
 	}
 	args["principal"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_brc20Activity_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ticker",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ticker"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg1
 	return args, nil
 }
 
@@ -7948,6 +9263,969 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Brc20Activity_operation(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_operation(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().Operation(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v Brc20Operation) graphql.Marshaler {
+			return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type Brc20Operation does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_ticker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ticker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_inscriptionId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_inscriptionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InscriptionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_inscriptionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_blockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_blockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_txId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_location(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_location(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Location, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().Address(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_timestamp(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Timestamp, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_amount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().Amount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_fromAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_fromAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().FromAddress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_fromAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_toAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_toAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().ToAddress(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_toAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_maxSupply(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_maxSupply(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().MaxSupply(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_maxSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_mintLimit(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_mintLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Activity().MintLimit(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_mintLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Activity_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Activity_decimals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Decimals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Activity_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20ActivityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20ActivityEdge) graphql.Marshaler {
+			return ec.marshalNBrc20ActivityEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20ActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20ActivityEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20ActivityConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Brc20Activity) graphql.Marshaler {
+			return ec.marshalNBrc20Activity2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activityᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20ActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Activity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20ActivityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20ActivityConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20ActivityConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20ActivityConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20ActivityConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20ActivityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20ActivityEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20ActivityEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20ActivityEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
+			return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20ActivityEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20ActivityEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Activity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20Address_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Address_address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Address, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Address_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Address", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Address_balances(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Address_balances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Brc20Address().Balances(ctx, obj, fc.Args["tickers"].([]string), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20BalanceConnection) graphql.Marshaler {
+			return ec.marshalNBrc20BalanceConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Address_balances(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20Address",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20BalanceConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Brc20Address_balances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20Address_activity(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Address_activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Brc20Address().Activity(ctx, obj, fc.Args["tickers"].([]string), fc.Args["operations"].([]Brc20Operation), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20ActivityConnection) graphql.Marshaler {
+			return ec.marshalNBrc20ActivityConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Address_activity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20Address",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20ActivityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Brc20Address_activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20Address_transferables(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Address_transferables(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Brc20Address().Transferables(ctx, obj, fc.Args["tickers"].([]string), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20TransferableConnection) graphql.Marshaler {
+			return ec.marshalNBrc20TransferableConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Address_transferables(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20Address",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20TransferableConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Brc20Address_transferables_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20Balance_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Balance_ticker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ticker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Balance_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Balance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Balance_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Balance_decimals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Decimals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Balance_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Balance", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Balance_availableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Balance_availableBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Balance().AvailableBalance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Balance_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Balance_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Balance_transferrableBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Balance().TransferrableBalance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Balance_transferrableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Balance_overallBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Balance_overallBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Balance().OverallBalance(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Balance_overallBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20BalanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20BalanceEdge) graphql.Marshaler {
+			return ec.marshalNBrc20BalanceEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20BalanceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20BalanceEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20BalanceConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
+			return ec.marshalNBrc20Balance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20BalanceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Balance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20BalanceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20BalanceConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20BalanceConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20BalanceConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20BalanceConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20BalanceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20BalanceEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20BalanceEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20BalanceEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Balance) graphql.Marshaler {
+			return ec.marshalNBrc20Balance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20BalanceEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20BalanceEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Balance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8145,7 +10423,7 @@ func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Contex
 			return ec.fieldContext_Brc20HolderConnection_totalCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20HolderConnection().TotalCount(ctx, obj)
+			return obj.TotalCount, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -8156,7 +10434,7 @@ func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_Brc20HolderConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20HolderConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20HolderConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20HolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
@@ -8283,6 +10561,29 @@ func (ec *executionContext) fieldContext_Brc20Token_ticker(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Brc20Token_displayTicker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Token_displayTicker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayTicker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Token_displayTicker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _Brc20Token_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8304,6 +10605,29 @@ func (ec *executionContext) _Brc20Token_blockHeight(ctx context.Context, field g
 }
 func (ec *executionContext) fieldContext_Brc20Token_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Token_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Token_blockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Token_blockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_txId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
@@ -8513,6 +10837,29 @@ func (ec *executionContext) fieldContext_Brc20Token_selfMint(_ context.Context, 
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
+func (ec *executionContext) _Brc20Token_holderCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Token_holderCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HolderCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Token_holderCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Brc20Token_holders(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8523,7 +10870,7 @@ func (ec *executionContext) _Brc20Token_holders(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Brc20Token().Holders(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string))
+			return ec.Resolvers.Brc20Token().Holders(ctx, obj, fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Brc20HolderConnection) graphql.Marshaler {
@@ -8553,6 +10900,515 @@ func (ec *executionContext) fieldContext_Brc20Token_holders(ctx context.Context,
 	if fc.Args, err = ec.field_Brc20Token_holders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TokenConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20TokenEdge) graphql.Marshaler {
+			return ec.marshalNBrc20TokenEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20TokenEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TokenConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Brc20Token) graphql.Marshaler {
+			return ec.marshalNBrc20Token2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Tokenᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TokenConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TokenConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TokenConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20TokenConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20TokenConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20TokenEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20TokenEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20TokenEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TokenEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
+			return ec.marshalNBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TokenEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TokenEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Token(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20Transferable_inscriptionId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_inscriptionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InscriptionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_inscriptionNumber(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_inscriptionNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InscriptionNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_ordinalNumber(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_ordinalNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Transferable().OrdinalNumber(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_ordinalNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_ticker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ticker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_amount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20Transferable().Amount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, true, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_rawAmount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_rawAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_rawAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20Transferable_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20Transferable_decimals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Decimals, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20Transferable_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20TransferableConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20TransferableEdge) graphql.Marshaler {
+			return ec.marshalNBrc20TransferableEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TransferableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20TransferableEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TransferableConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Brc20Transferable) graphql.Marshaler {
+			return ec.marshalNBrc20Transferable2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferableᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TransferableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Transferable(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TransferableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TransferableConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20TransferableConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Brc20TransferableConnection().TotalCount(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20TransferableConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20TransferableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20TransferableEdge", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20TransferableEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20TransferableEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Transferable) graphql.Marshaler {
+			return ec.marshalNBrc20Transferable2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferable(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20TransferableEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20TransferableEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Transferable(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -12444,50 +15300,6 @@ func (ec *executionContext) fieldContext_Query_burnBlock(ctx context.Context, fi
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_brc20Token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_brc20Token(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Brc20Token(ctx, fc.Args["ticker"].(string))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
-			return ec.marshalOBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx, selections, v)
-		},
-		true,
-		false,
-	)
-}
-func (ec *executionContext) fieldContext_Query_brc20Token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Brc20Token(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_brc20Token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
 func (ec *executionContext) _Query_blocksConnection(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12922,6 +15734,182 @@ func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_brc20Token(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_brc20Token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Brc20Token(ctx, fc.Args["ticker"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
+			return ec.marshalOBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_brc20Token(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Token(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_brc20Token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_brc20Tokens(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_brc20Tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Brc20Tokens(ctx, fc.Args["tickers"].([]string), fc.Args["orderBy"].(*Brc20TokenOrder), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20TokenConnection) graphql.Marshaler {
+			return ec.marshalNBrc20TokenConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_brc20Tokens(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20TokenConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_brc20Tokens_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_brc20Address(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_brc20Address(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Brc20Address(ctx, fc.Args["address"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20Address) graphql.Marshaler {
+			return ec.marshalNBrc20Address2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Address(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_brc20Address(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Address(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_brc20Address_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_brc20Activity(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_brc20Activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Brc20Activity(ctx, fc.Args["tickers"].([]string), fc.Args["operations"].([]Brc20Operation), fc.Args["address"].(*string), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20ActivityConnection) graphql.Marshaler {
+			return ec.marshalNBrc20ActivityConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_brc20Activity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20ActivityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14158,6 +17146,50 @@ func (ec *executionContext) fieldContext_Subscription_addressTransactions(ctx co
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Subscription_addressTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_brc20Activity(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_brc20Activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Brc20Activity(ctx, fc.Args["ticker"].(*string), fc.Args["address"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
+			return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Activity(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18436,6 +21468,912 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var brc20ActivityImplementors = []string{"Brc20Activity"}
+
+func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Activity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20Activity")
+		case "operation":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_operation(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ticker":
+			out.Values[i] = ec._Brc20Activity_ticker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inscriptionId":
+			out.Values[i] = ec._Brc20Activity_inscriptionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Brc20Activity_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHash":
+			out.Values[i] = ec._Brc20Activity_blockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "txId":
+			out.Values[i] = ec._Brc20Activity_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "location":
+			out.Values[i] = ec._Brc20Activity_location(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "address":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_address(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "timestamp":
+			out.Values[i] = ec._Brc20Activity_timestamp(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_amount(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "fromAddress":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_fromAddress(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "toAddress":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_toAddress(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "maxSupply":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_maxSupply(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "mintLimit":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Activity_mintLimit(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "decimals":
+			out.Values[i] = ec._Brc20Activity_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20ActivityConnectionImplementors = []string{"Brc20ActivityConnection"}
+
+func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20ActivityConnection")
+		case "edges":
+			out.Values[i] = ec._Brc20ActivityConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._Brc20ActivityConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Brc20ActivityConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20ActivityConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20ActivityEdgeImplementors = []string{"Brc20ActivityEdge"}
+
+func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20ActivityEdge")
+		case "cursor":
+			out.Values[i] = ec._Brc20ActivityEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._Brc20ActivityEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20AddressImplementors = []string{"Brc20Address"}
+
+func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.SelectionSet, obj *Brc20Address) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20AddressImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20Address")
+		case "address":
+			out.Values[i] = ec._Brc20Address_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "balances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Address_balances(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "activity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Address_activity(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transferables":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Address_transferables(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20BalanceImplementors = []string{"Brc20Balance"}
+
+func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20Balance")
+		case "ticker":
+			out.Values[i] = ec._Brc20Balance_ticker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decimals":
+			out.Values[i] = ec._Brc20Balance_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "availableBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Balance_availableBalance(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transferrableBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Balance_transferrableBalance(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "overallBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Balance_overallBalance(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20BalanceConnectionImplementors = []string{"Brc20BalanceConnection"}
+
+func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20BalanceConnection")
+		case "edges":
+			out.Values[i] = ec._Brc20BalanceConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._Brc20BalanceConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Brc20BalanceConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20BalanceConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20BalanceEdgeImplementors = []string{"Brc20BalanceEdge"}
+
+func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20BalanceEdge")
+		case "cursor":
+			out.Values[i] = ec._Brc20BalanceEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._Brc20BalanceEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var brc20HolderImplementors = []string{"Brc20Holder"}
 
 func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *Brc20Holder) graphql.Marshaler {
@@ -18504,56 +22442,23 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 		case "edges":
 			out.Values[i] = ec._Brc20HolderConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "nodes":
 			out.Values[i] = ec._Brc20HolderConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pageInfo":
 			out.Values[i] = ec._Brc20HolderConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalCount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20HolderConnection_totalCount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20HolderConnection_totalCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -18645,8 +22550,18 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "displayTicker":
+			out.Values[i] = ec._Brc20Token_displayTicker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "blockHeight":
 			out.Values[i] = ec._Brc20Token_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHash":
+			out.Values[i] = ec._Brc20Token_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -18794,6 +22709,11 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "holderCount":
+			out.Values[i] = ec._Brc20Token_holderCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "holders":
 			field := field
 
@@ -18832,6 +22752,398 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20TokenConnectionImplementors = []string{"Brc20TokenConnection"}
+
+func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20TokenConnection")
+		case "edges":
+			out.Values[i] = ec._Brc20TokenConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._Brc20TokenConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Brc20TokenConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20TokenConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20TokenEdgeImplementors = []string{"Brc20TokenEdge"}
+
+func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20TokenEdge")
+		case "cursor":
+			out.Values[i] = ec._Brc20TokenEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._Brc20TokenEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20TransferableImplementors = []string{"Brc20Transferable"}
+
+func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Transferable) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20Transferable")
+		case "inscriptionId":
+			out.Values[i] = ec._Brc20Transferable_inscriptionId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "inscriptionNumber":
+			out.Values[i] = ec._Brc20Transferable_inscriptionNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "ordinalNumber":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Transferable_ordinalNumber(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ticker":
+			out.Values[i] = ec._Brc20Transferable_ticker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "amount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20Transferable_amount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "rawAmount":
+			out.Values[i] = ec._Brc20Transferable_rawAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "decimals":
+			out.Values[i] = ec._Brc20Transferable_decimals(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20TransferableConnectionImplementors = []string{"Brc20TransferableConnection"}
+
+func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20TransferableConnection")
+		case "edges":
+			out.Values[i] = ec._Brc20TransferableConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._Brc20TransferableConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._Brc20TransferableConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Brc20TransferableConnection_totalCount(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20TransferableEdgeImplementors = []string{"Brc20TransferableEdge"}
+
+func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20TransferableEdge")
+		case "cursor":
+			out.Values[i] = ec._Brc20TransferableEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._Brc20TransferableEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22084,28 +26396,6 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "brc20Token":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_brc20Token(ctx, field)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "blocksConnection":
 			field := field
 
@@ -22315,6 +26605,94 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_blockByBurnBlockHash(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "brc20Token":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_brc20Token(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "brc20Tokens":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_brc20Tokens(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "brc20Address":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_brc20Address(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "brc20Activity":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_brc20Activity(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -23384,6 +27762,8 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 		return ec._Subscription_mempoolTransactions(ctx, fields[0])
 	case "addressTransactions":
 		return ec._Subscription_addressTransactions(ctx, fields[0])
+	case "brc20Activity":
+		return ec._Subscription_brc20Activity(ctx, fields[0])
 	default:
 		panic("unknown field " + strconv.Quote(fields[0].Name))
 	}
@@ -25338,6 +29718,140 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNBrc20Activity2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activityᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Activity) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Activity(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20ActivityConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityConnection(ctx context.Context, sel ast.SelectionSet, v *Brc20ActivityConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20ActivityConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20ActivityEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20ActivityEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20ActivityEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20ActivityEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdge(ctx context.Context, sel ast.SelectionSet, v *Brc20ActivityEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20ActivityEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20Address2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Address(ctx context.Context, sel ast.SelectionSet, v *Brc20Address) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Address(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20Balance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Balance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20Balance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Balance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Balance(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20BalanceConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceConnection(ctx context.Context, sel ast.SelectionSet, v *Brc20BalanceConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20BalanceConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20BalanceEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20BalanceEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20BalanceEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20BalanceEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdge(ctx context.Context, sel ast.SelectionSet, v *Brc20BalanceEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20BalanceEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holderᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20Holder) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -25398,6 +29912,140 @@ func (ec *executionContext) marshalNBrc20HolderEdge2ᚖgithubᚗcomᚋstxgraph�
 		return graphql.Null
 	}
 	return ec._Brc20HolderEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx context.Context, v any) (Brc20Operation, error) {
+	var res Brc20Operation
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx context.Context, sel ast.SelectionSet, v Brc20Operation) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNBrc20Token2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Tokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Token) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Token(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20TokenConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenConnection(ctx context.Context, sel ast.SelectionSet, v *Brc20TokenConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20TokenConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20TokenEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20TokenEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20TokenEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20TokenEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdge(ctx context.Context, sel ast.SelectionSet, v *Brc20TokenEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20TokenEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20Transferable2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferableᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Transferable) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Transferable2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferable(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20Transferable2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferable(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Transferable) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20Transferable(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20TransferableConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableConnection(ctx context.Context, sel ast.SelectionSet, v *Brc20TransferableConnection) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20TransferableConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20TransferableEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20TransferableEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20TransferableEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBrc20TransferableEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdge(ctx context.Context, sel ast.SelectionSet, v *Brc20TransferableEdge) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20TransferableEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChainTip2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐChainTip(ctx context.Context, sel ast.SelectionSet, v *db.ChainTip) graphql.Marshaler {
@@ -26366,11 +31014,63 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx context.Context, v any) ([]Brc20Operation, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]Brc20Operation, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx context.Context, sel ast.SelectionSet, v []Brc20Operation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalOBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Brc20Token(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOBrc20TokenOrder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenOrder(ctx context.Context, v any) (*Brc20TokenOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(Brc20TokenOrder)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBrc20TokenOrder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenOrder(ctx context.Context, sel ast.SelectionSet, v *Brc20TokenOrder) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBurnBlock(ctx context.Context, sel ast.SelectionSet, v *db.BurnBlock) graphql.Marshaler {

@@ -63,6 +63,65 @@ type BlockEdge struct {
 	Node *db.Block `json:"node"`
 }
 
+// A page of BRC-20 operations.
+type Brc20ActivityConnection struct {
+	// The operations with their cursors.
+	Edges []*Brc20ActivityEdge `json:"edges"`
+	// The operations of the page (the nodes of `edges`).
+	Nodes []*db.Brc20Activity `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// Number of operations in the whole list (counted only when asked).
+	TotalCount int32 `json:"totalCount"`
+	// The operations listed.
+	Filter db.Brc20ActivityFilter `json:"-"`
+}
+
+// An operation in a page.
+type Brc20ActivityEdge struct {
+	// Cursor of the operation (for `after`).
+	Cursor string `json:"cursor"`
+	// The operation.
+	Node *db.Brc20Activity `json:"node"`
+}
+
+// The BRC-20 view of a Bitcoin address.
+type Brc20Address struct {
+	// The Bitcoin address.
+	Address string `json:"address"`
+	// The address's token balances above zero, largest first (ties by ticker, descending), now or at
+	// the end of the Bitcoin block at `blockHeight`.
+	Balances *Brc20BalanceConnection `json:"balances"`
+	// The BRC-20 operations the address takes part in (as sender or receiver), newest first.
+	Activity *Brc20ActivityConnection `json:"activity"`
+	// Transfer inscriptions the address inscribed and has not sent yet, newest first.
+	Transferables *Brc20TransferableConnection `json:"transferables"`
+}
+
+// A page of an address's BRC-20 balances.
+type Brc20BalanceConnection struct {
+	// The balances with their cursors.
+	Edges []*Brc20BalanceEdge `json:"edges"`
+	// The balances of the page (the nodes of `edges`).
+	Nodes []*db.Brc20Balance `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// Number of balances in the whole list (counted only when asked).
+	TotalCount int32 `json:"totalCount"`
+	// The address whose balances these are.
+	Address string `json:"-"`
+	// The balances listed.
+	Filter db.Brc20BalanceFilter `json:"-"`
+}
+
+// A balance in a page.
+type Brc20BalanceEdge struct {
+	// Cursor of the balance (for `after`).
+	Cursor string `json:"cursor"`
+	// The balance.
+	Node *db.Brc20Balance `json:"node"`
+}
+
 // An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's `decimals` fractional digits.
 type Brc20Holder struct {
 	// The holder's Bitcoin address.
@@ -83,10 +142,8 @@ type Brc20HolderConnection struct {
 	Nodes []*Brc20Holder `json:"nodes"`
 	// Where the page sits in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
-	// Number of addresses holding the token (counted only when asked).
+	// Number of addresses holding the token.
 	TotalCount int32 `json:"totalCount"`
-	// The token whose holders these are.
-	Ticker string `json:"-"`
 }
 
 // A holder in a page.
@@ -95,6 +152,50 @@ type Brc20HolderEdge struct {
 	Cursor string `json:"cursor"`
 	// The holder.
 	Node *Brc20Holder `json:"node"`
+}
+
+// A page of BRC-20 tokens.
+type Brc20TokenConnection struct {
+	// The tokens with their cursors.
+	Edges []*Brc20TokenEdge `json:"edges"`
+	// The tokens of the page (the nodes of `edges`).
+	Nodes []*db.Brc20Token `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// Number of tokens in the whole list (counted only when asked).
+	TotalCount int32 `json:"totalCount"`
+	// The tokens listed.
+	Filter db.Brc20TokenFilter `json:"-"`
+}
+
+// A token in a page.
+type Brc20TokenEdge struct {
+	// Cursor of the token (for `after`).
+	Cursor string `json:"cursor"`
+	// The token.
+	Node *db.Brc20Token `json:"node"`
+}
+
+// A page of transfer inscriptions.
+type Brc20TransferableConnection struct {
+	// The inscriptions with their cursors.
+	Edges []*Brc20TransferableEdge `json:"edges"`
+	// The inscriptions of the page (the nodes of `edges`).
+	Nodes []*db.Brc20Transferable `json:"nodes"`
+	// Where the page sits in the list.
+	PageInfo *PageInfo `json:"pageInfo"`
+	// Number of inscriptions in the whole list (counted only when asked).
+	TotalCount int32 `json:"totalCount"`
+	// The inscriptions listed.
+	Filter db.Brc20TransferableFilter `json:"-"`
+}
+
+// An inscription in a page.
+type Brc20TransferableEdge struct {
+	// Cursor of the inscription (for `after`).
+	Cursor string `json:"cursor"`
+	// The inscription.
+	Node *db.Brc20Transferable `json:"node"`
 }
 
 // A page of a contract's print events.
@@ -331,6 +432,128 @@ func (e *AssetEventType) UnmarshalJSON(b []byte) error {
 }
 
 func (e AssetEventType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Kinds of BRC-20 operation.
+type Brc20Operation string
+
+const (
+	// A token deploy.
+	Brc20OperationDeploy Brc20Operation = "DEPLOY"
+	// A mint.
+	Brc20OperationMint Brc20Operation = "MINT"
+	// A transfer inscription: its amount moves from available to transferable.
+	Brc20OperationTransfer Brc20Operation = "TRANSFER"
+	// The first move of a transfer inscription: its amount goes to the receiver.
+	Brc20OperationTransferSend Brc20Operation = "TRANSFER_SEND"
+)
+
+var AllBrc20Operation = []Brc20Operation{
+	Brc20OperationDeploy,
+	Brc20OperationMint,
+	Brc20OperationTransfer,
+	Brc20OperationTransferSend,
+}
+
+func (e Brc20Operation) IsValid() bool {
+	switch e {
+	case Brc20OperationDeploy, Brc20OperationMint, Brc20OperationTransfer, Brc20OperationTransferSend:
+		return true
+	}
+	return false
+}
+
+func (e Brc20Operation) String() string {
+	return string(e)
+}
+
+func (e *Brc20Operation) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Brc20Operation(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Brc20Operation", str)
+	}
+	return nil
+}
+
+func (e Brc20Operation) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Brc20Operation) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Brc20Operation) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Orders of the token list.
+type Brc20TokenOrder string
+
+const (
+	// Newest deploy first (block height, then position in the block).
+	Brc20TokenOrderIndex Brc20TokenOrder = "INDEX"
+	// Most operations first.
+	Brc20TokenOrderTxCount Brc20TokenOrder = "TX_COUNT"
+)
+
+var AllBrc20TokenOrder = []Brc20TokenOrder{
+	Brc20TokenOrderIndex,
+	Brc20TokenOrderTxCount,
+}
+
+func (e Brc20TokenOrder) IsValid() bool {
+	switch e {
+	case Brc20TokenOrderIndex, Brc20TokenOrderTxCount:
+		return true
+	}
+	return false
+}
+
+func (e Brc20TokenOrder) String() string {
+	return string(e)
+}
+
+func (e *Brc20TokenOrder) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Brc20TokenOrder(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Brc20TokenOrder", str)
+	}
+	return nil
+}
+
+func (e Brc20TokenOrder) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Brc20TokenOrder) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Brc20TokenOrder) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

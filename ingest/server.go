@@ -27,6 +27,9 @@ type Options struct {
 	// with transactions of another chain logs a warning (a misconfigured node or observer) and
 	// is applied all the same, as rejecting it would make the node retry it forever.
 	ChainID uint32
+	// OrdinalsToken is the bearer token an ordinals indexer must send with inscription
+	// payloads on PathOrdinals; empty turns that path off (403).
+	OrdinalsToken string
 }
 
 // NewServer returns the event-observer HTTP handler a stacks-node posts to. Block and
@@ -55,6 +58,7 @@ func newServer(in *Ingester, opts Options) http.Handler {
 	for path := range handlers {
 		mux.HandleFunc("POST "+path, s.handle)
 	}
+	mux.HandleFunc("POST "+PathOrdinals, ordinalsHandler(in.store, opts.OrdinalsToken, opts.BodyLimit))
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no route handler for " + r.URL.Path})
 	})

@@ -50,6 +50,8 @@ type Loaders struct {
 	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
 	StxBalance          *Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       *Loader[string, *db.AccountNonces]
+	Brc20Token          *Loader[string, *db.Brc20Token]
+	Brc20Holders        *Loader[Brc20HoldersKey, []*db.Brc20Balance]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
@@ -89,6 +91,8 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		MicroblockTxCounts: newLoader(s, wait, microblockTxCounts(store)),
 		StxBalance:         newLoader(s, wait, stxBalances(store)),
 		AccountNonces:      newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
+		Brc20Token:         newLoader(s, wait, brc20Tokens(store)),
+		Brc20Holders:       newLoader(s, wait, brc20Holders(store)),
 	}
 }
 

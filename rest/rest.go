@@ -52,6 +52,8 @@ type route struct {
 	body  func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
 	// redirect, when set, may send the request elsewhere before anything runs.
 	redirect func(r *http.Request) (string, bool)
+	// writeError writes the route's errors (the reference's v8 shape, writeError, when nil).
+	writeError func(w http.ResponseWriter, err error)
 }
 
 // Register adds the REST routes to r.
@@ -100,6 +102,10 @@ func (a *API) common(next http.Handler, deprecated bool) http.Handler {
 
 // serve runs a route: parameters, the If-None-Match shortcut, the operation, headers, body.
 func (a *API) serve(rt route) http.Handler {
+	writeError := writeError
+	if rt.writeError != nil {
+		writeError = rt.writeError
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.redirect != nil {
 			if target, ok := rt.redirect(r); ok {

@@ -23,7 +23,7 @@ const (
 )
 
 func (a *API) routes() []route {
-	return []route{
+	return append([]route{
 		{
 			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag",
 			params: balanceParams,
@@ -68,7 +68,7 @@ func (a *API) routes() []route {
 			etag:     chainTipETag,
 			body:     burnBlockBody,
 		},
-	}
+	}, brc20Routes()...)
 }
 
 // decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own

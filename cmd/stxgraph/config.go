@@ -48,6 +48,7 @@ var flagEnv = map[string]string{
 	"event-body-limit":       "STACKS_CORE_EVENT_BODY_LIMIT",
 	"store-raw-events":       "STACKS_API_STORE_RAW_EVENTS",
 	"chain-id":               "STACKS_CHAIN_ID",
+	"ordinals-ingest-token":  "ORDINALS_INGEST_TOKEN",
 	"deprecated-endpoints":   "ENABLE_DEPRECATED_ENDPOINTS",
 	"graphql-max-depth":      "STXGRAPH_GRAPHQL_MAX_DEPTH",
 	"graphql-max-complexity": "STXGRAPH_GRAPHQL_MAX_COMPLEXITY",
@@ -121,6 +122,8 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.eventPort, "event-port", 3700, withEnv("event-port", "event-observer listen port"))
 	fs.Int64Var(&c.observer.BodyLimit, "event-body-limit", ingest.DefaultBodyLimit, withEnv("event-body-limit", "largest event-observer message accepted, in bytes"))
 	fs.BoolVar(&c.observer.StoreRawEvents, "store-raw-events", true, withEnv("store-raw-events", "keep every applied message for export-events"))
+	fs.StringVar(&c.observer.OrdinalsToken, "ordinals-ingest-token", "", withEnv("ordinals-ingest-token",
+		"bearer token an ordinals indexer must send to "+ingest.PathOrdinals+"; empty turns that path off"))
 	c.chainID = 0x80000000
 	fs.Var(&c.chainID, "chain-id", withEnv("chain-id", "Stacks chain id of the network, hex or decimal"))
 	fs.BoolVar(&c.deprecatedEndpoints, "deprecated-endpoints", true, withEnv("deprecated-endpoints", "serve the deprecated REST paths; false answers them with 410"))

@@ -26,6 +26,7 @@ func commands() []command {
 		{"decode", "decode a transaction, Clarity value or address (tx|clarity|address)", decodeCommand},
 		{"import-events", "replay a TSV event log (the reference's export format) into the database", importEventsCommand},
 		{"export-events", "write the raw event log as a TSV file for import-events", exportEventsCommand},
+		{"import-inscriptions", "apply chainhook inscription payloads (JSON lines) to the BRC-20 tables", importInscriptionsCommand},
 		{"version", "print the version", versionCommand},
 	}
 }
@@ -57,7 +58,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "stxgraph indexes the Stacks blockchain into PostgreSQL and serves it over GraphQL and REST.")
 	fmt.Fprintln(w, "\nUsage: stxgraph <command> [flags]\n\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-20s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'stxgraph <command> --help' for the flags of a command.")
 }
