@@ -3743,7 +3743,7 @@ extend type ChainTip {
 extend type Block {
   "Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index)."
   txIds: [Hex!]!
-  "The microblocks this block confirmed, in sequence order, with their transaction counts."
+  "The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts."
   microblockTxCounts: [MicroblockTxCount!]!
   "Hashes of the canonical microblocks streamed on top of this block, in sequence order."
   streamedMicroblockHashes: [Hex!]!

@@ -48,6 +48,7 @@ type Loaders struct {
 	TxEvents            *Loader[TxEventsKey, []db.Event]
 	BlockTxIDs          *Loader[string, *db.BlockTxIDs]
 	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
+	StreamedMicroblocks *Loader[string, []*db.MicroblockTxCount]
 	StxBalance          *Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       *Loader[string, *db.AccountNonces]
 }
@@ -87,8 +88,11 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		TxEvents:           newLoader(s, wait, txEvents(store)),
 		BlockTxIDs:         newLoader(s, wait, blockTxIDs(store)),
 		MicroblockTxCounts: newLoader(s, wait, microblockTxCounts(store)),
-		StxBalance:         newLoader(s, wait, stxBalances(store)),
-		AccountNonces:      newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
+		StreamedMicroblocks: newLoader(s, wait, grouped(store.StreamedMicroblockHashesOfBlocks, func(r *db.MicroblockTxCount) string {
+			return string(r.IndexBlockHash)
+		})),
+		StxBalance:    newLoader(s, wait, stxBalances(store)),
+		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
 	}
 }
 

@@ -16,10 +16,10 @@ const maxAccountTxsPage = 50
 
 func (r *Resolver) StxBalance() graph.StxBalanceResolver { return &stxBalanceResolver{r} }
 
-// validPrincipal checks an address or contract principal (c32check included), with the
-// reference's message.
+// validPrincipal checks an address or contract principal (c32check included) by the reference's
+// rule and with its message; principals it accepts but that never occur simply have no history.
 func validPrincipal(p string) error {
-	if _, err := c32.ParsePrincipal(p); err != nil {
+	if !c32.ValidPrincipalLenient(p) {
 		return invalid("invalid STX address %q", p)
 	}
 	return nil

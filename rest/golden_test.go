@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/rest"
@@ -51,6 +52,21 @@ var goldenCalls = map[string][]call{
 		{"multiple-missing", "/extended/v1/tx/multiple"},
 		{"multiple-no-0x", "/extended/v1/tx/multiple?tx_id=" + zeros},
 		{"multiple-bad", "/extended/v1/tx/multiple?tx_id=0x12"},
+		// Answers are keyed by the id as stored (lower-case); an id spelled otherwise is also
+		// listed as not found under its own spelling.
+		{"multiple-upper-case", "/extended/v1/tx/multiple?tx_id=0x8BA559335B84ED9BC57494E888AE53F0121A8CA7C91977EF84B122A1739C268D"},
+		{"multiple-upper-and-lower", "/extended/v1/tx/multiple?tx_id=0x8BA559335B84ED9BC57494E888AE53F0121A8CA7C91977EF84B122A1739C268D,0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d,0x" + zeros},
+		// Principal validation: only the first two dot-separated parts are checked, names up to
+		// 128 characters, the address decoded case-insensitively; the request schema only asks
+		// for a 28-character c32 prefix.
+		{"stx-contract-extra-part", "/extended/v1/address/ST000000000000000000002AMW42H.genesis.extra/stx"},
+		{"stx-contract-long-name", "/extended/v1/address/ST000000000000000000002AMW42H.a" + strings.Repeat("b", 127) + "/stx"},
+		{"stx-contract-name-too-long", "/extended/v1/address/ST000000000000000000002AMW42H.a" + strings.Repeat("b", 128) + "/stx"},
+		{"stx-contract-lower-case-tail", "/extended/v1/address/ST000000000000000000002AMW42h.genesis/stx"},
+		{"stx-contract-empty-name", "/extended/v1/address/ST000000000000000000002AMW42H./stx"},
+		{"stx-contract-bad-name", "/extended/v1/address/ST000000000000000000002AMW42H.1genesis/stx"},
+		{"stx-not-c32-prefix", "/extended/v1/address/st000000000000000000002AMW42H.genesis/stx"},
+		{"twt-contract-extra-part", "/extended/v1/address/ST000000000000000000002AMW42H.genesis.extra/transactions_with_transfers"},
 		{"contract-events", "/extended/v1/contract/ST000000000000000000002AMW42H.genesis/events"},
 		{"contract-events-unknown", "/extended/v1/contract/ST000000000000000000002AMW42H.nothing/events"},
 		{"contract-events-limit-over", "/extended/v1/contract/ST000000000000000000002AMW42H.genesis/events?limit=51"},
@@ -74,6 +90,24 @@ var goldenCalls = map[string][]call{
 		{"multiple-orphaned", "/extended/v1/tx/multiple?tx_id=0x4ad2f9ef1e0d0cbd368a762074ab42bdbf908cd6f614e83f4ebb1ee6a6622f3e,0x57cc390f7dbe2a31a24f7fbf2b7110b04d3c599cc13175f17196d0e2809bd6ec"},
 		{"stx", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/stx"},
 		{"twt", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/transactions_with_transfers?limit=4"},
+	},
+	// Two blocks at height 2 confirm the same microblocks; the orphaned one is read by its burn
+	// block, the list shows accepted microblocks newest first and, as streamed, those the parent
+	// on the same page accepted.
+	"mainnet-reorg-scenario2": {
+		{"blocks", "/extended/v1/block"},
+		{"blocks-page-boundary", "/extended/v1/block?limit=2&offset=1"},
+		{"burn-block-orphan", "/extended/v1/block/by_burn_block_hash/0x" + scenario2OrphanBurnHash},
+		{"burn-block-parent", "/extended/v1/block/by_burn_block_hash/0x" + scenario2ParentBurnHash},
+	},
+	// One block confirming six microblocks that arrived out of order.
+	"mainnet-out-of-order-microblock": {
+		{"blocks", "/extended/v1/block"},
+		{"burn-block", "/extended/v1/block/by_burn_block_hash/0x" + outOfOrderBurnHash},
+	},
+	// Block 0 has a zero burn block time: a block's time fields read as the epoch.
+	"epoch-3-transition": {
+		{"burn-block-genesis", "/extended/v1/block/by_burn_block_hash/0x0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"},
 	},
 	"regtest-env-pox-4-stack-stx-in-reward-phase-S1": {
 		{"stx-locked", "/extended/v1/address/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/stx"},
@@ -108,9 +142,21 @@ var goldenCalls = map[string][]call{
 		{"events-contract", "/extended/v1/tx/events?address=SP3FBR2AGK5H9QBDH3EEN6DF8EK8JY7RX8QJ5SVTE.send-many-memo&limit=3&offset=1"},
 		{"contract-events", "/extended/v1/contract/SP3FBR2AGK5H9QBDH3EEN6DF8EK8JY7RX8QJ5SVTE.send-many-memo/events?limit=2&offset=1"},
 		{"twt", "/extended/v1/address/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions_with_transfers?limit=5"},
+		// The counterpart of a mint (sender) and of a burn (recipient) is "".
+		{"twt-ft-mint", "/extended/v1/address/SP1XQ62X9WJTMZSBTVZN2DZV9WDVM60X2SK5DTFZ5/transactions_with_transfers"},
+		{"twt-ft-burn", "/extended/v1/address/SP2EZY2MYT3TCD92FMC71XZ8M0H56ZBVTWNXS7J52/transactions_with_transfers"},
+		{"twt-nft-mint", "/extended/v1/address/SP31W0KWYGSK71VCJ52F241FH9863G2DPDZ06XGTR/transactions_with_transfers"},
+		{"twt-stx-burn", "/extended/v1/address/SP2H6CH8A0ESR17A3E8S1DMDTWW4C7C6AWDWCVYQ1/transactions_with_transfers"},
 		{"stx", "/extended/v1/address/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/stx"},
 	},
 }
+
+// Burn block hashes of blocks with microblocks (see goldenCalls).
+const (
+	scenario2OrphanBurnHash = "000000000000000000142f51853336d9ba1f218030c8dccd7f6f027ba2b17252"
+	scenario2ParentBurnHash = "0000000000000000000f66a448b450abee4f30278993d7f80aa7fbf80c2a63e2"
+	outOfOrderBurnHash      = "00000000000000000007ec5390da250d66427eb135ccbfa84ffc770896f8f8d1"
+)
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
