@@ -4000,15 +4000,15 @@ extend type Transaction {
   anchorMode: AnchorMode! @goField(forceResolver: true)
   "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
   blockHash: Hex!
-  "Unix time of the block (its burn block's before Nakamoto)."
+  "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
   blockTime: Int! @goField(forceResolver: true)
   "blockTime as ISO 8601 (\"\" when unknown)."
   blockTimeIso: String!
-  "Height of the burn block."
+  "Height of the burn block (-1 while the transaction is in an unconfirmed microblock)."
   burnBlockHeight: Int!
-  "Unix time of the burn block."
+  "Unix time of the burn block (-1 while the transaction is in an unconfirmed microblock)."
   burnBlockTime: Int!
-  "burnBlockTime as ISO 8601."
+  "burnBlockTime as ISO 8601 (\"\" when not positive)."
   burnBlockTimeIso: String!
   "Unix time of the parent block's burn block."
   parentBurnBlockTime: Int!

@@ -288,9 +288,10 @@ func isoTime(unix int64) string {
 }
 
 // txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
-// zero time (a genesis burn block) instead of the epoch.
+// time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
+// microblock) instead of a date.
 func txISOTime(unix int64) string {
-	if unix == 0 {
+	if unix <= 0 {
 		return ""
 	}
 	return isoTime(unix)
