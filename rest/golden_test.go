@@ -88,6 +88,9 @@ var goldenCalls = map[string][]call{
 		{"blocks-around-fork", "/extended/v1/block?limit=4&offset=17"},
 		{"burn-block-orphan", "/extended/v1/block/by_burn_block_hash/0x0000000000000000000c2e3fbb722335592ad3af41f09f12c92d63f4c1f18924"},
 		{"multiple-orphaned", "/extended/v1/tx/multiple?tx_id=0x4ad2f9ef1e0d0cbd368a762074ab42bdbf908cd6f614e83f4ebb1ee6a6622f3e,0x57cc390f7dbe2a31a24f7fbf2b7110b04d3c599cc13175f17196d0e2809bd6ec"},
+		// A block's transactions go back to the mempool when a reorg orphans it (the coinbase
+		// 0x4ad2…, orphaned at height 30), not when it was never canonical (0x3908…, height 47).
+		{"multiple-never-canonical", "/extended/v1/tx/multiple?tx_id=0x390882e00ab9ad22ef20362022169b47f4406d172e71a7b37c13d265cf39ebda,0x4AD2F9EF1E0D0CBD368A762074AB42BDBF908CD6F614E83F4EBB1EE6A6622F3E"},
 		{"stx", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/stx"},
 		{"twt", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/transactions_with_transfers?limit=4"},
 	},
