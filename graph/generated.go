@@ -3797,7 +3797,7 @@ extend type Account {
     "Read the balance as of this block (block hash or index block hash, canonical or not)."
     atBlockHash: Hex
   ): StxBalance!
-  "The account's transactions, newest first, each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
+  "The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
   transactionsWithTransfers(
     "Number of transactions to return (0 to 50)."
     limit: Int = 20

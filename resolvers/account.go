@@ -1,8 +1,10 @@
 package resolvers
 
 import (
+	"cmp"
 	"context"
 	"math/big"
+	"slices"
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
@@ -83,6 +85,12 @@ func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.A
 	if err != nil {
 		return nil, err
 	}
+	// The page is the newest transactions in chain order; within it, the reference orders them by
+	// block height and transaction index only, so a block's microblock transactions (higher
+	// indexes) come before its anchored ones.
+	slices.SortStableFunc(txs, func(x, y *db.Tx) int {
+		return cmp.Or(cmp.Compare(y.BlockHeight, x.BlockHeight), cmp.Compare(y.TxIndex, x.TxIndex))
+	})
 	keys := make([]db.TxKey, len(txs))
 	for i, t := range txs {
 		keys[i] = t.Key()

@@ -93,6 +93,9 @@ var goldenCalls = map[string][]call{
 		{"multiple-never-canonical", "/extended/v1/tx/multiple?tx_id=0x390882e00ab9ad22ef20362022169b47f4406d172e71a7b37c13d265cf39ebda,0x4AD2F9EF1E0D0CBD368A762074AB42BDBF908CD6F614E83F4EBB1EE6A6622F3E"},
 		{"stx", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/stx"},
 		{"twt", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/transactions_with_transfers?limit=4"},
+		// Height 47 has a canonical and an orphaned block with the same transactions, anchored
+		// and in microblocks: a page is cut in chain order, then listed by transaction index.
+		{"twt-page", "/extended/v1/address/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/transactions_with_transfers?limit=2&offset=1"},
 	},
 	// Two blocks at height 2 confirm the same microblocks; the orphaned one is read by its burn
 	// block, the list shows accepted microblocks newest first and, as streamed, those the parent
