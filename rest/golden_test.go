@@ -105,6 +105,11 @@ var goldenCalls = map[string][]call{
 		{"blocks-page-boundary", "/extended/v1/block?limit=2&offset=1"},
 		{"burn-block-orphan", "/extended/v1/block/by_burn_block_hash/0x" + scenario2OrphanBurnHash},
 		{"burn-block-parent", "/extended/v1/block/by_burn_block_hash/0x" + scenario2ParentBurnHash},
+		// A miner paid twice by one block for one parent (its share of the microblock fees it
+		// confirmed and of those it produced), and the miner of both blocks at height 2.
+		{"stx-miner", "/extended/v1/address/SPG771RDGXHQ60N3SAZ3KF4PGBEXN0V30AWVAEJF/stx"},
+		{"stx-miner-until", "/extended/v1/address/SPG771RDGXHQ60N3SAZ3KF4PGBEXN0V30AWVAEJF/stx?until_block=1"},
+		{"stx-miner-forked", "/extended/v1/address/SP3MKRB8AGZ1FTNCJAPWE13D7R4AD8CDDTRCVHS4V/stx"},
 	},
 	// One block confirming six microblocks that arrived out of order.
 	"mainnet-out-of-order-microblock": {
