@@ -82,6 +82,8 @@ var goldenCalls = map[string][]call{
 		{"events-both", "/extended/v1/tx/events?tx_id=0x" + zeros + "&address=ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH"},
 		{"events-address", "/extended/v1/tx/events?address=ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH&limit=5"},
 		{"events-bad-type", "/extended/v1/tx/events?address=ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH&type=foo"},
+		{"events-address-not-c32-prefix", "/extended/v1/tx/events?address=foo"},
+		{"events-contract-extra-part", "/extended/v1/tx/events?address=ST000000000000000000002AMW42H.genesis.extra"},
 	},
 	"mainnet-reorg-scenario1": {
 		{"blocks", "/extended/v1/block?limit=5"},

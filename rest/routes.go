@@ -97,15 +97,19 @@ func accountTag(d json.RawMessage) principalTag {
 // principal itself (400 invalid STX address).
 var principalPrefix = regexp.MustCompile(`^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}`)
 
-const principalSchemaError = `params/principal must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}", ` +
-	`params/principal must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,39}$", ` +
-	`params/principal must match a schema in anyOf`
+// principalSchemaError is the reference's message for a principal parameter (at field, e.g.
+// "params/principal") without that prefix.
+func principalSchemaError(field string) error {
+	return badRequest(`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}", `+
+		`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,39}$", `+
+		`%[1]s must match a schema in anyOf`, field)
+}
 
 // balanceParams reads the address routes' parameters.
 func balanceParams(r *http.Request) (map[string]any, error) {
 	p := mux.Vars(r)["principal"]
 	if !principalPrefix.MatchString(p) {
-		return nil, badRequest("%s", principalSchemaError)
+		return nil, principalSchemaError("params/principal")
 	}
 	q := query(r.URL.Query())
 	unanchored, err := q.boolean("unanchored")
@@ -303,6 +307,8 @@ func eventsParams(r *http.Request) (map[string]any, error) {
 			return nil, err
 		}
 		vars["txId"] = "0x" + strings.TrimPrefix(id, "0x")
+	case !principalPrefix.MatchString(addr):
+		return nil, principalSchemaError("querystring/address")
 	default:
 		vars["principal"] = addr // validated by the events query
 	}
