@@ -406,21 +406,22 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Account              func(childComplexity int, principal string) int
-		Block                func(childComplexity int, height *int32, hash []byte) int
-		BlockByBurnBlockHash func(childComplexity int, hash []byte) int
-		Blocks               func(childComplexity int, limit *int32, offset *int32) int
-		BlocksConnection     func(childComplexity int, first *int32, after *string, last *int32, before *string) int
-		Brc20Token           func(childComplexity int, ticker string) int
-		BurnBlock            func(childComplexity int, hash []byte, height *int32) int
-		ChainTip             func(childComplexity int) int
-		Contract             func(childComplexity int, id string) int
-		ContractEvents       func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
-		Events               func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
-		Mempool              func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
-		MempoolTransaction   func(childComplexity int, txID []byte) int
-		Microblock           func(childComplexity int, hash []byte) int
-		TransactionsByIds    func(childComplexity int, ids [][]byte, unanchored *bool) int
+		Account                  func(childComplexity int, principal string) int
+		Block                    func(childComplexity int, height *int32, hash []byte) int
+		BlockByBurnBlockHash     func(childComplexity int, hash []byte) int
+		Blocks                   func(childComplexity int, limit *int32, offset *int32) int
+		BlocksConnection         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		Brc20Token               func(childComplexity int, ticker string) int
+		BurnBlock                func(childComplexity int, hash []byte, height *int32) int
+		ChainTip                 func(childComplexity int) int
+		Contract                 func(childComplexity int, id string) int
+		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
+		Events                   func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
+		Mempool                  func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
+		MempoolTransaction       func(childComplexity int, txID []byte) int
+		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
+		Microblock               func(childComplexity int, hash []byte) int
+		TransactionsByIds        func(childComplexity int, ids [][]byte, unanchored *bool) int
 	}
 
 	SmartContractLogEvent struct {
@@ -729,6 +730,7 @@ type QueryResolver interface {
 	Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) ([]db.Event, error)
 	ContractEvents(ctx context.Context, contractID string, limit *int32, offset *int32, unanchored *bool) ([]*db.ContractLog, error)
 	BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error)
+	MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error)
 }
 type SmartContractLogEventResolver interface {
 	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
@@ -2358,6 +2360,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MempoolTransaction(childComplexity, args["txId"].([]byte)), true
+	case "Query.mempoolTransactionsByIds":
+		if e.ComplexityRoot.Query.MempoolTransactionsByIds == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mempoolTransactionsByIds_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MempoolTransactionsByIds(childComplexity, args["ids"].([][]byte)), true
 	case "Query.microblock":
 		if e.ComplexityRoot.Query.Microblock == nil {
 			break
@@ -4467,6 +4480,14 @@ type Brc20Holder {
   transferrableBalance: String!
 }
 `, BuiltIn: false},
+	{Name: "../schema/mempool.graphql", Input: `extend type Query {
+  "The mempool records of these transactions, pending or pruned (a mined transaction keeps the record of its time in the mempool), in the order asked; ids without a record are left out."
+  mempoolTransactionsByIds(
+    "Transaction ids to look up."
+    ids: [Hex!]!
+  ): [MempoolTransaction!]!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6071,6 +6092,20 @@ func (ec *executionContext) field_Query_mempoolTransaction_args(ctx context.Cont
 		return nil, err
 	}
 	args["txId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mempoolTransactionsByIds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([][]byte, error) {
+			return ec.unmarshalNHex2ᚕᚕbyteᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -12610,6 +12645,50 @@ func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mempoolTransactionsByIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mempoolTransactionsByIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MempoolTransactionsByIds(ctx, fc.Args["ids"].([][]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
+			return ec.marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mempoolTransactionsByIds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mempoolTransactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21900,6 +21979,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_blockByBurnBlockHash(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mempoolTransactionsByIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mempoolTransactionsByIds(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res

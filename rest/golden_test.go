@@ -128,6 +128,10 @@ var goldenCalls = map[string][]call{
 		{"stx-received", "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/stx"},
 		{"events-lock", "/extended/v1/tx/events?address=STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6&type=stx_lock"},
 		{"twt", "/extended/v1/address/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/transactions_with_transfers?limit=2"},
+		// A mined transaction that came through the mempool: asked in lower case it is answered
+		// mined; in upper case, by its mempool record (and not found under its own spelling).
+		{"multiple-mined-lower-case", "/extended/v1/tx/multiple?tx_id=0x23c5b683d41592eb6fe48c7d0de590521b6de18f81242c8f20b9e9e94a240f1e"},
+		{"multiple-mined-upper-case", "/extended/v1/tx/multiple?tx_id=0x23C5B683D41592EB6FE48C7D0DE590521B6DE18F81242C8F20B9E9E94A240F1E"},
 	},
 	// Locks from pox-4 print events, which the node prints before the operation: the lock amount
 	// and unlock height come from the event data (stack-stx), and stack-extend moves the unlock

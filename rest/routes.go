@@ -202,6 +202,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 		return nil, badRequest("querystring must have required property 'tx_id'")
 	}
 	ids := make([]string, len(raw))
+	respelled := []string{}
 	for i, id := range raw {
 		if err := txID("tx_id/"+strconv.Itoa(i), id); err != nil {
 			return nil, err
@@ -211,6 +212,9 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 			return nil, err
 		}
 		ids[i] = "0x" + hex.EncodeToString(b)
+		if ids[i] != id {
+			respelled = append(respelled, ids[i])
+		}
 	}
 	unanchored, err := q.boolean("unanchored")
 	if err != nil {
@@ -228,7 +232,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ids": ids, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
+	return map[string]any{"ids": ids, "respelled": respelled, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
 		"eventLimit": limit, "eventOffset": offset}, nil
 }
 
@@ -236,15 +240,28 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 // transactions are keyed by their id as stored (lower-case hex); an id is then listed as not
 // found, keyed as requested, whenever it is not spelled exactly like a found one, so an id given
 // in upper-case hex is answered twice: found under its lower-case key and not found under its own.
+// The reference also looks such an id up in the mempool, and a mempool record found there (a
+// mined transaction keeps one) replaces the mined transaction in the answer.
 func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Lookups []struct {
 			Found  bool            `json:"found"`
 			Result json.RawMessage `json:"result"`
 		} `json:"lookups"`
+		Respelled []json.RawMessage `json:"respelled"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, err
+	}
+	mempoolRecord := map[string]json.RawMessage{}
+	for _, m := range d.Respelled {
+		var id struct {
+			TxID string `json:"tx_id"`
+		}
+		if err := json.Unmarshal(m, &id); err != nil {
+			return nil, err
+		}
+		mempoolRecord[id.TxID] = m
 	}
 	keys := map[string]bool{}
 	var b bytes.Buffer
@@ -263,6 +280,9 @@ func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([
 			continue
 		}
 		keys[id.TxID] = true
+		if m, ok := mempoolRecord[id.TxID]; ok {
+			l.Result = m
+		}
 		result, err := reshape(l.Result)
 		if err != nil {
 			return nil, err
