@@ -134,14 +134,19 @@ type MicroblockTxCount struct {
 	TxCount        int32  `bun:"tx_count"`
 }
 
-// microblockStateSQL selects the canonical microblocks built on a block (the %s expression), one
-// row per microblock with its sequence. A microblock has a row per anchor block
-// that confirmed or orphaned it; its state is that of its rows on canonical blocks (or still
-// unconfirmed), else of any row: the state the reference API keeps in its single row.
+// microblockStateSQL selects the canonical microblocks built on a block (the %[1]s expression),
+// one row per microblock with its sequence. A microblock has a row per anchor block that
+// confirmed or orphaned it; the reference API keeps a single state, the one the block that last
+// became (or stopped being) the parent's canonical child gave it. So: the state of its row on
+// that child, or while unconfirmed its own; not canonical when that child has no row for it (a
+// block that arrived off the chain and did not confirm it); else, the parent being off the chain,
+// canonical when some block confirmed it.
 const microblockStateSQL = `SELECT m.microblock_hash, min(m.microblock_sequence) AS microblock_sequence
-	FROM microblocks m WHERE m.parent_index_block_hash = %s
+	FROM microblocks m WHERE m.parent_index_block_hash = %[1]s
 	GROUP BY m.microblock_hash
-	HAVING coalesce(bool_or(m.microblock_canonical) FILTER (WHERE m.canonical), bool_or(m.microblock_canonical))`
+	HAVING coalesce(bool_or(m.microblock_canonical) FILTER (WHERE m.canonical),
+		CASE WHEN EXISTS (SELECT 1 FROM blocks c WHERE c.parent_index_block_hash = %[1]s AND c.canonical) THEN false END,
+		bool_or(m.microblock_canonical))`
 
 // MicroblockTxCountsOfBlocks returns, for these blocks, the canonical microblocks built on each
 // block's parent (those its height accepted, whichever sibling confirmed them), in sequence
