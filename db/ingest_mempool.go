@@ -44,19 +44,21 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 }
 
 // restoreMempool puts the transactions of the txs rows matching where back into the mempool
-// as pending, unless another copy is mined canonically. Coinbase and tenure-change
-// transactions are left out: they are only valid in the block that carried them.
+// as pending, unless another copy is mined canonically. As in the reference, every kind of
+// transaction comes back (coinbase and tenure-change ones too, though no block can mine them
+// again), and one never seen in the mempool is received at its block's burn time.
 func (w *Writer) restoreMempool(where string, args ...any) {
 	q := `WITH r AS (INSERT INTO mempool_txs AS m (tx_id, raw_tx, type_id, status, pruned, receipt_time, receipt_block_height,
 		nonce, fee_rate, sender_address, sponsored, sponsor_address, sponsor_nonce, anchor_mode, post_condition_mode,
 		token_transfer_recipient_address, token_transfer_amount, smart_contract_contract_id,
 		contract_call_contract_id, contract_call_function_name)
-	SELECT DISTINCT ON (t.tx_id) t.tx_id, t.raw_tx, t.type_id, 0, false, ?0, (SELECT block_height FROM chain_tip),
+	SELECT DISTINCT ON (t.tx_id) t.tx_id, t.raw_tx, t.type_id, 0, false, t.burn_block_time, (SELECT block_height FROM chain_tip),
 		t.nonce, t.fee_rate, t.sender_address, t.sponsored, t.sponsor_address, t.sponsor_nonce, t.anchor_mode, t.post_condition_mode,
 		t.token_transfer_recipient_address, t.token_transfer_amount, t.smart_contract_contract_id,
 		t.contract_call_contract_id, t.contract_call_function_name
-	FROM txs t WHERE (` + where + `) AND t.type_id NOT IN (4, 5, 7, 8)
+	FROM txs t WHERE (` + where + `)
 		AND NOT EXISTS (SELECT 1 FROM txs c WHERE c.tx_id = t.tx_id AND c.canonical AND c.microblock_canonical)
+	ORDER BY t.tx_id, t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC
 	ON CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL RETURNING 1)` + touchIfAny
 	w.exec(q, append([]any{w.ReceivedAt.Unix()}, args...)...)
 }

@@ -176,6 +176,7 @@ func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxDa
 			continue
 		}
 		t.Tx.BlockHeight, t.Tx.ParentIndexBlockHash, t.Tx.ParentBlockHash = height, tip.IndexBlockHash, tip.BlockHash
+		t.Tx.BlockTime = w.ReceivedAt.Unix()
 		kept = append(kept, t)
 		ids = append(ids, t.Tx.TxID)
 	}
@@ -257,8 +258,10 @@ func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) (orphaned
 	}
 	if len(onParent) > 0 {
 		w.setMicroblockFields(onParent, "index_block_hash = ?1, microblock_canonical = false", b.IndexBlockHash)
-		w.exec(`WITH t AS (UPDATE txs SET block_hash = ?0 WHERE index_block_hash = ?1 AND NOT microblock_canonical RETURNING 1)
-			UPDATE microblocks SET block_hash = ?0 WHERE index_block_hash = ?1`, b.BlockHash, b.IndexBlockHash)
+		// Their transactions take the orphaning block's burn block, as in the reference.
+		w.exec(`WITH t AS (UPDATE txs SET block_hash = ?0, burn_block_time = ?2, burn_block_height = ?3
+				WHERE index_block_hash = ?1 AND NOT microblock_canonical RETURNING 1)
+			UPDATE microblocks SET block_hash = ?0 WHERE index_block_hash = ?1`, b.BlockHash, b.IndexBlockHash, b.BurnBlockTime, b.BurnBlockHeight)
 	}
 	w.setMicroblockFields(stale, "microblock_canonical = false")
 	return append(onParent, stale...), left

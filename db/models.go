@@ -321,6 +321,9 @@ type MinerReward struct {
 	TxFeesAnchored          string  `bun:"tx_fees_anchored"`
 	TxFeesStreamedConfirmed string  `bun:"tx_fees_streamed_confirmed"`
 	TxFeesStreamedProduced  string  `bun:"tx_fees_streamed_produced"`
+	// RewardIndex is the entry's position in the block's list of matured rewards: one block can
+	// mature several entries for one recipient from one parent block.
+	RewardIndex int16 `bun:"reward_index,pk"`
 }
 
 // SmartContract is a deployed contract with its source and ABI.

@@ -101,6 +101,6 @@ type MicroblockKey struct {
 func (s *Store) MinerRewardsOfBlocks(ctx context.Context, hashes []string) ([]*MinerReward, error) {
 	var rs []*MinerReward
 	err := s.DB.NewSelect().Model(&rs).Where("index_block_hash = ANY(?)", byteKeys(hashes)).
-		OrderExpr("recipient, from_index_block_hash").Scan(ctx)
+		OrderExpr("recipient, from_index_block_hash, reward_index").Scan(ctx)
 	return rs, err
 }

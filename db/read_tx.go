@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 )
 
 // AnyTransaction is a mined (*Tx) or mempool (*MempoolTx) transaction.
@@ -133,15 +134,43 @@ type MicroblockTxCount struct {
 	TxCount        int32  `bun:"tx_count"`
 }
 
-// MicroblockTxCountsOfBlocks returns, for these blocks, the microblocks each confirmed, in
-// sequence order, with their canonical transaction counts.
+// microblockStateSQL selects the canonical microblocks built on a block (the %[1]s expression),
+// one row per microblock with its sequence. A microblock has a row per anchor block that
+// confirmed or orphaned it; the reference API keeps a single state, the one the block that last
+// became (or stopped being) the parent's canonical child gave it. So: the state of its row on
+// that child, or while unconfirmed its own; not canonical when that child has no row for it (a
+// block that arrived off the chain and did not confirm it); else, the parent being off the chain,
+// canonical when some block confirmed it.
+const microblockStateSQL = `SELECT m.microblock_hash, min(m.microblock_sequence) AS microblock_sequence
+	FROM microblocks m WHERE m.parent_index_block_hash = %[1]s
+	GROUP BY m.microblock_hash
+	HAVING coalesce(bool_or(m.microblock_canonical) FILTER (WHERE m.canonical),
+		CASE WHEN EXISTS (SELECT 1 FROM blocks c WHERE c.parent_index_block_hash = %[1]s AND c.canonical) THEN false END,
+		bool_or(m.microblock_canonical))`
+
+// MicroblockTxCountsOfBlocks returns, for these blocks, the canonical microblocks built on each
+// block's parent (those its height accepted, whichever sibling confirmed them), in sequence
+// order, with their canonical transaction counts.
 func (s *Store) MicroblockTxCountsOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
 	var rows []*MicroblockTxCount
-	err := s.DB.NewRaw(`SELECT m.index_block_hash, m.microblock_hash,
-		(SELECT count(*) FROM txs t WHERE t.microblock_hash = m.microblock_hash AND t.index_block_hash = m.index_block_hash
-			AND t.canonical AND t.microblock_canonical) AS tx_count
-		FROM microblocks m WHERE m.index_block_hash = ANY(?) AND m.microblock_canonical
-		ORDER BY m.index_block_hash, m.microblock_sequence`, byteKeys(hashes)).Scan(ctx, &rows)
+	err := s.DB.NewRaw(`SELECT b.index_block_hash, mb.microblock_hash,
+		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical) AS tx_count
+		FROM blocks b CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash")+`) mb
+		WHERE b.index_block_hash = ANY(?)
+		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, byteKeys(hashes)).Scan(ctx, &rows)
+	if isNoRows(err) {
+		err = nil
+	}
+	return rows, err
+}
+
+// StreamedMicroblockHashesOfBlocks returns, for these blocks, the canonical microblocks built on
+// each block (by the state of MicroblockTxCountsOfBlocks), in sequence order.
+func (s *Store) StreamedMicroblockHashesOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
+	var rows []*MicroblockTxCount
+	err := s.DB.NewRaw(`SELECT k.h AS index_block_hash, mb.microblock_hash
+		FROM unnest(?::bytea[]) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb
+		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, byteKeys(hashes)).Scan(ctx, &rows)
 	if isNoRows(err) {
 		err = nil
 	}

@@ -518,24 +518,25 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Account              func(childComplexity int, principal string) int
-		Block                func(childComplexity int, height *int32, hash []byte) int
-		BlockByBurnBlockHash func(childComplexity int, hash []byte) int
-		Blocks               func(childComplexity int, limit *int32, offset *int32) int
-		BlocksConnection     func(childComplexity int, first *int32, after *string, last *int32, before *string) int
-		Brc20Activity        func(childComplexity int, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
-		Brc20Address         func(childComplexity int, address string) int
-		Brc20Token           func(childComplexity int, ticker string) int
-		Brc20Tokens          func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
-		BurnBlock            func(childComplexity int, hash []byte, height *int32) int
-		ChainTip             func(childComplexity int) int
-		Contract             func(childComplexity int, id string) int
-		ContractEvents       func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
-		Events               func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
-		Mempool              func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
-		MempoolTransaction   func(childComplexity int, txID []byte) int
-		Microblock           func(childComplexity int, hash []byte) int
-		TransactionsByIds    func(childComplexity int, ids [][]byte, unanchored *bool) int
+		Account                  func(childComplexity int, principal string) int
+		Block                    func(childComplexity int, height *int32, hash []byte) int
+		BlockByBurnBlockHash     func(childComplexity int, hash []byte) int
+		Blocks                   func(childComplexity int, limit *int32, offset *int32) int
+		BlocksConnection         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		Brc20Activity            func(childComplexity int, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Brc20Address             func(childComplexity int, address string) int
+		Brc20Token               func(childComplexity int, ticker string) int
+		Brc20Tokens              func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
+		BurnBlock                func(childComplexity int, hash []byte, height *int32) int
+		ChainTip                 func(childComplexity int) int
+		Contract                 func(childComplexity int, id string) int
+		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
+		Events                   func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
+		Mempool                  func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
+		MempoolTransaction       func(childComplexity int, txID []byte) int
+		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
+		Microblock               func(childComplexity int, hash []byte) int
+		TransactionsByIds        func(childComplexity int, ids [][]byte, unanchored *bool) int
 	}
 
 	SmartContractLogEvent struct {
@@ -887,6 +888,7 @@ type QueryResolver interface {
 	Brc20Tokens(ctx context.Context, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) (*Brc20TokenConnection, error)
 	Brc20Address(ctx context.Context, address string) (*Brc20Address, error)
 	Brc20Activity(ctx context.Context, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
+	MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error)
 }
 type SmartContractLogEventResolver interface {
 	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
@@ -2961,6 +2963,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.MempoolTransaction(childComplexity, args["txId"].([]byte)), true
+	case "Query.mempoolTransactionsByIds":
+		if e.ComplexityRoot.Query.MempoolTransactionsByIds == nil {
+			break
+		}
+
+		args, err := ec.field_Query_mempoolTransactionsByIds_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.MempoolTransactionsByIds(childComplexity, args["ids"].([][]byte)), true
 	case "Query.microblock":
 		if e.ComplexityRoot.Query.Microblock == nil {
 			break
@@ -4340,7 +4353,7 @@ extend type ChainTip {
 extend type Block {
   "Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index)."
   txIds: [Hex!]!
-  "The microblocks this block confirmed, in sequence order, with their transaction counts."
+  "The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts."
   microblockTxCounts: [MicroblockTxCount!]!
   "Hashes of the canonical microblocks streamed on top of this block, in sequence order."
   streamedMicroblockHashes: [Hex!]!
@@ -4394,7 +4407,7 @@ extend type Account {
     "Read the balance as of this block (block hash or index block hash, canonical or not)."
     atBlockHash: Hex
   ): StxBalance!
-  "The account's transactions, newest first, each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
+  "The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
   transactionsWithTransfers(
     "Number of transactions to return (0 to 50)."
     limit: Int = 20
@@ -4597,15 +4610,15 @@ extend type Transaction {
   anchorMode: AnchorMode! @goField(forceResolver: true)
   "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
   blockHash: Hex!
-  "Unix time of the block (its burn block's before Nakamoto)."
+  "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
   blockTime: Int! @goField(forceResolver: true)
   "blockTime as ISO 8601 (\"\" when unknown)."
   blockTimeIso: String!
-  "Height of the burn block."
+  "Height of the burn block (-1 while the transaction is in an unconfirmed microblock)."
   burnBlockHeight: Int!
-  "Unix time of the burn block."
+  "Unix time of the burn block (-1 while the transaction is in an unconfirmed microblock)."
   burnBlockTime: Int!
-  "burnBlockTime as ISO 8601."
+  "burnBlockTime as ISO 8601 (\"\" when not positive)."
   burnBlockTimeIso: String!
   "Unix time of the parent block's burn block."
   parentBurnBlockTime: Int!
@@ -5409,6 +5422,14 @@ type Brc20TransferableEdge {
   cursor: String!
   "The inscription."
   node: Brc20Transferable!
+}
+`, BuiltIn: false},
+	{Name: "../schema/mempool.graphql", Input: `extend type Query {
+  "The mempool records of these transactions, pending or pruned (a mined transaction keeps the record of its time in the mempool), in the order asked; ids without a record are left out."
+  mempoolTransactionsByIds(
+    "Transaction ids to look up."
+    ids: [Hex!]!
+  ): [MempoolTransaction!]!
 }
 `, BuiltIn: false},
 }
@@ -7519,6 +7540,20 @@ func (ec *executionContext) field_Query_mempoolTransaction_args(ctx context.Cont
 		return nil, err
 	}
 	args["txId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_mempoolTransactionsByIds_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([][]byte, error) {
+			return ec.unmarshalNHex2ᚕᚕbyteᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -15910,6 +15945,50 @@ func (ec *executionContext) fieldContext_Query_brc20Activity(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mempoolTransactionsByIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mempoolTransactionsByIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().MempoolTransactionsByIds(ctx, fc.Args["ids"].([][]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
+			return ec.marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mempoolTransactionsByIds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_mempoolTransactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26692,6 +26771,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_brc20Activity(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mempoolTransactionsByIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mempoolTransactionsByIds(ctx, field)
 				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}

@@ -65,7 +65,7 @@ func blockData(m *blockMessage) (*db.BlockData, error) {
 		mb.IndexBlockHash, mb.BlockHash, mb.BlockHeight = b.IndexBlockHash, b.BlockHash, b.BlockHeight
 		mb.ParentBlockHeight, mb.ParentBlockHash = b.BlockHeight-1, b.ParentBlockHash
 	}
-	for _, r := range m.MaturedMinerRewards {
+	for i, r := range m.MaturedMinerRewards {
 		miner := r.MinerAddress
 		if miner == nil { // pre-2.1 nodes: the recipient is the miner
 			miner = ptr(r.Recipient)
@@ -75,6 +75,7 @@ func blockData(m *blockMessage) (*db.BlockData, error) {
 			MatureBlockHeight: b.BlockHeight, Canonical: true, Recipient: r.Recipient, MinerAddress: miner,
 			CoinbaseAmount: r.CoinbaseAmount.orZero(), TxFeesAnchored: r.TxFeesAnchored.orZero(),
 			TxFeesStreamedConfirmed: r.TxFeesStreamedConfirmed.orZero(), TxFeesStreamedProduced: r.TxFeesStreamedProduced.orZero(),
+			RewardIndex: int16(i),
 		})
 	}
 	return d, nil

@@ -178,9 +178,12 @@ func decodeMicroblocks(payload []byte, _ uint32) (write, error) {
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
 	}
+	// The burn block of an unconfirmed microblock's transactions is the one of the anchor block
+	// that will confirm it, unknown until then (-1, as the reference stores it); their block time
+	// is the time they were received, set when they are stored.
 	pos := position{
-		IndexBlockHash: []byte{}, BlockHash: []byte{}, BurnBlockHeight: m.BurnBlockHeight,
-		BurnBlockTime: m.BurnBlockTimestamp, ParentBurnBlockTime: m.BurnBlockTimestamp, BlockTime: m.BurnBlockTimestamp,
+		IndexBlockHash: []byte{}, BlockHash: []byte{}, BurnBlockHeight: -1, BurnBlockTime: -1,
+		ParentBurnBlockTime: m.BurnBlockTimestamp,
 	}
 	txs, err := buildTxs(pos, m.Transactions, m.Events)
 	if err != nil {

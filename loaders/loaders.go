@@ -48,6 +48,7 @@ type Loaders struct {
 	TxEvents            *Loader[TxEventsKey, []db.Event]
 	BlockTxIDs          *Loader[string, *db.BlockTxIDs]
 	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
+	StreamedMicroblocks *Loader[string, []*db.MicroblockTxCount]
 	StxBalance          *Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       *Loader[string, *db.AccountNonces]
 	Brc20Token          *Loader[string, *db.Brc20Token]
@@ -89,10 +90,13 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		TxEvents:           newLoader(s, wait, txEvents(store)),
 		BlockTxIDs:         newLoader(s, wait, blockTxIDs(store)),
 		MicroblockTxCounts: newLoader(s, wait, microblockTxCounts(store)),
-		StxBalance:         newLoader(s, wait, stxBalances(store)),
-		AccountNonces:      newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
-		Brc20Token:         newLoader(s, wait, brc20Tokens(store)),
-		Brc20Holders:       newLoader(s, wait, brc20Holders(store)),
+		StreamedMicroblocks: newLoader(s, wait, grouped(store.StreamedMicroblockHashesOfBlocks, func(r *db.MicroblockTxCount) string {
+			return string(r.IndexBlockHash)
+		})),
+		StxBalance:    newLoader(s, wait, stxBalances(store)),
+		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
+		Brc20Token:    newLoader(s, wait, brc20Tokens(store)),
+		Brc20Holders:  newLoader(s, wait, brc20Holders(store)),
 	}
 }
 

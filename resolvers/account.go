@@ -1,8 +1,10 @@
 package resolvers
 
 import (
+	"cmp"
 	"context"
 	"math/big"
+	"slices"
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
@@ -16,10 +18,10 @@ const maxAccountTxsPage = 50
 
 func (r *Resolver) StxBalance() graph.StxBalanceResolver { return &stxBalanceResolver{r} }
 
-// validPrincipal checks an address or contract principal (c32check included), with the
-// reference's message.
+// validPrincipal checks an address or contract principal (c32check included) by the reference's
+// rule and with its message; principals it accepts but that never occur simply have no history.
 func validPrincipal(p string) error {
-	if _, err := c32.ParsePrincipal(p); err != nil {
+	if !c32.ValidPrincipalLenient(p) {
 		return invalid("invalid STX address %q", p)
 	}
 	return nil
@@ -83,6 +85,12 @@ func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.A
 	if err != nil {
 		return nil, err
 	}
+	// The page is the newest transactions in chain order; within it, the reference orders them by
+	// block height and transaction index only, so a block's microblock transactions (higher
+	// indexes) come before its anchored ones.
+	slices.SortStableFunc(txs, func(x, y *db.Tx) int {
+		return cmp.Or(cmp.Compare(y.BlockHeight, x.BlockHeight), cmp.Compare(y.TxIndex, x.TxIndex))
+	})
 	keys := make([]db.TxKey, len(txs))
 	for i, t := range txs {
 		keys[i] = t.Key()

@@ -43,12 +43,10 @@ func (r *blockResolver) MicroblockTxCounts(ctx context.Context, b *db.Block) ([]
 }
 
 func (r *blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Block) ([][]byte, error) {
-	ms, err := loaders.For(ctx).MicroblocksStreamed.Load(ctx, string(b.IndexBlockHash))()
-	hashes := [][]byte{}
-	for _, m := range ms {
-		if m.MicroblockCanonical {
-			hashes = append(hashes, m.MicroblockHash)
-		}
+	ms, err := loaders.For(ctx).StreamedMicroblocks.Load(ctx, string(b.IndexBlockHash))()
+	hashes := make([][]byte, len(ms))
+	for i, m := range ms {
+		hashes[i] = m.Hash
 	}
 	return hashes, err
 }

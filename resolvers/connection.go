@@ -11,7 +11,6 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
-	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
 // Relay cursor connections over keyset pages. A cursor is the key of a row (its position in the
@@ -211,8 +210,8 @@ func (r *accountTransactionConnectionResolver) TotalCount(ctx context.Context, c
 }
 
 func (r *queryResolver) Account(_ context.Context, principal string) (*db.Account, error) {
-	if _, err := c32.ParsePrincipal(principal); err != nil {
-		return nil, invalid("invalid STX address %q", principal)
+	if err := validPrincipal(principal); err != nil {
+		return nil, err
 	}
 	return &db.Account{Principal: principal}, nil
 }

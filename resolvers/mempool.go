@@ -35,6 +35,20 @@ func (r *queryResolver) MempoolTransaction(ctx context.Context, txID []byte) (*d
 	return loaders.For(ctx).MempoolTxByID.Load(ctx, string(txID))()
 }
 
+func (r *queryResolver) MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error) {
+	txs, errs := loaders.For(ctx).MempoolTxByID.LoadMany(ctx, uniqueKeys(ids))()
+	out := make([]*db.MempoolTx, 0, len(txs))
+	for i, t := range txs {
+		if errs != nil && errs[i] != nil {
+			return nil, errs[i]
+		}
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
 func (r *Resolver) MempoolTransactionConnection() graph.MempoolTransactionConnectionResolver {
 	return &mempoolConnectionResolver{r}
 }

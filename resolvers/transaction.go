@@ -281,12 +281,20 @@ func txStatus(status int16) (graph.TxStatus, error) {
 	return s, nil
 }
 
-// isoTime renders a unix time as the reference does (Date.toISOString), "" for no time.
+// isoTime renders a unix time as the reference does (Date.toISOString); a zero time is the
+// epoch, as for blocks and mempool receipts.
 func isoTime(unix int64) string {
-	if unix == 0 {
+	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
+// time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
+// microblock) instead of a date.
+func txISOTime(unix int64) string {
+	if unix <= 0 {
 		return ""
 	}
-	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+	return isoTime(unix)
 }
 
 // clarityValue renders serialized Clarity bytes as {hex, repr}.
@@ -324,15 +332,15 @@ func (r *transactionResolver) BlockTime(_ context.Context, t *db.Tx) (int32, err
 }
 
 func (r *transactionResolver) BlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return isoTime(blockTime(t)), nil
+	return txISOTime(blockTime(t)), nil
 }
 
 func (r *transactionResolver) BurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return isoTime(t.BurnBlockTime), nil
+	return txISOTime(t.BurnBlockTime), nil
 }
 
 func (r *transactionResolver) ParentBurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return isoTime(t.ParentBurnBlockTime), nil
+	return txISOTime(t.ParentBurnBlockTime), nil
 }
 
 func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxStatus, error) {

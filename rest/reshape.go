@@ -31,11 +31,10 @@ func init() {
 	}
 	rules["nonce"] = number
 	rules["sponsor_nonce"] = func(dst, key, value []byte) []byte { return number(dst, key, omitNullValue(value)) }
-	rules["lock_tx_id"] = func(dst, key, value []byte) []byte {
-		if string(value) == "null" {
-			value = []byte(`""`)
-		}
-		return member(dst, key, value)
+	// The reference serializes a missing string as "": the lock of an unlocked account, and the
+	// counterpart of a mint (sender) or burn (recipient) in events and transfer summaries.
+	for _, k := range []string{"lock_tx_id", "sender", "recipient"} {
+		rules[k] = nullAsEmpty
 	}
 	rules["execution_cost"] = flatten
 	rules["microblocks_accepted"] = pluckHashes
@@ -213,6 +212,14 @@ func skipValue(src []byte, i int) (int, error) {
 func member(dst, key, value []byte) []byte {
 	dst = append(append(append(dst, '"'), key...), '"', ':')
 	return append(dst, value...)
+}
+
+// nullAsEmpty renders null as "".
+func nullAsEmpty(dst, key, value []byte) []byte {
+	if string(value) == "null" {
+		value = []byte(`""`)
+	}
+	return member(dst, key, value)
 }
 
 func omitNullValue(v []byte) []byte {

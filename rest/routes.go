@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,10 +92,25 @@ func accountTag(d json.RawMessage) principalTag {
 	}
 }
 
-// balanceParams reads the address routes' parameters; the account query itself rejects a
-// malformed principal (400 invalid STX address).
+// principalPrefix is the reference's request-schema pattern for a principal path parameter:
+// without an end anchor, it only asks for a c32 prefix; the account query then checks the
+// principal itself (400 invalid STX address).
+var principalPrefix = regexp.MustCompile(`^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}`)
+
+// principalSchemaError is the reference's message for a principal parameter (at field, e.g.
+// "params/principal") without that prefix.
+func principalSchemaError(field string) error {
+	return badRequest(`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}", `+
+		`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,39}$", `+
+		`%[1]s must match a schema in anyOf`, field)
+}
+
+// balanceParams reads the address routes' parameters.
 func balanceParams(r *http.Request) (map[string]any, error) {
 	p := mux.Vars(r)["principal"]
+	if !principalPrefix.MatchString(p) {
+		return nil, principalSchemaError("params/principal")
+	}
 	q := query(r.URL.Query())
 	unanchored, err := q.boolean("unanchored")
 	if err != nil {
@@ -185,6 +202,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 		return nil, badRequest("querystring must have required property 'tx_id'")
 	}
 	ids := make([]string, len(raw))
+	respelled := []string{}
 	for i, id := range raw {
 		if err := txID("tx_id/"+strconv.Itoa(i), id); err != nil {
 			return nil, err
@@ -194,6 +212,9 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 			return nil, err
 		}
 		ids[i] = "0x" + hex.EncodeToString(b)
+		if ids[i] != id {
+			respelled = append(respelled, ids[i])
+		}
 	}
 	unanchored, err := q.boolean("unanchored")
 	if err != nil {
@@ -211,34 +232,43 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ids": ids, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
+	return map[string]any{"ids": ids, "respelled": respelled, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
 		"eventLimit": limit, "eventOffset": offset}, nil
 }
 
-// multipleBody renders the lookups as the reference's object keyed by transaction id: found
-// entries keyed by their canonical lower-case id, unknown ones by the id as requested.
+// multipleBody renders the lookups as the reference's object keyed by transaction id. Found
+// transactions are keyed by their id as stored (lower-case hex); an id is then listed as not
+// found, keyed as requested, whenever it is not spelled exactly like a found one, so an id given
+// in upper-case hex is answered twice: found under its lower-case key and not found under its own.
+// The reference also looks such an id up in the mempool, and a mempool record found there (a
+// mined transaction keeps one) replaces the mined transaction in the answer.
 func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Lookups []struct {
 			Found  bool            `json:"found"`
 			Result json.RawMessage `json:"result"`
 		} `json:"lookups"`
+		Respelled []json.RawMessage `json:"respelled"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, err
 	}
-	asRequested := map[string]string{}
-	for i, id := range vars["ids"].([]string) {
-		asRequested[id] = vars["requested"].([]string)[i]
+	mempoolRecord := map[string]json.RawMessage{}
+	for _, m := range d.Respelled {
+		var id struct {
+			TxID string `json:"tx_id"`
+		}
+		if err := json.Unmarshal(m, &id); err != nil {
+			return nil, err
+		}
+		mempoolRecord[id.TxID] = m
 	}
+	keys := map[string]bool{}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for _, l := range d.Lookups {
 		if !l.Found {
 			continue
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
 		}
 		var id struct {
 			TxID string `json:"tx_id"`
@@ -246,22 +276,30 @@ func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([
 		if err := json.Unmarshal(l.Result, &id); err != nil {
 			return nil, err
 		}
+		if keys[id.TxID] {
+			continue
+		}
+		keys[id.TxID] = true
+		if m, ok := mempoolRecord[id.TxID]; ok {
+			l.Result = m
+		}
 		result, err := reshape(l.Result)
 		if err != nil {
 			return nil, err
 		}
-		delete(asRequested, id.TxID)
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
 		b.WriteString(strconv.Quote(id.TxID) + `:{"found":true,"result":`)
 		b.Write(result)
 		b.WriteByte('}')
 	}
-	// Unknown ids follow, in request order.
-	for _, id := range vars["ids"].([]string) {
-		req, ok := asRequested[id]
-		if !ok {
+	// Not found, in request order.
+	for _, req := range vars["requested"].([]string) {
+		if keys[req] {
 			continue
 		}
-		delete(asRequested, id)
+		keys[req] = true
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
@@ -289,6 +327,8 @@ func eventsParams(r *http.Request) (map[string]any, error) {
 			return nil, err
 		}
 		vars["txId"] = "0x" + strings.TrimPrefix(id, "0x")
+	case !principalPrefix.MatchString(addr):
+		return nil, principalSchemaError("querystring/address")
 	default:
 		vars["principal"] = addr // validated by the events query
 	}
@@ -355,7 +395,7 @@ func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]b
 	if err != nil {
 		return nil, err
 	}
-	results, err := reshape(pick(data, "blocks"))
+	results, err := reshape(listedBlocks(pick(data, "blocks")))
 	if err != nil {
 		return nil, err
 	}
@@ -390,4 +430,85 @@ func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]b
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
 	}
 	return reshape(block)
+}
+
+// listedBlocks rewrites the microblock members of a page of blocks (newest first) the way the
+// reference's block list reads them, which differs from its single-block read: accepted
+// microblocks and their counts come newest first, and a block's streamed microblocks are those
+// its parent confirmed, known only when the parent is on the same page.
+func listedBlocks(blocks []byte) []byte {
+	els := arrayElements(blocks)
+	accepted := make([][][]byte, len(els))
+	for i, el := range els {
+		accepted[i] = arrayElements(objectMember(el, "microblocks_accepted"))
+		slices.Reverse(accepted[i])
+	}
+	out := []byte{'['}
+	for i, el := range els {
+		el = replaceMember(el, "microblocks_accepted", joinArray(accepted[i]))
+		counts := arrayElements(objectMember(el, "microblock_tx_count"))
+		slices.Reverse(counts)
+		el = replaceMember(el, "microblock_tx_count", joinArray(counts))
+		var streamed [][]byte
+		if i+1 < len(els) && bytes.Equal(objectMember(els[i+1], "hash"), objectMember(el, "parent_block_hash")) {
+			for _, mb := range accepted[i+1] {
+				streamed = append(streamed, objectMember(mb, "hash"))
+			}
+		}
+		el = replaceMember(el, "microblocks_streamed", joinArray(streamed))
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, el...)
+	}
+	return append(out, ']')
+}
+
+// arrayElements splits a compact JSON array into its elements.
+func arrayElements(arr []byte) [][]byte {
+	var out [][]byte
+	if len(arr) < 2 || arr[0] != '[' {
+		return nil
+	}
+	for i := 1; i < len(arr) && arr[i] != ']'; {
+		if arr[i] == ',' {
+			i++
+		}
+		end, err := skipValue(arr, i)
+		if err != nil {
+			return out
+		}
+		out = append(out, arr[i:end])
+		i = end
+	}
+	return out
+}
+
+func joinArray(els [][]byte) []byte {
+	return append(append([]byte{'['}, bytes.Join(els, []byte{','})...), ']')
+}
+
+// replaceMember returns obj with the value of its top-level member key replaced (obj unchanged
+// when the member is missing).
+func replaceMember(obj []byte, key string, value []byte) []byte {
+	for i := 1; i < len(obj) && obj[i] != '}'; {
+		if obj[i] == ',' {
+			i++
+		}
+		keyEnd, err := skipValue(obj, i)
+		if err != nil {
+			return obj
+		}
+		valEnd, err := skipValue(obj, keyEnd+1)
+		if err != nil {
+			return obj
+		}
+		if string(obj[i+1:keyEnd-1]) == key {
+			out := make([]byte, 0, len(obj)+len(value))
+			out = append(append(append(out, obj[:keyEnd+1]...), value...), obj[valEnd:]...)
+			return out
+		}
+		i = valEnd
+	}
+	return obj
 }

@@ -122,3 +122,23 @@ func (p Principal) String() string {
 
 // IsContract reports whether p names a contract.
 func (p Principal) IsContract() bool { return p.ContractName != "" }
+
+// ValidPrincipalLenient reports whether s is a principal as the Stacks Blockchain API's request
+// validation accepts it, which is looser than ParsePrincipal: the address part is decoded as
+// stacks-core decodes addresses (leading 'S', lowercase and homoglyphs allowed, any version and
+// payload length, checksum checked), and of a dotted string only the first two parts are
+// checked, so "<address>.<name>.<anything>" passes.
+func ValidPrincipalLenient(s string) bool {
+	addr, rest, isContract := strings.Cut(s, ".")
+	if isContract {
+		name, _, _ := strings.Cut(rest, ".")
+		if !ValidContractName(name) {
+			return false
+		}
+	}
+	if len(addr) < minAddressLen || addr[0] != 'S' {
+		return false
+	}
+	_, _, err := Decode(addr[1:])
+	return err == nil
+}

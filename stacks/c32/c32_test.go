@@ -170,3 +170,32 @@ func TestDecodeChecksum(t *testing.T) {
 		t.Error("Decode accepted a payload shorter than the checksum")
 	}
 }
+
+func TestValidPrincipalLenient(t *testing.T) {
+	addr := "SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7"
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{addr, true},
+		{addr + ".a", true},
+		{addr + "." + strings.Repeat("a", 128), true},
+		{addr + ".a.b", true},                               // only the first two parts are checked
+		{addr + ".a..", true},                               // likewise
+		{"Sp2j6zy48gv1ez5v2v5rb9mp66sw86pykknrv9ej7", true}, // decoded case-insensitively
+		{"SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7" + ".a-b_c", true},
+		{"SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ8", false}, // checksum
+		{"sP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7", false}, // leading S only upper-case
+		{addr + "." + strings.Repeat("a", 129), false},
+		{addr + ".", false},
+		{addr + "..a", false},
+		{addr + ".1abc", false},
+		{"SP2J6", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := ValidPrincipalLenient(tt.in); got != tt.ok {
+			t.Errorf("ValidPrincipalLenient(%q) = %v, want %v", tt.in, got, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package db_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db/dbtest"
+)
+
+// The microblocks of a block's height as the block reads list them: one state per microblock,
+// whichever anchor blocks confirmed or orphaned it (the reference API keeps one row per
+// microblock). Parent P has children X (orphaned, confirmed m0 and m1) and Y (canonical, arrived
+// off the chain, confirmed nothing); parent Q has children Z (canonical, confirmed n0, orphaned
+// n1) and W (orphaned, confirmed n0 and n1); the tip T has an unconfirmed microblock u0.
+func TestMicroblockStateAcrossForks(t *testing.T) {
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	h := func(s string) []byte { return append([]byte(s), bytes.Repeat([]byte{0}, 32-len(s))...) }
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := store.DB.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block := func(hash, parent string, height int, canonical bool) {
+		exec(`INSERT INTO blocks (index_block_hash, block_hash, block_height, parent_index_block_hash, parent_block_hash,
+			parent_microblock_hash, parent_microblock_sequence, burn_block_hash, burn_block_height, burn_block_time, block_time,
+			miner_txid, canonical) VALUES (?, ?, ?, ?, '', '', 0, ?, ?, 1, 1, '', ?)`,
+			h(hash), h(hash), height, h(parent), h("burn"+hash), height, canonical)
+	}
+	microblock := func(hash, parent, anchor string, seq int, canonical, microCanonical bool) {
+		a := []byte{}
+		if anchor != "" {
+			a = h(anchor)
+		}
+		exec(`INSERT INTO microblocks (microblock_hash, microblock_sequence, microblock_parent_hash, parent_index_block_hash,
+			index_block_hash, block_height, parent_block_height, parent_block_hash, parent_burn_block_hash,
+			parent_burn_block_height, parent_burn_block_time, canonical, microblock_canonical)
+			VALUES (?, ?, '', ?, ?, 0, 0, '', '', 0, 0, ?, ?)`, h(hash), seq, h(parent), a, canonical, microCanonical)
+	}
+	tx := func(id, mb, anchor string, canonical bool) {
+		exec(`INSERT INTO txs (tx_id, index_block_hash, microblock_hash, raw_tx, tx_index, type_id, status, raw_result,
+			canonical, microblock_canonical, microblock_sequence, block_hash, block_height, parent_index_block_hash,
+			parent_block_hash, burn_block_height, burn_block_time, parent_burn_block_time, nonce, fee_rate, sender_address,
+			sponsored, anchor_mode, post_condition_mode)
+			VALUES (?, ?, ?, '', 0, 0, 0, '', ?, true, 0, '', 2, '', '', 0, 0, 0, 0, 0, 'SP1', false, 0, 0)`,
+			h(id), h(anchor), h(mb), canonical)
+	}
+	block("P", "G", 1, true)
+	block("X", "P", 2, false)
+	block("Y", "P", 2, true)
+	microblock("m0", "P", "X", 0, false, true)
+	microblock("m1", "P", "X", 1, false, true)
+	block("Q", "Y", 3, true)
+	block("Z", "Q", 4, true)
+	block("W", "Q", 4, false)
+	microblock("n0", "Q", "Z", 0, true, true)
+	microblock("n1", "Q", "Z", 1, true, false)
+	microblock("n0", "Q", "W", 0, false, true)
+	microblock("n1", "Q", "W", 1, false, true)
+	tx("t0", "n0", "Z", true)
+	tx("t0", "n0", "W", false)
+	tx("t1", "n0", "Z", true)
+	tx("t2", "n1", "W", false)
+	block("T", "Z", 5, true)
+	microblock("u0", "T", "", 0, true, true)
+
+	key := func(s ...string) []string {
+		out := make([]string, len(s))
+		for i, x := range s {
+			out[i] = string(h(x))
+		}
+		return out
+	}
+	counts, err := store.MicroblockTxCountsOfBlocks(ctx, key("X", "Y", "Z", "W", "T"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, c := range counts {
+		got[string(bytes.TrimRight(c.IndexBlockHash, "\x00"))] = append(got[string(bytes.TrimRight(c.IndexBlockHash, "\x00"))],
+			string(bytes.TrimRight(c.Hash, "\x00"))+":"+string(rune('0'+c.TxCount)))
+	}
+	want := map[string][]string{
+		// m0 and m1: only the orphaned X confirmed them, and the canonical Y did not.
+		"Z": {"n0:2"}, "W": {"n0:2"}, // n1: orphaned by the canonical Z; counts are of canonical rows
+	}
+	if !equalLists(got, want) {
+		t.Errorf("accepted microblocks = %v, want %v", got, want)
+	}
+	streamed, err := store.StreamedMicroblockHashesOfBlocks(ctx, key("P", "Q", "T", "X"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string][]string{}
+	for _, c := range streamed {
+		k := string(bytes.TrimRight(c.IndexBlockHash, "\x00"))
+		got[k] = append(got[k], string(bytes.TrimRight(c.Hash, "\x00")))
+	}
+	want = map[string][]string{"Q": {"n0"}, "T": {"u0"}}
+	if !equalLists(got, want) {
+		t.Errorf("streamed microblocks = %v, want %v", got, want)
+	}
+}
+
+func equalLists(a, b map[string][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || len(v) != len(w) {
+			return false
+		}
+		for i := range v {
+			if v[i] != w[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
