@@ -56,3 +56,7 @@ func (p *prepared) scan(ctx context.Context, s *Store, query string, dest any, a
 	defer rows.Close()
 	return s.DB.ScanRows(ctx, rows, dest)
 }
+
+// PreparedStatements are the reads the store runs as prepared statements, outside bun's query
+// hooks, by name, with $1 the principal: plan checks explain them beside the hooked ones.
+func PreparedStatements() map[string]string { return map[string]string{"tip-balance": tipBalanceSQL} }
