@@ -99,4 +99,5 @@ func (w *Writer) addTotals(blocks [][]byte, sign int) {
 	} else {
 		w.exec(totalsSQL+checkpointsSubtractSQL, byteArray(blocks), sign)
 	}
+	w.addEventPositions(blocks, sign)
 }

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,7 +109,8 @@ WHERE t.tx_count_all <> (SELECT count(*) FROM principal_tx_positions x WHERE x.p
 // checkPositions checks the per-principal checkpoints and list positions that ingestion keeps
 // beside the totals (forks and microblocks included) against a recomputation from scratch.
 func checkPositions(t *testing.T, store *db.Store) {
-	for _, q := range []struct{ what, sql string }{{"checkpoints", checkpointsMismatchSQL}, {"positions", positionsMismatchSQL}} {
+	for _, q := range []struct{ what, sql string }{{"checkpoints", checkpointsMismatchSQL}, {"positions", positionsMismatchSQL},
+		{"event positions", eventPositionsMismatchSQL}} {
 		var bad []string
 		if err := store.DB.NewRaw(q.sql).Scan(context.Background(), &bad); err != nil {
 			t.Fatal(err)
@@ -116,6 +119,7 @@ func checkPositions(t *testing.T, store *db.Store) {
 			t.Errorf("%d wrong %s, e.g. %v", len(bad), q.what, bad[:min(5, len(bad))])
 		}
 	}
+	checkEventPages(t, store)
 	if n := count(t, store, "SELECT count(*) FROM principal_tx_positions WHERE tseq IS NOT NULL"); n == 0 {
 		t.Error("no transfer positions: the invariant checked nothing")
 	}
@@ -126,8 +130,9 @@ func checkPositions(t *testing.T, store *db.Store) {
 // migration reverted and applied again rebuilds them as ingestion keeps them.
 func TestPositionsMigration(t *testing.T) {
 	store, _ := replayFixture(t, "mainnet-reorg-scenario2")
-	for _, f := range []string{"down", "up"} {
-		b, err := os.ReadFile("../db/migrations/20261124000500_principal_positions.tx." + f + ".sql")
+	for _, f := range []string{"20261124000501_principal_event_positions.tx.down", "20261124000500_principal_positions.tx.down",
+		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up"} {
+		b, err := os.ReadFile("../db/migrations/" + f + ".sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,4 +144,61 @@ func TestPositionsMigration(t *testing.T) {
 	}
 	checkTotals(t, store)
 	checkPositions(t, store)
+}
+
+// eventPositionsMismatchSQL numbers every principal's canonical events afresh and lists the
+// positions that differ, are missing or are left over, and the counts that differ.
+const eventPositionsMismatchSQL = `
+WITH parties AS (
+	SELECT contract_identifier AS p, 0 AS kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM contract_logs
+	UNION ALL SELECT locked_address, 1, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM stx_lock_events
+	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM stx_events
+	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM ft_events
+	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM nft_events
+), e AS (SELECT p, kind, tx_id, index_block_hash, microblock_hash, event_index,
+	row_number() OVER (PARTITION BY p ORDER BY block_height, microblock_sequence, tx_index, event_index, kind, tx_id) AS seq
+	FROM (SELECT DISTINCT * FROM parties WHERE p IS NOT NULL AND canonical AND microblock_canonical
+		AND index_block_hash IN (SELECT index_block_hash FROM blocks WHERE canonical)) d)
+SELECT coalesce(e.p, x.principal) || ' event ' || coalesce(e.seq, x.seq) FROM e
+FULL JOIN principal_event_positions x ON x.principal = e.p AND x.seq = e.seq
+WHERE e.p IS NULL OR x.principal IS NULL OR x.kind <> e.kind OR x.tx_id <> e.tx_id OR x.index_block_hash <> e.index_block_hash
+	OR x.microblock_hash <> e.microblock_hash OR x.event_index <> e.event_index
+UNION ALL
+SELECT c.principal || ' event_count' FROM principal_event_counts c
+WHERE c.event_count <> (SELECT count(*) FROM principal_event_positions x WHERE x.principal = c.principal)`
+
+// checkEventPages compares pages of the principals with the most events, read by position, with
+// the same pages taken from a sort of all their events.
+func checkEventPages(t *testing.T, store *db.Store) {
+	ctx := context.Background()
+	var principals []string
+	if err := store.DB.NewRaw("SELECT principal FROM principal_event_counts ORDER BY event_count DESC, principal LIMIT 3").Scan(ctx, &principals); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range principals {
+		var all []string
+		err := store.DB.NewRaw(`SELECT encode(tx_id, 'hex') || ':' || event_index FROM (
+			SELECT tx_id, event_index, block_height, microblock_sequence, tx_index FROM contract_logs WHERE contract_identifier = ?0 AND canonical AND microblock_canonical
+			UNION SELECT tx_id, event_index, block_height, microblock_sequence, tx_index FROM stx_lock_events WHERE locked_address = ?0 AND canonical AND microblock_canonical
+			UNION SELECT tx_id, event_index, block_height, microblock_sequence, tx_index FROM stx_events WHERE ?0 IN (sender, recipient) AND canonical AND microblock_canonical
+			UNION SELECT tx_id, event_index, block_height, microblock_sequence, tx_index FROM ft_events WHERE ?0 IN (sender, recipient) AND canonical AND microblock_canonical
+			UNION SELECT tx_id, event_index, block_height, microblock_sequence, tx_index FROM nft_events WHERE ?0 IN (sender, recipient) AND canonical AND microblock_canonical
+			) e ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC, event_index DESC`, p).Scan(ctx, &all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, offset := range []int{0, 1, len(all) / 2, max(len(all)-2, 0)} {
+			es, err := store.Events(ctx, db.EventFilter{Principal: p, Types: db.AllEventTypes, Limit: 5, Offset: offset})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]string, len(es))
+			for i, e := range es {
+				got[i] = fmt.Sprintf("%x:%d", e.Position().TxID, e.Position().EventIndex)
+			}
+			if want := all[min(offset, len(all)):min(offset+5, len(all))]; !slices.Equal(got, want) {
+				t.Errorf("%s events at offset %d: %v, want %v", p, offset, got, want)
+			}
+		}
+	}
 }

@@ -50,7 +50,7 @@ type capturedSQL struct {
 func (c *capturedSQL) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 func (c *capturedSQL) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	q := strings.TrimSpace(e.Query)
-	if u := strings.ToUpper(q); strings.HasPrefix(u, "SELECT") || strings.HasPrefix(u, "WITH") {
+	if u := strings.ToUpper(strings.TrimLeft(q, "( \t\n")); strings.HasPrefix(u, "SELECT") || strings.HasPrefix(u, "WITH") {
 		c.mu.Lock()
 		c.stmts = append(c.stmts, q)
 		c.mu.Unlock()
@@ -118,6 +118,7 @@ func TestQueryPlans(t *testing.T) {
 		{"transfers-busy-unanchored", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&unanchored=true", false},
 		{"tx-multiple", "/extended/v1/tx/multiple?tx_id=" + strings.Join(txIDs, "&tx_id="), false},
 		{"events-busy", "/extended/v1/tx/events?address=" + busy + "&limit=50", false},
+		{"events-busy-deep-offset", "/extended/v1/tx/events?address=" + busy + "&limit=50&offset=" + deep, false},
 		{"events-tx", "/extended/v1/tx/events?tx_id=" + txIDs[0], false},
 		{"contract-events", "/extended/v1/contract/" + g.ContractID() + "/events?limit=20", false},
 		{"blocks", "/extended/v1/block?limit=20", false},
