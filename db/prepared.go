@@ -49,6 +49,7 @@ func (p *prepared) scan(ctx context.Context, s *Store, query string, dest any, a
 	if err != nil {
 		return err
 	}
+	s.statements.n.Add(1)
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
