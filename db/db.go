@@ -27,8 +27,12 @@ type Store struct {
 	DB *bun.DB
 
 	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
-	statements *statementCount
-	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
+	// principalEventsPage is the page of a principal's events (read_event.go).
+	principalEventsPage prepared
+	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
+	principalTxPages [3]prepared
+	statements       *statementCount
+	lz4              struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
 		once sync.Once
 		ok   bool
 	}

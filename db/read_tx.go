@@ -46,47 +46,71 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 	if q.AtHeight > 0 {
 		return s.principalTxsAt(ctx, principal, q.AtHeight)
 	}
-	// ?0 is the principal, ?1 the height bound, ?2 the limit and ?3 the offset.
-	count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = ?0), 0)`
-	if q.UpTo > 0 {
-		count = `coalesce((SELECT tx_count FROM principal_stx_checkpoints WHERE principal = ?0 AND block_height <= ?1
-			ORDER BY block_height DESC LIMIT 1), 0)`
+	v, args := txPageTip, []any{principal, q.Limit, q.Offset}
+	switch {
+	case q.UpTo > 0:
+		v, args = txPageUpTo, append(args, q.UpTo)
+	case q.Unanchored:
+		v = txPageUnanchored
 	}
-	args := []any{principal, q.UpTo, q.Limit, q.Offset}
-	// u are the unconfirmed microblock transactions, newer than every anchored one.
-	u := `SELECT NULL::bytea AS tx_id, NULL::bytea AS index_block_hash, NULL::bytea AS microblock_hash,
-		0 AS block_height, 0 AS microblock_sequence, 0 AS tx_index WHERE false`
-	if q.Unanchored && q.UpTo == 0 {
-		u = `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
-		WHERE principal = ?0 AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
-		AND block_height > (SELECT block_height FROM chain_tip)`
-	}
-	stmt := `WITH u AS MATERIALIZED (` + u + `),
-	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
-	keys AS (
-		(SELECT tx_id, index_block_hash, microblock_hash FROM u
-			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT ?2 OFFSET ?3)
-		UNION ALL
-		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
-			SELECT tx_id, index_block_hash, microblock_hash, tseq FROM principal_tx_positions
-			WHERE principal = ?0 AND tseq IS NOT NULL
-			AND tseq <= c.n - greatest(?3 - c.un, 0) AND tseq > c.n - greatest(?3 - c.un, 0) - ?2
-			ORDER BY tseq DESC) x)
-	)
-	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
-	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT ?2`
 	var rows []*principalPageRow
-	err := s.DB.NewRaw(stmt, args...).Scan(ctx, &rows)
+	err := s.principalTxPages[v].scan(ctx, s, principalTxPageSQL[v].page, &rows, args...)
 	if err != nil && !isNoRows(err) {
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
 		var total int64
-		err := s.DB.NewRaw(`WITH u AS MATERIALIZED (`+u+`) SELECT `+count+` + (SELECT count(*) FROM u)`, args[:2]...).Scan(ctx, &total)
+		err := s.DB.QueryRowContext(ctx, principalTxPageSQL[v].total, args...).Scan(&total)
 		return total, nil, err
 	}
 	return rows[0].Total, pageTxs(rows), nil
 }
+
+// The kinds of transactions_with_transfers page: at the tip, with the unconfirmed microblock
+// transactions above it, and up to an earlier height.
+const (
+	txPageTip = iota
+	txPageUnanchored
+	txPageUpTo
+)
+
+// principalTxPageSQL are the page statement and the count statement (for an empty page) of each
+// kind, prepared: planning them costs PostgreSQL several times what running them does. $1 is the
+// principal, $2 the limit, $3 the offset and $4 the height bound.
+var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
+	for v := range out {
+		count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
+		if v == txPageUpTo {
+			count = `coalesce((SELECT tx_count FROM principal_stx_checkpoints WHERE principal = $1::text AND block_height <= $4::integer
+			ORDER BY block_height DESC LIMIT 1), 0)`
+		}
+		// u are the unconfirmed microblock transactions, newer than every anchored one.
+		u := `SELECT NULL::bytea AS tx_id, NULL::bytea AS index_block_hash, NULL::bytea AS microblock_hash,
+		0 AS block_height, 0 AS microblock_sequence, 0 AS tx_index WHERE false`
+		if v == txPageUnanchored {
+			u = `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
+		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
+		AND block_height > (SELECT block_height FROM chain_tip)`
+		}
+		out[v].page = `WITH u AS MATERIALIZED (` + u + `),
+	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
+	keys AS (
+		(SELECT tx_id, index_block_hash, microblock_hash FROM u
+			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
+		UNION ALL
+		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
+			SELECT tx_id, index_block_hash, microblock_hash, tseq FROM principal_tx_positions
+			WHERE principal = $1::text AND tseq IS NOT NULL
+			AND tseq <= c.n - greatest($3::bigint - c.un, 0) AND tseq > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
+			ORDER BY tseq DESC) x)
+	)
+	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
+	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
+		out[v].total = `WITH u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u)
+	WHERE $2::bigint IS NOT NULL AND $3::bigint IS NOT NULL`
+	}
+	return out
+}()
 
 // principalTxsAt returns the principal's transactions_with_transfers of one block height.
 func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (int64, []*Tx, error) {
