@@ -70,5 +70,22 @@ func BenchmarkChainReads(b *testing.B) {
 			}
 			b.ReportMetric(float64(s.n.Load()-before)/float64(b.N), "sql/op")
 		})
+		// The same read from 32 concurrent requests, as the load test sends it: the statements
+		// per request show whether each level still runs as one batch under contention.
+		b.Run(q.name+"/concurrent", func(b *testing.B) {
+			before := s.n.Load()
+			b.SetParallelism(16)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(q.query), nil)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Errorf("%d %.300s", w.Code, w.Body)
+					}
+				}
+			})
+			b.ReportMetric(float64(s.n.Load()-before)/float64(b.N), "sql/op")
+		})
 	}
 }
