@@ -25,7 +25,8 @@ Written by ` + "`make loadtest`" + ` (cmd/loadgen): ` + "`stxgraph serve`" + ` o
 (loadgen prepare), each path alone from 32 keep-alive connections on loopback, sharing the
 machine's cores with the load generator. sql/req is the server's SQL statements per request
 (stxgraph_sql_statements_total); the machine's load average is noted, since other work on it
-moves the figures.
+moves the figures. Requests still running when a path's time is up are neither timed nor
+counted as errors: a path with no requests completed none within its time.
 
 ## Reference figures
 
