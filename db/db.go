@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -26,7 +27,12 @@ type Store struct {
 	DB *bun.DB
 
 	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
-	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
+	// principalEventsPage is the page of a principal's events (read_event.go).
+	principalEventsPage prepared
+	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
+	principalTxPages [3]prepared
+	statements       *statementCount
+	lz4              struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
 		once sync.Once
 		ok   bool
 	}
@@ -53,8 +59,22 @@ func Open(dsn string, pool PoolOptions) *Store {
 
 // NewStore wraps an already open database handle (tests use it with pgtestdb databases).
 func NewStore(sqldb *sql.DB) *Store {
-	return &Store{DB: bun.NewDB(sqldb, pgdialect.New())}
+	s := &Store{DB: bun.NewDB(sqldb, pgdialect.New()), statements: &statementCount{}}
+	s.DB.AddQueryHook(s.statements)
+	return s
 }
+
+// Statements counts the SQL statements the store has run, for the statements-per-request
+// figure of /metrics.
+func (s *Store) Statements() int64 { return s.statements.n.Load() }
+
+// statementCount counts bun's statements (a query hook) and the prepared ones (prepared.scan).
+type statementCount struct{ n atomic.Int64 }
+
+func (c *statementCount) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
+func (c *statementCount) AfterQuery(context.Context, *bun.QueryEvent) { c.n.Add(1) }
 
 // Close closes the pool.
 func (s *Store) Close() error { return s.DB.Close() }

@@ -45,7 +45,9 @@ func (s *Store) ExportRequests(ctx context.Context, w io.Writer) (int64, error) 
 var chainTables = []string{
 	"burn_blocks", "burnchain_rewards", "reward_slot_holders", "blocks", "microblocks", "txs", "mempool_txs",
 	"stx_events", "ft_events", "nft_events", "contract_logs", "stx_lock_events", "pox_events", "miner_rewards",
-	"smart_contracts", "principal_txs", "principal_stx_totals", "event_observer_requests", "attachments",
+	"smart_contracts", "principal_txs", "principal_stx_totals", "principal_stx_checkpoints", "principal_tx_positions",
+	"principal_event_positions", "principal_event_counts",
+	"event_observer_requests", "attachments",
 	"stackerdb_chunks", "block_proposal_responses",
 }
 

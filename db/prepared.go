@@ -49,10 +49,21 @@ func (p *prepared) scan(ctx context.Context, s *Store, query string, dest any, a
 	if err != nil {
 		return err
 	}
+	s.statements.n.Add(1)
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	return s.DB.ScanRows(ctx, rows, dest)
+}
+
+// PreparedStatements are the reads the store runs as prepared statements, outside bun's query
+// hooks, by name, with $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset
+// ($2::bigint, $3::bigint) and $4 a height ($4::integer): plan checks explain them beside the
+// hooked ones.
+func PreparedStatements() map[string]string {
+	return map[string]string{"tip-balance": tipBalanceSQL, "principal-events": principalEventsSQL,
+		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
+		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page}
 }

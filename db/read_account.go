@@ -56,7 +56,7 @@ type BalanceAt struct {
 // StxBalances reads the STX balances of many principals at one state in one statement. At the
 // tip a balance costs the same for any history: the running totals of principal_stx_totals, plus
 // the few unconfirmed microblock rows above the tip when unanchored; reads at an earlier height
-// sum the history up to it, as the reference does.
+// take the principal's checkpoint at that height.
 func (s *Store) StxBalances(ctx context.Context, principals []string, at BalanceAt) ([]*StxBalance, error) {
 	var rows []*StxBalance
 	var err error
@@ -123,17 +123,11 @@ const unanchoredTotals = `SELECT r.total_received + coalesce((SELECT sum(amount)
 	r.total_miner_rewards_received
 	FROM (` + tipTotals + `) r`
 
-// historicalTotals sum the canonical history up to h.
-const historicalTotals = `SELECT coalesce((SELECT sum(amount) FROM stx_events WHERE recipient = k.principal AND block_height <= at.h
-		AND canonical AND microblock_canonical), 0) AS total_received,
-	coalesce((SELECT sum(amount) FROM stx_events WHERE sender = k.principal AND block_height <= at.h
-		AND canonical AND microblock_canonical), 0) AS total_sent,
-	coalesce((SELECT sum(fee_rate) FROM txs WHERE sender_address = k.principal AND NOT sponsored AND block_height <= at.h
-		AND canonical AND microblock_canonical), 0)
-	+ coalesce((SELECT sum(fee_rate) FROM txs WHERE sponsor_address = k.principal AND sponsored AND block_height <= at.h
-		AND canonical AND microblock_canonical), 0) AS total_fees_sent,
-	coalesce((SELECT sum(coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced)
-		FROM miner_rewards WHERE recipient = k.principal AND canonical AND mature_block_height <= at.h), 0) AS total_miner_rewards_received`
+// historicalTotals are the principal's newest checkpoint at or below h: one index probe.
+const historicalTotals = `SELECT coalesce(c.total_received, 0) AS total_received, coalesce(c.total_sent, 0) AS total_sent,
+	coalesce(c.total_fees_sent, 0) AS total_fees_sent, coalesce(c.total_miner_rewards_received, 0) AS total_miner_rewards_received
+	FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM principal_stx_checkpoints
+		WHERE principal = k.principal AND block_height <= at.h ORDER BY block_height DESC LIMIT 1) c ON true`
 
 // mempoolFigures sum the principal's pending (unpruned) mempool transactions.
 const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool_txs

@@ -62,13 +62,14 @@ type PrincipalTxCount struct {
 	Count     int64  `bun:"count"`
 }
 
-// PrincipalTxCounts counts the canonical transactions of each principal (an index-only scan of
-// principal_txs per principal).
+// PrincipalTxCounts counts the canonical transactions of each principal: its running
+// tx_count_all plus its few unconfirmed microblock transactions above the tip.
 func (s *Store) PrincipalTxCounts(ctx context.Context, principals []string) ([]*PrincipalTxCount, error) {
 	var rows []*PrincipalTxCount
-	err := s.DB.NewSelect().TableExpr("principal_txs").ColumnExpr("principal, count(*) AS count").
-		Where("principal = ANY(?) AND canonical AND microblock_canonical", pgdialect.Array(principals)).
-		Group("principal").Scan(ctx, &rows)
+	err := s.DB.NewRaw(`SELECT k.principal, coalesce((SELECT tx_count_all FROM principal_stx_totals t WHERE t.principal = k.principal), 0)
+		+ (SELECT count(*) FROM principal_txs p WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical
+			AND p.block_height > (SELECT block_height FROM chain_tip)) AS count
+		FROM unnest(?::text[]) AS k(principal)`, pgdialect.Array(principals)).Scan(ctx, &rows)
 	return rows, err
 }
 

@@ -38,50 +38,103 @@ type PrincipalTxQuery struct {
 
 // PrincipalTxPage returns one page of the transactions of a principal's
 // transactions_with_transfers list (canonical transactions in which it has a transfer role,
-// newest first) and how many there are, in one statement (two when the page is empty). At the tip
-// the count is the principal's running tx_count (plus its unconfirmed microblock transactions with
-// unanchored), and the page walks principal_txs_transfers_idx, so neither grows with the history.
+// newest first) and how many there are, in one statement (two when the page is empty). Neither
+// grows with the history: the count is the principal's running tx_count (at the tip) or its
+// checkpoint (at an earlier height), and the page is the range of positions below count-offset
+// (principal_tx_positions), plus the few unconfirmed microblock transactions with unanchored.
+// One block's transactions (AtHeight) are that block's range of principal_txs_transfers_idx.
 func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q PrincipalTxQuery) (int64, []*Tx, error) {
-	// ?0 is the principal, ?1 the height bound (when there is one).
-	const listed = "principal = ?0 AND canonical AND microblock_canonical AND " + transferRolesSQL
-	bound, count := "block_height <= (SELECT block_height FROM chain_tip)", `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = ?0), 0)`
-	args := []any{principal, nil}
+	if q.AtHeight > 0 {
+		return s.principalTxsAt(ctx, principal, q.AtHeight)
+	}
+	v, args := txPageTip, []any{principal, q.Limit, q.Offset}
 	switch {
-	case q.AtHeight > 0:
-		bound, args[1] = "block_height = ?1", q.AtHeight
 	case q.UpTo > 0:
-		bound, args[1] = "block_height <= ?1", q.UpTo
+		v, args = txPageUpTo, append(args, q.UpTo)
 	case q.Unanchored:
-		bound = "TRUE"
-		count += ` + (SELECT count(*) FROM principal_txs WHERE ` + listed + ` AND block_height > (SELECT block_height FROM chain_tip))`
-	}
-	if q.AtHeight > 0 || q.UpTo > 0 {
-		count = `(SELECT count(*) FROM principal_txs WHERE ` + listed + ` AND ` + bound + `)`
-	}
-	page := ""
-	if q.AtHeight == 0 {
-		page = " LIMIT ?2 OFFSET ?3"
-		args = append(args, q.Limit, q.Offset)
+		v = txPageUnanchored
 	}
 	var rows []*principalPageRow
-	err := s.DB.NewRaw(`SELECT t.*, `+count+` AS total FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
-		WHERE `+listed+` AND `+bound+`
-		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC`+page+`) p
-		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
-		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, args...).Scan(ctx, &rows)
+	err := s.principalTxPages[v].scan(ctx, s, principalTxPageSQL[v].page, &rows, args...)
 	if err != nil && !isNoRows(err) {
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
 		var total int64
-		err := s.DB.NewRaw(`SELECT `+count, args[:2]...).Scan(ctx, &total)
+		err := s.DB.QueryRowContext(ctx, principalTxPageSQL[v].total, args...).Scan(&total)
 		return total, nil, err
 	}
+	return rows[0].Total, pageTxs(rows), nil
+}
+
+// The kinds of transactions_with_transfers page: at the tip, with the unconfirmed microblock
+// transactions above it, and up to an earlier height.
+const (
+	txPageTip = iota
+	txPageUnanchored
+	txPageUpTo
+)
+
+// principalTxPageSQL are the page statement and the count statement (for an empty page) of each
+// kind, prepared: planning them costs PostgreSQL several times what running them does. $1 is the
+// principal, $2 the limit, $3 the offset and $4 the height bound.
+var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
+	for v := range out {
+		count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
+		if v == txPageUpTo {
+			count = `coalesce((SELECT tx_count FROM principal_stx_checkpoints WHERE principal = $1::text AND block_height <= $4::integer
+			ORDER BY block_height DESC LIMIT 1), 0)`
+		}
+		// u are the unconfirmed microblock transactions, newer than every anchored one.
+		u := `SELECT NULL::bytea AS tx_id, NULL::bytea AS index_block_hash, NULL::bytea AS microblock_hash,
+		0 AS block_height, 0 AS microblock_sequence, 0 AS tx_index WHERE false`
+		if v == txPageUnanchored {
+			u = `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
+		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
+		AND block_height > (SELECT block_height FROM chain_tip)`
+		}
+		out[v].page = `WITH u AS MATERIALIZED (` + u + `),
+	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
+	keys AS (
+		(SELECT tx_id, index_block_hash, microblock_hash FROM u
+			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
+		UNION ALL
+		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
+			SELECT tx_id, index_block_hash, microblock_hash, tseq FROM principal_tx_positions
+			WHERE principal = $1::text AND tseq IS NOT NULL
+			AND tseq <= c.n - greatest($3::bigint - c.un, 0) AND tseq > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
+			ORDER BY tseq DESC) x)
+	)
+	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
+	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
+		out[v].total = `WITH u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u)
+	WHERE $2::bigint IS NOT NULL AND $3::bigint IS NOT NULL`
+	}
+	return out
+}()
+
+// principalTxsAt returns the principal's transactions_with_transfers of one block height.
+func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (int64, []*Tx, error) {
+	var rows []*principalPageRow
+	err := s.DB.NewRaw(`SELECT t.*, count(*) OVER () AS total FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
+		WHERE principal = ?0 AND canonical AND microblock_canonical AND `+transferRolesSQL+` AND block_height = ?1) p
+		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
+		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, principal, height).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
+		return 0, nil, err
+	}
+	if len(rows) == 0 {
+		return 0, nil, nil
+	}
+	return rows[0].Total, pageTxs(rows), nil
+}
+
+func pageTxs(rows []*principalPageRow) []*Tx {
 	txs := make([]*Tx, len(rows))
 	for i, r := range rows {
 		txs[i] = &r.Tx
 	}
-	return rows[0].Total, txs, nil
+	return txs
 }
 
 // principalPageRow is a transaction of a page with the count of the whole list.

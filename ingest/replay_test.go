@@ -28,6 +28,7 @@ func TestReplayFixtures(t *testing.T) {
 				t.Fatal("nothing applied")
 			}
 			checkTotals(t, store)
+			checkPositions(t, store)
 			checkFacts(t, store, name)
 			if exportedFixtures[name] {
 				checkExport(t, store, name)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -24,9 +25,9 @@ import (
 // busy is a synthetic principal with a long history, added on top of the mocknet fixture.
 const busy = "ST2ZRX0K27GW0SP3GJCEMHD95TQGJMKB7G9Y0X1MH"
 
-// withBusyAccount replays mocknet and gives busy n STX transfers (txs, events, history rows and
-// running totals, as ingestion would, with the roles of a sender of STX transfers: 1|32), spread
-// over the existing canonical blocks.
+// withBusyAccount replays mocknet and gives busy n STX transfers (txs, events, history rows,
+// running totals, checkpoints and positions, as ingestion would, with the roles of a sender of
+// STX transfers: 1|32), spread over the existing canonical blocks.
 func withBusyAccount(b testing.TB, n int) *db.Store {
 	store := replay(b, "mocknet")
 	ctx := context.Background()
@@ -39,12 +40,34 @@ func withBusyAccount(b testing.TB, n int) *db.Store {
 			VALUES (?, 0, ?, 180 * ?, ?)`, busy, n, n, n)
 	}
 	if err == nil {
+		err = rebuildPositions(ctx, store)
+	}
+	if err == nil {
 		_, err = store.DB.ExecContext(ctx, `ANALYZE`)
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
 	return store
+}
+
+// rebuildPositions rebuilds the per-principal checkpoints, list positions and counters from the
+// history, as their migrations do for a database ingested before them: the busy account's rows
+// are written directly, not through ingestion.
+func rebuildPositions(ctx context.Context, store *db.Store) error {
+	for _, f := range []string{"20261124000501_principal_event_positions.tx.down", "20261124000500_principal_positions.tx.down",
+		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up"} {
+		b, err := os.ReadFile("../db/migrations/" + f + ".sql")
+		if err != nil {
+			return err
+		}
+		for _, stmt := range strings.Split(string(b), "--bun:split") {
+			if _, err := store.DB.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+		}
+	}
+	return nil
 }
 
 // insertBusy adds transfers from..to of the busy account in one statement.

@@ -12,7 +12,8 @@ import (
 // TestTransfersListRoles checks that transactions_with_transfers lists the transactions in which
 // the principal has a transfer role, as the reference does, and not those it only sponsors or in
 // which it only has STX locked (the fixtures have neither case, so rows are added as ingestion
-// writes them: one sponsor-only, one lock-only, one as sender).
+// writes them: one sponsor-only, one lock-only, one as sender, with their list positions and the
+// principal's counters).
 func TestTransfersListRoles(t *testing.T) {
 	t.Parallel()
 	const principal = "ST2ZRX0K27GW0SP3GJCEMHD95TQGJMKB7G9Y0X1MH" // no history in mocknet
@@ -24,8 +25,13 @@ func TestTransfersListRoles(t *testing.T) {
 		p AS (INSERT INTO principal_txs (principal, tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence,
 				tx_index, canonical, microblock_canonical, roles)
 			SELECT ?, tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index, true, true,
-				CASE n WHEN 1 THEN 2 WHEN 2 THEN 64 ELSE 1 END FROM t RETURNING 1)
-		INSERT INTO principal_stx_totals (principal, tx_count) VALUES (?, 1)`, principal, principal)
+				CASE n WHEN 1 THEN 2 WHEN 2 THEN 64 ELSE 1 END FROM t RETURNING 1),
+		x AS (INSERT INTO principal_tx_positions (principal, seq, tseq, block_height, tx_id, index_block_hash, microblock_hash)
+			SELECT ?, n, CASE WHEN n = 3 THEN 1 END, block_height, tx_id, index_block_hash, microblock_hash FROM t RETURNING 1),
+		c AS (INSERT INTO principal_stx_checkpoints (principal, block_height, total_received, total_sent, total_fees_sent,
+				total_miner_rewards_received, tx_count, tx_count_all)
+			SELECT ?, max(block_height), 0, 0, 0, 0, 1, 3 FROM t RETURNING 1)
+		INSERT INTO principal_stx_totals (principal, tx_count, tx_count_all) VALUES (?, 1, 3)`, principal, principal, principal, principal)
 	if err != nil {
 		t.Fatal(err)
 	}

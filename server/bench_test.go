@@ -1,9 +1,17 @@
 package server_test
 
 import (
+	"bytes"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/bench"
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -21,6 +29,63 @@ func BenchmarkNestedQuery(b *testing.B) {
 				stmts += s
 			}
 			b.ReportMetric(float64(stmts)/float64(b.N), "sql/op")
+		})
+	}
+}
+
+// BenchmarkChainReads runs the two GraphQL reads of the load test (the explorer front page and
+// the busiest account's page) in-process against the benchmark chain's database, named by
+// STXGRAPH_BENCH_DB (loadgen prepare prints it), reporting SQL statements per request; with
+// -cpuprofile it shows where the executor spends its time.
+func BenchmarkChainReads(b *testing.B) {
+	dsn := os.Getenv("STXGRAPH_BENCH_DB")
+	if dsn == "" {
+		b.Skip("STXGRAPH_BENCH_DB names no benchmark chain database")
+	}
+	store := db.Open(dsn, db.PoolOptions{MaxOpen: 8})
+	b.Cleanup(func() { store.Close() })
+	g, err := chaingen.New(bench.HistoryChain)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := server.New(server.Config{Store: store, ServerVersion: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &statements{}
+	store.DB.AddQueryHook(s)
+	for _, q := range []struct{ name, query string }{
+		{"front-page", `{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`},
+		{"account", `{ account(principal: "` + g.Busy() + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(q.query), nil)
+			before := s.n.Load()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK || bytes.Contains(w.Body.Bytes(), []byte(`"errors"`)) {
+					b.Fatalf("%d %.300s", w.Code, w.Body)
+				}
+			}
+			b.ReportMetric(float64(s.n.Load()-before)/float64(b.N), "sql/op")
+		})
+		// The same read from 32 concurrent requests, as the load test sends it: the statements
+		// per request show whether each level still runs as one batch under contention.
+		b.Run(q.name+"/concurrent", func(b *testing.B) {
+			before := s.n.Load()
+			b.SetParallelism(16)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(q.query), nil)
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Errorf("%d %.300s", w.Code, w.Body)
+					}
+				}
+			})
+			b.ReportMetric(float64(s.n.Load()-before)/float64(b.N), "sql/op")
 		})
 	}
 }

@@ -19,7 +19,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(sqldb *sql.DB) *metrics {
+func newMetrics(sqldb *sql.DB, statements func() int64) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -32,7 +32,10 @@ func newMetrics(sqldb *sql.DB) *metrics {
 	}
 	m.registry.MustRegister(m.requests, m.latency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewDBStatsCollector(sqldb, "stxgraph"))
+		collectors.NewDBStatsCollector(sqldb, "stxgraph"),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "stxgraph_sql_statements_total", Help: "SQL statements run against the database.",
+		}, func() float64 { return float64(statements()) }))
 	return m
 }
 

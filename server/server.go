@@ -79,7 +79,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newMetrics(cfg.Store.DB.DB)
+	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements)
 
 	r := mux.NewRouter()
 	r.Use(instrument(m))

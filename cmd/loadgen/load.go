@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -21,6 +26,8 @@ type loadOptions struct {
 	conns    int
 	duration time.Duration
 	timeout  time.Duration
+	// accounts fill {account}: a different one at each request.
+	accounts []string
 }
 
 // pathResult is what one path measured over elapsed.
@@ -30,12 +37,16 @@ type pathResult struct {
 	latencies []time.Duration // of the successful requests
 	errors    int             // transport errors and non-2xx answers
 	firstErr  string
+	// statements is how many SQL statements the server ran per request, from its
+	// stxgraph_sql_statements_total (-1 when it does not say); measured with each path alone.
+	statements float64
 }
 
 // result is a whole run: one mixed load, or one load per path.
 type result struct {
-	mixed bool
-	paths []*pathResult
+	mixed   bool
+	paths   []*pathResult
+	peakRSS int64 // of the server, in kB (0: unknown)
 }
 
 // load runs the workers and merges what they measured.
@@ -55,7 +66,7 @@ func load(ctx context.Context, o loadOptions) *result {
 	r := &result{mixed: true}
 	elapsed := time.Since(start)
 	for i, p := range o.paths {
-		merged := &pathResult{path: p, elapsed: elapsed}
+		merged := &pathResult{path: p, elapsed: elapsed, statements: -1}
 		for _, rs := range perWorker {
 			merged.latencies = append(merged.latencies, rs[i].latencies...)
 			merged.errors += rs[i].errors
@@ -76,10 +87,15 @@ func worker(ctx context.Context, client *http.Client, o loadOptions, w int) []*p
 	for i := range rs {
 		rs[i] = &pathResult{}
 	}
+	rnd := rand.New(rand.NewPCG(uint64(w), 13))
 	for n := w; ctx.Err() == nil; n++ {
 		i := n % len(o.paths)
+		path := o.paths[i]
+		if len(o.accounts) > 0 && strings.Contains(path, "{account}") {
+			path = strings.ReplaceAll(path, "{account}", o.accounts[rnd.IntN(len(o.accounts))])
+		}
 		began := time.Now()
-		err := get(ctx, client, o.base+o.paths[i])
+		err := get(ctx, client, o.base+path)
 		switch {
 		case ctx.Err() != nil: // cut off by the end of the run: not a measurement
 		case err != nil:
@@ -120,9 +136,51 @@ func loadEach(ctx context.Context, o loadOptions) *result {
 	for _, p := range o.paths {
 		one := o
 		one.paths = []string{p}
-		r.paths = append(r.paths, load(ctx, one).paths[0])
+		before, okBefore := statements(ctx, o.base)
+		pr := load(ctx, one).paths[0]
+		if after, ok := statements(ctx, o.base); ok && okBefore && len(pr.latencies)+pr.errors > 0 {
+			// Requests cut off by the end of the run may have run statements too: a slight overcount.
+			pr.statements = (after - before) / float64(len(pr.latencies)+pr.errors)
+		}
+		r.paths = append(r.paths, pr)
 	}
 	return r
+}
+
+// statements reads the server's SQL statement counter from /metrics.
+func statements(ctx context.Context, base string) (float64, bool) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return 0, false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "stxgraph_sql_statements_total "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
+		}
+	}
+	return 0, false
+}
+
+// peakRSS reads a process's peak resident set size (VmHWM, kB) from /proc.
+func peakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
 
 // write prints the run as a table: one line per path, and a total for a mixed load.
@@ -133,20 +191,23 @@ func (r *result) write(w io.Writer, conns int) error {
 		mode = "paths mixed"
 	}
 	fmt.Fprintf(tw, "%d connections, %s\t\t\t\t\t\t\t\n", conns, mode)
-	fmt.Fprintln(tw, "requests\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\t\tpath")
+	fmt.Fprintln(tw, "requests\treq/s\tp50 ms\tp90 ms\tp99 ms\terrors\tsql/req\t\tpath")
 	var all []time.Duration
 	errs := 0
 	for _, p := range r.paths {
-		line(tw, p.latencies, p.elapsed, p.errors, p.path)
+		line(tw, p.latencies, p.elapsed, p.errors, p.statements, p.path)
 		all = append(all, p.latencies...)
 		errs += p.errors
 	}
 	if r.mixed {
 		slices.Sort(all)
-		line(tw, all, r.paths[0].elapsed, errs, "(all)")
+		line(tw, all, r.paths[0].elapsed, errs, -1, "(all)")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if r.peakRSS > 0 {
+		fmt.Fprintf(w, "peak RSS of the server: %d MB\n", r.peakRSS/1024)
 	}
 	for _, p := range r.paths {
 		if p.firstErr != "" {
@@ -156,8 +217,15 @@ func (r *result) write(w io.Writer, conns int) error {
 	return nil
 }
 
-func line(w io.Writer, sorted []time.Duration, elapsed time.Duration, errs int, path string) {
+func line(w io.Writer, sorted []time.Duration, elapsed time.Duration, errs int, stmts float64, path string) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()*1000) }
-	fmt.Fprintf(w, "%d\t%.0f\t%s\t%s\t%s\t%d\t\t%s\n", len(sorted), float64(len(sorted))/elapsed.Seconds(),
-		ms(bench.Percentile(sorted, 50)), ms(bench.Percentile(sorted, 90)), ms(bench.Percentile(sorted, 99)), errs, path)
+	fmt.Fprintf(w, "%d\t%.0f\t%s\t%s\t%s\t%d\t%s\t\t%s\n", len(sorted), float64(len(sorted))/elapsed.Seconds(),
+		ms(bench.Percentile(sorted, 50)), ms(bench.Percentile(sorted, 90)), ms(bench.Percentile(sorted, 99)), errs, perRequest(stmts), path)
+}
+
+func perRequest(stmts float64) string {
+	if stmts < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", stmts)
 }

@@ -9,9 +9,12 @@
 //	                                         -mixed; -wait D2: first wait for the server)
 //
 // Paths may hold placeholders filled in from the chain: {busy}, {crowd} and {idle} (the busy
-// account, an ordinary one with a few hundred transactions, and the idle one), {contract} (the id of the printing contract) and {txids} (five
-// tx_id=… query parameters of the chain's transactions). Without paths, run requests the six
-// paths of the history benchmark (defaultPaths).
+// account, an ordinary one with a few hundred transactions, and the idle one), {account} (a
+// different account of the chain at each request), {contract} (the id of the printing contract)
+// and {txids} (five tx_id=… query parameters of the chain's transactions). Without paths, run
+// requests the paths of the load benchmark (defaultPaths), the two GraphQL reads included.
+// With the server's pid, run also reports its peak RSS; -results writes the table to a
+// Markdown file, keeping the run before.
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -36,14 +40,27 @@ import (
 var defaultPaths = []string{
 	"/extended/v1/address/{busy}/stx",
 	"/extended/v1/address/{idle}/stx",
-	"/extended/v1/block",
-	"/extended/v1/address/{busy}/transactions_with_transfers",
+	"/extended/v1/address/{account}/stx",
+	"/extended/v1/address/{busy}/stx?until_block=500",
+	"/extended/v1/block?limit=20",
+	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20",
+	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20&offset=20000",
 	"/extended/v1/address/{crowd}/transactions_with_transfers",
 	"/extended/v1/address/{idle}/transactions_with_transfers",
 	"/extended/v1/tx/multiple?{txids}",
 	"/extended/v1/tx/events?address={busy}",
+	"/extended/v1/tx/events?address={busy}&limit=50&offset=20000",
 	"/extended/v1/contract/{contract}/events",
+	"/graphql?query=" + url.QueryEscape(frontPageQuery),
+	"/graphql?query=" + url.QueryEscape(accountQuery),
 }
+
+// The two GraphQL reads of the load benchmark: an explorer's front page (20 blocks, 20
+// transactions each with their first events) and the busy account's page.
+const (
+	frontPageQuery = `{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`
+	accountQuery   = `{ account(principal: "{busy}") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -143,6 +160,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&lo.timeout, "timeout", 10*time.Second, "timeout of one request")
 	wait := fs.Duration("wait", 0, "first wait up to this long for the server to answer /extended")
 	mixed := fs.Bool("mixed", false, "request all paths together (default: each path alone for the duration)")
+	pid := fs.Int("pid", 0, "process id of the server, for its peak RSS")
+	results := fs.String("results", "", "also write the table to this Markdown file, keeping the previous run")
+	note := fs.String("note", "", "what the run measured (e.g. the server's build), written with it to -results")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -158,16 +178,46 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	for _, p := range paths {
+		// Placeholders may come URL-escaped inside a GraphQL query.
+		p = strings.NewReplacer("%7Bbusy%7D", "{busy}", "%7Bidle%7D", "{idle}", "%7Bcrowd%7D", "{crowd}").Replace(p)
 		lo.paths = append(lo.paths, subst.Replace(p))
+	}
+	if lo.accounts, err = accountAddresses(*o); err != nil {
+		return err
 	}
 	lo.base = strings.TrimSuffix(lo.base, "/")
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
 	}
+	var r *result
 	if *mixed {
-		return load(ctx, lo).write(stdout, lo.conns)
+		r = load(ctx, lo)
+	} else {
+		r = loadEach(ctx, lo)
 	}
-	return loadEach(ctx, lo).write(stdout, lo.conns)
+	if *pid > 0 {
+		r.peakRSS = peakRSS(*pid)
+	}
+	if err := r.write(stdout, lo.conns); err != nil {
+		return err
+	}
+	if *results != "" {
+		return writeResults(*results, r, lo.conns, lo.duration, *note)
+	}
+	return nil
+}
+
+// accountAddresses are the addresses of the chain's accounts, for {account}.
+func accountAddresses(o chaingen.Options) ([]string, error) {
+	g, err := chaingen.New(o)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, a := range g.Accounts() {
+		out = append(out, a.Address.String())
+	}
+	return out, nil
 }
 
 // waitReady polls url until it answers 2xx, for up to d (not at all when d is 0).

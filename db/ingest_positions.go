@@ -1,0 +1,72 @@
+package db
+
+// principal_event_positions numbers, per principal, the canonical anchored events it is a party
+// of (the tx/events listing by address), and principal_event_counts counts them. addTotals keeps
+// them with the totals: a block's events are numbered after the principal's earlier ones when the
+// block starts counting, and dropped when it stops (blocks stop counting from the top).
+
+// eventPartiesSQL are the events of the blocks in ?0 with each principal they list them under
+// (kind as in eventTables); an event whose sender is its recipient is listed once.
+const eventPartiesSQL = `
+	SELECT contract_identifier, 0, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM contract_logs WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	UNION ALL
+	SELECT locked_address, 1, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM stx_lock_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	UNION ALL
+	SELECT sender, 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM stx_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	UNION ALL
+	SELECT recipient, 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM stx_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender
+	UNION ALL
+	SELECT sender, 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM ft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	UNION ALL
+	SELECT recipient, 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM ft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender
+	UNION ALL
+	SELECT sender, 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM nft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
+	UNION ALL
+	SELECT recipient, 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM nft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender`
+
+// eventCountsSQL adds the blocks' events, multiplied by ?1 (1 or -1), to the principals'
+// counts; prev are the counts before the statement.
+const eventCountsSQL = `
+WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
+	eventPartiesSQL + `
+), n AS (
+	SELECT principal, count(*) AS n FROM ev WHERE principal IS NOT NULL GROUP BY principal
+), prev AS (
+	SELECT c.principal, c.event_count FROM principal_event_counts c WHERE c.principal IN (SELECT principal FROM n)
+), upd AS (
+	INSERT INTO principal_event_counts AS c (principal, event_count) SELECT principal, ?1 * n FROM n
+	ON CONFLICT (principal) DO UPDATE SET event_count = c.event_count + excluded.event_count
+	RETURNING c.principal, c.event_count
+)`
+
+// eventPositionsAddSQL numbers the blocks' events after each principal's earlier ones.
+const eventPositionsAddSQL = `
+INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index)
+SELECT ev.principal, coalesce(prev.event_count, 0) + row_number() OVER (PARTITION BY ev.principal
+		ORDER BY ev.block_height, ev.microblock_sequence, ev.tx_index, ev.event_index, ev.kind, ev.tx_id),
+	ev.kind, ev.tx_id, ev.index_block_hash, ev.microblock_hash, ev.event_index
+FROM ev LEFT JOIN prev USING (principal) WHERE ev.principal IS NOT NULL
+ON CONFLICT (principal, seq) DO UPDATE SET kind = excluded.kind, tx_id = excluded.tx_id,
+	index_block_hash = excluded.index_block_hash, microblock_hash = excluded.microblock_hash, event_index = excluded.event_index`
+
+// eventPositionsSubtractSQL drops the positions past each principal's new count.
+const eventPositionsSubtractSQL = `
+DELETE FROM principal_event_positions x USING upd WHERE x.principal = upd.principal AND x.seq > upd.event_count`
+
+// addEventPositions adds (sign 1) or removes (sign -1) the blocks' events in their principals'
+// event lists.
+func (w *Writer) addEventPositions(blocks [][]byte, sign int) {
+	if sign > 0 {
+		w.exec(eventCountsSQL+eventPositionsAddSQL, byteArray(blocks), sign)
+	} else {
+		w.exec(eventCountsSQL+eventPositionsSubtractSQL, byteArray(blocks), sign)
+	}
+}

@@ -1,0 +1,267 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"github.com/stxgraph/stxgraph/bench"
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
+	"github.com/stxgraph/stxgraph/server"
+)
+
+// planChain has a busy account whose history (about 2,700 transactions and as many STX events)
+// is well above maxPlanRows, so that a read walking it cannot pass the row check.
+var planChain = chaingen.Options{Seed: 11, Blocks: 100, TxsPerBlock: 30, Accounts: 40, BusyShare: 0.9, ContractCallsPerBlock: 1}
+
+// maxPlanRows bounds the rows any one plan node of a read may produce or discard: a page of
+// 20 blocks with their transactions, or a page of 50 rows with their events, stays below it.
+// The benchmark chain's blocks hold 183 transactions each, and its busy account 50,000.
+var maxPlanRows = 1000.0
+
+// historyTables are the tables that grow with the chain: no read may scan one sequentially.
+var historyTables = regexp.MustCompile(`Seq Scan on (blocks|microblocks|txs|mempool_txs|stx_events|ft_events|nft_events|` +
+	`contract_logs|stx_lock_events|pox_events|miner_rewards|smart_contracts|principal_txs|principal_tx_positions|` +
+	`principal_stx_checkpoints|principal_stx_totals|burn_blocks|event_observer_requests)\b`)
+
+// longArray is an array literal of many keys, shortened in the written plans.
+var longArray = regexp.MustCompile(`'\{[^']{200,}\}'`)
+
+// capturedSQL records the read statements a store runs through bun.
+type capturedSQL struct {
+	mu    sync.Mutex
+	stmts []string
+}
+
+func (c *capturedSQL) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (c *capturedSQL) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	q := strings.TrimSpace(e.Query)
+	if u := strings.ToUpper(strings.TrimLeft(q, "( \t\n")); strings.HasPrefix(u, "SELECT") || strings.HasPrefix(u, "WITH") {
+		c.mu.Lock()
+		c.stmts = append(c.stmts, q)
+		c.mu.Unlock()
+	}
+}
+
+func (c *capturedSQL) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stmts
+	c.stmts = nil
+	return s
+}
+
+// TestQueryPlans runs every REST path and the main GraphQL reads against a chain with a busy
+// account and explains each statement they run: with sequential scans disabled no history table
+// may still be scanned (an index serves every read), and executed, no plan node may touch more
+// than maxPlanRows rows (no read walks the account's history, whatever the offset or height).
+// The plans are written to testdata/plans with -update, for review.
+func TestQueryPlans(t *testing.T) {
+	ctx := context.Background()
+	store, g := planDB(t)
+	busy, idle := g.Busy(), g.Idle()
+	var history int
+	if err := store.DB.NewRaw("SELECT count(*) FROM principal_txs WHERE principal = ?", busy).Scan(ctx, &history); err != nil {
+		t.Fatal(err)
+	}
+	if float64(history) < 2*maxPlanRows {
+		t.Fatalf("the busy account has %d transactions: too few for the row bound to mean anything", history)
+	}
+	var txIDs []string
+	if err := store.DB.NewRaw("SELECT '0x' || encode(tx_id, 'hex') FROM txs ORDER BY block_height DESC, tx_index LIMIT 3").Scan(ctx, &txIDs); err != nil {
+		t.Fatal(err)
+	}
+	var burnHash string
+	if err := store.DB.NewRaw("SELECT '0x' || encode(burn_block_hash, 'hex') FROM blocks WHERE canonical AND block_height = ?", planChain.Blocks/2).
+		Scan(ctx, &burnHash); err != nil {
+		t.Fatal(err)
+	}
+
+	h, err := server.New(server.Config{Store: store, ServerVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	captured := &capturedSQL{}
+	store.DB.AddQueryHook(captured)
+
+	mid, deep := fmt.Sprint(planChain.Blocks/2), fmt.Sprint(history-30)
+	gql := func(q string) string { return "/graphql?query=" + url.QueryEscape(q) }
+	// prepared: the read may run only prepared statements (checked below).
+	reads := []struct {
+		name, path string
+		prepared   bool
+	}{
+		{"stx-busy", "/extended/v1/address/" + busy + "/stx", true},
+		{"stx-busy-until-block", "/extended/v1/address/" + busy + "/stx?until_block=" + mid, false},
+		{"stx-busy-unanchored", "/extended/v1/address/" + busy + "/stx?unanchored=true", false},
+		{"stx-idle", "/extended/v1/address/" + idle + "/stx", true},
+		{"transfers-busy", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20", false},
+		{"transfers-busy-deep-offset", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=" + deep, false},
+		{"transfers-busy-until-block", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=100&until_block=" + mid, false},
+		{"transfers-busy-height", "/extended/v1/address/" + busy + "/transactions_with_transfers?height=" + mid, false},
+		{"transfers-busy-unanchored", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&unanchored=true", false},
+		{"tx-multiple", "/extended/v1/tx/multiple?tx_id=" + strings.Join(txIDs, "&tx_id="), false},
+		{"events-busy", "/extended/v1/tx/events?address=" + busy + "&limit=50", true},
+		{"events-busy-deep-offset", "/extended/v1/tx/events?address=" + busy + "&limit=50&offset=" + deep, true},
+		{"events-tx", "/extended/v1/tx/events?tx_id=" + txIDs[0], false},
+		{"contract-events", "/extended/v1/contract/" + g.ContractID() + "/events?limit=20", false},
+		{"blocks", "/extended/v1/block?limit=20", false},
+		{"block-by-burn-hash", "/extended/v1/block/by_burn_block_hash/" + burnHash, false},
+		{"graphql-front-page", gql(`{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`), false},
+		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`), false},
+		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`), false},
+	}
+	for _, r := range reads {
+		t.Run(r.name, func(t *testing.T) {
+			resp, err := http.Get(srv.URL + r.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
+				t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+			}
+			stmts := captured.take()
+			if len(stmts) == 0 && !r.prepared {
+				t.Fatal("the read ran no statement through bun")
+			}
+			var out strings.Builder
+			for i, s := range stmts {
+				fmt.Fprintf(&out, "-- statement %d\n%s\n\n%s\n", i+1, s, checkPlan(t, store, s))
+			}
+			writePlans(t, r.name, out.String())
+		})
+	}
+	for name, q := range db.PreparedStatements() {
+		t.Run(name, func(t *testing.T) {
+			stmt := strings.NewReplacer("$1::text", "'"+busy+"'::text", "$2::bigint", "50::bigint", "$3::bigint", deep+"::bigint",
+				"$4::integer", mid+"::integer").Replace(q)
+			writePlans(t, name, fmt.Sprintf("-- prepared, $1 = the busy account, $2 = 50, $3 = %s, $4 = %s\n%s\n\n%s\n", deep, mid, q, checkPlan(t, store, stmt)))
+		})
+	}
+}
+
+// planDB is the chain the plans are checked on: planChain replayed into a fresh database, or,
+// with STXGRAPH_PLANS_DB set, that database holding bench.HistoryChain (the benchmark chain,
+// loadgen prepare), to see the plans at scale.
+func planDB(t *testing.T) (*db.Store, *chaingen.Generator) {
+	ctx := context.Background()
+	if dsn := os.Getenv("STXGRAPH_PLANS_DB"); dsn != "" {
+		store := db.Open(dsn, db.PoolOptions{MaxOpen: 4})
+		t.Cleanup(func() { store.Close() })
+		maxPlanRows = 10_000
+		g, err := chaingen.New(bench.HistoryChain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return store, g
+	}
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	g, err := chaingen.New(planChain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bench.Replay(ctx, store, g, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.AnalyzeChainData(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return store, g
+}
+
+// checkPlan explains stmt with sequential scans disabled, as the planner sees a chain too large
+// to scan: the returned text plan must not scan a history table, and executed, no node may
+// touch more than maxPlanRows rows.
+func checkPlan(t *testing.T, store *db.Store, stmt string) string {
+	t.Helper()
+	ctx := context.Background()
+	var text []string
+	var js string
+	err := store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return err
+		}
+		if err := tx.NewRaw("EXPLAIN (COSTS OFF) "+stmt).Scan(ctx, &text); err != nil {
+			return err
+		}
+		return tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+stmt).Scan(ctx, &js)
+	})
+	if err != nil {
+		t.Fatalf("explain %s: %v", stmt, err)
+	}
+	plan := strings.Join(text, "\n")
+	if m := historyTables.FindString(plan); m != "" {
+		t.Errorf("%s with no index to serve it:\n%s\n%s", m, stmt, plan)
+	}
+	var root []struct {
+		Plan          planNode
+		ExecutionTime float64 `json:"Execution Time"`
+	}
+	if err := json.Unmarshal([]byte(js), &root); err != nil || len(root) != 1 {
+		t.Fatalf("plan %s: %v", js, err)
+	}
+	root[0].Plan.walk(func(n *planNode) {
+		if rows := n.touched(); rows > maxPlanRows {
+			t.Errorf("%s node touches %.0f rows (more than %.0f):\n%s\n%s", n.NodeType, rows, maxPlanRows, stmt, plan)
+		}
+	})
+	if os.Getenv("STXGRAPH_PLANS_DB") != "" {
+		plan += fmt.Sprintf("\n(executed in %.2f ms)", root[0].ExecutionTime)
+	}
+	return plan
+}
+
+type planNode struct {
+	NodeType      string     `json:"Node Type"`
+	ActualRows    float64    `json:"Actual Rows"`
+	ActualLoops   float64    `json:"Actual Loops"`
+	FilterRemoved float64    `json:"Rows Removed by Filter"`
+	RecheckRemove float64    `json:"Rows Removed by Index Recheck"`
+	Plans         []planNode `json:"Plans"`
+}
+
+// touched is how many rows the node produced or discarded over all its loops.
+func (n *planNode) touched() float64 {
+	return (n.ActualRows + n.FilterRemoved + n.RecheckRemove) * n.ActualLoops
+}
+
+func (n *planNode) walk(fn func(*planNode)) {
+	fn(n)
+	for i := range n.Plans {
+		n.Plans[i].walk(fn)
+	}
+}
+
+func writePlans(t *testing.T, name, plans string) {
+	t.Helper()
+	dir := os.Getenv("STXGRAPH_PLANS_OUT")
+	if dir == "" && *update {
+		dir = filepath.Join("testdata", "plans")
+	}
+	if dir == "" {
+		return
+	}
+	plans = longArray.ReplaceAllString(plans, "'{…}'")
+	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(plans), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
