@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium
 
 run: postgres build
 	$(BIN) serve
@@ -28,6 +28,13 @@ test: postgres crosscheck-deps
 
 generate:
 	$(GO) tool gqlgen generate
+
+# The GraphiQL and REST reference pages' front-end bundle (server/graphiql/dist, embedded in the
+# binary and committed, so `go build` alone needs no npm): rebuilt from the versions pinned in
+# server/graphiql/package.json and package-lock.json.
+graphiql:
+	npm ci --prefix server/graphiql --no-audit --no-fund --loglevel=error
+	cd server/graphiql && node build.mjs
 
 # CI: generated code must be what `make generate` produces.
 check-generate: generate
