@@ -10,7 +10,7 @@ NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 .PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium
 
 run: postgres build
-	$(BIN) serve
+	$(BIN) serve --demo
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stxgraph
@@ -23,7 +23,11 @@ crosscheck-deps:
 		for d in $(NPM_CHECKS); do npm ci --prefix $$d --no-audit --no-fund --loglevel=error || exit 1; done; \
 	else echo "npm not found: the npm cross-checks will be skipped"; fi
 
-test: postgres crosscheck-deps
+# Headless Chromium for the browser tests of the GraphiQL and REST reference pages.
+chromium:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: postgres crosscheck-deps chromium
 	$(GO) test -count=1 ./...
 
 generate:

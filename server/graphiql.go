@@ -2,9 +2,11 @@ package server
 
 import (
 	"embed"
+	"encoding/json"
 	"html/template"
 	"io/fs"
 	"net/http"
+	"slices"
 )
 
 // assets are the bundled front-end files (GraphiQL with React, graphql-ws and the explorer
@@ -155,10 +157,19 @@ const openAPIPath = "/extended/v1/openapi.json"
 
 // graphiql serves the GraphiQL page: queries over HTTP and subscriptions over WebSocket on
 // /graphql, the Examples as tabs, and ?query=… (a shared link) as the first tab.
-func graphiql() http.Handler {
+func graphiql(principal string) http.Handler {
+	examples := slices.Clone(Examples)
+	if principal != "" {
+		for i, e := range examples {
+			if e.Query == accountExample {
+				v, _ := json.Marshal(map[string]string{"principal": principal})
+				examples[i].Variables = string(v)
+			}
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		pages.Execute(w, Examples) //nolint:errcheck // client gone
+		pages.Execute(w, examples) //nolint:errcheck // client gone
 	})
 }
 

@@ -41,6 +41,8 @@ type Config struct {
 	// when 0). Batches normally run earlier: as soon as every resolver of the request waits on a
 	// loader (Batching).
 	LoaderWait time.Duration
+	// ExamplePrincipal is the account GraphiQL's account example reads (a placeholder when "").
+	ExamplePrincipal string
 }
 
 // withDefaults fills the limits left at zero.
@@ -77,7 +79,7 @@ func New(cfg Config) (http.Handler, error) {
 
 	r := mux.NewRouter()
 	r.Use(instrument(m))
-	r.Handle("/graphiql", graphiql()).Methods(http.MethodGet)
+	r.Handle("/graphiql", graphiql(cfg.ExamplePrincipal)).Methods(http.MethodGet)
 	r.HandleFunc("/docs", restDocs).Methods(http.MethodGet)
 	r.PathPrefix(assetPrefix).Handler(assetHandler()).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/", index).Methods(http.MethodGet)

@@ -356,3 +356,43 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 		t.Fatal(err)
 	}
 }
+
+// A fork option adds a second block at that height on the same parent, and the mempool option
+// ends the chain with one message of that many distinct pending transfers.
+func TestForkAndMempool(t *testing.T) {
+	t.Parallel()
+	o := chaingen.Options{Seed: 4, Blocks: 6, TxsPerBlock: 2, Accounts: 5, ForkAt: 3, MempoolTxs: 4}
+	g, ms := generate(t, o)
+	type head struct {
+		Height int    `json:"block_height"`
+		Hash   string `json:"block_hash"`
+		Parent string `json:"parent_index_block_hash"`
+	}
+	var atFork []head
+	for _, m := range ms {
+		if m.Path != chaingen.PathNewBlock {
+			continue
+		}
+		var h head
+		mustUnmarshal(t, m.Payload, &h)
+		if h.Height == o.ForkAt {
+			atFork = append(atFork, h)
+		}
+	}
+	if len(atFork) != 2 || atFork[0].Parent != atFork[1].Parent || atFork[0].Hash == atFork[1].Hash {
+		t.Errorf("blocks at the fork height: %+v; want two distinct blocks on one parent", atFork)
+	}
+	last := ms[len(ms)-1]
+	var pending []string
+	if last.Path != chaingen.PathNewMempoolTx {
+		t.Fatalf("last message %s, want %s", last.Path, chaingen.PathNewMempoolTx)
+	}
+	mustUnmarshal(t, last.Payload, &pending)
+	seen := map[string]bool{}
+	for _, raw := range pending {
+		seen[raw] = true
+	}
+	if len(seen) != o.MempoolTxs || g.Stats().MempoolTxs != int64(o.MempoolTxs) || g.Stats().ForkBlocks != 1 {
+		t.Errorf("%d distinct pending transactions, stats %+v; want %d and one fork block", len(seen), g.Stats(), o.MempoolTxs)
+	}
+}

@@ -140,7 +140,13 @@ func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
 // messages renders the burn block and the block at a height from its signed transactions.
 func (g *Generator) messages(height int, b *blockTxs) (Message, Message, error) {
-	blockHash := g.derive("block", height)
+	return g.renderBlock(height, "", b)
+}
+
+// renderBlock renders a block whose own hash derives from fork+"block": the rival block of a
+// fork shares its height, parent and burn block with the canonical one.
+func (g *Generator) renderBlock(height int, fork string, b *blockTxs) (Message, Message, error) {
+	blockHash := g.derive(fork+"block", height)
 	consensus := g.derive("consensus", height)[:20]
 	index := sha512.Sum512_256(append(append([]byte{}, blockHash...), consensus...))
 	id := blockID{
@@ -160,7 +166,7 @@ func (g *Generator) messages(height int, b *blockTxs) (Message, Message, error) 
 	}
 	p := blockPayload{
 		BlockHash: id.hash, BlockHeight: height, BurnBlockTime: id.burnTime, BurnBlockHash: id.burnHash,
-		BurnBlockHeight: id.burnHeight, MinerTxid: hex0x(g.derive("miner", height)), IndexBlockHash: id.index,
+		BurnBlockHeight: id.burnHeight, MinerTxid: hex0x(g.derive(fork+"miner", height)), IndexBlockHash: id.index,
 		ParentIndexBlockHash: parent.index, ParentBlockHash: parent.hash, ParentMicroblock: zeroHash,
 		MaturedMinerRewards: []struct{}{}, Events: []event{}, Transactions: make([]txPayload, len(b.txs)),
 		PoxV1UnlockHeight: poxUnlockHeights[0], PoxV2UnlockHeight: poxUnlockHeights[1], PoxV3UnlockHeight: poxUnlockHeights[2],
