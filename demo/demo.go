@@ -18,11 +18,11 @@ import (
 )
 
 // Chain is the demo chain: a few hundred testnet blocks of STX transfers and calls of a
-// contract that prints an event, a competing block that ends on a fork, and pending
-// transfers in the mempool.
+// contract that prints an event, microblocks streamed on every tenth block, a competing
+// block that ends on a fork, and pending transfers in the mempool.
 var Chain = chaingen.Options{
 	Seed: 1, Blocks: 300, TxsPerBlock: 4, Accounts: 24, BusyShare: 0.25,
-	ContractCallsPerBlock: 1, ForkAt: 150, MempoolTxs: 12,
+	ContractCallsPerBlock: 1, ForkAt: 150, MempoolTxs: 12, MicroblockEvery: 10, MicroblockTxs: 3,
 }
 
 // ChainID is the chain id of the demo chain (testnet).
@@ -39,7 +39,7 @@ func Busy() string {
 
 // Summary says what a database's demo chain holds.
 type Summary struct {
-	Blocks, Txs, ForkBlocks, MempoolTxs int64
+	Blocks, Txs, Microblocks, ForkBlocks, MempoolTxs int64
 	// Busy is the account with the most history; Contract the contract the calls target.
 	Busy, Contract string
 	// Loaded is false when the chain was already there.
@@ -101,7 +101,8 @@ func Load(ctx context.Context, store *db.Store, chainID uint32, opts chaingen.Op
 		return sum, err
 	}
 	st := g.Stats()
-	sum.Blocks, sum.Txs, sum.ForkBlocks, sum.MempoolTxs, sum.Loaded = st.Blocks, st.Txs, st.ForkBlocks, st.MempoolTxs, true
+	sum.Blocks, sum.Txs, sum.Microblocks, sum.ForkBlocks, sum.MempoolTxs, sum.Loaded = st.Blocks, st.Txs, st.Microblocks,
+		st.ForkBlocks, st.MempoolTxs, true
 	err = store.MarkDemoChain(ctx, &db.DemoChain{ChainID: int64(ChainID), Generator: opts.Key(),
 		Blocks: int(st.Blocks), Txs: int(st.Txs), Complete: true})
 	if err == nil {

@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	stxgraph "github.com/stxgraph/stxgraph"
@@ -15,7 +16,7 @@ import (
 
 // small is a demo chain of the same shape as demo.Chain, quick to load.
 var small = chaingen.Options{Seed: 3, Blocks: 12, TxsPerBlock: 2, Accounts: 6, BusyShare: 0.5,
-	ContractCallsPerBlock: 1, ForkAt: 6, MempoolTxs: 3}
+	ContractCallsPerBlock: 1, ForkAt: 6, MempoolTxs: 3, MicroblockEvery: 4, MicroblockTxs: 2}
 
 func newStore(t *testing.T) *db.Store {
 	t.Helper()
@@ -44,8 +45,19 @@ func TestLoadOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sum.Loaded || sum.Blocks != int64(small.Blocks+1) || sum.ForkBlocks != 1 || sum.MempoolTxs != int64(small.MempoolTxs) {
-		t.Fatalf("loaded %+v; want %d blocks, one fork block and %d pending transactions", sum, small.Blocks+1, small.MempoolTxs)
+	if !sum.Loaded || sum.Blocks != int64(small.Blocks+1) || sum.ForkBlocks != 1 || sum.MempoolTxs != int64(small.MempoolTxs) ||
+		sum.Microblocks != 3 {
+		t.Fatalf("loaded %+v; want %d blocks, 3 microblocks, one fork block and %d pending transactions", sum, small.Blocks+1, small.MempoolTxs)
+	}
+	// Block 9 confirms the microblock streamed on block 8: its transactions are counted in it.
+	confirming, err := store.BlockByHeight(ctx, 9)
+	if err != nil || confirming == nil {
+		t.Fatalf("block 9: %v %v", confirming, err)
+	}
+	anchored := 1 + small.TxsPerBlock + small.ContractCallsPerBlock
+	if strings.Trim(db.Hex(confirming.ParentMicroblockHash), "0x") == "" || int(confirming.TxCount) != anchored+small.MicroblockTxs {
+		t.Errorf("block 9 confirms microblock %s with %d transactions; want a microblock and %d", db.Hex(confirming.ParentMicroblockHash),
+			confirming.TxCount, anchored+small.MicroblockTxs)
 	}
 	tip, err := store.ChainTip(ctx)
 	if err != nil {

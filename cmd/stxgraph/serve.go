@@ -108,7 +108,7 @@ func prepareDemo(ctx context.Context, cfg *config, store *db.Store) (bool, error
 		}
 		if sum.Loaded {
 			slog.Info("loaded the generated demo chain", "database", databaseName(cfg.databaseURL), "blocks", sum.Blocks,
-				"txs", sum.Txs, "fork_blocks", sum.ForkBlocks, "mempool_txs", sum.MempoolTxs, "busy_account", sum.Busy,
+				"txs", sum.Txs, "microblocks", sum.Microblocks, "fork_blocks", sum.ForkBlocks, "mempool_txs", sum.MempoolTxs, "busy_account", sum.Busy,
 				"contract", sum.Contract, "duration", time.Since(start).Round(time.Millisecond).String())
 		} else {
 			slog.Info("the demo chain is loaded already, not loading it again", "database", databaseName(cfg.databaseURL),

@@ -34,9 +34,10 @@ import (
 
 // Event-observer paths of the generated messages.
 const (
-	PathNewBlock     = "/new_block"
-	PathNewBurnBlock = "/new_burn_block"
-	PathNewMempoolTx = "/new_mempool_tx"
+	PathNewBlock       = "/new_block"
+	PathNewBurnBlock   = "/new_burn_block"
+	PathNewMempoolTx   = "/new_mempool_tx"
+	PathNewMicroblocks = "/new_microblocks"
 )
 
 // Genesis amounts and the range of transfer amounts and fees, in µSTX. A genesis balance is
@@ -88,6 +89,10 @@ type Options struct {
 	// MempoolTxs is the number of STX transfers left pending after the last block, sent in
 	// one /new_mempool_tx message.
 	MempoolTxs int
+	// MicroblockEvery, when above 0, has the miner stream a microblock of MicroblockTxs STX
+	// transfers on top of every block whose height it divides (from height 3, not next to the
+	// fork); the next block confirms it, and one on the last block stays unconfirmed.
+	MicroblockEvery, MicroblockTxs int
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -101,7 +106,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Accounts = 100
 	}
 	switch {
-	case o.Blocks < 0 || o.TxsPerBlock < 0 || o.ContractCallsPerBlock < 0 || o.MempoolTxs < 0:
+	case o.Blocks < 0 || o.TxsPerBlock < 0 || o.ContractCallsPerBlock < 0 || o.MempoolTxs < 0 ||
+		o.MicroblockEvery < 0 || o.MicroblockTxs < 0:
 		return o, errors.New("chaingen: negative block or transaction count")
 	case o.Accounts < 4:
 		return o, fmt.Errorf("chaingen: %d accounts, at least 4 are needed (busy, idle and two more)", o.Accounts)
@@ -118,8 +124,8 @@ func (o Options) Key() string {
 	o, _ = o.withDefaults()
 	key := fmt.Sprintf("s%d_b%d_t%d_a%d_busy%g_c%d_m%t", o.Seed, o.Blocks, o.TxsPerBlock, o.Accounts,
 		o.BusyShare, o.ContractCallsPerBlock, o.Mainnet)
-	if o.ForkAt > 0 || o.MempoolTxs > 0 {
-		key += fmt.Sprintf("_f%d_p%d", o.ForkAt, o.MempoolTxs)
+	if o.ForkAt > 0 || o.MempoolTxs > 0 || o.MicroblockEvery > 0 {
+		key += fmt.Sprintf("_f%d_p%d_mb%d.%d", o.ForkAt, o.MempoolTxs, o.MicroblockEvery, o.MicroblockTxs)
 	}
 	return key
 }
@@ -144,7 +150,9 @@ type Stats struct {
 	// ForkBlocks counts the competing blocks; MempoolTxs the transfers left pending (which
 	// Txs and Transfers leave out, and Fees includes).
 	ForkBlocks, MempoolTxs int64
-	Minted, Fees           uint64
+	// Microblocks counts the streamed microblocks.
+	Microblocks  int64
+	Minted, Fees uint64
 	// BusyTransfers counts the transfers the busy account took part in.
 	BusyTransfers int64
 }
@@ -160,7 +168,8 @@ type Generator struct {
 	counter  uint64 // the contract's counter, printed by each call
 	height   int    // height of the last block generated
 	pending  []Message
-	mempool  bool // the mempool message was sent
+	mempool  bool        // the mempool message was sent
+	stream   *microblock // the microblock the next block confirms
 	parent   blockID
 	stats    Stats
 }
@@ -253,6 +262,13 @@ func (g *Generator) Next() (Message, error) {
 		return Message{}, err
 	}
 	g.pending = append(g.pending, block)
+	if e := g.opts.MicroblockEvery; e > 0 && g.height > 2 && g.height%e == 0 && g.height != g.opts.ForkAt-1 && g.height != g.opts.ForkAt {
+		mb, err := g.microblock(g.height)
+		if err != nil {
+			return Message{}, err
+		}
+		g.pending = append(g.pending, mb)
+	}
 	g.stats.Messages++
 	g.stats.Blocks++
 	return burn, nil
@@ -357,7 +373,7 @@ func (g *Generator) block(height int) (Message, Message, error) {
 		g.deploy(&b)
 	}
 	if height > 1 {
-		if err := g.transfers(&b); err != nil {
+		if err := g.transfers(&b, g.opts.TxsPerBlock); err != nil {
 			return Message{}, Message{}, err
 		}
 	}
@@ -467,8 +483,8 @@ func (g *Generator) crowd(not int) int {
 	}
 }
 
-func (g *Generator) transfers(b *blockTxs) error {
-	for range g.opts.TxsPerBlock {
+func (g *Generator) transfers(b *blockTxs, n int) error {
+	for range n {
 		from, to := g.crowd(-1), -1
 		if g.rng.Float64() < g.opts.BusyShare {
 			g.stats.BusyTransfers++

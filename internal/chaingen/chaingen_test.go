@@ -361,23 +361,46 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 // ends the chain with one message of that many distinct pending transfers.
 func TestForkAndMempool(t *testing.T) {
 	t.Parallel()
-	o := chaingen.Options{Seed: 4, Blocks: 6, TxsPerBlock: 2, Accounts: 5, ForkAt: 3, MempoolTxs: 4}
+	o := chaingen.Options{Seed: 4, Blocks: 6, TxsPerBlock: 2, Accounts: 5, ForkAt: 3, MempoolTxs: 4,
+		MicroblockEvery: 5, MicroblockTxs: 2}
 	g, ms := generate(t, o)
 	type head struct {
-		Height int    `json:"block_height"`
-		Hash   string `json:"block_hash"`
-		Parent string `json:"parent_index_block_hash"`
+		Height           int    `json:"block_height"`
+		Hash             string `json:"block_hash"`
+		Parent           string `json:"parent_index_block_hash"`
+		ParentMicroblock string `json:"parent_microblock"`
+		Transactions     []struct {
+			TxID           string  `json:"txid"`
+			MicroblockHash *string `json:"microblock_hash"`
+		} `json:"transactions"`
 	}
 	var atFork []head
+	var streamed head // the /new_microblocks message, read into the same shape
 	for _, m := range ms {
-		if m.Path != chaingen.PathNewBlock {
-			continue
-		}
 		var h head
-		mustUnmarshal(t, m.Payload, &h)
+		switch m.Path {
+		case chaingen.PathNewMicroblocks:
+			mustUnmarshal(t, m.Payload, &streamed)
+		case chaingen.PathNewBlock:
+			mustUnmarshal(t, m.Payload, &h)
+		}
 		if h.Height == o.ForkAt {
 			atFork = append(atFork, h)
 		}
+		if h.Height == o.MicroblockEvery+1 { // confirms the microblock streamed on the block before
+			if len(streamed.Transactions) != o.MicroblockTxs || streamed.Transactions[0].MicroblockHash == nil ||
+				h.ParentMicroblock != *streamed.Transactions[0].MicroblockHash {
+				t.Fatalf("block %d confirms microblock %q; streamed %+v", h.Height, h.ParentMicroblock, streamed)
+			}
+			for i, tx := range streamed.Transactions {
+				if h.Transactions[i].TxID != tx.TxID || h.Transactions[i].MicroblockHash == nil {
+					t.Errorf("block %d transaction %d is %s, want the microblock's %s", h.Height, i, h.Transactions[i].TxID, tx.TxID)
+				}
+			}
+		}
+	}
+	if g.Stats().Microblocks != 1 {
+		t.Errorf("%d microblocks streamed, want 1", g.Stats().Microblocks)
 	}
 	if len(atFork) != 2 || atFork[0].Parent != atFork[1].Parent || atFork[0].Hash == atFork[1].Hash {
 		t.Errorf("blocks at the fork height: %+v; want two distinct blocks on one parent", atFork)
