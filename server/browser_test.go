@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"os"
 	"os/exec"
@@ -48,11 +49,18 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	exe := chromium(t)
+	// Chromium may still write its profile while it exits, so the directory is removed after the
+	// browser has gone, without failing the test (t.TempDir would).
+	profile, err := os.MkdirTemp("", "stxgraph-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
+		chromedp.ExecPath(exe),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true),
@@ -63,7 +71,18 @@ func newBrowser(t *testing.T) *browser {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the browser and waits for it
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	b := &browser{ctx: ctx}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		b.mu.Lock()
@@ -121,15 +140,21 @@ func (b *browser) text(selector string) string {
 	return s
 }
 
+// showsWithin reports whether the element's text holds want within d.
+func (b *browser) showsWithin(selector, want string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if strings.Contains(b.text(selector), want) {
+			return true
+		}
+	}
+	return false
+}
+
 // waitText waits until the element's text holds want, failing with what it shows instead.
 func (b *browser) waitText(t *testing.T, selector, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if strings.Contains(b.text(selector), want) {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if b.showsWithin(selector, want, 30*time.Second) {
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -160,8 +185,8 @@ func TestGraphiQLInBrowser(t *testing.T) {
 	if err := g.Each(func(m chaingen.Message) error { ms = append(ms, m); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	live := ms[len(ms)-2:] // the last burn block and block arrive while the subscription runs
-	applyAll(t, a.store, ms[:len(ms)-2])
+	live := ms[len(ms)-6:] // the last three burn blocks and blocks arrive while the subscription runs
+	applyAll(t, a.store, ms[:len(ms)-6])
 	tip, err := a.store.ChainTip(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -188,32 +213,55 @@ func TestGraphiQLInBrowser(t *testing.T) {
 		}
 	}
 
-	// The live tab subscribes over graphql-ws; the next block reaches the result pane.
-	var clicked bool
-	err = chromedp.Run(b.ctx, chromedp.Evaluate(`(() => {
-		const tab = [...document.querySelectorAll('.graphiql-tab-button')].find((b) => b.innerText.includes('LiveBlocks'));
-		if (tab) tab.click();
-		return !!tab;
-	})()`, &clicked))
-	if err != nil || !clicked {
-		t.Fatalf("open the LiveBlocks tab: %v (found: %v)", err, clicked)
-	}
-	b.waitText(t, ".graphiql-query-editor", "subscription LiveBlocks")
+	// The account tab runs its own operation (not the one of the tab shown before).
+	b.openTab(t, "AccountPage")
 	if err := chromedp.Run(b.ctx, chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	// The subscription is live once the server counts it; then the block is stored.
-	waitSubscribed(t, b, a.url)
-	applyAll(t, a.store, live)
-	newTip, err := a.store.ChainTip(context.Background())
-	if err != nil {
+	b.waitText(t, ".result-window", `"stxBalance"`)
+
+	// The live tab subscribes over graphql-ws; the next block reaches the result pane.
+	b.openTab(t, "LiveBlocks")
+	if err := chromedp.Run(b.ctx, chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	b.waitText(t, ".result-window", db.Hex(newTip.BlockHash))
+	// The page subscribes once its WebSocket is open; the server registers the subscription a
+	// moment later, so blocks are stored one at a time until one reaches the result pane.
+	waitSubscribed(t, b, a.url)
+	seen := false
+	for i := 0; i < len(live) && !seen; i += 2 {
+		applyAll(t, a.store, live[i:i+2])
+		var block struct {
+			Hash string `json:"block_hash"`
+		}
+		if err := json.Unmarshal(live[i+1].Payload, &block); err != nil || block.Hash == "" {
+			t.Fatalf("block message: %v", err)
+		}
+		seen = b.showsWithin(".result-window", block.Hash, 10*time.Second)
+	}
+	if !seen {
+		t.Fatalf("the LiveBlocks subscription showed none of the %d blocks stored while it ran; result pane:\n%.1000s\nconsole: %q",
+			len(live)/2, b.text(".result-window"), b.consoleLog())
+	}
 
 	if n := b.checkLocal(t, a.url); n < 3 {
 		t.Errorf("recorded %d requests; the page's own requests were not seen", n)
 	}
+}
+
+// openTab shows the example tab of the named operation.
+func (b *browser) openTab(t *testing.T, operation string) {
+	t.Helper()
+	var clicked bool
+	err := chromedp.Run(b.ctx, chromedp.Evaluate(`(() => {
+		const tab = [...document.querySelectorAll('.graphiql-tab-button')].find((b) => b.innerText.includes('`+operation+`'));
+		if (tab) tab.click();
+		return !!tab;
+	})()`, &clicked))
+	if err != nil || !clicked {
+		t.Fatalf("open the %s tab: %v (found: %v)", operation, err, clicked)
+	}
+	b.waitText(t, ".graphiql-query-editor", " "+operation)
 }
 
 // waitSubscribed waits until the page has opened its WebSocket to /graphql.
@@ -226,7 +274,6 @@ func waitSubscribed(t *testing.T, b *browser, base string) {
 		for _, u := range b.urls {
 			if u == ws {
 				b.mu.Unlock()
-				time.Sleep(500 * time.Millisecond) // the subscribe message follows the handshake
 				return
 			}
 		}

@@ -38,7 +38,7 @@ var Examples = []Example{
 // exampleQuery walks blocks, their transactions and their burn blocks, paged by cursor.
 const exampleQuery = `# stxgraph: the Stacks chain as one graph. Nested lists are batched: this query runs a
 # handful of SQL statements however many blocks and transactions it returns.
-# More examples are in the other tabs; the explorer (compass icon) builds queries by clicking.
+# More examples are in the other tabs; the explorer (first icon on the left) builds queries by clicking.
 query LatestBlocks {
   chainTip { blockHeight burnBlockHeight }
   blocksConnection(first: 5) {
