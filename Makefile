@@ -25,7 +25,8 @@ crosscheck-deps:
 
 # Headless Chromium for the browser tests of the GraphiQL and REST reference pages.
 chromium:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@test -x /usr/bin/chromium || { sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
+		$$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: postgres crosscheck-deps chromium
 	$(GO) test -count=1 ./...

@@ -27,8 +27,8 @@ type Example struct {
 	Variables string `json:"variables,omitempty"`
 }
 
-// Examples are the tabs GraphiQL opens with; the first is the one shown.
-var Examples = []Example{
+// examples are the tabs GraphiQL opens with; the first is the one shown.
+var examples = []Example{
 	{Name: "Latest blocks", Query: exampleQuery},
 	{Name: "Account", Query: accountExample, Variables: `{"principal": "ST000000000000000000002AMW42H"}`},
 	{Name: "Block explorer", Query: blockExplorerExample, Variables: `{"height": 2}`},
@@ -156,20 +156,20 @@ var docsPage = template.Must(template.New("docs").Parse(`<!doctype html>
 const openAPIPath = "/extended/v1/openapi.json"
 
 // graphiql serves the GraphiQL page: queries over HTTP and subscriptions over WebSocket on
-// /graphql, the Examples as tabs, and ?query=… (a shared link) as the first tab.
+// /graphql, the examples as tabs, and ?query=… (a shared link) as the first tab.
 func graphiql(principal string) http.Handler {
-	examples := slices.Clone(Examples)
+	tabs := slices.Clone(examples)
 	if principal != "" {
-		for i, e := range examples {
+		for i, e := range tabs {
 			if e.Query == accountExample {
 				v, _ := json.Marshal(map[string]string{"principal": principal})
-				examples[i].Variables = string(v)
+				tabs[i].Variables = string(v)
 			}
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		pages.Execute(w, examples) //nolint:errcheck // client gone
+		pages.Execute(w, tabs) //nolint:errcheck // client gone
 	})
 }
 
