@@ -7,10 +7,10 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps btcd bench fuzz load bench-chain loadtest
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium btcd
 
 run: postgres build
-	$(BIN) serve
+	$(BIN) serve --demo
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/stxgraph
@@ -32,11 +32,25 @@ btcd: $(BTCD)
 $(BTCD):
 	GOBIN=$(CURDIR)/.cache/bin $(GO) install github.com/btcsuite/btcd@$(BTCD_VERSION)
 
-test: postgres crosscheck-deps btcd
+
+# Headless Chromium for the browser tests of the GraphiQL and REST reference pages.
+chromium:
+	@test -x /usr/bin/chromium || { sudo=$$(test "$$(id -u)" = 0 || echo sudo); \
+		$$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+
+test: postgres crosscheck-deps btcd chromium
 	$(GO) test -count=1 ./...
 
 generate:
 	$(GO) tool gqlgen generate
+
+# The GraphiQL and REST reference pages' front-end bundle (server/graphiql/dist, embedded in the
+# binary and committed, so `go build` alone needs no npm): rebuilt from the versions pinned in
+# server/graphiql/package.json and package-lock.json.
+graphiql:
+	npm ci --prefix server/graphiql --no-audit --no-fund --loglevel=error
+	cd server/graphiql && node build.mjs
 
 # CI: generated code must be what `make generate` produces.
 check-generate: generate

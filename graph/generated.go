@@ -876,14 +876,14 @@ type QueryResolver interface {
 	BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error)
 	BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*BlockConnection, error)
 	Microblock(ctx context.Context, hash []byte) (*db.Microblock, error)
-	Contract(ctx context.Context, id string) (*db.SmartContract, error)
+	BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error)
+	TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*TransactionLookup, error)
 	Mempool(ctx context.Context, address *string, first *int32, after *string, last *int32, before *string) (*MempoolTransactionConnection, error)
 	MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error)
-	Account(ctx context.Context, principal string) (*db.Account, error)
-	TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*TransactionLookup, error)
-	Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) ([]db.Event, error)
+	Contract(ctx context.Context, id string) (*db.SmartContract, error)
 	ContractEvents(ctx context.Context, contractID string, limit *int32, offset *int32, unanchored *bool) ([]*db.ContractLog, error)
-	BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error)
+	Account(ctx context.Context, principal string) (*db.Account, error)
+	Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) ([]db.Event, error)
 	Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error)
 	Brc20Tokens(ctx context.Context, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) (*Brc20TokenConnection, error)
 	Brc20Address(ctx context.Context, address string) (*Brc20Address, error)
@@ -3909,11 +3909,18 @@ type Query {
     "Microblock hash."
     hash: Hex!
   ): Microblock
-  "A smart contract by id (` + "`" + `<address>.<name>` + "`" + `): its canonical deployment."
-  contract(
-    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
-    id: String!
-  ): Contract
+  "The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical)."
+  blockByBurnBlockHash(
+    "Burn block hash."
+    hash: Hex!
+  ): Block
+  "Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false."
+  transactionsByIds(
+    "Transaction ids to look up."
+    ids: [Hex!]!
+    "Also find transactions in unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+  ): [TransactionLookup!]!
   "Pending mempool transactions, newest first; ` + "`" + `address` + "`" + ` keeps those it sends, sponsors or receives STX in."
   mempool(
     "Keep the transactions this principal sends, sponsors or receives STX in (all pending transactions when null)."
@@ -3932,11 +3939,40 @@ type Query {
     "Transaction id."
     txId: Hex!
   ): MempoolTransaction
+  "A smart contract by id (` + "`" + `<address>.<name>` + "`" + `): its canonical deployment."
+  contract(
+    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
+    id: String!
+  ): Contract
+  "Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks."
+  contractEvents(
+    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
+    contractId: String!
+    "Number of events to return (0 to 50)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+    "Include the events of unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+  ): [SmartContractLogEvent!]!
   "An account by principal (address, or address.contract-name). Its fields are read on demand."
   account(
     "A standard principal (STX address) or a contract principal (` + "`" + `<address>.<contract name>` + "`" + `)."
     principal: String!
   ): Account!
+  "Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds."
+  events(
+    "List the events of this transaction (its canonical row)."
+    txId: Hex
+    "List the events involving this principal (as sender, recipient, locked address or printing contract)."
+    principal: String
+    "Keep events of these kinds (all five when null or empty)."
+    types: [EventType!]
+    "Number of events to return (0 to 100)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+  ): [Event!]!
 }
 
 "The canonical chain tip."
@@ -3953,6 +3989,8 @@ type ChainTip {
   microblockHash: Hex
   "Sequence of that microblock."
   microblockSequence: Int
+  "When the mempool last changed, as unix seconds with a fraction (changes whenever a transaction enters or leaves it)."
+  mempoolUpdatedAt: String! @goField(forceResolver: true)
 }
 
 "A Stacks anchor block."
@@ -4006,6 +4044,20 @@ type Block {
   microblocksStreamed: [Microblock!]!
   "The miner rewards that matured in this block."
   minerRewards: [MinerReward!]!
+  "Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index)."
+  txIds: [Hex!]!
+  "The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts."
+  microblockTxCounts: [MicroblockTxCount!]!
+  "Hashes of the canonical microblocks streamed on top of this block, in sequence order."
+  streamedMicroblockHashes: [Hex!]!
+  "Clarity execution cost of the block."
+  executionCost: ExecutionCost!
+  "Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block."
+  tenureHeight: Int! @goField(forceResolver: true)
+  "blockTime as ISO 8601."
+  blockTimeIso: String!
+  "burnBlockTime as ISO 8601."
+  burnBlockTimeIso: String!
 }
 
 "A Bitcoin block as the stacks-node reported it."
@@ -4205,8 +4257,8 @@ type ContractEventEdge {
 }
 
 """
-A mined transaction (anchored, or confirmed in a microblock).
-Minimal core added with GraphQL issue 6 (edges: block, microblock); the transaction issue extends it.
+A mined transaction (anchored, or confirmed in a microblock): where it sits in the chain, who
+sent it, what it paid and carried, how it ran and the events it emitted.
 """
 type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   "Transaction id."
@@ -4229,9 +4281,88 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   sender: Account!
   "The sponsor account (sponsored transactions only)."
   sponsor: Account
+  "Origin nonce."
+  nonce: Uint128!
+  "Fee in micro-STX (the sponsor's when sponsored)."
+  feeRate: Uint128!
+  "Origin address."
+  senderAddress: String!
+  "Sponsor nonce (sponsored only)."
+  sponsorNonce: Uint128
+  "Whether a sponsor pays the fee."
+  sponsored: Boolean!
+  "Sponsor address (sponsored only)."
+  sponsorAddress: String
+  "Post-condition mode."
+  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  "Post-conditions."
+  postConditions: [PostCondition!]!
+  "Anchor mode."
+  anchorMode: AnchorMode! @goField(forceResolver: true)
+  "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
+  blockHash: Hex!
+  "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
+  blockTime: Int! @goField(forceResolver: true)
+  "blockTime as ISO 8601 (\"\" when unknown)."
+  blockTimeIso: String!
+  "Height of the burn block (-1 while the transaction is in an unconfirmed microblock)."
+  burnBlockHeight: Int!
+  "Unix time of the burn block (-1 while the transaction is in an unconfirmed microblock)."
+  burnBlockTime: Int!
+  "burnBlockTime as ISO 8601 (\"\" when not positive)."
+  burnBlockTimeIso: String!
+  "Unix time of the parent block's burn block."
+  parentBurnBlockTime: Int!
+  "parentBurnBlockTime as ISO 8601."
+  parentBurnBlockTimeIso: String!
+  "Status."
+  txStatus: TxStatus!
+  "Clarity result."
+  txResult: ClarityValue!
+  "Number of events."
+  eventCount: Int!
+  "Hash of the parent block."
+  parentBlockHash: Hex!
+  "Whether the transaction is in an unconfirmed microblock."
+  isUnanchored: Boolean!
+  "Hash of its microblock (\"0x\" when anchored)."
+  microblockHash: Hex!
+  "Execution cost: reads."
+  executionCostReadCount: Int! @goField(name: "ReadCount")
+  "Execution cost: bytes read."
+  executionCostReadLength: Int! @goField(name: "ReadLength")
+  "Execution cost: runtime."
+  executionCostRuntime: Int! @goField(name: "Runtime")
+  "Execution cost: writes."
+  executionCostWriteCount: Int! @goField(name: "WriteCount")
+  "Execution cost: bytes written."
+  executionCostWriteLength: Int! @goField(name: "WriteLength")
+  "Clarity VM error of a failed transaction."
+  vmError: String @goField(name: "VMError")
+  "Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit)."
+  events(
+    "Largest number of events to return per transaction (0 to 100)."
+    limit: Int = 20
+    "Smallest event_index to return."
+    offset: Int = 0
+  ): [Event!]!
+  "Payload type."
+  txType: TxType!
+  "Token-transfer payload (token_transfer only)."
+  tokenTransfer: TokenTransferPayload
+  "Deploy payload (smart_contract only)."
+  smartContract: SmartContractPayload
+  "Contract-call payload (contract_call only); arguments named and typed from the contract's ABI."
+  contractCall: ContractCallPayload
+  "Poison-microblock payload (poison_microblock only)."
+  poisonMicroblock: PoisonMicroblockPayload
+  "Coinbase payload (coinbase only)."
+  coinbasePayload: CoinbasePayload
+  "Tenure-change payload (tenure_change only)."
+  tenureChangePayload: TenureChangePayload
 }
 
-"A transaction in the mempool. Minimal core added with GraphQL issue 6; the transaction issue extends it."
+"A transaction in the mempool: pending, or dropped (pruned) without being mined."
 type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.MempoolTx") {
   "Transaction id."
   txId: Hex! @goField(name: "TxID")
@@ -4245,11 +4376,43 @@ type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.Mempool
   feeRate: Uint128!
   "Whether it was dropped from the mempool (replaced, too expensive, stale…)."
   pruned: Boolean!
+  "Sponsor nonce (sponsored only)."
+  sponsorNonce: Uint128
+  "Whether a sponsor pays the fee."
+  sponsored: Boolean!
+  "Sponsor address (sponsored only)."
+  sponsorAddress: String
+  "Post-condition mode."
+  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  "Post-conditions."
+  postConditions: [PostCondition!]!
+  "Anchor mode."
+  anchorMode: AnchorMode! @goField(forceResolver: true)
+  "Status: pending or why it was dropped."
+  txStatus: TxStatus!
+  "The transaction that replaced this one."
+  replacedByTxId: Hex @goField(forceResolver: true)
+  "receiptTime as ISO 8601."
+  receiptTimeIso: String!
+  "Payload type."
+  txType: TxType!
+  "Token-transfer payload (token_transfer only)."
+  tokenTransfer: TokenTransferPayload
+  "Deploy payload (smart_contract only)."
+  smartContract: SmartContractPayload
+  "Contract-call payload (contract_call only)."
+  contractCall: ContractCallPayload
+  "Poison-microblock payload (poison_microblock only)."
+  poisonMicroblock: PoisonMicroblockPayload
+  "Coinbase payload (coinbase only)."
+  coinbasePayload: CoinbasePayload
+  "Tenure-change payload (tenure_change only)."
+  tenureChangePayload: TenureChangePayload
 }
 
 """
-An account: a standard or contract principal. Minimal core added with GraphQL issue 6
-(transactions); the account issue adds balances.
+An account: a standard or contract principal, with its transactions, nonces, STX balance and
+asset events.
 """
 type Account {
   "The principal (address, or address.contract-name)."
@@ -4267,6 +4430,53 @@ type Account {
   ): AccountTransactionConnection!
   "Nonce figures for building the account's next transaction, as the reference's /extended/v1/address/{principal}/nonces computes them."
   nonces: AccountNonces!
+  "STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash."
+  stxBalance(
+    "Include unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+    "Read the balance as of this canonical block height."
+    atHeight: Int
+    "Read the balance as of this block (block hash or index block hash, canonical or not)."
+    atBlockHash: Hex
+  ): StxBalance!
+  "The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
+  transactionsWithTransfers(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+    "Keep only the transactions of this block height (at least 1); not with atHeight/atBlockHash."
+    height: Int
+    "Include unconfirmed microblocks above the tip."
+    unanchored: Boolean = false
+    "Read the history up to this canonical block height."
+    atHeight: Int
+    "Read the history up to this block (block hash or index block hash)."
+    atBlockHash: Hex
+  ): TransactionsWithTransfersPage!
+  "Id of the newest canonical transaction the account took part in (null when none)."
+  latestTxId: Hex @goField(forceResolver: true)
+  "Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none)."
+  latestMempoolTxId: Hex @goField(forceResolver: true)
+  """
+  The account's canonical events, newest first in chain order (block height, microblock
+  sequence, transaction index, event index): STX, fungible- and non-fungible-token events it
+  sends or receives, PoX locks of its STX and, for a contract principal, the contract's print
+  events. ` + "`" + `types` + "`" + ` keeps those kinds (all five when null or empty). A cursor names an event by
+  its chain position, so pages neither skip nor repeat events while new blocks arrive.
+  """
+  events(
+    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
+    first: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
+    after: String
+    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
+    last: Int
+    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
+    before: String
+    "Keep events of these kinds (all five when null or empty)."
+    types: [EventType!]
+  ): AccountEventConnection!
 }
 
 "An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
@@ -4283,7 +4493,7 @@ type AccountNonces {
   detectedMempoolNonces: [Int!]!
 }
 
-"Operations that change state: the testnet faucets (schema/faucet.graphql)."
+"Operations that change state: the testnet faucets."
 type Mutation
 
 "Live updates, driven by what ingestion commits (graphql-ws over WebSocket at /graphql)."
@@ -4305,67 +4515,6 @@ type Subscription {
 }
 
 # ---- Accounts, transactions and events (the reads behind the legacy REST paths) ----
-
-extend type Query {
-  "Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false."
-  transactionsByIds(
-    "Transaction ids to look up."
-    ids: [Hex!]!
-    "Also find transactions in unconfirmed microblocks above the tip."
-    unanchored: Boolean = false
-  ): [TransactionLookup!]!
-  "Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds."
-  events(
-    "List the events of this transaction (its canonical row)."
-    txId: Hex
-    "List the events involving this principal (as sender, recipient, locked address or printing contract)."
-    principal: String
-    "Keep events of these kinds (all five when null or empty)."
-    types: [EventType!]
-    "Number of events to return (0 to 100)."
-    limit: Int = 20
-    "Number of events to skip from the start of the list."
-    offset: Int = 0
-  ): [Event!]!
-  "Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks."
-  contractEvents(
-    "Contract id, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
-    contractId: String!
-    "Number of events to return (0 to 50)."
-    limit: Int = 20
-    "Number of events to skip from the start of the list."
-    offset: Int = 0
-    "Include the events of unconfirmed microblocks above the tip."
-    unanchored: Boolean = false
-  ): [SmartContractLogEvent!]!
-  "The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical)."
-  blockByBurnBlockHash(
-    "Burn block hash."
-    hash: Hex!
-  ): Block
-}
-
-extend type ChainTip {
-  "When the mempool last changed, as unix seconds with a fraction (changes whenever a transaction enters or leaves it)."
-  mempoolUpdatedAt: String! @goField(forceResolver: true)
-}
-
-extend type Block {
-  "Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index)."
-  txIds: [Hex!]!
-  "The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts."
-  microblockTxCounts: [MicroblockTxCount!]!
-  "Hashes of the canonical microblocks streamed on top of this block, in sequence order."
-  streamedMicroblockHashes: [Hex!]!
-  "Clarity execution cost of the block."
-  executionCost: ExecutionCost!
-  "Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block."
-  tenureHeight: Int! @goField(forceResolver: true)
-  "blockTime as ISO 8601."
-  blockTimeIso: String!
-  "burnBlockTime as ISO 8601."
-  burnBlockTimeIso: String!
-}
 
 "A confirmed microblock and how many canonical transactions it holds."
 type MicroblockTxCount {
@@ -4395,37 +4544,6 @@ type ClarityValue @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.ValueJ
   hex: String!
   "Clarity representation, e.g. u35, (ok true), 'SP000….pox."
   repr: String!
-}
-
-extend type Account {
-  "STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash."
-  stxBalance(
-    "Include unconfirmed microblocks above the tip."
-    unanchored: Boolean = false
-    "Read the balance as of this canonical block height."
-    atHeight: Int
-    "Read the balance as of this block (block hash or index block hash, canonical or not)."
-    atBlockHash: Hex
-  ): StxBalance!
-  "The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
-  transactionsWithTransfers(
-    "Number of transactions to return (0 to 50)."
-    limit: Int = 20
-    "Number of transactions to skip from the start of the list."
-    offset: Int = 0
-    "Keep only the transactions of this block height (at least 1); not with atHeight/atBlockHash."
-    height: Int
-    "Include unconfirmed microblocks above the tip."
-    unanchored: Boolean = false
-    "Read the history up to this canonical block height."
-    atHeight: Int
-    "Read the history up to this block (block hash or index block hash)."
-    atBlockHash: Hex
-  ): TransactionsWithTransfersPage!
-  "Id of the newest canonical transaction the account took part in (null when none)."
-  latestTxId: Hex @goField(forceResolver: true)
-  "Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none)."
-  latestMempoolTxId: Hex @goField(forceResolver: true)
 }
 
 "An STX balance in micro-STX, as the reference API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance."
@@ -4587,123 +4705,6 @@ enum PostConditionMode {
   deny
   "Originator mode, introduced by SIP-040 (accepted from epoch 3.4), which defines the movements it allows."
   originator
-}
-
-extend type Transaction {
-  "Origin nonce."
-  nonce: Uint128!
-  "Fee in micro-STX (the sponsor's when sponsored)."
-  feeRate: Uint128!
-  "Origin address."
-  senderAddress: String!
-  "Sponsor nonce (sponsored only)."
-  sponsorNonce: Uint128
-  "Whether a sponsor pays the fee."
-  sponsored: Boolean!
-  "Sponsor address (sponsored only)."
-  sponsorAddress: String
-  "Post-condition mode."
-  postConditionMode: PostConditionMode! @goField(forceResolver: true)
-  "Post-conditions."
-  postConditions: [PostCondition!]!
-  "Anchor mode."
-  anchorMode: AnchorMode! @goField(forceResolver: true)
-  "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
-  blockHash: Hex!
-  "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
-  blockTime: Int! @goField(forceResolver: true)
-  "blockTime as ISO 8601 (\"\" when unknown)."
-  blockTimeIso: String!
-  "Height of the burn block (-1 while the transaction is in an unconfirmed microblock)."
-  burnBlockHeight: Int!
-  "Unix time of the burn block (-1 while the transaction is in an unconfirmed microblock)."
-  burnBlockTime: Int!
-  "burnBlockTime as ISO 8601 (\"\" when not positive)."
-  burnBlockTimeIso: String!
-  "Unix time of the parent block's burn block."
-  parentBurnBlockTime: Int!
-  "parentBurnBlockTime as ISO 8601."
-  parentBurnBlockTimeIso: String!
-  "Status."
-  txStatus: TxStatus!
-  "Clarity result."
-  txResult: ClarityValue!
-  "Number of events."
-  eventCount: Int!
-  "Hash of the parent block."
-  parentBlockHash: Hex!
-  "Whether the transaction is in an unconfirmed microblock."
-  isUnanchored: Boolean!
-  "Hash of its microblock (\"0x\" when anchored)."
-  microblockHash: Hex!
-  "Execution cost: reads."
-  executionCostReadCount: Int! @goField(name: "ReadCount")
-  "Execution cost: bytes read."
-  executionCostReadLength: Int! @goField(name: "ReadLength")
-  "Execution cost: runtime."
-  executionCostRuntime: Int! @goField(name: "Runtime")
-  "Execution cost: writes."
-  executionCostWriteCount: Int! @goField(name: "WriteCount")
-  "Execution cost: bytes written."
-  executionCostWriteLength: Int! @goField(name: "WriteLength")
-  "Clarity VM error of a failed transaction."
-  vmError: String @goField(name: "VMError")
-  "Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit)."
-  events(
-    "Largest number of events to return per transaction (0 to 100)."
-    limit: Int = 20
-    "Smallest event_index to return."
-    offset: Int = 0
-  ): [Event!]!
-  "Payload type."
-  txType: TxType!
-  "Token-transfer payload (token_transfer only)."
-  tokenTransfer: TokenTransferPayload
-  "Deploy payload (smart_contract only)."
-  smartContract: SmartContractPayload
-  "Contract-call payload (contract_call only); arguments named and typed from the contract's ABI."
-  contractCall: ContractCallPayload
-  "Poison-microblock payload (poison_microblock only)."
-  poisonMicroblock: PoisonMicroblockPayload
-  "Coinbase payload (coinbase only)."
-  coinbasePayload: CoinbasePayload
-  "Tenure-change payload (tenure_change only)."
-  tenureChangePayload: TenureChangePayload
-}
-
-extend type MempoolTransaction {
-  "Sponsor nonce (sponsored only)."
-  sponsorNonce: Uint128
-  "Whether a sponsor pays the fee."
-  sponsored: Boolean!
-  "Sponsor address (sponsored only)."
-  sponsorAddress: String
-  "Post-condition mode."
-  postConditionMode: PostConditionMode! @goField(forceResolver: true)
-  "Post-conditions."
-  postConditions: [PostCondition!]!
-  "Anchor mode."
-  anchorMode: AnchorMode! @goField(forceResolver: true)
-  "Status: pending or why it was dropped."
-  txStatus: TxStatus!
-  "The transaction that replaced this one."
-  replacedByTxId: Hex @goField(forceResolver: true)
-  "receiptTime as ISO 8601."
-  receiptTimeIso: String!
-  "Payload type."
-  txType: TxType!
-  "Token-transfer payload (token_transfer only)."
-  tokenTransfer: TokenTransferPayload
-  "Deploy payload (smart_contract only)."
-  smartContract: SmartContractPayload
-  "Contract-call payload (contract_call only)."
-  contractCall: ContractCallPayload
-  "Poison-microblock payload (poison_microblock only)."
-  poisonMicroblock: PoisonMicroblockPayload
-  "Coinbase payload (coinbase only)."
-  coinbasePayload: CoinbasePayload
-  "Tenure-change payload (tenure_change only)."
-  tenureChangePayload: TenureChangePayload
 }
 
 "An STX transfer payload."
@@ -4992,28 +4993,6 @@ type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
 
 # ---- Account events and BRC-20 holders ----
 
-extend type Account {
-  """
-  The account's canonical events, newest first in chain order (block height, microblock
-  sequence, transaction index, event index): STX, fungible- and non-fungible-token events it
-  sends or receives, PoX locks of its STX and, for a contract principal, the contract's print
-  events. ` + "`" + `types` + "`" + ` keeps those kinds (all five when null or empty). A cursor names an event by
-  its chain position, so pages neither skip nor repeat events while new blocks arrive.
-  """
-  events(
-    "Page size counting from the start of the list, or from just after ` + "`" + `after` + "`" + ` (default 20, at most the server maximum, 100 unless configured). Not with last/before."
-    first: Int
-    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page starts just after it."
-    after: String
-    "Page size counting from the end of the list, or from just before ` + "`" + `before` + "`" + ` (default 20, same maximum as first). Not with first/after."
-    last: Int
-    "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
-    before: String
-    "Keep events of these kinds (all five when null or empty)."
-    types: [EventType!]
-  ): AccountEventConnection!
-}
-
 "A page of an account's events."
 type AccountEventConnection {
   "The events with their cursors."
@@ -5031,6 +5010,7 @@ type AccountEventEdge {
   "The event."
   node: Event!
 }
+
 `, BuiltIn: false},
 	{Name: "../schema/faucet.graphql", Input: `# Testnet faucets: STX from the faucet keys, BTC from the faucet wallet.
 
@@ -15423,34 +15403,34 @@ func (ec *executionContext) fieldContext_Query_microblock(ctx context.Context, f
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_contract(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_contract(ctx, field)
+			return ec.fieldContext_Query_blockByBurnBlockHash(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Contract(ctx, fc.Args["id"].(string))
+			return ec.Resolvers.Query().BlockByBurnBlockHash(ctx, fc.Args["hash"].([]byte))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.SmartContract) graphql.Marshaler {
-			return ec.marshalOContract2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐSmartContract(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Contract(ctx, field)
+			return ec.childFields_Block(ctx, field)
 		},
 	}
 	defer func() {
@@ -15460,7 +15440,51 @@ func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_transactionsByIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().TransactionsByIds(ctx, fc.Args["ids"].([][]byte), fc.Args["unanchored"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionLookup) graphql.Marshaler {
+			return ec.marshalNTransactionLookup2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionLookup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15555,34 +15579,34 @@ func (ec *executionContext) fieldContext_Query_mempoolTransaction(ctx context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_account(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_contract(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_account(ctx, field)
+			return ec.fieldContext_Query_contract(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Account(ctx, fc.Args["principal"].(string))
+			return ec.Resolvers.Query().Contract(ctx, fc.Args["id"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
-			return ec.marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.SmartContract) graphql.Marshaler {
+			return ec.marshalOContract2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐSmartContract(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
-func (ec *executionContext) fieldContext_Query_account(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Account(ctx, field)
+			return ec.childFields_Contract(ctx, field)
 		},
 	}
 	defer func() {
@@ -15592,95 +15616,7 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_transactionsByIds(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().TransactionsByIds(ctx, fc.Args["ids"].([][]byte), fc.Args["unanchored"].(*bool))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionLookup) graphql.Marshaler {
-			return ec.marshalNTransactionLookup2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookupᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_transactionsByIds(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_TransactionLookup(ctx, field)
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
-		ec.Error(ctx, err)
-		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _Query_events(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_events(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Events(ctx, fc.Args["txId"].([]byte), fc.Args["principal"].(*string), fc.Args["types"].([]db.EventType), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []db.Event) graphql.Marshaler {
-			return ec.marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "Query",
-		Field:      field,
-		IsMethod:   true,
-		IsResolver: true,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
-		},
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = ec.Recover(ctx, r)
-			ec.Error(ctx, err)
-		}
-	}()
-	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15731,34 +15667,34 @@ func (ec *executionContext) fieldContext_Query_contractEvents(ctx context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+func (ec *executionContext) _Query_account(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Query_blockByBurnBlockHash(ctx, field)
+			return ec.fieldContext_Query_account(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().BlockByBurnBlockHash(ctx, fc.Args["hash"].([]byte))
+			return ec.Resolvers.Query().Account(ctx, fc.Args["principal"].(string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
-			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
+			return ec.marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
-func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Query_account(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Query",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Block(ctx, field)
+			return ec.childFields_Account(ctx, field)
 		},
 	}
 	defer func() {
@@ -15768,7 +15704,51 @@ func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_events(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Events(ctx, fc.Args["txId"].([]byte), fc.Args["principal"].(*string), fc.Args["types"].([]db.EventType), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []db.Event) graphql.Marshaler {
+			return ec.marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26519,7 +26499,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "contract":
+		case "blockByBurnBlockHash":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -26528,8 +26508,30 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Query_contract(ctx, field)
+				res = ec._Query_blockByBurnBlockHash(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "transactionsByIds":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_transactionsByIds(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -26585,7 +26587,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "account":
+		case "contract":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -26594,52 +26596,8 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Query_account(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "transactionsByIds":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_transactionsByIds(ctx, field)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
-			}
-
-			rrm := func(ctx context.Context) graphql.Marshaler {
-				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "events":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Query_events(ctx, field)
-				if res == graphql.Null {
+				res = ec._Query_contract(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -26673,7 +26631,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
-		case "blockByBurnBlockHash":
+		case "account":
 			field := field
 
 			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
@@ -26682,8 +26640,30 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 						ec.Error(ctx, ec.Recover(ctx, r))
 					}
 				}()
-				res = ec._Query_blockByBurnBlockHash(ctx, field)
-				if res == graphql.RequiredNull {
+				res = ec._Query_account(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "events":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_events(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res

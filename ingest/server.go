@@ -30,7 +30,14 @@ type Options struct {
 	// OrdinalsToken is the bearer token an ordinals indexer must send with inscription
 	// payloads on PathOrdinals; empty turns that path off (403).
 	OrdinalsToken string
+	// DemoDatabase is set when the database holds the generated demo chain: every message is
+	// refused (409), so that a real chain never mixes with generated data.
+	DemoDatabase bool
 }
+
+// demoRefusal is the error a stacks-node gets from a demo database.
+const demoRefusal = "this stxgraph database holds a generated demo chain (stxgraph serve --demo) and takes no " +
+	"stacks-node events; run stxgraph for this node with a database of its own (--database-url)"
 
 // NewServer returns the event-observer HTTP handler a stacks-node posts to. Block and
 // burn-block messages are applied strictly one at a time in arrival order; mempool, microblock
@@ -66,6 +73,11 @@ func newServer(in *Ingester, opts Options) http.Handler {
 }
 
 func (s *server) handle(w http.ResponseWriter, r *http.Request) {
+	if s.opts.DemoDatabase {
+		slog.Warn("refused a stacks-node message: the database holds the demo chain", "path", r.URL.Path)
+		writeJSON(w, http.StatusConflict, map[string]string{"error": demoRefusal})
+		return
+	}
 	received := time.Now().UTC()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.BodyLimit))
 	if err != nil {

@@ -2,14 +2,15 @@ package server_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/server"
@@ -101,38 +102,73 @@ func TestSchemaIsDescribed(t *testing.T) {
 // subscriptionExample matches the subscriptions the example lists in its comments.
 var subscriptionExample = regexp.MustCompile(`(?m)^#\s+(subscription \{.*\})\s*$`)
 
-// The query GraphiQL opens with, and the subscriptions its comments suggest, are valid
-// operations of the schema: a visitor's first request must not fail.
-func TestGraphiQLExampleValidates(t *testing.T) {
-	t.Parallel()
-	a := newAPI(t, server.Config{})
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(a.url + "/graphiql")
+// pageExamples reads the example tabs the GraphiQL page carries.
+func pageExamples(t *testing.T, base string) []server.Example {
+	t.Helper()
+	resp, err := http.Get(base + "/graphiql")
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || resp.StatusCode != http.StatusFound {
-		t.Fatalf("GET /graphiql: status %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /graphiql: %d", resp.StatusCode)
 	}
-	example := loc.Query().Get("query")
-	if example == "" {
-		t.Fatal("GraphiQL does not open with an example query")
+	m := regexp.MustCompile(`(?s)<script id="graphiql-examples" type="application/json">(.*?)</script>`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("GraphiQL page carries no examples:\n%.500s", body)
+	}
+	var examples []server.Example
+	if err := json.Unmarshal(m[1], &examples); err != nil {
+		t.Fatalf("examples: %v\n%s", err, m[1])
+	}
+	return examples
+}
+
+// Every example tab GraphiQL opens with, and the subscriptions the first one's comments suggest,
+// are valid operations of the schema, and the queries run on an empty chain: a visitor's first
+// request must not fail.
+func TestGraphiQLExamplesValidate(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	examples := pageExamples(t, a.url)
+	if len(examples) < 4 || !strings.Contains(examples[0].Query, "blocksConnection(first: 5)") {
+		t.Fatalf("GraphiQL opens with %d examples, the first %q; want the latest-blocks query and more", len(examples), examples[0].Name)
 	}
 	schema := resolvers.NewExecutableSchema(&resolvers.Resolver{}).Schema()
-	operations := []string{example}
-	for _, m := range subscriptionExample.FindAllStringSubmatch(example, -1) {
-		operations = append(operations, strings.ReplaceAll(m[1], "ST…", "ST000000000000000000002AMW42H"))
+	kinds := map[ast.Operation]int{}
+	for _, e := range examples {
+		doc, errs := gqlparser.LoadQuery(schema, e.Query)
+		if errs != nil {
+			t.Errorf("example %q does not validate: %v", e.Name, errs)
+			continue
+		}
+		var vars map[string]any
+		if e.Variables != "" {
+			if err := json.Unmarshal([]byte(e.Variables), &vars); err != nil {
+				t.Errorf("example %q: variables %q: %v", e.Name, e.Variables, err)
+			}
+		}
+		for _, op := range doc.Operations {
+			kinds[op.Operation]++
+			if op.Operation == ast.Query {
+				a.mustQuery(t, e.Query, vars)
+			}
+		}
 	}
-	if len(operations) < 2 {
-		t.Errorf("found no subscription examples in %q", example)
+	if kinds[ast.Subscription] == 0 {
+		t.Error("no example tab is a subscription")
 	}
-	for _, op := range operations {
+	var subs []string
+	for _, m := range subscriptionExample.FindAllStringSubmatch(examples[0].Query, -1) {
+		subs = append(subs, strings.ReplaceAll(m[1], "ST…", "ST000000000000000000002AMW42H"))
+	}
+	if len(subs) < 2 {
+		t.Errorf("found no subscription examples in %q", examples[0].Query)
+	}
+	for _, op := range subs {
 		if _, errs := gqlparser.LoadQuery(schema, op); errs != nil {
 			t.Errorf("example %q does not validate: %v", op, errs)
 		}
 	}
-	// And it runs: on an empty chain every field resolves without error.
-	a.mustQuery(t, example, nil)
 }

@@ -1,6 +1,6 @@
 // Package server assembles stxgraph's public HTTP API: GraphQL at /graphql, GraphiQL, the REST
-// adapter, /metrics, and their middleware (logging and metrics for every request, per-request
-// loaders for /graphql and the REST routes).
+// adapter and its reference page (/docs), /metrics, and their middleware (logging and metrics for
+// every request, per-request loaders for /graphql and the REST routes).
 package server
 
 import (
@@ -47,6 +47,8 @@ type Config struct {
 	// X-Forwarded-For names the client for the faucets' per-client limits.
 	Faucet         *faucet.Service
 	TrustedProxies []netip.Prefix
+	// ExamplePrincipal is the account GraphiQL's account example reads (a placeholder when "").
+	ExamplePrincipal string
 }
 
 // withDefaults fills the limits left at zero.
@@ -83,7 +85,9 @@ func New(cfg Config) (http.Handler, error) {
 
 	r := mux.NewRouter()
 	r.Use(instrument(m))
-	r.Handle("/graphiql", graphiql()).Methods(http.MethodGet)
+	r.Handle("/graphiql", graphiql(cfg.ExamplePrincipal)).Methods(http.MethodGet)
+	r.HandleFunc("/docs", restDocs).Methods(http.MethodGet)
+	r.PathPrefix(assetPrefix).Handler(assetHandler()).Methods(http.MethodGet, http.MethodHead)
 	r.HandleFunc("/", index).Methods(http.MethodGet)
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
@@ -121,6 +125,7 @@ const indexPage = `<!doctype html>
 <p>The Stacks blockchain, indexed into PostgreSQL and served GraphQL-first.</p>
 <ul>
 <li><a href="/graphiql">GraphiQL</a>: explore the GraphQL API (POST/GET <code>/graphql</code>)</li>
+<li><a href="/docs">REST API reference</a>: the Stacks Blockchain API paths (<code>/extended/…</code>), rendered from <a href="/extended/v1/openapi.json">their OpenAPI document</a></li>
 <li><a href="/extended">/extended</a>: status and chain tip</li>
 <li><a href="/metrics">/metrics</a>: Prometheus metrics</li>
 </ul></body></html>`

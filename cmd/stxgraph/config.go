@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
 // config is the configuration shared by the subcommands. Every setting is a flag, and most
@@ -27,6 +28,12 @@ type config struct {
 	// deprecatedEndpoints keeps the reference's deprecated REST paths on (else they answer 410).
 	deprecatedEndpoints bool
 	faucet              faucetConfig
+	// demo loads the generated demo chain into an empty database at start.
+	demo bool
+	// demoChain is the chain --demo loads (demo.Chain when zero; tests load a smaller one).
+	demoChain chaingen.Options
+	// examplePrincipal is the account GraphiQL's account example opens with (the demo's busiest).
+	examplePrincipal string
 }
 
 // graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
@@ -126,6 +133,9 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 		"bearer token an ordinals indexer must send to "+ingest.PathOrdinals+"; empty turns that path off"))
 	c.chainID = 0x80000000
 	fs.Var(&c.chainID, "chain-id", withEnv("chain-id", "Stacks chain id of the network, hex or decimal"))
+	fs.BoolVar(&c.demo, "demo", false, "load a small generated testnet chain (blocks, transfers, contract calls, events, a fork, "+
+		"mempool) into an empty database at the first start, and refuse stacks-node events; without --database-url "+
+		"the database is "+demoDatabase)
 	fs.BoolVar(&c.deprecatedEndpoints, "deprecated-endpoints", true, withEnv("deprecated-endpoints", "serve the deprecated REST paths; false answers them with 410"))
 	g := &c.graphql
 	fs.IntVar(&g.maxDepth, "graphql-max-depth", 0, withEnv("graphql-max-depth", "deepest GraphQL selection allowed; 0 = server default"))
@@ -148,6 +158,26 @@ func (c *chainID) Set(s string) error {
 	}
 	*c = chainID(v)
 	return nil
+}
+
+// demoDatabase is the database --demo uses unless one is given.
+const demoDatabase = "stxgraph_demo"
+
+// databaseGiven reports whether the database was chosen by the flag or the environment.
+func databaseGiven(fs *flag.FlagSet) bool {
+	given := os.Getenv("DATABASE_URL") != "" || os.Getenv("PG_DATABASE") != ""
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "database-url" })
+	return given
+}
+
+// withDatabase returns the PostgreSQL URL dsn naming database name instead.
+func withDatabase(dsn, name string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
 }
 
 func defaultDatabaseURL() string {

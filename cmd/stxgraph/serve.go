@@ -9,12 +9,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/demo"
 	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -26,12 +30,22 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: stxgraph serve [flags]\n\n"+
 			"Serves GraphQL (/graphql, /graphiql), the REST paths (/extended/…) and /metrics, and\n"+
 			"listens for stacks-node event-observer messages. Creates the database when it is\n"+
-			"missing and applies migrations at start. Stops gracefully on SIGINT/SIGTERM.\n\nFlags:")
+			"missing and applies migrations at start. Stops gracefully on SIGINT/SIGTERM.\n"+
+			"With --demo it first loads a generated demo chain into an empty database ("+demoDatabase+"\n"+
+			"unless --database-url names one); without it, it serves only what a stacks-node sends.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	cfg.serveFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return exitCode(err)
+	}
+	if cfg.demo && !databaseGiven(fs) {
+		dsn, err := withDatabase(cfg.databaseURL, demoDatabase)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		cfg.databaseURL = dsn
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -51,6 +65,10 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	}
 	defer store.Close()
 
+	demoDB, err := prepareDemo(ctx, cfg, store)
+	if err != nil {
+		return err
+	}
 	events, err := store.Listen(ctx) // one LISTEN connection feeds every subscription
 	if err != nil {
 		return err
@@ -66,17 +84,66 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
 		QueryTimeout: cfg.graphql.timeout, DisableDeprecated: !cfg.deprecatedEndpoints,
 		Faucet: faucets, TrustedProxies: cfg.faucet.trustedProxies,
+		ExamplePrincipal: cfg.examplePrincipal,
 	})
 	if err != nil {
 		return err
 	}
 	observer := cfg.observer
 	observer.ChainID = uint32(cfg.chainID)
+	observer.DemoDatabase = demoDB
 	servers := []*http.Server{
 		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
 		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, observer), ReadHeaderTimeout: 10 * time.Second},
 	}
 	return runServers(ctx, servers, ready)
+}
+
+// prepareDemo loads the demo chain when cfg asks for it, and reports whether the database holds
+// the demo chain (then the event observer refuses every message).
+func prepareDemo(ctx context.Context, cfg *config, store *db.Store) (bool, error) {
+	if cfg.demo {
+		start := time.Now()
+		chain := cfg.demoChain
+		if chain == (chaingen.Options{}) {
+			chain = demo.Chain
+		}
+		sum, err := demo.Load(ctx, store, uint32(cfg.chainID), chain)
+		if err != nil {
+			return false, fmt.Errorf("--demo: %w", err)
+		}
+		if sum.Loaded {
+			slog.Info("loaded the generated demo chain", "database", databaseName(cfg.databaseURL), "blocks", sum.Blocks,
+				"txs", sum.Txs, "microblocks", sum.Microblocks, "fork_blocks", sum.ForkBlocks, "mempool_txs", sum.MempoolTxs, "busy_account", sum.Busy,
+				"contract", sum.Contract, "duration", time.Since(start).Round(time.Millisecond).String())
+		} else {
+			slog.Info("the demo chain is loaded already, not loading it again", "database", databaseName(cfg.databaseURL),
+				"blocks", sum.Blocks, "txs", sum.Txs, "busy_account", sum.Busy)
+		}
+		cfg.examplePrincipal = sum.Busy
+		slog.Info("the demo database takes no stacks-node events; to index a real chain, start without --demo " +
+			"(stxgraph serve, database " + databaseName(defaultDatabaseURL()) + ")")
+		return true, nil
+	}
+	mark, err := store.DemoChain(ctx)
+	if err != nil {
+		return false, err
+	}
+	if mark != nil {
+		slog.Warn("the database holds the generated demo chain: serving it, and refusing stacks-node events",
+			"database", databaseName(cfg.databaseURL), "blocks", mark.Blocks)
+		cfg.examplePrincipal = demo.Busy()
+	}
+	return mark != nil, nil
+}
+
+// databaseName is the database a PostgreSQL URL names, for logs (no credentials).
+func databaseName(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimPrefix(u.Path, "/")
 }
 
 // openStore creates the database when missing, applies migrations and returns the store.

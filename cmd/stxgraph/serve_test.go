@@ -24,7 +24,12 @@ func startServe(t *testing.T) string {
 // startServeBoth is startServe returning the event observer's base URL too.
 func startServeBoth(t *testing.T) (api, events string) {
 	t.Helper()
-	cfg := &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: dbtest.URL(t)}
+	return startServeWith(t, &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: dbtest.URL(t)})
+}
+
+// startServeWith runs `serve` with cfg and returns its API and event observer base URLs.
+func startServeWith(t *testing.T, cfg *config) (api, events string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]string, 1)
 	done := make(chan error, 1)

@@ -15,6 +15,7 @@ package chaingen
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,8 +34,10 @@ import (
 
 // Event-observer paths of the generated messages.
 const (
-	PathNewBlock     = "/new_block"
-	PathNewBurnBlock = "/new_burn_block"
+	PathNewBlock       = "/new_block"
+	PathNewBurnBlock   = "/new_burn_block"
+	PathNewMempoolTx   = "/new_mempool_tx"
+	PathNewMicroblocks = "/new_microblocks"
 )
 
 // Genesis amounts and the range of transfer amounts and fees, in µSTX. A genesis balance is
@@ -79,6 +82,17 @@ type Options struct {
 	// ContractCallsPerBlock is the number of calls per block of the printing contract.
 	ContractCallsPerBlock int
 	Mainnet               bool
+	// ForkAt, when above 1, adds a competing block at that height (a coinbase of another
+	// miner on the same parent) just before the canonical one; the next block builds on the
+	// canonical one, so the competing block ends on a fork.
+	ForkAt int
+	// MempoolTxs is the number of STX transfers left pending after the last block, sent in
+	// one /new_mempool_tx message.
+	MempoolTxs int
+	// MicroblockEvery, when above 0, has the miner stream a microblock of MicroblockTxs STX
+	// transfers on top of every block whose height it divides (from height 3, not next to the
+	// fork); the next block confirms it, and one on the last block stays unconfirmed.
+	MicroblockEvery, MicroblockTxs int
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -92,10 +106,13 @@ func (o Options) withDefaults() (Options, error) {
 		o.Accounts = 100
 	}
 	switch {
-	case o.Blocks < 0 || o.TxsPerBlock < 0 || o.ContractCallsPerBlock < 0:
+	case o.Blocks < 0 || o.TxsPerBlock < 0 || o.ContractCallsPerBlock < 0 || o.MempoolTxs < 0 ||
+		o.MicroblockEvery < 0 || o.MicroblockTxs < 0:
 		return o, errors.New("chaingen: negative block or transaction count")
 	case o.Accounts < 4:
 		return o, fmt.Errorf("chaingen: %d accounts, at least 4 are needed (busy, idle and two more)", o.Accounts)
+	case o.ForkAt < 0 || o.ForkAt == 1 || o.ForkAt > o.Blocks+1:
+		return o, fmt.Errorf("chaingen: fork at %d is not a block height after genesis", o.ForkAt)
 	case o.BusyShare < 0 || o.BusyShare > 1:
 		return o, fmt.Errorf("chaingen: busy share %v is not within 0..1", o.BusyShare)
 	}
@@ -105,8 +122,12 @@ func (o Options) withDefaults() (Options, error) {
 // Key names the chain the options generate, for caching what is built from it.
 func (o Options) Key() string {
 	o, _ = o.withDefaults()
-	return fmt.Sprintf("s%d_b%d_t%d_a%d_busy%g_c%d_m%t", o.Seed, o.Blocks, o.TxsPerBlock, o.Accounts,
+	key := fmt.Sprintf("s%d_b%d_t%d_a%d_busy%g_c%d_m%t", o.Seed, o.Blocks, o.TxsPerBlock, o.Accounts,
 		o.BusyShare, o.ContractCallsPerBlock, o.Mainnet)
+	if o.ForkAt > 0 || o.MempoolTxs > 0 || o.MicroblockEvery > 0 {
+		key += fmt.Sprintf("_f%d_p%d_mb%d.%d", o.ForkAt, o.MempoolTxs, o.MicroblockEvery, o.MicroblockTxs)
+	}
+	return key
 }
 
 // Message is one event-observer message; ReceivedAt is the burn block's time, so that replays
@@ -126,7 +147,12 @@ type Account struct {
 // Stats count what the generator has produced so far.
 type Stats struct {
 	Messages, Blocks, Txs, Transfers, ContractCalls, Events int64
-	Minted, Fees                                            uint64
+	// ForkBlocks counts the competing blocks; MempoolTxs the transfers left pending (which
+	// Txs and Transfers leave out, and Fees includes).
+	ForkBlocks, MempoolTxs int64
+	// Microblocks counts the streamed microblocks.
+	Microblocks  int64
+	Minted, Fees uint64
 	// BusyTransfers counts the transfers the busy account took part in.
 	BusyTransfers int64
 }
@@ -137,10 +163,13 @@ type Generator struct {
 	rng      *rand.Rand
 	accounts []Account
 	miner    Account
+	rival    Account // the miner of the competing block
 	nonces   map[c32.Address]uint64
 	counter  uint64 // the contract's counter, printed by each call
 	height   int    // height of the last block generated
-	pending  *Message
+	pending  []Message
+	mempool  bool        // the mempool message was sent
+	stream   *microblock // the microblock the next block confirms
 	parent   blockID
 	stats    Stats
 }
@@ -156,6 +185,7 @@ func New(opts Options) (*Generator, error) {
 		g.accounts = append(g.accounts, g.account(fmt.Sprintf("account %d", i)))
 	}
 	g.miner = g.account("miner")
+	g.rival = g.account("rival miner")
 	g.parent.index = firstParentIndexBlockHash
 	return g, nil
 }
@@ -201,24 +231,104 @@ func (g *Generator) Stats() Stats { return g.stats }
 
 // Next returns the next message, or io.EOF after the last block.
 func (g *Generator) Next() (Message, error) {
-	if g.pending != nil {
-		m := *g.pending
-		g.pending = nil
+	if len(g.pending) > 0 {
+		m := g.pending[0]
+		g.pending = g.pending[1:]
 		g.stats.Messages++
 		return m, nil
 	}
 	if g.height > g.opts.Blocks { // genesis is block 1
+		if g.opts.MempoolTxs > 0 && !g.mempool {
+			g.mempool = true
+			m, err := g.mempoolMessage()
+			if err != nil {
+				return Message{}, err
+			}
+			g.stats.Messages++
+			return m, nil
+		}
 		return Message{}, io.EOF
 	}
 	g.height++
+	if g.height == g.opts.ForkAt {
+		rival, err := g.rivalBlock(g.height)
+		if err != nil {
+			return Message{}, err
+		}
+		g.pending = append(g.pending, rival)
+	}
 	burn, block, err := g.block(g.height)
 	if err != nil {
 		return Message{}, err
 	}
-	g.pending = &block
+	g.pending = append(g.pending, block)
+	if e := g.opts.MicroblockEvery; e > 0 && g.height > 2 && g.height%e == 0 && g.height != g.opts.ForkAt-1 && g.height != g.opts.ForkAt {
+		mb, err := g.microblock(g.height)
+		if err != nil {
+			return Message{}, err
+		}
+		g.pending = append(g.pending, mb)
+	}
 	g.stats.Messages++
 	g.stats.Blocks++
 	return burn, nil
+}
+
+// rivalBlock is a block at height on the same parent as the canonical one, in the same burn
+// block, holding only its miner's coinbase.
+func (g *Generator) rivalBlock(height int) (Message, error) {
+	saved := g.parent
+	var b blockTxs
+	version, chainID := g.version()
+	var data [32]byte
+	binary.BigEndian.PutUint64(data[24:], uint64(height))
+	fee := uint64(0)
+	nonce := g.nonces[g.rival.Address]
+	g.nonces[g.rival.Address] = nonce + 1
+	b.add(&tx.Transaction{
+		Version: version, ChainID: chainID, Auth: tx.AuthStandard,
+		Origin:     tx.SpendingCondition{HashMode: tx.HashP2PKH, Nonce: nonce, Fee: fee},
+		AnchorMode: tx.AnchorOnChainOnly, PostConditionMode: tx.PostConditionDeny, PostConditions: []tx.PostCondition{},
+		Payload: &tx.Coinbase{Data: data},
+	}, g.rival.Key, "")
+	if err := sign(&b); err != nil {
+		return Message{}, err
+	}
+	_, block, err := g.renderBlock(height, "rival ", &b)
+	g.parent = saved
+	if err != nil {
+		return Message{}, err
+	}
+	g.stats.ForkBlocks++
+	g.stats.Txs++
+	return block, nil
+}
+
+// mempoolMessage is a /new_mempool_tx message of MempoolTxs signed transfers that no block
+// holds, using the senders' next nonces.
+func (g *Generator) mempoolMessage() (Message, error) {
+	var b blockTxs
+	for range g.opts.MempoolTxs {
+		if err := g.transfer(&b, g.crowd(-1), 0); err != nil {
+			return Message{}, err
+		}
+		g.stats.Transfers--
+		g.stats.Txs--
+		g.stats.MempoolTxs++
+	}
+	if err := sign(&b); err != nil {
+		return Message{}, err
+	}
+	raw := make([]string, len(b.txs))
+	for i, t := range b.txs {
+		raw[i] = hex0x(t.Encode())
+	}
+	payload, err := json.Marshal(raw)
+	if err != nil {
+		return Message{}, err
+	}
+	at := time.Unix(genesisTime+int64(g.height)*blockInterval+blockInterval/2, 0).UTC()
+	return Message{Path: PathNewMempoolTx, Payload: payload, ReceivedAt: at}, nil
 }
 
 // Each calls fn with every remaining message.
@@ -263,7 +373,7 @@ func (g *Generator) block(height int) (Message, Message, error) {
 		g.deploy(&b)
 	}
 	if height > 1 {
-		if err := g.transfers(&b); err != nil {
+		if err := g.transfers(&b, g.opts.TxsPerBlock); err != nil {
 			return Message{}, Message{}, err
 		}
 	}
@@ -373,8 +483,8 @@ func (g *Generator) crowd(not int) int {
 	}
 }
 
-func (g *Generator) transfers(b *blockTxs) error {
-	for range g.opts.TxsPerBlock {
+func (g *Generator) transfers(b *blockTxs, n int) error {
+	for range n {
 		from, to := g.crowd(-1), -1
 		if g.rng.Float64() < g.opts.BusyShare {
 			g.stats.BusyTransfers++

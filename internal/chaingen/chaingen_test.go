@@ -356,3 +356,66 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 		t.Fatal(err)
 	}
 }
+
+// A fork option adds a second block at that height on the same parent, and the mempool option
+// ends the chain with one message of that many distinct pending transfers.
+func TestForkAndMempool(t *testing.T) {
+	t.Parallel()
+	o := chaingen.Options{Seed: 4, Blocks: 6, TxsPerBlock: 2, Accounts: 5, ForkAt: 3, MempoolTxs: 4,
+		MicroblockEvery: 5, MicroblockTxs: 2}
+	g, ms := generate(t, o)
+	type head struct {
+		Height           int    `json:"block_height"`
+		Hash             string `json:"block_hash"`
+		Parent           string `json:"parent_index_block_hash"`
+		ParentMicroblock string `json:"parent_microblock"`
+		Transactions     []struct {
+			TxID           string  `json:"txid"`
+			MicroblockHash *string `json:"microblock_hash"`
+		} `json:"transactions"`
+	}
+	var atFork []head
+	var streamed head // the /new_microblocks message, read into the same shape
+	for _, m := range ms {
+		var h head
+		switch m.Path {
+		case chaingen.PathNewMicroblocks:
+			mustUnmarshal(t, m.Payload, &streamed)
+		case chaingen.PathNewBlock:
+			mustUnmarshal(t, m.Payload, &h)
+		}
+		if h.Height == o.ForkAt {
+			atFork = append(atFork, h)
+		}
+		if h.Height == o.MicroblockEvery+1 { // confirms the microblock streamed on the block before
+			if len(streamed.Transactions) != o.MicroblockTxs || streamed.Transactions[0].MicroblockHash == nil ||
+				h.ParentMicroblock != *streamed.Transactions[0].MicroblockHash {
+				t.Fatalf("block %d confirms microblock %q; streamed %+v", h.Height, h.ParentMicroblock, streamed)
+			}
+			for i, tx := range streamed.Transactions {
+				if h.Transactions[i].TxID != tx.TxID || h.Transactions[i].MicroblockHash == nil {
+					t.Errorf("block %d transaction %d is %s, want the microblock's %s", h.Height, i, h.Transactions[i].TxID, tx.TxID)
+				}
+			}
+		}
+	}
+	if g.Stats().Microblocks != 1 {
+		t.Errorf("%d microblocks streamed, want 1", g.Stats().Microblocks)
+	}
+	if len(atFork) != 2 || atFork[0].Parent != atFork[1].Parent || atFork[0].Hash == atFork[1].Hash {
+		t.Errorf("blocks at the fork height: %+v; want two distinct blocks on one parent", atFork)
+	}
+	last := ms[len(ms)-1]
+	var pending []string
+	if last.Path != chaingen.PathNewMempoolTx {
+		t.Fatalf("last message %s, want %s", last.Path, chaingen.PathNewMempoolTx)
+	}
+	mustUnmarshal(t, last.Payload, &pending)
+	seen := map[string]bool{}
+	for _, raw := range pending {
+		seen[raw] = true
+	}
+	if len(seen) != o.MempoolTxs || g.Stats().MempoolTxs != int64(o.MempoolTxs) || g.Stats().ForkBlocks != 1 {
+		t.Errorf("%d distinct pending transactions, stats %+v; want %d and one fork block", len(seen), g.Stats(), o.MempoolTxs)
+	}
+}

@@ -120,6 +120,83 @@ var (
 	deployCost = executionCost{ReadCount: 3, WriteCount: 2, WriteLength: 712, Runtime: 9216}
 )
 
+// microblock is a streamed microblock as its confirming block reports it.
+type microblock struct {
+	hash   string
+	txs    []txPayload
+	events []event
+	cost   executionCost
+}
+
+type microblocksPayload struct {
+	ParentIndexBlockHash string      `json:"parent_index_block_hash"`
+	BurnBlockHash        string      `json:"burn_block_hash"`
+	BurnBlockHeight      int         `json:"burn_block_height"`
+	BurnBlockTimestamp   int64       `json:"burn_block_timestamp"`
+	Transactions         []txPayload `json:"transactions"`
+	Events               []event     `json:"events"`
+}
+
+// microblockFields place a transaction in a microblock.
+type microblockFields struct {
+	seq          int
+	hash, parent string
+}
+
+// renderTxs renders transactions from tx index first and their events from event index
+// firstEvent, with their summed cost.
+func renderTxs(b *blockTxs, first, firstEvent int, mb *microblockFields) ([]txPayload, []event, executionCost) {
+	txs := make([]txPayload, len(b.txs))
+	evs := []event{}
+	var cost executionCost
+	for i, t := range b.txs {
+		txid := t.TxIDHex()
+		tp := txPayload{TxID: txid, RawTx: hex0x(t.Encode()), Status: "success", RawResult: "0x0703", TxIndex: first + i,
+			ContractABI: json.RawMessage("null"), BurnchainOp: json.RawMessage("null")}
+		if mb != nil {
+			tp.MicroblockSequence, tp.MicroblockHash, tp.MicroblockParentHash = &mb.seq, &mb.hash, &mb.parent
+		}
+		if b.abi[i] != "" {
+			tp.ContractABI, tp.ExecutionCost = json.RawMessage(b.abi[i]), deployCost
+		}
+		for _, e := range b.events[i] {
+			if e.ContractEvent != nil {
+				tp.ExecutionCost = callCost
+			}
+			e.TxID, e.EventIndex, e.Committed = txid, firstEvent+len(evs), true
+			evs = append(evs, e)
+		}
+		cost.add(tp.ExecutionCost)
+		txs[i] = tp
+	}
+	return txs, evs, cost
+}
+
+// microblock streams a microblock of transfers on top of the block just generated at height;
+// the next block confirms it.
+func (g *Generator) microblock(height int) (Message, error) {
+	var b blockTxs
+	if err := g.transfers(&b, g.opts.MicroblockTxs); err != nil {
+		return Message{}, err
+	}
+	if err := sign(&b); err != nil {
+		return Message{}, err
+	}
+	fields := &microblockFields{seq: 0, hash: hex0x(g.derive("microblock", height)), parent: g.parent.hash}
+	txs, evs, cost := renderTxs(&b, 0, 0, fields)
+	payload, err := json.Marshal(microblocksPayload{
+		ParentIndexBlockHash: g.parent.index, BurnBlockHash: g.parent.burnHash, BurnBlockHeight: g.parent.burnHeight,
+		BurnBlockTimestamp: g.parent.burnTime, Transactions: txs, Events: evs,
+	})
+	if err != nil {
+		return Message{}, err
+	}
+	g.stream = &microblock{hash: fields.hash, txs: txs, events: evs, cost: cost}
+	g.stats.Microblocks++
+	g.stats.Events += int64(len(evs))
+	return Message{Path: PathNewMicroblocks, Payload: payload, ReceivedAt: time.Unix(g.parent.burnTime+blockInterval/2, 0).UTC()}, nil
+}
+
 // blockID is what a block's child needs of it.
 type blockID struct {
 	hash, index, burnHash string
@@ -140,7 +217,13 @@ func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
 // messages renders the burn block and the block at a height from its signed transactions.
 func (g *Generator) messages(height int, b *blockTxs) (Message, Message, error) {
-	blockHash := g.derive("block", height)
+	return g.renderBlock(height, "", b)
+}
+
+// renderBlock renders a block whose own hash derives from fork+"block": the rival block of a
+// fork shares its height, parent and burn block with the canonical one.
+func (g *Generator) renderBlock(height int, fork string, b *blockTxs) (Message, Message, error) {
+	blockHash := g.derive(fork+"block", height)
 	consensus := g.derive("consensus", height)[:20]
 	index := sha512.Sum512_256(append(append([]byte{}, blockHash...), consensus...))
 	id := blockID{
@@ -160,30 +243,29 @@ func (g *Generator) messages(height int, b *blockTxs) (Message, Message, error) 
 	}
 	p := blockPayload{
 		BlockHash: id.hash, BlockHeight: height, BurnBlockTime: id.burnTime, BurnBlockHash: id.burnHash,
-		BurnBlockHeight: id.burnHeight, MinerTxid: hex0x(g.derive("miner", height)), IndexBlockHash: id.index,
+		BurnBlockHeight: id.burnHeight, MinerTxid: hex0x(g.derive(fork+"miner", height)), IndexBlockHash: id.index,
 		ParentIndexBlockHash: parent.index, ParentBlockHash: parent.hash, ParentMicroblock: zeroHash,
 		MaturedMinerRewards: []struct{}{}, Events: []event{}, Transactions: make([]txPayload, len(b.txs)),
 		PoxV1UnlockHeight: poxUnlockHeights[0], PoxV2UnlockHeight: poxUnlockHeights[1], PoxV3UnlockHeight: poxUnlockHeights[2],
 		ParentBurnBlockHash: parent.burnHash, ParentBurnBlockHeight: parent.burnHeight, ParentBurnBlockTimestamp: parent.burnTime,
 	}
-	for i, t := range b.txs {
-		txid := t.TxIDHex()
-		tp := txPayload{TxID: txid, RawTx: hex0x(t.Encode()), Status: "success", RawResult: "0x0703", TxIndex: i,
-			ContractABI: json.RawMessage("null"), BurnchainOp: json.RawMessage("null")}
-		if b.abi[i] != "" {
-			tp.ContractABI, tp.ExecutionCost = json.RawMessage(b.abi[i]), deployCost
-		}
-		for _, e := range b.events[i] {
-			if e.ContractEvent != nil {
-				tp.ExecutionCost = callCost
-			}
-			e.TxID, e.EventIndex, e.Committed = txid, len(p.Events), true
+	if fork == "" && g.stream != nil { // the confirmed microblock's transactions come first
+		mb := g.stream
+		g.stream = nil
+		p.ParentMicroblock = mb.hash
+		p.Transactions = append(mb.txs, p.Transactions...)
+		for _, e := range mb.events {
+			e.EventIndex = len(p.Events)
 			p.Events = append(p.Events, e)
 		}
-		p.AnchoredCost.add(tp.ExecutionCost)
-		p.Transactions[i] = tp
+		p.ConfirmedMicroblocksCost = mb.cost
 	}
-	g.stats.Events += int64(len(p.Events))
+	first := len(p.Transactions) - len(b.txs)
+	txs, evs, cost := renderTxs(b, first, len(p.Events), nil)
+	copy(p.Transactions[first:], txs)
+	p.Events = append(p.Events, evs...)
+	p.AnchoredCost = cost
+	g.stats.Events += int64(len(evs))
 	block, err := json.Marshal(p)
 	if err != nil {
 		return Message{}, Message{}, err

@@ -1,0 +1,1 @@
+(()=>{var e=document.getElementById("swagger-ui");window.SwaggerUIBundle({url:e.dataset.spec,domNode:e,deepLinking:!0,validatorUrl:null,tryItOutEnabled:!1,presets:[window.SwaggerUIBundle.presets.apis]});})();
