@@ -61,7 +61,7 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 	}
 	if len(rows) == 0 {
 		var total int64
-		err := s.DB.QueryRowContext(ctx, principalTxPageSQL[v].total, args...).Scan(&total)
+		err := s.DB.DB.QueryRowContext(ctx, principalTxPageSQL[v].total, args...).Scan(&total)
 		return total, nil, err
 	}
 	return rows[0].Total, pageTxs(rows), nil
