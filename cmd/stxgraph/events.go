@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -72,7 +71,12 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		if err != nil {
 			return err
 		}
-		opts.OnProgress = progressBar(stderr, total)
+		bar := &progressBar{w: stderr, total: total, unit: "events"}
+		opts.OnProgress = func(p ingest.Progress) {
+			if bar.due(p.Done) {
+				bar.draw(p.Done, p.Elapsed, fmt.Sprintf("%d blocks", p.Blocks))
+			}
+		}
 	}
 	p, err := ingest.NewIngester(store).Replay(ctx, r, opts)
 	if opts.OnProgress != nil {
@@ -84,26 +88,6 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		return err
 	}
 	return store.AnalyzeChainData(ctx)
-}
-
-// progressBar redraws one status line at most every 200 ms: progress, rate and ETA.
-func progressBar(w io.Writer, total int64) func(ingest.Progress) {
-	var last time.Time
-	return func(p ingest.Progress) {
-		if time.Since(last) < 200*time.Millisecond && p.Done < total {
-			return
-		}
-		last = time.Now()
-		r := rate(p.Done, p.Elapsed)
-		eta := "?"
-		if r > 0 {
-			eta = (time.Duration(float64(total-p.Done)/r) * time.Second).Round(time.Second).String()
-		}
-		width := 30
-		filled := int(float64(width) * float64(p.Done) / float64(max(total, 1)))
-		fmt.Fprintf(w, "\r[%s%s] %d/%d events  %.0f events/s  %d blocks  ETA %s   ",
-			strings.Repeat("=", min(filled, width)), strings.Repeat(" ", max(width-filled, 0)), p.Done, total, r, p.Blocks, eta)
-	}
 }
 
 func rate(n int64, d time.Duration) float64 {
