@@ -244,11 +244,7 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 	if len(ch.Deployed) > 0 {
 		rows := make([]Brc20Token, len(ch.Deployed))
 		for i, tok := range ch.Deployed {
-			rows[i] = Brc20Token{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
-				InscriptionNumber: tok.InscriptionNumber, BlockHeight: tok.BlockHeight, BlockHash: tok.BlockHash, TxID: tok.TxID,
-				TxIndex: tok.TxIndex, Address: tok.Address, MaxSupply: tok.Max.String(), MintLimit: tok.Limit.String(),
-				Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
-				HolderCount: tok.Holders, DeployTimestamp: tok.DeployTimestamp}
+			rows[i] = tokenRow(tok)
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
@@ -279,10 +275,7 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 	if len(ch.Operations) > 0 {
 		rows := make([]brc20OperationRow, len(ch.Operations))
 		for i, op := range ch.Operations {
-			rows[i] = brc20OperationRow{Brc20Operation: Brc20Operation{InscriptionID: op.InscriptionID, Operation: op.Kind,
-				Ticker: op.Ticker, BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex,
-				EventIndex: op.EventIndex, Location: op.Location, Address: op.Address, ToAddress: op.ToAddress,
-				Amount: op.Amount.String(), Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber}, OrdinalNumber: op.Sat}
+			rows[i] = operationRow(op)
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
@@ -298,15 +291,36 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
+	batch = append(batch, t.notifyStatement(brc20BlockNotice(ch)))
+	// No parameters: the driver sends the formatted text as one simple query.
+	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
+	return err
+}
+
+func tokenRow(tok *brc20.Token) Brc20Token {
+	return Brc20Token{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
+		InscriptionNumber: tok.InscriptionNumber, BlockHeight: tok.BlockHeight, BlockHash: tok.BlockHash, TxID: tok.TxID,
+		TxIndex: tok.TxIndex, Address: tok.Address, MaxSupply: tok.Max.String(), MintLimit: tok.Limit.String(),
+		Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
+		HolderCount: tok.Holders, DeployTimestamp: tok.DeployTimestamp}
+}
+
+func operationRow(op brc20.Operation) brc20OperationRow {
+	return brc20OperationRow{Brc20Operation: Brc20Operation{InscriptionID: op.InscriptionID, Operation: op.Kind,
+		Ticker: op.Ticker, BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex,
+		EventIndex: op.EventIndex, Location: op.Location, Address: op.Address, ToAddress: op.ToAddress,
+		Amount: op.Amount.String(), Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber}, OrdinalNumber: op.Sat}
+}
+
+// brc20BlockNotice announces the applied block to the subscribers of the tickers and addresses its
+// operations concern.
+func brc20BlockNotice(ch *brc20.Changes) Brc20Notice {
 	tickers, addresses := map[string]bool{}, map[string]bool{}
 	for _, op := range ch.Operations {
 		tickers[op.Ticker] = true
 		addresses[op.Address] = true
 	}
-	batch = append(batch, t.notifyStatement(Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}))
-	// No parameters: the driver sends the formatted text as one simple query.
-	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
-	return err
+	return Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
 }
 
 // RollbackBlock undoes the applied block at height, which must be the tip: balances go back to
