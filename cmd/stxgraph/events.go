@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -18,35 +16,16 @@ import (
 )
 
 func importEventsCommand(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	var file string
 	var wipe bool
-	fs := flag.NewFlagSet("import-events", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
-			"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
-			"the event observer's code path, one transaction per message. Records already applied\n"+
-			"(by id) are skipped, so an interrupted import can simply be run again.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	cfg.databaseFlags(fs)
-	fs.StringVar(&file, "file", "", "TSV file to replay (required)")
-	fs.BoolVar(&wipe, "wipe", false, "empty every chain table first")
-	if err := parseFlags(fs, args); err != nil {
-		return exitCode(err)
-	}
-	if file == "" {
-		fmt.Fprintln(stderr, "import-events: --file is required")
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := importEvents(ctx, &cfg, file, wipe, stdout, stderr); err != nil {
-		slog.Error("import-events failed", "err", err)
-		return 1
-	}
-	return 0
+	return fileCommand("import-events", "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
+		"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
+		"the event observer's code path, one transaction per message. Records already applied\n"+
+		"(by id) are skipped, so an interrupted import can simply be run again.",
+		"TSV file to replay (required)", args, stderr,
+		func(fs *flag.FlagSet) { fs.BoolVar(&wipe, "wipe", false, "empty every chain table first") },
+		func(ctx context.Context, cfg *config, file string) error {
+			return importEvents(ctx, cfg, file, wipe, stdout, stderr)
+		})
 }
 
 func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdout, stderr io.Writer) error {

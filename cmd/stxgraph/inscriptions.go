@@ -6,13 +6,9 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -21,33 +17,14 @@ import (
 )
 
 func importInscriptionsCommand(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	var file string
-	fs := flag.NewFlagSet("import-inscriptions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: stxgraph import-inscriptions --file F [flags]\n\n"+
-			"Applies chainhook inscription_feed payloads, one JSON object per line (plain or gzip),\n"+
-			"as the /chainhook/ordinals path of the event observer does, one transaction per payload.\n"+
-			"Blocks already applied are skipped, so an interrupted import can simply be run again.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	cfg.databaseFlags(fs)
-	fs.StringVar(&file, "file", "", "JSON-lines file of payloads (required)")
-	if err := parseFlags(fs, args); err != nil {
-		return exitCode(err)
-	}
-	if file == "" {
-		fmt.Fprintln(stderr, "import-inscriptions: --file is required")
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := importInscriptions(ctx, &cfg, file, stdout, stderr); err != nil {
-		slog.Error("import-inscriptions failed", "err", err)
-		return 1
-	}
-	return 0
+	return fileCommand("import-inscriptions", "Usage: stxgraph import-inscriptions --file F [flags]\n\n"+
+		"Applies chainhook inscription_feed payloads, one JSON object per line (plain or gzip),\n"+
+		"as the /chainhook/ordinals path of the event observer does, one transaction per payload.\n"+
+		"Blocks already applied are skipped, so an interrupted import can simply be run again.",
+		"JSON-lines file of payloads (required)", args, stderr, nil,
+		func(ctx context.Context, cfg *config, file string) error {
+			return importInscriptions(ctx, cfg, file, stdout, stderr)
+		})
 }
 
 // inscriptionImport sums up an import.
