@@ -48,92 +48,16 @@ func Process(ctx context.Context, st State, b Block) (*Changes, error) {
 	}
 	txs := append([]Tx(nil), b.Txs...)
 	sort.SliceStable(txs, func(i, j int) bool { return txs[i].Index < txs[j].Index })
-
 	// Parse first, so that the state can be read in three batches.
-	parsed := make([][]*Op, len(txs))
-	tickers := map[string]bool{}
-	keys := map[BalanceKey]bool{}
-	satTickers := map[int64][]BalanceKey{} // ticker and sender of transfer inscriptions by sat
-	var sats []int64
-	satSeen := map[int64]bool{}
-	for i, tx := range txs {
-		parsed[i] = make([]*Op, len(tx.Reveals))
-		for j, rv := range tx.Reveals {
-			if !eligible(rv) {
-				continue
-			}
-			op, ok := Parse(rv.ContentType, rv.Content)
-			if !ok {
-				continue
-			}
-			parsed[i][j] = &op
-			tickers[op.Ticker] = true
-			if op.Kind != Deploy {
-				keys[BalanceKey{op.Ticker, rv.Address}] = true
-			}
-			if op.Kind == Transfer {
-				satTickers[rv.Sat] = append(satTickers[rv.Sat], BalanceKey{op.Ticker, rv.Address})
-			}
-		}
-		for _, mv := range tx.Moves {
-			if !satSeen[mv.Sat] {
-				satSeen[mv.Sat] = true
-				sats = append(sats, mv.Sat)
-			}
-		}
-	}
+	n := parseBlock(txs)
 	r := &run{block: b, ch: ch, tokens: map[string]*Token{}, deployed: map[string]bool{}, touched: map[string]bool{},
 		balances: map[BalanceKey]Balance{}, unsent: map[int64][]*Transferable{}, fresh: map[string]bool{}}
-	if len(sats) > 0 {
-		ts, err := st.Transferables(ctx, sats)
-		if err != nil {
-			return nil, err
-		}
-		loaded := map[string]bool{}
-		for i := range ts {
-			t := ts[i]
-			if loaded[t.InscriptionID] {
-				continue
-			}
-			loaded[t.InscriptionID] = true
-			r.unsent[t.Sat] = append(r.unsent[t.Sat], &t)
-			tickers[t.Ticker] = true
-			keys[BalanceKey{t.Ticker, t.Address}] = true
-			satTickers[t.Sat] = append(satTickers[t.Sat], BalanceKey{t.Ticker, t.Address})
-		}
+	if err := r.load(ctx, st, txs, n); err != nil {
+		return nil, err
 	}
-	for _, tx := range txs {
-		for _, mv := range tx.Moves {
-			for _, k := range satTickers[mv.Sat] {
-				keys[BalanceKey{k.Ticker, receiver(mv, k.Address)}] = true
-			}
-		}
-	}
-	if len(tickers) > 0 {
-		tokens, err := st.Tokens(ctx, sortedKeys(tickers))
-		if err != nil {
-			return nil, err
-		}
-		r.tokens = tokens
-	}
-	if len(keys) > 0 {
-		ks := make([]BalanceKey, 0, len(keys))
-		for k := range keys {
-			ks = append(ks, k)
-		}
-		sort.Slice(ks, func(i, j int) bool {
-			return ks[i].Ticker < ks[j].Ticker || ks[i].Ticker == ks[j].Ticker && ks[i].Address < ks[j].Address
-		})
-		bs, err := st.Balances(ctx, ks)
-		if err != nil {
-			return nil, err
-		}
-		r.balances = bs
-	}
-
 	for i, tx := range txs {
 		for j, rv := range tx.Reveals {
-			if op := parsed[i][j]; op != nil {
+			if op := n.parsed[i][j]; op != nil {
 				r.reveal(tx, rv, op)
 			}
 		}
@@ -143,6 +67,102 @@ func Process(ctx context.Context, st State, b Block) (*Changes, error) {
 	}
 	r.finish()
 	return ch, nil
+}
+
+// blockNeeds is what a block's operations read from the state.
+type blockNeeds struct {
+	parsed     [][]*Op // by transaction and reveal; nil where the reveal is no operation
+	tickers    map[string]bool
+	keys       map[BalanceKey]bool
+	satTickers map[int64][]BalanceKey // ticker and sender of transfer inscriptions by sat
+	sats       []int64                // sats the block moves, each once
+}
+
+// parseBlock parses the block's reveals and lists the state they and its moves touch.
+func parseBlock(txs []Tx) *blockNeeds {
+	n := &blockNeeds{parsed: make([][]*Op, len(txs)), tickers: map[string]bool{}, keys: map[BalanceKey]bool{},
+		satTickers: map[int64][]BalanceKey{}}
+	satSeen := map[int64]bool{}
+	for i, tx := range txs {
+		n.parsed[i] = make([]*Op, len(tx.Reveals))
+		for j, rv := range tx.Reveals {
+			if !eligible(rv) {
+				continue
+			}
+			op, ok := Parse(rv.ContentType, rv.Content)
+			if !ok {
+				continue
+			}
+			n.parsed[i][j] = &op
+			n.tickers[op.Ticker] = true
+			if op.Kind != Deploy {
+				n.keys[BalanceKey{op.Ticker, rv.Address}] = true
+			}
+			if op.Kind == Transfer {
+				n.satTickers[rv.Sat] = append(n.satTickers[rv.Sat], BalanceKey{op.Ticker, rv.Address})
+			}
+		}
+		for _, mv := range tx.Moves {
+			if !satSeen[mv.Sat] {
+				satSeen[mv.Sat] = true
+				n.sats = append(n.sats, mv.Sat)
+			}
+		}
+	}
+	return n
+}
+
+// load reads the state the block needs: the unsent transfer inscriptions on the sats it moves
+// first, since their tickers and senders, and the receivers of the moves, add to the tokens and
+// balances read next.
+func (r *run) load(ctx context.Context, st State, txs []Tx, n *blockNeeds) error {
+	if len(n.sats) > 0 {
+		ts, err := st.Transferables(ctx, n.sats)
+		if err != nil {
+			return err
+		}
+		loaded := map[string]bool{}
+		for i := range ts {
+			t := ts[i]
+			if loaded[t.InscriptionID] {
+				continue
+			}
+			loaded[t.InscriptionID] = true
+			r.unsent[t.Sat] = append(r.unsent[t.Sat], &t)
+			n.tickers[t.Ticker] = true
+			n.keys[BalanceKey{t.Ticker, t.Address}] = true
+			n.satTickers[t.Sat] = append(n.satTickers[t.Sat], BalanceKey{t.Ticker, t.Address})
+		}
+	}
+	for _, tx := range txs {
+		for _, mv := range tx.Moves {
+			for _, k := range n.satTickers[mv.Sat] {
+				n.keys[BalanceKey{k.Ticker, receiver(mv, k.Address)}] = true
+			}
+		}
+	}
+	if len(n.tickers) > 0 {
+		tokens, err := st.Tokens(ctx, sortedKeys(n.tickers))
+		if err != nil {
+			return err
+		}
+		r.tokens = tokens
+	}
+	if len(n.keys) > 0 {
+		ks := make([]BalanceKey, 0, len(n.keys))
+		for k := range n.keys {
+			ks = append(ks, k)
+		}
+		sort.Slice(ks, func(i, j int) bool {
+			return ks[i].Ticker < ks[j].Ticker || ks[i].Ticker == ks[j].Ticker && ks[i].Address < ks[j].Address
+		})
+		bs, err := st.Balances(ctx, ks)
+		if err != nil {
+			return err
+		}
+		r.balances = bs
+	}
+	return nil
 }
 
 // eligible tells whether a reveal can be an operation at all. Cursed inscriptions never count,

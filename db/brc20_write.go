@@ -105,29 +105,6 @@ func (t *Brc20Tx) BlockHash(ctx context.Context, height int32) (string, error) {
 	return hash, err
 }
 
-// brc20TokenRow is a brc20_tokens row as ingestion writes it.
-type brc20TokenRow struct {
-	bun.BaseModel `bun:"table:brc20_tokens"`
-
-	Ticker            string `bun:"ticker,pk"`
-	DisplayTicker     string `bun:"display_ticker"`
-	InscriptionID     string `bun:"inscription_id"`
-	InscriptionNumber int64  `bun:"inscription_number"`
-	BlockHeight       int32  `bun:"block_height"`
-	BlockHash         string `bun:"block_hash"`
-	TxID              string `bun:"tx_id"`
-	TxIndex           int32  `bun:"tx_index"`
-	Address           string `bun:"address"`
-	MaxSupply         string `bun:"max_supply"`
-	MintLimit         string `bun:"mint_limit"`
-	Decimals          int32  `bun:"decimals"`
-	SelfMint          bool   `bun:"self_mint"`
-	MintedSupply      string `bun:"minted_supply"`
-	TxCount           int64  `bun:"tx_count"`
-	Holders           int64  `bun:"holders"`
-	DeployTimestamp   int64  `bun:"deploy_timestamp"`
-}
-
 type brc20BalanceRow struct {
 	bun.BaseModel `bun:"table:brc20_balances"`
 
@@ -152,21 +129,8 @@ type brc20HistoryRow struct {
 type brc20OperationRow struct {
 	bun.BaseModel `bun:"table:brc20_operations"`
 
-	InscriptionID     string  `bun:"inscription_id,pk"`
-	Operation         string  `bun:"operation,pk"`
-	Ticker            string  `bun:"ticker"`
-	BlockHeight       int32   `bun:"block_height"`
-	BlockHash         string  `bun:"block_hash"`
-	TxID              string  `bun:"tx_id"`
-	TxIndex           int32   `bun:"tx_index"`
-	EventIndex        int32   `bun:"event_index"`
-	Location          string  `bun:"location"`
-	Address           string  `bun:"address"`
-	ToAddress         *string `bun:"to_address"`
-	Amount            string  `bun:"amount"`
-	Timestamp         int64   `bun:"timestamp"`
-	InscriptionNumber int64   `bun:"inscription_number"`
-	OrdinalNumber     int64   `bun:"ordinal_number"`
+	Brc20Operation
+	OrdinalNumber int64 `bun:"ordinal_number"`
 }
 
 type brc20TransferableRow struct {
@@ -200,7 +164,7 @@ func bigOf(s string) (*big.Int, error) {
 
 // Tokens implements brc20.State.
 func (t *Brc20Tx) Tokens(ctx context.Context, tickers []string) (map[string]*brc20.Token, error) {
-	var rows []brc20TokenRow
+	var rows []Brc20Token
 	if err := t.tx.NewSelect().Model(&rows).Where("ticker = ANY(?)", pgdialect.Array(tickers)).Scan(ctx); err != nil {
 		return nil, err
 	}
@@ -209,7 +173,7 @@ func (t *Brc20Tx) Tokens(ctx context.Context, tickers []string) (map[string]*brc
 		tok := &brc20.Token{Ticker: r.Ticker, DisplayTicker: r.DisplayTicker, InscriptionID: r.InscriptionID,
 			InscriptionNumber: r.InscriptionNumber, BlockHeight: r.BlockHeight, BlockHash: r.BlockHash, TxID: r.TxID,
 			TxIndex: r.TxIndex, Address: r.Address, Decimals: int(r.Decimals), SelfMint: r.SelfMint, TxCount: r.TxCount,
-			Holders: r.Holders, DeployTimestamp: r.DeployTimestamp}
+			Holders: r.HolderCount, DeployTimestamp: r.DeployTimestamp}
 		var err error
 		if tok.Max, err = bigOf(r.MaxSupply); err != nil {
 			return nil, err
@@ -278,13 +242,9 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 	insert := func(q *bun.InsertQuery) { batch = append(batch, q.Returning("NULL").String()) }
 	insert(t.tx.NewInsert().Model(&brc20BlockRow{BlockHeight: ch.Height, BlockHash: ch.Hash, Timestamp: ch.Timestamp}))
 	if len(ch.Deployed) > 0 {
-		rows := make([]brc20TokenRow, len(ch.Deployed))
+		rows := make([]Brc20Token, len(ch.Deployed))
 		for i, tok := range ch.Deployed {
-			rows[i] = brc20TokenRow{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
-				InscriptionNumber: tok.InscriptionNumber, BlockHeight: tok.BlockHeight, BlockHash: tok.BlockHash, TxID: tok.TxID,
-				TxIndex: tok.TxIndex, Address: tok.Address, MaxSupply: tok.Max.String(), MintLimit: tok.Limit.String(),
-				Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
-				Holders: tok.Holders, DeployTimestamp: tok.DeployTimestamp}
+			rows[i] = tokenRow(tok)
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
@@ -315,10 +275,7 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 	if len(ch.Operations) > 0 {
 		rows := make([]brc20OperationRow, len(ch.Operations))
 		for i, op := range ch.Operations {
-			rows[i] = brc20OperationRow{InscriptionID: op.InscriptionID, Operation: op.Kind, Ticker: op.Ticker,
-				BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex, EventIndex: op.EventIndex,
-				Location: op.Location, Address: op.Address, ToAddress: op.ToAddress, Amount: op.Amount.String(),
-				Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber, OrdinalNumber: op.Sat}
+			rows[i] = operationRow(op)
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
@@ -334,15 +291,36 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
+	batch = append(batch, t.notifyStatement(brc20BlockNotice(ch)))
+	// No parameters: the driver sends the formatted text as one simple query.
+	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
+	return err
+}
+
+func tokenRow(tok *brc20.Token) Brc20Token {
+	return Brc20Token{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
+		InscriptionNumber: tok.InscriptionNumber, BlockHeight: tok.BlockHeight, BlockHash: tok.BlockHash, TxID: tok.TxID,
+		TxIndex: tok.TxIndex, Address: tok.Address, MaxSupply: tok.Max.String(), MintLimit: tok.Limit.String(),
+		Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
+		HolderCount: tok.Holders, DeployTimestamp: tok.DeployTimestamp}
+}
+
+func operationRow(op brc20.Operation) brc20OperationRow {
+	return brc20OperationRow{Brc20Operation: Brc20Operation{InscriptionID: op.InscriptionID, Operation: op.Kind,
+		Ticker: op.Ticker, BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex,
+		EventIndex: op.EventIndex, Location: op.Location, Address: op.Address, ToAddress: op.ToAddress,
+		Amount: op.Amount.String(), Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber}, OrdinalNumber: op.Sat}
+}
+
+// brc20BlockNotice announces the applied block to the subscribers of the tickers and addresses its
+// operations concern.
+func brc20BlockNotice(ch *brc20.Changes) Brc20Notice {
 	tickers, addresses := map[string]bool{}, map[string]bool{}
 	for _, op := range ch.Operations {
 		tickers[op.Ticker] = true
 		addresses[op.Address] = true
 	}
-	batch = append(batch, t.notifyStatement(Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}))
-	// No parameters: the driver sends the formatted text as one simple query.
-	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
-	return err
+	return Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
 }
 
 // RollbackBlock undoes the applied block at height, which must be the tip: balances go back to

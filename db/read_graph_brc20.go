@@ -210,10 +210,10 @@ func (s *Store) Brc20BalanceCount(ctx context.Context, address string, f Brc20Ba
 	return n, err
 }
 
-// Brc20Activity is one BRC-20 operation with the figures of its token needed to show it.
-type Brc20Activity struct {
-	InscriptionID     string  `bun:"inscription_id"`
-	Operation         string  `bun:"operation"`
+// Brc20Operation is one BRC-20 operation as brc20_operations keeps it.
+type Brc20Operation struct {
+	InscriptionID     string  `bun:"inscription_id,pk"`
+	Operation         string  `bun:"operation,pk"`
 	Ticker            string  `bun:"ticker"`
 	BlockHeight       int32   `bun:"block_height"`
 	BlockHash         string  `bun:"block_hash"`
@@ -226,6 +226,11 @@ type Brc20Activity struct {
 	Amount            string  `bun:"amount"`
 	Timestamp         int64   `bun:"timestamp"`
 	InscriptionNumber int64   `bun:"inscription_number"`
+}
+
+// Brc20Activity is one BRC-20 operation with the figures of its token needed to show it.
+type Brc20Activity struct {
+	Brc20Operation
 	// The token's decimals, maximum supply and mint limit.
 	Decimals  int32  `bun:"decimals"`
 	MaxSupply string `bun:"max_supply"`

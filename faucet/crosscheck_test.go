@@ -1,40 +1,19 @@
 package faucet_test
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/faucet"
+	"github.com/stxgraph/stxgraph/stacks/tx/txtest"
 )
-
-// The npm project of stacks/tx's cross-check (installed by `make crosscheck-deps`).
-const crosscheckDir = "../stacks/tx/testdata/crosscheck"
 
 // @stacks/transactions 7.6.0 deserializes the faucet's payouts, verifies their signatures and
 // reads the same sender, nonce, fee, recipient and amount.
 func TestSTXCrossCheckStacksJS(t *testing.T) {
 	t.Parallel()
-	nodeBin, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is not installed")
-		}
-		t.Skip("node is not installed; skipping the @stacks/transactions cross-check")
-	}
-	if _, err := os.Stat(filepath.Join(crosscheckDir, "node_modules", "@stacks", "transactions")); err != nil {
-		msg := "run `make crosscheck-deps` to enable the @stacks/transactions cross-check"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
 	e := newEnv(t, envOptions{})
 	e.node.fund(e.senders[0], 1_000_000_000_000, 41)
 	e.node.feeRate = 2
@@ -50,24 +29,15 @@ func TestSTXCrossCheckStacksJS(t *testing.T) {
 		raws = append(raws, r.body["txRaw"].(string))
 		amounts = append(amounts, strconv.FormatUint(amount, 10))
 	}
-	in, _ := json.Marshal(map[string]any{"sign": []any{}, "decode": raws})
-	cmd := exec.Command(nodeBin, "crosscheck.mjs")
-	cmd.Dir = crosscheckDir
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node crosscheck.mjs: %v\n%s", err, stderr.String())
-	}
 	var res struct {
 		Version string `json:"version"`
 		Decoded []struct {
 			TxID, Reserialized, Verified, Signer, Nonce, Fee, Recipient, Amount string
 		} `json:"decoded"`
 	}
-	if err := json.Unmarshal(out, &res); err != nil || res.Version != "7.6.0" || len(res.Decoded) != len(raws) {
-		t.Fatalf("crosscheck output %s (%v), want @stacks/transactions 7.6.0 and %d decoded", out, err, len(raws))
+	txtest.StacksJS(t, map[string]any{"sign": []any{}, "decode": raws}, &res)
+	if len(res.Decoded) != len(raws) {
+		t.Fatalf("stacks.js decoded %d payouts, want %d", len(res.Decoded), len(raws))
 	}
 	for i, d := range res.Decoded {
 		sent := e.node.byID("0x" + d.TxID)

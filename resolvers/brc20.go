@@ -103,8 +103,12 @@ func (l brc20List) encode(c db.Brc20Cursor) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decode reads a cursor of list l; numeric says whether the list's key has a balance.
-func (l brc20List) decode(s string, numeric bool) (db.Brc20Cursor, error) {
+// numeric reports whether the list's key has a balance.
+func (l brc20List) numeric() bool { return l == brc20HolderList || l == brc20BalanceList }
+
+// decode reads a cursor of list l.
+func (l brc20List) decode(s string) (db.Brc20Cursor, error) {
+	numeric := l.numeric()
 	bad := invalid("cursor %q is not a cursor of this list", s)
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -131,29 +135,36 @@ func isDigits(s string) bool {
 	return true
 }
 
-// brc20Page validates a BRC-20 connection's paging arguments into a page of n rows, asking the
-// store for one more so that the page knows whether more follow.
-func (r *Resolver) brc20Page(l brc20List, numeric bool, first *int32, after *string, offset *int32) (p db.Brc20Page, n int, err error) {
-	n = DefaultPageSize
+// brc20Connection reads one page of list l: it validates the paging arguments, has fetch read
+// the page's rows plus one (to know whether more follow) and keys the rows with their cursors.
+func brc20Connection[T any](r *Resolver, l brc20List, first *int32, after *string, offset *int32,
+	fetch func(db.Brc20Page) ([]T, error), key func(T) db.Brc20Cursor) (pageOf[T], error) {
+	n := DefaultPageSize
 	if first != nil {
 		n = int(*first)
 	}
 	if max := r.maxPageSize(); n < 0 || n > max {
-		return p, 0, invalid("page size (first) must be between 0 and %d", max)
+		return pageOf[T]{}, invalid("page size (first) must be between 0 and %d", max)
 	}
+	var p db.Brc20Page
 	if offset != nil {
 		if *offset < 0 {
-			return p, 0, invalid("offset must be 0 or more")
+			return pageOf[T]{}, invalid("offset must be 0 or more")
 		}
 		p.Offset = int(*offset)
 	}
 	if after != nil {
-		if p.After, err = l.decode(*after, numeric); err != nil {
-			return p, 0, err
+		var err error
+		if p.After, err = l.decode(*after); err != nil {
+			return pageOf[T]{}, err
 		}
 	}
 	p.Limit = n + 1
-	return p, n, nil
+	rows, err := fetch(p)
+	if err != nil {
+		return pageOf[T]{}, err
+	}
+	return brc20Paginate(l, rows, p, n, key), nil
 }
 
 // brc20Paginate cuts the rows read for page p (n+1 at most) to n and reports where they sit.
@@ -183,16 +194,13 @@ func (r *queryResolver) Brc20Tokens(ctx context.Context, tickers []string, order
 			return db.Brc20Cursor{Set: true, Ints: [2]int64{t.TxCount}, Text: t.Ticker}
 		}
 	}
-	p, n, err := r.brc20Page(list, false, first, after, offset)
-	if err != nil {
-		return nil, err
-	}
 	f := db.Brc20TokenFilter{Prefixes: tickers}
-	rows, err := r.Store.Brc20Tokens(ctx, f, sort, p)
+	pg, err := brc20Connection(r.Resolver, list, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Token, error) {
+		return r.Store.Brc20Tokens(ctx, f, sort, p)
+	}, key)
 	if err != nil {
 		return nil, err
 	}
-	pg := brc20Paginate(list, rows, p, n, key)
 	return &graph.Brc20TokenConnection{Nodes: pg.nodes, PageInfo: pg.info, Filter: f,
 		Edges: edges(pg, func(c string, t *db.Brc20Token) *graph.Brc20TokenEdge {
 			return &graph.Brc20TokenEdge{Cursor: c, Node: t}
@@ -214,17 +222,14 @@ func (r *brc20TokenConnectionResolver) TotalCount(ctx context.Context, c *graph.
 // Holders pages the token's holders, largest balance first; the pages of every token a query
 // lists are read together.
 func (r *brc20TokenResolver) Holders(ctx context.Context, t *db.Brc20Token, first *int32, after *string, offset *int32) (*graph.Brc20HolderConnection, error) {
-	p, n, err := r.brc20Page(brc20HolderList, true, first, after, offset)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := loaders.For(ctx).Brc20Holders.Load(ctx, loaders.Brc20HoldersKey{Ticker: t.Ticker, Page: p})()
-	if err != nil {
-		return nil, err
-	}
-	pg := brc20Paginate(brc20HolderList, rows, p, n, func(b *db.Brc20Balance) db.Brc20Cursor {
+	pg, err := brc20Connection(r.Resolver, brc20HolderList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
+		return loaders.For(ctx).Brc20Holders.Load(ctx, loaders.Brc20HoldersKey{Ticker: t.Ticker, Page: p})()
+	}, func(b *db.Brc20Balance) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Num: b.TotalBalance, Text: b.Address}
 	})
+	if err != nil {
+		return nil, err
+	}
 	c := &graph.Brc20HolderConnection{Nodes: make([]*graph.Brc20Holder, len(pg.nodes)), PageInfo: pg.info,
 		TotalCount: int32(t.HolderCount)}
 	for i, b := range pg.nodes {

@@ -53,18 +53,15 @@ func (r *brc20AddressResolver) Balances(ctx context.Context, a *graph.Brc20Addre
 	if blockHeight != nil && *blockHeight < 0 {
 		return nil, invalid("blockHeight must be 0 or more")
 	}
-	p, n, err := r.brc20Page(brc20BalanceList, true, first, after, offset)
-	if err != nil {
-		return nil, err
-	}
 	f := db.Brc20BalanceFilter{Prefixes: tickers, AtHeight: blockHeight}
-	rows, err := r.Store.Brc20Balances(ctx, a.Address, f, p)
-	if err != nil {
-		return nil, err
-	}
-	pg := brc20Paginate(brc20BalanceList, rows, p, n, func(b *db.Brc20Balance) db.Brc20Cursor {
+	pg, err := brc20Connection(r.Resolver, brc20BalanceList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
+		return r.Store.Brc20Balances(ctx, a.Address, f, p)
+	}, func(b *db.Brc20Balance) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Num: b.TotalBalance, Text: b.Ticker}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return &graph.Brc20BalanceConnection{Nodes: pg.nodes, PageInfo: pg.info, Address: a.Address, Filter: f,
 		Edges: edges(pg, func(c string, b *db.Brc20Balance) *graph.Brc20BalanceEdge {
 			return &graph.Brc20BalanceEdge{Cursor: c, Node: b}
@@ -112,17 +109,14 @@ func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operatio
 	for _, op := range operations {
 		f.Operations = append(f.Operations, strings.ToLower(string(op)))
 	}
-	p, n, err := r.brc20Page(brc20ActivityList, false, first, after, offset)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.Store.Brc20Activity(ctx, f, p)
-	if err != nil {
-		return nil, err
-	}
-	pg := brc20Paginate(brc20ActivityList, rows, p, n, func(o *db.Brc20Activity) db.Brc20Cursor {
+	pg, err := brc20Connection(r, brc20ActivityList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Activity, error) {
+		return r.Store.Brc20Activity(ctx, f, p)
+	}, func(o *db.Brc20Activity) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Ints: [2]int64{int64(o.BlockHeight), int64(o.EventIndex)}}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return &graph.Brc20ActivityConnection{Nodes: pg.nodes, PageInfo: pg.info, Filter: f,
 		Edges: edges(pg, func(c string, o *db.Brc20Activity) *graph.Brc20ActivityEdge {
 			return &graph.Brc20ActivityEdge{Cursor: c, Node: o}
@@ -190,18 +184,15 @@ func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
 	}
-	p, n, err := r.brc20Page(brc20TransferList, false, first, after, offset)
-	if err != nil {
-		return nil, err
-	}
 	f := db.Brc20TransferableFilter{Address: a.Address, Tickers: tickers}
-	rows, err := r.Store.Brc20Transferables(ctx, f, p)
-	if err != nil {
-		return nil, err
-	}
-	pg := brc20Paginate(brc20TransferList, rows, p, n, func(t *db.Brc20Transferable) db.Brc20Cursor {
+	pg, err := brc20Connection(r.Resolver, brc20TransferList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Transferable, error) {
+		return r.Store.Brc20Transferables(ctx, f, p)
+	}, func(t *db.Brc20Transferable) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Ints: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.InscriptionID}
 	})
+	if err != nil {
+		return nil, err
+	}
 	return &graph.Brc20TransferableConnection{Nodes: pg.nodes, PageInfo: pg.info, Filter: f,
 		Edges: edges(pg, func(c string, t *db.Brc20Transferable) *graph.Brc20TransferableEdge {
 			return &graph.Brc20TransferableEdge{Cursor: c, Node: t}

@@ -1,11 +1,9 @@
 package rest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -88,27 +86,6 @@ func TestBrc20Golden(t *testing.T) {
 			defer resp.Body.Close()
 			golden(t, filepath.Join("testdata", "brc20", c.name+".json"), record(t, resp))
 		})
-	}
-}
-
-// golden compares got with file, or rewrites file under -update.
-func golden(t *testing.T, file string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("differs from %s:\n%s", file, got)
 	}
 }
 

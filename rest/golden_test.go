@@ -190,27 +190,31 @@ func TestGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					got := record(t, resp)
-					file := filepath.Join("testdata", fixture, c.name+".json")
-					if *update {
-						if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(file, got, 0o644); err != nil {
-							t.Fatal(err)
-						}
-						return
-					}
-					want, err := os.ReadFile(file)
-					if err != nil {
-						t.Fatalf("%v (run with -update to create it)", err)
-					}
-					if !bytes.Equal(got, want) {
-						t.Errorf("GET %s differs from %s:\n%s", c.path, file, got)
-					}
+					golden(t, filepath.Join("testdata", fixture, c.name+".json"), record(t, resp))
 				})
 			}
 		})
+	}
+}
+
+// golden compares got with file, or rewrites file under -update.
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("differs from %s:\n%s", file, got)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/internal/inscriptionfeed"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -224,28 +225,10 @@ func TestBrc20ActivitySubscription(t *testing.T) {
 	defer cancel()
 	c := dialWS(t, ctx, a)
 	c.subscribe("ordi", `subscription { brc20Activity(ticker: "ORDI") { operation ticker inscriptionId blockHeight amount } }`)
-	next := func() activity {
-		m := c.read()
-		if m.Type != "next" || m.ID != "ordi" || len(m.Payload.Errors) > 0 {
-			t.Fatalf("got %+v", m)
-		}
-		var got struct{ Brc20Activity activity }
-		json.Unmarshal(m.Payload.Data, &got)
-		return got.Brc20Activity
-	}
+	next := func() activity { return nextOf[activity](c, "ordi") }
 	// Announce the first block again until the subscriber hears it: from then on it is live.
-	live := make(chan struct{})
 	notice := fmt.Sprintf(`{"height":779832,"hash":%q,"rollback":false,"tickers":["ordi"],"addresses":[]}`, inscriptionfeed.Hash(779832))
-	go func() {
-		for {
-			select {
-			case <-live:
-				return
-			case <-time.After(50 * time.Millisecond):
-				a.store.DB.ExecContext(ctx, "SELECT pg_notify('brc20', ?)", notice)
-			}
-		}
-	}()
+	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
 	if got := next(); got.BlockHeight != 779832 || got.Operation != "DEPLOY" || got.Ticker != "ordi" {
 		t.Fatalf("announced deploy arrived as %+v", got)
 	}
@@ -355,28 +338,10 @@ func TestBrc20AddressActivitySubscription(t *testing.T) {
 		BlockHeight                int
 		FromAddress                *string
 	}
-	next := func() op {
-		m := c.read()
-		if m.Type != "next" || m.ID != "carol" || len(m.Payload.Errors) > 0 {
-			t.Fatalf("got %+v", m)
-		}
-		var got struct{ Brc20Activity op }
-		json.Unmarshal(m.Payload.Data, &got)
-		return got.Brc20Activity
-	}
-	live := make(chan struct{})
+	next := func() op { return nextOf[op](c, "carol") }
 	notice := fmt.Sprintf(`{"height":779833,"hash":%q,"rollback":false,"tickers":["dec2"],"addresses":[%q]}`,
 		inscriptionfeed.Hash(779833), inscriptionfeed.Carol)
-	go func() {
-		for {
-			select {
-			case <-live:
-				return
-			case <-time.After(50 * time.Millisecond):
-				a.store.DB.ExecContext(ctx, "SELECT pg_notify('brc20', ?)", notice)
-			}
-		}
-	}()
+	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
 	if got := next(); got.BlockHeight != 779833 || got.Operation != "MINT" || got.Ticker != "dec2" || got.Address != inscriptionfeed.Carol {
 		t.Fatalf("announced mint arrived as %+v", got)
 	}

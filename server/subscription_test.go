@@ -76,6 +76,24 @@ func (c *wsClient) subscribe(id, query string) {
 	c.send(map[string]any{"id": id, "type": "subscribe", "payload": map[string]any{"query": query}})
 }
 
+// nextOf reads the next message, which must be data of subscription id, and decodes its one
+// root field into a T.
+func nextOf[T any](c *wsClient, id string) T {
+	c.t.Helper()
+	m := c.read()
+	if m.Type != "next" || m.ID != id || len(m.Payload.Errors) > 0 {
+		c.t.Fatalf("got %+v", m)
+	}
+	var data map[string]T
+	if err := json.Unmarshal(m.Payload.Data, &data); err != nil || len(data) != 1 {
+		c.t.Fatalf("data %s: %v", m.Payload.Data, err)
+	}
+	var v T
+	for _, v = range data {
+	}
+	return v
+}
+
 // replay applies the first n records of a fixture through the real ingestion path and returns the
 // rest.
 func replay(t *testing.T, store *db.Store, fixture string, n int) []*tsv.Record {
@@ -110,16 +128,21 @@ func replay(t *testing.T, store *db.Store, fixture string, n int) []*tsv.Record 
 // the subscription is live, and every notice sent before it (PostgreSQL delivers a listener's
 // notices in commit order) has been heard.
 func reannounce(ctx context.Context, a *api, tip *db.ChainTip) chan struct{} {
-	live := make(chan struct{})
 	payload, _ := json.Marshal(map[string]any{"kind": "block", "index_block_hash": db.Hex(tip.IndexBlockHash),
 		"block_height": tip.BlockHeight, "canonical": true})
+	return notifyUntilClosed(ctx, a, db.EventsChannel, string(payload))
+}
+
+// notifyUntilClosed sends payload on the channel every 50 ms until the returned channel is closed.
+func notifyUntilClosed(ctx context.Context, a *api, channel, payload string) chan struct{} {
+	live := make(chan struct{})
 	go func() {
 		for {
 			select {
 			case <-live:
 				return
 			case <-time.After(50 * time.Millisecond):
-				a.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", db.EventsChannel, string(payload))
+				a.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", channel, payload)
 			}
 		}
 	}()
@@ -151,15 +174,7 @@ func TestSubscriptionReceivesIngestedBlock(t *testing.T) {
 			Nodes      []struct{ Block struct{ Height int } }
 		}
 	}
-	next := func() block {
-		m := c.read()
-		if m.Type != "next" || m.ID != "blocks" || len(m.Payload.Errors) > 0 {
-			t.Fatalf("got %+v", m)
-		}
-		var got struct{ Blocks block }
-		json.Unmarshal(m.Payload.Data, &got)
-		return got.Blocks
-	}
+	next := func() block { return nextOf[block](c, "blocks") }
 	// The replay's own notices may still be on their way (NOTIFY reaches the listener
 	// asynchronously) and arrive after the subscription started: skip those of the replayed
 	// blocks until the tip is heard.
@@ -204,15 +219,7 @@ func TestSubscriptionAddressTransactions(t *testing.T) {
 		TxID        string
 		BlockHeight int
 	}
-	next := func() tx {
-		m := c.read()
-		if m.Type != "next" || m.ID != "addr" || len(m.Payload.Errors) > 0 {
-			t.Fatalf("got %+v", m)
-		}
-		var got struct{ AddressTransactions tx }
-		json.Unmarshal(m.Payload.Data, &got)
-		return got.AddressTransactions
-	}
+	next := func() tx { return nextOf[tx](c, "addr") }
 	// As above: skip late notices of the replayed blocks until the tip's coinbase is heard.
 	for got := next(); got.BlockHeight != 27; got = next() {
 		if got.BlockHeight > 27 {

@@ -347,25 +347,9 @@ func (n *Node) send(raw []json.RawMessage) (any, *rpcError) {
 	if err != nil {
 		return nil, errf(-22, "TX decode failed. Make sure the tx has at least one input.")
 	}
-	prev := map[wire.OutPoint]*wire.TxOut{}
-	var in int64
-	for _, txIn := range tx.TxIn {
-		op := txIn.PreviousOutPoint
-		if _, spent := n.mpSpent[op]; spent {
-			return nil, errf(-26, "txn-mempool-conflict")
-		}
-		u, ok := n.utxos[op]
-		if !ok {
-			u, ok = n.mpOuts[op]
-		}
-		if !ok {
-			return nil, errf(-25, "bad-txns-inputs-missingorspent")
-		}
-		if u.coinbase && n.height+1-u.height < 100 {
-			return nil, errf(-26, "bad-txns-premature-spend-of-coinbase, tried to spend coinbase at depth %d", n.height+1-u.height)
-		}
-		prev[op] = &u.out
-		in += u.out.Value
+	prev, in, rerr := n.inputs(&tx)
+	if rerr != nil {
+		return nil, rerr
 	}
 	var out int64
 	for _, o := range tx.TxOut {
@@ -374,17 +358,8 @@ func (n *Node) send(raw []json.RawMessage) (any, *rpcError) {
 	if out > in {
 		return nil, errf(-26, "bad-txns-in-belowout")
 	}
-	fetcher := txscript.NewMultiPrevOutFetcher(prev)
-	hashes := txscript.NewTxSigHashes(&tx, fetcher)
-	for i, txIn := range tx.TxIn {
-		p := prev[txIn.PreviousOutPoint]
-		vm, err := txscript.NewEngine(p.PkScript, &tx, i, txscript.StandardVerifyFlags, nil, hashes, p.Value, fetcher)
-		if err == nil {
-			err = vm.Execute()
-		}
-		if err != nil {
-			return nil, errf(-26, "mandatory-script-verify-flag-failed (%v)", err)
-		}
+	if rerr := verifyScripts(&tx, prev); rerr != nil {
+		return nil, rerr
 	}
 	vsize := int64((tx.SerializeSizeStripped()*3 + tx.SerializeSize() + 3) / 4)
 	if fee := in - out; fee < vsize {
@@ -399,4 +374,47 @@ func (n *Node) send(raw []json.RawMessage) (any, *rpcError) {
 	}
 	n.mempool = append(n.mempool, &tx)
 	return hash.String(), nil
+}
+
+// inputs finds the outputs tx spends, confirmed or in the mempool, refusing double spends and
+// immature coinbases, and sums their value.
+func (n *Node) inputs(tx *wire.MsgTx) (map[wire.OutPoint]*wire.TxOut, int64, *rpcError) {
+	prev := map[wire.OutPoint]*wire.TxOut{}
+	var in int64
+	for _, txIn := range tx.TxIn {
+		op := txIn.PreviousOutPoint
+		if _, spent := n.mpSpent[op]; spent {
+			return nil, 0, errf(-26, "txn-mempool-conflict")
+		}
+		u, ok := n.utxos[op]
+		if !ok {
+			u, ok = n.mpOuts[op]
+		}
+		if !ok {
+			return nil, 0, errf(-25, "bad-txns-inputs-missingorspent")
+		}
+		if u.coinbase && n.height+1-u.height < 100 {
+			return nil, 0, errf(-26, "bad-txns-premature-spend-of-coinbase, tried to spend coinbase at depth %d", n.height+1-u.height)
+		}
+		prev[op] = &u.out
+		in += u.out.Value
+	}
+	return prev, in, nil
+}
+
+// verifyScripts runs every input's script against the output it spends.
+func verifyScripts(tx *wire.MsgTx, prev map[wire.OutPoint]*wire.TxOut) *rpcError {
+	fetcher := txscript.NewMultiPrevOutFetcher(prev)
+	hashes := txscript.NewTxSigHashes(tx, fetcher)
+	for i, txIn := range tx.TxIn {
+		p := prev[txIn.PreviousOutPoint]
+		vm, err := txscript.NewEngine(p.PkScript, tx, i, txscript.StandardVerifyFlags, nil, hashes, p.Value, fetcher)
+		if err == nil {
+			err = vm.Execute()
+		}
+		if err != nil {
+			return errf(-26, "mandatory-script-verify-flag-failed (%v)", err)
+		}
+	}
+	return nil
 }

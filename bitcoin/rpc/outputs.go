@@ -64,9 +64,7 @@ type btcdOutputs struct{ c *Client }
 const searchPage = 1000
 
 func (b btcdOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Output, error) {
-	var candidates []wire.OutPoint
-	seen := map[wire.OutPoint]bool{}
-	spent := map[wire.OutPoint]bool{}
+	h := addressHistory{seen: map[wire.OutPoint]bool{}, spent: map[wire.OutPoint]bool{}}
 	for _, a := range addrs {
 		script, err := txscript.PayToAddrScript(a)
 		if err != nil {
@@ -83,30 +81,8 @@ func (b btcdOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Ou
 				return nil, err
 			}
 			for _, tx := range txs {
-				hash, err := chainhash.NewHashFromStr(tx.Txid)
-				if err != nil {
+				if err := h.add(tx, script); err != nil {
 					return nil, fmt.Errorf("searchrawtransactions: %w", err)
-				}
-				for _, in := range tx.Vin {
-					if in.IsCoinBase() {
-						continue
-					}
-					prev, err := chainhash.NewHashFromStr(in.Txid)
-					if err != nil {
-						return nil, fmt.Errorf("searchrawtransactions: %w", err)
-					}
-					spent[wire.OutPoint{Hash: *prev, Index: in.Vout}] = true
-				}
-				for _, out := range tx.Vout {
-					pk, err := hex.DecodeString(out.ScriptPubKey.Hex)
-					if err != nil || !bytes.Equal(pk, script) {
-						continue
-					}
-					op := wire.OutPoint{Hash: *hash, Index: out.N}
-					if !seen[op] {
-						seen[op] = true
-						candidates = append(candidates, op)
-					}
 				}
 			}
 			if len(txs) < searchPage {
@@ -115,8 +91,8 @@ func (b btcdOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Ou
 		}
 	}
 	var outs []Output
-	for _, op := range candidates {
-		if spent[op] {
+	for _, op := range h.candidates {
+		if h.spent[op] {
 			continue
 		}
 		o, ok, err := b.c.txOut(ctx, op)
@@ -128,6 +104,43 @@ func (b btcdOutputs) Unspent(ctx context.Context, addrs []address.Address) ([]Ou
 		}
 	}
 	return outs, nil
+}
+
+// addressHistory gathers what the addresses' transactions tell: the outputs paying them, each
+// once in order of appearance, and every outpoint spent.
+type addressHistory struct {
+	candidates  []wire.OutPoint
+	seen, spent map[wire.OutPoint]bool
+}
+
+// add records one transaction of the address paid by script.
+func (h *addressHistory) add(tx btcjson.SearchRawTransactionsResult, script []byte) error {
+	hash, err := chainhash.NewHashFromStr(tx.Txid)
+	if err != nil {
+		return err
+	}
+	for _, in := range tx.Vin {
+		if in.IsCoinBase() {
+			continue
+		}
+		prev, err := chainhash.NewHashFromStr(in.Txid)
+		if err != nil {
+			return err
+		}
+		h.spent[wire.OutPoint{Hash: *prev, Index: in.Vout}] = true
+	}
+	for _, out := range tx.Vout {
+		pk, err := hex.DecodeString(out.ScriptPubKey.Hex)
+		if err != nil || !bytes.Equal(pk, script) {
+			continue
+		}
+		op := wire.OutPoint{Hash: *hash, Index: out.N}
+		if !h.seen[op] {
+			h.seen[op] = true
+			h.candidates = append(h.candidates, op)
+		}
+	}
+	return nil
 }
 
 // txOut asks the node whether op is unspent, counting the mempool: an output that an unconfirmed
@@ -181,6 +194,30 @@ func (b *bitcoindOutputs) Unspent(ctx context.Context, addrs []address.Address) 
 	return b.dropMempoolSpent(ctx, outs)
 }
 
+// startScan runs scantxoutset over descs, waiting while another client's scan runs (bounded by
+// ctx and about two minutes).
+func (b *bitcoindOutputs) startScan(ctx context.Context, descs []map[string]string) (scanResult, error) {
+	var res scanResult
+	for attempt := 0; ; attempt++ {
+		err := b.c.call(ctx, &res, "scantxoutset", "start", descs)
+		if rerr, ok := IsRPCError(err); ok && rerr.Code == scanInProgress && attempt < 240 {
+			select {
+			case <-time.After(500 * time.Millisecond):
+				continue
+			case <-ctx.Done():
+				return res, ctx.Err()
+			}
+		}
+		if err != nil {
+			return res, err
+		}
+		if !res.Success {
+			return res, fmt.Errorf("scantxoutset did not complete")
+		}
+		return res, nil
+	}
+}
+
 // scan returns the confirmed outputs of addrs, from the cache while the tip is the same.
 func (b *bitcoindOutputs) scan(ctx context.Context, addrs []address.Address) ([]Output, error) {
 	descs := make([]map[string]string, len(addrs))
@@ -199,25 +236,9 @@ func (b *bitcoindOutputs) scan(ctx context.Context, addrs []address.Address) ([]
 	if tip == b.tip && key == b.key {
 		return append([]Output(nil), b.cache...), nil
 	}
-	var res scanResult
-	for attempt := 0; ; attempt++ {
-		err := b.c.call(ctx, &res, "scantxoutset", "start", descs)
-		if rerr, ok := IsRPCError(err); ok && rerr.Code == scanInProgress && attempt < 240 {
-			// Another client's scan: wait for it (bounded by ctx and about two minutes).
-			select {
-			case <-time.After(500 * time.Millisecond):
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		break
-	}
-	if !res.Success {
-		return nil, fmt.Errorf("scantxoutset did not complete")
+	res, err := b.startScan(ctx, descs)
+	if err != nil {
+		return nil, err
 	}
 	outs := make([]Output, 0, len(res.Unspents))
 	for _, u := range res.Unspents {

@@ -7,9 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -19,35 +16,16 @@ import (
 )
 
 func importEventsCommand(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	var file string
 	var wipe bool
-	fs := flag.NewFlagSet("import-events", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
-			"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
-			"the event observer's code path, one transaction per message. Records already applied\n"+
-			"(by id) are skipped, so an interrupted import can simply be run again.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	cfg.databaseFlags(fs)
-	fs.StringVar(&file, "file", "", "TSV file to replay (required)")
-	fs.BoolVar(&wipe, "wipe", false, "empty every chain table first")
-	if err := parseFlags(fs, args); err != nil {
-		return exitCode(err)
-	}
-	if file == "" {
-		fmt.Fprintln(stderr, "import-events: --file is required")
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := importEvents(ctx, &cfg, file, wipe, stdout, stderr); err != nil {
-		slog.Error("import-events failed", "err", err)
-		return 1
-	}
-	return 0
+	return fileCommand("import-events", "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
+		"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
+		"the event observer's code path, one transaction per message. Records already applied\n"+
+		"(by id) are skipped, so an interrupted import can simply be run again.",
+		"TSV file to replay (required)", args, stderr,
+		func(fs *flag.FlagSet) { fs.BoolVar(&wipe, "wipe", false, "empty every chain table first") },
+		func(ctx context.Context, cfg *config, file string) error {
+			return importEvents(ctx, cfg, file, wipe, stdout, stderr)
+		})
 }
 
 func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdout, stderr io.Writer) error {
@@ -72,7 +50,12 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		if err != nil {
 			return err
 		}
-		opts.OnProgress = progressBar(stderr, total)
+		bar := &progressBar{w: stderr, total: total, unit: "events"}
+		opts.OnProgress = func(p ingest.Progress) {
+			if bar.due(p.Done) {
+				bar.draw(p.Done, p.Elapsed, fmt.Sprintf("%d blocks", p.Blocks))
+			}
+		}
 	}
 	p, err := ingest.NewIngester(store).Replay(ctx, r, opts)
 	if opts.OnProgress != nil {
@@ -84,26 +67,6 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		return err
 	}
 	return store.AnalyzeChainData(ctx)
-}
-
-// progressBar redraws one status line at most every 200 ms: progress, rate and ETA.
-func progressBar(w io.Writer, total int64) func(ingest.Progress) {
-	var last time.Time
-	return func(p ingest.Progress) {
-		if time.Since(last) < 200*time.Millisecond && p.Done < total {
-			return
-		}
-		last = time.Now()
-		r := rate(p.Done, p.Elapsed)
-		eta := "?"
-		if r > 0 {
-			eta = (time.Duration(float64(total-p.Done)/r) * time.Second).Round(time.Second).String()
-		}
-		width := 30
-		filled := int(float64(width) * float64(p.Done) / float64(max(total, 1)))
-		fmt.Fprintf(w, "\r[%s%s] %d/%d events  %.0f events/s  %d blocks  ETA %s   ",
-			strings.Repeat("=", min(filled, width)), strings.Repeat(" ", max(width-filled, 0)), p.Done, total, r, p.Blocks, eta)
-	}
 }
 
 func rate(n int64, d time.Duration) float64 {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"io"
 	"net/netip"
 	"strings"
 	"testing"
@@ -24,14 +22,7 @@ func TestFaucetConfiguration(t *testing.T) {
 	t.Setenv("BTC_RPC_PORT", "18443")
 	t.Setenv("BTC_RPC_USER", "btc")
 	t.Setenv("BTC_FAUCET_AMOUNT", "5000")
-	parse := func(args ...string) (*config, error) {
-		var cfg config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		cfg.serveFlags(fs)
-		return &cfg, parseFlags(fs, args)
-	}
-	cfg, err := parse("--faucet-ip-limit", "7")
+	cfg, err := parseServe("--faucet-ip-limit", "7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +49,12 @@ func TestFaucetConfiguration(t *testing.T) {
 	}
 
 	t.Setenv("STXGRAPH_TRUSTED_PROXIES", "10.0.0.0/33")
-	if _, err := parse(); err == nil || !strings.Contains(err.Error(), "STXGRAPH_TRUSTED_PROXIES") {
+	if _, err := parseServe(); err == nil || !strings.Contains(err.Error(), "STXGRAPH_TRUSTED_PROXIES") {
 		t.Errorf("bad proxy list: %v", err)
 	}
 	t.Setenv("STXGRAPH_TRUSTED_PROXIES", "")
 	t.Setenv("FAUCET_PRIVATE_KEY", "abcd")
-	bad, err := parse()
+	bad, err := parseServe()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,9 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/term"
@@ -22,33 +17,14 @@ import (
 )
 
 func importInscriptionsCommand(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	var file string
-	fs := flag.NewFlagSet("import-inscriptions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: stxgraph import-inscriptions --file F [flags]\n\n"+
-			"Applies chainhook inscription_feed payloads, one JSON object per line (plain or gzip),\n"+
-			"as the /chainhook/ordinals path of the event observer does, one transaction per payload.\n"+
-			"Blocks already applied are skipped, so an interrupted import can simply be run again.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	cfg.databaseFlags(fs)
-	fs.StringVar(&file, "file", "", "JSON-lines file of payloads (required)")
-	if err := parseFlags(fs, args); err != nil {
-		return exitCode(err)
-	}
-	if file == "" {
-		fmt.Fprintln(stderr, "import-inscriptions: --file is required")
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := importInscriptions(ctx, &cfg, file, stdout, stderr); err != nil {
-		slog.Error("import-inscriptions failed", "err", err)
-		return 1
-	}
-	return 0
+	return fileCommand("import-inscriptions", "Usage: stxgraph import-inscriptions --file F [flags]\n\n"+
+		"Applies chainhook inscription_feed payloads, one JSON object per line (plain or gzip),\n"+
+		"as the /chainhook/ordinals path of the event observer does, one transaction per payload.\n"+
+		"Blocks already applied are skipped, so an interrupted import can simply be run again.",
+		"JSON-lines file of payloads (required)", args, stderr, nil,
+		func(ctx context.Context, cfg *config, file string) error {
+			return importInscriptions(ctx, cfg, file, stdout, stderr)
+		})
 }
 
 // inscriptionImport sums up an import.
@@ -64,13 +40,13 @@ func importInscriptions(ctx context.Context, cfg *config, file string, stdout, s
 		return err
 	}
 	defer store.Close()
-	var total int64
-	var progress func(inscriptionImport)
+	var bar *progressBar
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if total, err = countPayloads(file); err != nil {
+		total, err := countPayloads(file)
+		if err != nil {
 			return err
 		}
-		progress = payloadProgress(stderr, total)
+		bar = &progressBar{w: stderr, total: total, unit: "payloads"}
 	}
 	r, closer, err := openLines(file)
 	if err != nil {
@@ -96,8 +72,8 @@ func importInscriptions(ctx context.Context, cfg *config, file string, stdout, s
 			sum.Skipped += res.Skipped
 			sum.Operations += res.Operations
 			sum.Elapsed = time.Since(start)
-			if progress != nil {
-				progress(sum)
+			if bar != nil && bar.due(sum.Payloads) {
+				bar.draw(sum.Payloads, sum.Elapsed, fmt.Sprintf("%d blocks  %d operations", sum.Applied, sum.Operations))
 			}
 		}
 		if errors.Is(rerr, io.EOF) {
@@ -107,33 +83,13 @@ func importInscriptions(ctx context.Context, cfg *config, file string, stdout, s
 			return rerr
 		}
 	}
-	if progress != nil {
+	if bar != nil {
 		fmt.Fprintln(stderr)
 	}
 	sum.Elapsed = time.Since(start)
 	fmt.Fprintf(stdout, "read %d payloads: applied %d blocks (%d BRC-20 operations), rolled back %d, skipped %d already applied, in %s (%.0f operations/s)\n",
 		sum.Payloads, sum.Applied, sum.Operations, sum.RolledBack, sum.Skipped, sum.Elapsed.Round(time.Millisecond), rate(int64(sum.Operations), sum.Elapsed))
 	return nil
-}
-
-// payloadProgress redraws one status line at most every 200 ms.
-func payloadProgress(w io.Writer, total int64) func(inscriptionImport) {
-	var last time.Time
-	return func(p inscriptionImport) {
-		if time.Since(last) < 200*time.Millisecond && p.Payloads < total {
-			return
-		}
-		last = time.Now()
-		r := rate(p.Payloads, p.Elapsed)
-		eta := "?"
-		if r > 0 {
-			eta = (time.Duration(float64(total-p.Payloads)/r) * time.Second).Round(time.Second).String()
-		}
-		const width = 30
-		filled := int(float64(width) * float64(p.Payloads) / float64(max(total, 1)))
-		fmt.Fprintf(w, "\r[%s%s] %d/%d payloads  %d blocks  %d operations  ETA %s   ",
-			strings.Repeat("=", min(filled, width)), strings.Repeat(" ", max(width-filled, 0)), p.Payloads, total, p.Applied, p.Operations, eta)
-	}
 }
 
 // openLines opens a file of lines, decompressing it when it starts with the gzip magic bytes.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -93,11 +92,7 @@ func TestImportInscriptions(t *testing.T) {
 // ORDINALS_INGEST_TOKEN configures the observer's inscription path; the command needs --file.
 func TestInscriptionsConfiguration(t *testing.T) {
 	t.Setenv("ORDINALS_INGEST_TOKEN", "from-env")
-	var cfg config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	cfg.serveFlags(fs)
-	if err := parseFlags(fs, nil); err != nil || cfg.observer.OrdinalsToken != "from-env" {
+	if cfg, err := parseServe(); err != nil || cfg.observer.OrdinalsToken != "from-env" {
 		t.Errorf("token %q, %v; want it from ORDINALS_INGEST_TOKEN", cfg.observer.OrdinalsToken, err)
 	}
 	var stdout, stderr bytes.Buffer

@@ -57,14 +57,7 @@ func TestEnvironmentConfiguration(t *testing.T) {
 	t.Setenv("STACKS_CHAIN_ID", "0x00000001")
 	t.Setenv("ENABLE_DEPRECATED_ENDPOINTS", "0")
 	t.Setenv("STXGRAPH_GRAPHQL_TIMEOUT", "3s")
-	parse := func(args ...string) (*config, error) {
-		var cfg config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		cfg.serveFlags(fs)
-		return &cfg, parseFlags(fs, args)
-	}
-	cfg, err := parse("--port", "4200")
+	cfg, err := parseServe("--port", "4200")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +71,18 @@ func TestEnvironmentConfiguration(t *testing.T) {
 		"STXGRAPH_GRAPHQL_TIMEOUT":     "10",
 	} {
 		t.Setenv(env, value)
-		if _, err := parse(); err == nil || !strings.Contains(err.Error(), env) {
+		if _, err := parseServe(); err == nil || !strings.Contains(err.Error(), env) {
 			t.Errorf("%s=%q: error %v, want one naming the variable", env, value, err)
 		}
 		os.Unsetenv(env)
 	}
+}
+
+// parseServe reads the serve command's settings from args and the environment.
+func parseServe(args ...string) (*config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.serveFlags(fs)
+	return &cfg, parseFlags(fs, args)
 }

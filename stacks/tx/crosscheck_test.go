@@ -1,22 +1,16 @@
 package tx
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/stacks/c32"
+	"github.com/stxgraph/stxgraph/stacks/tx/txtest"
 )
-
-const crosscheckDir = "testdata/crosscheck"
 
 type crossTransfer struct {
 	Recipient  string `json:"recipient"`
@@ -80,42 +74,9 @@ func crossTransfers() []crossTransfer {
 	return out
 }
 
-// nodeCrosscheck runs the npm helper, skipping when node or its packages are absent (but failing
-// under CI=true when node exists without the packages: install with
-// `npm ci --prefix stacks/tx/testdata/crosscheck`).
 func nodeCrosscheck(t *testing.T, input any) crossResult {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed; skipping the @stacks/transactions cross-check")
-	}
-	if _, err := os.Stat(filepath.Join(crosscheckDir, "node_modules", "@stacks", "transactions")); err != nil {
-		msg := "run `npm ci --prefix stacks/tx/testdata/crosscheck` to enable the @stacks/transactions cross-check"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	in, err := json.Marshal(input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "crosscheck.mjs")
-	cmd.Dir = crosscheckDir
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node crosscheck.mjs: %v\n%s", err, stderr.String())
-	}
 	var res crossResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("crosscheck output: %v\n%s", err, out)
-	}
-	if res.Version != "7.6.0" {
-		t.Fatalf("@stacks/transactions %s is installed, the cross-check pins 7.6.0", res.Version)
-	}
+	txtest.StacksJS(t, input, &res)
 	return res
 }
 
