@@ -129,7 +129,7 @@ type brc20HistoryRow struct {
 type brc20OperationRow struct {
 	bun.BaseModel `bun:"table:brc20_operations"`
 
-	Brc20Operation
+	Brc20OperationRecord
 	OrdinalNumber int64 `bun:"ordinal_number"`
 }
 
@@ -306,7 +306,7 @@ func tokenRow(tok *brc20.Token) Brc20Token {
 }
 
 func operationRow(op brc20.Operation) brc20OperationRow {
-	return brc20OperationRow{Brc20Operation: Brc20Operation{InscriptionID: op.InscriptionID, Operation: op.Kind,
+	return brc20OperationRow{Brc20OperationRecord: Brc20OperationRecord{InscriptionID: op.InscriptionID, Operation: op.Kind,
 		Ticker: op.Ticker, BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex,
 		EventIndex: op.EventIndex, Location: op.Location, Address: op.Address, ToAddress: op.ToAddress,
 		Amount: op.Amount.String(), Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber}, OrdinalNumber: op.Sat}

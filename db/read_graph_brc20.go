@@ -210,8 +210,8 @@ func (s *Store) Brc20BalanceCount(ctx context.Context, address string, f Brc20Ba
 	return n, err
 }
 
-// Brc20Operation is one BRC-20 operation as brc20_operations keeps it.
-type Brc20Operation struct {
+// Brc20OperationRecord is one BRC-20 operation as brc20_operations keeps it.
+type Brc20OperationRecord struct {
 	InscriptionID     string  `bun:"inscription_id,pk"`
 	Operation         string  `bun:"operation,pk"`
 	Ticker            string  `bun:"ticker"`
@@ -230,7 +230,7 @@ type Brc20Operation struct {
 
 // Brc20Activity is one BRC-20 operation with the figures of its token needed to show it.
 type Brc20Activity struct {
-	Brc20Operation
+	Brc20OperationRecord
 	// The token's decimals, maximum supply and mint limit.
 	Decimals  int32  `bun:"decimals"`
 	MaxSupply string `bun:"max_supply"`
