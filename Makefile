@@ -45,6 +45,7 @@ bench: postgres
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTransaction -fuzztime=2m ./stacks/tx
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeClarity -fuzztime=2m ./stacks/clarity
+	$(GO) test -run='^$$' -fuzz=FuzzREST -fuzztime=5m -parallel=2 ./server
 
 # Long end-to-end benchmarks, kept out of `make test`: the replay rate of a synthetic chain, and
 # busy-vs-idle account reads on a 183,000-transaction chain whose database the first run builds

@@ -41,7 +41,7 @@ type PoolOptions struct {
 
 // Open connects to the database at dsn (a postgres:// URL) without touching its schema.
 func Open(dsn string, pool PoolOptions) *Store {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), checkClient))
 	if pool.MaxOpen > 0 {
 		sqldb.SetMaxOpenConns(pool.MaxOpen)
 		sqldb.SetMaxIdleConns(pool.MaxOpen)
@@ -50,6 +50,17 @@ func Open(dsn string, pool PoolOptions) *Store {
 		sqldb.SetConnMaxIdleTime(pool.MaxIdleTime)
 	}
 	return NewStore(sqldb)
+}
+
+// checkClient makes the server check every second, while it runs a statement, that the client
+// is still connected. The driver drops the connection when a caller's context ends, and
+// PostgreSQL would otherwise run (or wait for a lock) to the end for nobody.
+func checkClient(conf *pgdriver.Config) {
+	params := map[string]any{"client_connection_check_interval": "1s"}
+	for k, v := range conf.ConnParams {
+		params[k] = v
+	}
+	conf.ConnParams = params
 }
 
 // NewStore wraps an already open database handle (tests use it with pgtestdb databases).
