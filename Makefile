@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest soak
 
 run: postgres build
 	$(BIN) serve
@@ -68,3 +68,19 @@ loadtest: postgres build
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres
 	STXGRAPH_LOAD=10s $(GO) test -count=1 -run TestLoad -v ./rest
+
+# Soak test: `stxgraph serve` on a copy of that chain's database; cmd/loadgen measures the peak
+# mixed-load rate, then holds SOAK_FRACTION of it for SOAK_DURATION while posting a new block
+# every few seconds to the event observer, and prints per minute the requests, p50/p99, errors,
+# blocks ingested and the server's RSS. SOAK_CHAIN sets the chain's flags (loadgen prepare -h),
+# SOAK_FLAGS the soak's (loadgen soak -h).
+SOAK_DURATION ?= 10m
+SOAK_FRACTION ?= 0.8
+SOAK_CHAIN ?=
+SOAK_FLAGS ?=
+soak: postgres build
+	@set -e; url=$$($(GO) run ./cmd/loadgen soak-db $(SOAK_CHAIN)); \
+	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
+		--store-raw-events=false 2>"$${TMPDIR:-/tmp}/stxgraph-soak.log" & pid=$$!; trap 'kill $$pid' EXIT; \
+	$(GO) run ./cmd/loadgen soak -url http://127.0.0.1:$(LOADTEST_PORT) -events http://127.0.0.1:$$(($(LOADTEST_PORT) + 1)) \
+		-pid $$pid -d $(SOAK_DURATION) -fraction $(SOAK_FRACTION) $(SOAK_CHAIN) $(SOAK_FLAGS)
