@@ -218,7 +218,10 @@ func (t timeout) InterceptResponse(ctx context.Context, next graphql.ResponseHan
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(t))
 	defer cancel()
 	resp := next(ctx)
-	if resp != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// The driver's socket deadline is the context's, and may fire a moment before the context
+	// reports it: the clock decides.
+	deadline, _ := ctx.Deadline()
+	if resp != nil && len(resp.Errors) > 0 && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(deadline)) {
 		resp.Errors = gqlerror.List{{
 			Message:    fmt.Sprintf("query did not finish within %s; ask for less", time.Duration(t)),
 			Extensions: map[string]any{"code": stxgraph.EUNAVAILABLE},
