@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium btcd
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium btcd soak
 
 run: postgres build
 	$(BIN) serve --demo
@@ -69,6 +69,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTransaction -fuzztime=2m ./stacks/tx
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeClarity -fuzztime=2m ./stacks/clarity
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=2m ./brc20
+	$(GO) test -run='^$$' -fuzz=FuzzREST -fuzztime=5m -parallel=2 ./server
 
 # Long end-to-end benchmarks, kept out of `make test`: the replay rate of a synthetic chain, and
 # busy-vs-idle account reads on a 183,000-transaction chain whose database the first run builds
@@ -100,3 +101,19 @@ load: postgres
 .PHONY: bench-brc20-lookups
 bench-brc20-lookups: postgres
 	$(GO) test -count=1 -run='^$$' -bench=BenchmarkBrc20TokenLookup -benchtime=$(BENCHTIME) ./rest
+
+# Soak test: `stxgraph serve` on a copy of that chain's database; cmd/loadgen measures the peak
+# mixed-load rate, then holds SOAK_FRACTION of it for SOAK_DURATION while posting a new block
+# every few seconds to the event observer, and prints per minute the requests, p50/p99, errors,
+# blocks ingested and the server's RSS. SOAK_CHAIN sets the chain's flags (loadgen prepare -h),
+# SOAK_FLAGS the soak's (loadgen soak -h).
+SOAK_DURATION ?= 10m
+SOAK_FRACTION ?= 0.8
+SOAK_CHAIN ?=
+SOAK_FLAGS ?=
+soak: postgres build
+	@set -e; url=$$($(GO) run ./cmd/loadgen soak-db $(SOAK_CHAIN)); \
+	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
+		--store-raw-events=false 2>"$${TMPDIR:-/tmp}/stxgraph-soak.log" & pid=$$!; trap 'kill $$pid' EXIT; \
+	$(GO) run ./cmd/loadgen soak -url http://127.0.0.1:$(LOADTEST_PORT) -events http://127.0.0.1:$$(($(LOADTEST_PORT) + 1)) \
+		-pid $$pid -d $(SOAK_DURATION) -fraction $(SOAK_FRACTION) $(SOAK_CHAIN) $(SOAK_FLAGS)

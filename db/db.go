@@ -5,6 +5,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -46,7 +47,7 @@ type PoolOptions struct {
 
 // Open connects to the database at dsn (a postgres:// URL) without touching its schema.
 func Open(dsn string, pool PoolOptions) *Store {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn)))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), checkClient))
 	if pool.MaxOpen > 0 {
 		sqldb.SetMaxOpenConns(pool.MaxOpen)
 		sqldb.SetMaxIdleConns(pool.MaxOpen)
@@ -55,6 +56,17 @@ func Open(dsn string, pool PoolOptions) *Store {
 		sqldb.SetConnMaxIdleTime(pool.MaxIdleTime)
 	}
 	return NewStore(sqldb)
+}
+
+// checkClient makes the server check every second, while it runs a statement, that the client
+// is still connected. The driver drops the connection when a caller's context ends, and
+// PostgreSQL would otherwise run (or wait for a lock) to the end for nobody.
+func checkClient(conf *pgdriver.Config) {
+	params := map[string]any{"client_connection_check_interval": "1s"}
+	for k, v := range conf.ConnParams {
+		params[k] = v
+	}
+	conf.ConnParams = params
 }
 
 // NewStore wraps an already open database handle (tests use it with pgtestdb databases).
@@ -131,23 +143,38 @@ func (s *Store) Rollback(ctx context.Context) (reverted []string, err error) {
 	return s.withMigrator(ctx, func(m *migrate.Migrator) (*migrate.MigrationGroup, error) { return m.Rollback(ctx) })
 }
 
+// migrationLockKey is the PostgreSQL advisory-lock key that serialises migrations ("stxgraph"
+// in ASCII): processes migrating one database at once take turns.
+const migrationLockKey int64 = 0x7374786772617068
+
+// withMigrator runs one migrator action under a session advisory lock held on a dedicated
+// connection. PostgreSQL releases it when the session ends, so a process killed mid-migration
+// leaves nothing behind (bun's own lock is a table row that outlives its holder; a row left by
+// older versions is ignored).
 func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*migrate.MigrationGroup, error)) ([]string, error) {
 	m, err := s.migrator()
 	if err != nil {
 		return nil, err
 	}
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockKey); err != nil {
+		return nil, fmt.Errorf("take the migration lock: %w", err)
+	}
+	defer func() {
+		// Unlock with a fresh context: ctx may be done, and the lock must not outlive the call
+		// on a pooled connection.
+		if _, err := conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(?)", migrationLockKey); err != nil {
+			slog.Warn("could not release the migration lock; closing its connection", "err", err)
+			conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // drops the session, and the lock with it
+		}
+	}()
 	if err := m.Init(ctx); err != nil {
 		return nil, err
 	}
-	if err := m.Lock(ctx); err != nil {
-		return nil, err
-	}
-	defer func() {
-		// A lock row left behind blocks the next migration until removed by hand: say so.
-		if err := m.Unlock(ctx); err != nil {
-			slog.Error("could not release the migration lock", "err", err)
-		}
-	}()
 	g, err := run(m)
 	if err != nil {
 		return nil, err

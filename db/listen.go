@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 )
@@ -90,51 +91,177 @@ type Listener struct {
 	mu   sync.Mutex
 	subs map[chan Notice]struct{}
 	done bool
+
+	store *Store
+	ln    *pgdriver.Listener
+	// lastHeight and seen (index block hashes) are the canonical blocks announced so far, from
+	// which a catch-up after a lost connection starts.
+	state      sync.Mutex // lastHeight, seen, caughtUp
+	lastHeight int32
+	seen       map[string]int32
+	// caughtUp holds the blocks the last catch-up announced, so that their live notice, if it
+	// comes, is not announced again.
+	caughtUp map[string]struct{}
+	// floor is the tip's height when listening began: older blocks were never news.
+	floor int32
 }
 
-// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. pgdriver reconnects
-// (and re-LISTENs) by itself when the connection drops; notices sent meanwhile are lost, as
-// NOTIFY does not queue.
+// catchUpDepth is how far below the last announced height a catch-up looks for blocks it has
+// not announced (a fork that won while the connection was down).
+const catchUpDepth = 64
+
+// recheckDelay is when a catch-up reads once more after the connection is back.
+const recheckDelay = 2 * time.Second
+
+// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. NOTIFY does not queue: notices sent
+// while the connection is down are lost. So when it drops, the listener connects and LISTENs
+// again, then announces from the database the canonical blocks committed meanwhile.
 func (s *Store) Listen(ctx context.Context) (*Listener, error) {
 	ln := pgdriver.NewListener(s.DB)
 	if err := ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
-	l := &Listener{subs: map[chan Notice]struct{}{}}
-	ch := ln.Channel()
+	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, seen: map[string]int32{}}
+	tip, err := s.ChainTip(ctx)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("read the chain tip: %w", err)
+	}
+	if tip != nil {
+		l.lastHeight, l.floor = tip.BlockHeight, tip.BlockHeight
+	}
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	go l.run(ch)
+	go l.run(ctx)
 	return l, nil
 }
 
-func (l *Listener) run(ch <-chan pgdriver.Notification) {
-	for msg := range ch {
-		if msg.Channel == Brc20Channel {
-			b, err := ParseBrc20Notice(msg.Payload)
-			if err != nil {
-				slog.Warn("ignoring malformed BRC-20 notice", "err", err)
+func (l *Listener) run(ctx context.Context) {
+	defer l.stop()
+	lost := false
+	for {
+		if lost {
+			// Listen reconnects when the connection is gone; only after LISTEN is back does the
+			// catch-up read, so a block committed in between is heard or read (or both: seen
+			// drops the second).
+			if err := l.ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				slog.Warn("chain notices: reconnecting", "err", err)
+				sleep(ctx, time.Second)
 				continue
 			}
-			l.publish(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
+			if err := l.catchUp(ctx); err != nil {
+				slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
+				sleep(ctx, time.Second)
+				continue
+			}
+			lost = false
+			// LISTEN takes effect once the server has read it, which the driver does not wait
+			// for: read again a little later for a block committed in that window.
+			go func() {
+				sleep(ctx, recheckDelay)
+				if err := l.catchUp(ctx); err != nil && ctx.Err() == nil {
+					slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
+				}
+			}()
+		}
+		channel, payload, err := l.ln.Receive(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			slog.Warn("chain notices: connection lost", "err", err)
+			lost = true
 			continue
 		}
-		n, err := ParseNotice(msg.Payload)
+		if channel == Brc20Channel {
+			l.publishBrc20(payload)
+			continue
+		}
+		n, err := ParseNotice(payload)
 		if err != nil {
 			slog.Warn("ignoring malformed chain notice", "err", err)
 			continue
 		}
+		l.announce(n)
+	}
+}
+
+// announce publishes a notice heard live. A block that the last catch-up already announced
+// (committed between LISTEN and its read) is not announced twice.
+func (l *Listener) announce(n Notice) {
+	l.state.Lock()
+	defer l.state.Unlock()
+	if n.Kind == NoticeBlock && n.Canonical {
+		key := string(n.IndexBlockHash)
+		if _, ok := l.caughtUp[key]; ok {
+			delete(l.caughtUp, key)
+			return
+		}
+		l.remember(n)
+	}
+	l.publish(n)
+}
+
+// remember records a canonical block as announced.
+func (l *Listener) remember(n Notice) {
+	l.seen[string(n.IndexBlockHash)] = n.BlockHeight
+	l.lastHeight = max(l.lastHeight, n.BlockHeight)
+	for k, h := range l.seen {
+		if h < l.lastHeight-catchUpDepth {
+			delete(l.seen, k)
+		}
+	}
+}
+
+// catchUp announces the canonical blocks committed since the last one announced.
+func (l *Listener) catchUp(ctx context.Context) error {
+	l.state.Lock()
+	from := max(l.floor, l.lastHeight-catchUpDepth)
+	l.state.Unlock()
+	var blocks []*Block
+	err := l.store.DB.NewSelect().Model(&blocks).Column("index_block_hash", "block_height").
+		Where("canonical AND block_height > ?", from).Order("block_height").Scan(ctx)
+	if err != nil {
+		return err
+	}
+	l.state.Lock()
+	defer l.state.Unlock()
+	if l.caughtUp == nil || len(l.caughtUp) > 4*catchUpDepth {
+		l.caughtUp = map[string]struct{}{}
+	}
+	for _, b := range blocks {
+		if _, ok := l.seen[string(b.IndexBlockHash)]; ok {
+			continue
+		}
+		n := Notice{Kind: NoticeBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: true,
+			MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}
+		l.remember(n)
+		l.caughtUp[string(n.IndexBlockHash)] = struct{}{}
 		l.publish(n)
 	}
+	return nil
+}
+
+func (l *Listener) stop() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.done = true
 	for sub := range l.subs {
 		close(sub)
 		delete(l.subs, sub)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
 	}
 }
 
@@ -174,4 +301,15 @@ func (l *Listener) Subscribe(ctx context.Context) <-chan Notice {
 		}
 	}()
 	return sub
+}
+
+// publishBrc20 passes a BRC-20 notice on as heard (the catch-up after a lost connection covers
+// chain blocks only).
+func (l *Listener) publishBrc20(payload string) {
+	b, err := ParseBrc20Notice(payload)
+	if err != nil {
+		slog.Warn("ignoring malformed BRC-20 notice", "err", err)
+		return
+	}
+	l.publish(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
 }

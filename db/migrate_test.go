@@ -62,3 +62,29 @@ func countTables(t *testing.T, store *db.Store, name string) int {
 	}
 	return n
 }
+
+// A lock row that an older version left in bun's lock table when it was killed does not stop
+// migrations.
+func TestMigrateIgnoresStaleLockRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := dbtest.New(t)
+	defer store.Close()
+	if _, err := store.DB.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS bun_migration_locks (
+		id bigserial PRIMARY KEY, table_name varchar UNIQUE)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.DB.ExecContext(ctx, "INSERT INTO bun_migration_locks (table_name) VALUES ('bun_migrations')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Rollback(ctx); err != nil {
+		t.Fatalf("rollback with a stale lock row: %v", err)
+	}
+	applied, err := store.Migrate(ctx)
+	if err != nil {
+		t.Fatalf("migrate with a stale lock row: %v", err)
+	}
+	if len(applied) == 0 {
+		t.Fatal("migrate applied nothing after the rollback")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/db"
 )
 
 // PresentError maps an error of the shared vocabulary to a GraphQL error whose extensions carry
@@ -25,6 +26,12 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	var parsed *gqlerror.Error
 	if errors.As(err, &parsed) && parsed.Extensions != nil && parsed.Extensions["code"] != nil {
 		return gqlErr // parse/validation errors already carry gqlgen's code
+	}
+	if db.Unavailable(err) {
+		slog.WarnContext(ctx, "database unavailable", "path", gqlErr.Path.String(), "err", err)
+		gqlErr.Message = "the database is unavailable; try again shortly"
+		setCode(gqlErr, stxgraph.EUNAVAILABLE)
+		return gqlErr
 	}
 	slog.ErrorContext(ctx, "resolver failed", "path", gqlErr.Path.String(), "err", err)
 	gqlErr.Message = stxgraph.ErrorMessage(err)

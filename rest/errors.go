@@ -45,3 +45,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v) //nolint:errcheck // the client went away; nothing to do
 }
+
+// NotFound answers a path no route serves in the error shape, as the reference's router does.
+func NotFound() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, stxgraph.Errorf(stxgraph.ENOTFOUND, "Route %s:%s not found", r.Method, r.URL.Path))
+	})
+}
+
+// WriteStatus writes message in the error shape with an HTTP status that no error code names
+// (413 for an oversized request).
+func WriteStatus(w http.ResponseWriter, status int, message string) {
+	writeJSON(w, status, map[string]any{"statusCode": status, "error": http.StatusText(status), "message": message})
+}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/hex"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -47,6 +48,8 @@ func (q query) integer(name string) (n int, ok bool, err error) {
 		return 0, false, badRequest("querystring/%s must be integer", name)
 	case n < 0:
 		return 0, false, badRequest("querystring/%s must be >= 0", name)
+	case n > math.MaxInt32: // no listing reaches this far, and GraphQL's Int stops here
+		return 0, false, badRequest("querystring/%s must be <= %d", name, math.MaxInt32)
 	}
 	return n, true, nil
 }

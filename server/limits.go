@@ -43,6 +43,24 @@ type limits struct {
 	// introspection allows __schema and __type. Rejecting them here gives the client a forbidden
 	// error; left to gqlgen, a disabled introspection fails as an internal error.
 	introspection bool
+	// schemaCost and typeCost price __schema and __type at what they can return (every type,
+	// field, argument and enum value of the schema; of its largest type), so that aliases of them
+	// cannot multiply that work past the cost limit.
+	schemaCost, typeCost int
+}
+
+// withSchema prices introspection for schema s.
+func (l limits) withSchema(s *ast.Schema) limits {
+	l.schemaCost, l.typeCost = 1, 1
+	for _, def := range s.Types {
+		size := 1 + len(def.Fields) + len(def.EnumValues)
+		for _, f := range def.Fields {
+			size += len(f.Arguments)
+		}
+		l.schemaCost = saturatingAdd(l.schemaCost, size)
+		l.typeCost = max(l.typeCost, size)
+	}
+	return l
 }
 
 var _ interface {
@@ -96,12 +114,18 @@ func (w *walker) selections(set ast.SelectionSet) (cost, depth int) {
 }
 
 func (w *walker) field(f *ast.Field) (cost, depth int) {
-	if strings.HasPrefix(f.Name, "__") { // introspection: bounded by the schema, and GraphiQL's own query nests deep
+	if strings.HasPrefix(f.Name, "__") { // introspection: priced by the schema, as GraphiQL's own query nests deep
 		if !w.introspection && f.Name != "__typename" && w.err == nil {
 			w.err = &gqlerror.Error{Message: "schema introspection is disabled on this server",
 				Extensions: map[string]any{"code": stxgraph.EFORBIDDEN}}
 		}
-		return 0, 0
+		switch f.Name {
+		case "__schema":
+			return max(w.schemaCost, 1), 0
+		case "__type":
+			return max(w.typeCost, 1), 0
+		}
+		return 1, 0
 	}
 	childCost, childDepth := w.selections(f.SelectionSet)
 	return saturatingAdd(1, saturatingMul(w.listSize(f), childCost)), 1 + childDepth
@@ -194,7 +218,10 @@ func (t timeout) InterceptResponse(ctx context.Context, next graphql.ResponseHan
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(t))
 	defer cancel()
 	resp := next(ctx)
-	if resp != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// The driver's socket deadline is the context's, and may fire a moment before the context
+	// reports it: the clock decides.
+	deadline, _ := ctx.Deadline()
+	if resp != nil && len(resp.Errors) > 0 && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(deadline)) {
 		resp.Errors = gqlerror.List{{
 			Message:    fmt.Sprintf("query did not finish within %s; ask for less", time.Duration(t)),
 			Extensions: map[string]any{"code": stxgraph.EUNAVAILABLE},

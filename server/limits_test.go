@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,3 +122,40 @@ func TestPagesServeTheirOwnAssets(t *testing.T) {
 		}
 	}
 }
+
+// Introspection and aliases count towards the cost limit: thousands of aliases of __schema are
+// refused before they run, while one full introspection (GraphiQL's) still passes.
+func TestIntrospectionAliasesAreCosted(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{Introspection: true})
+	var q strings.Builder
+	q.WriteString("{")
+	for i := range 2000 {
+		q.WriteString(" s" + strconv.Itoa(i) + ": __schema { types { name fields { name } } }")
+	}
+	q.WriteString(" }")
+	out, _ := a.query(t, map[string]any{"query": q.String()})
+	if len(out.Errors) != 1 || !strings.Contains(out.Errors[0].Message, "more than the limit of") || out.Errors[0].Extensions["code"] != "invalid" {
+		t.Fatalf("2,000 aliases of __schema: errors %+v; want the cost limit's", out.Errors)
+	}
+	if len(out.Data) > 0 && string(out.Data) != "null" {
+		t.Errorf("refused query returned data %s", out.Data)
+	}
+	out, _ = a.query(t, map[string]any{"query": introspectionQuery})
+	if len(out.Errors) != 0 {
+		t.Fatalf("full introspection refused: %+v", out.Errors)
+	}
+}
+
+// introspectionQuery is the shape of GraphiQL's schema query.
+const introspectionQuery = `query IntrospectionQuery { __schema {
+  queryType { name } mutationType { name } subscriptionType { name }
+  types { ...FullType }
+  directives { name description locations args { ...InputValue } } } }
+fragment FullType on __Type { kind name description
+  fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+  inputFields { ...InputValue } interfaces { ...TypeRef }
+  enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+  possibleTypes { ...TypeRef } }
+fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }`

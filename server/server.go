@@ -77,13 +77,15 @@ func New(cfg Config) (http.Handler, error) {
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}})
+		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}})
 	if err != nil {
 		return nil, err
 	}
 	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements)
 
 	r := mux.NewRouter()
+	r.NotFoundHandler = rest.NotFound()
+	r.MethodNotAllowedHandler = rest.NotFound()
 	r.Use(instrument(m))
 	r.Handle("/graphiql", graphiql(cfg.ExamplePrincipal)).Methods(http.MethodGet)
 	r.HandleFunc("/docs", restDocs).Methods(http.MethodGet)
@@ -113,7 +115,8 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching)
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize,
-		introspection: cfg.Introspection})
+		introspection: cfg.Introspection}.withSchema(es.Schema()))
+	srv.Use(textInput{})
 	srv.Use(timeout(cfg.QueryTimeout))
 	srv.Use(batching)
 	return srv

@@ -8,6 +8,13 @@
 //	                                         (each path alone for D, or all together with
 //	                                         -mixed; -wait D2: first wait for the server)
 //
+//	loadgen soak-db [chain flags]            copy the chain's database for a soak and print its URL
+//	loadgen soak [-url U] [-events E] [-pid P] [-d D] [chain flags]
+//	                                         measure the peak mixed rate, then hold 80% of it for
+//	                                         D while posting new blocks to the event observer;
+//	                                         prints requests, p50/p99, errors and the server's
+//	                                         RSS per interval
+//
 // Paths may hold placeholders filled in from the chain: {busy}, {crowd} and {idle} (the busy
 // account, an ordinary one with a few hundred transactions, and the idle one), {account} (a
 // different account of the chain at each request), {contract} (the id of the printing contract)
@@ -70,10 +77,10 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand,
+		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand, "soak-db": soakDBCommand, "soak": soakCommand,
 	}
 	if len(args) == 0 || cmds[args[0]] == nil {
-		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run [flags]; loadgen <command> -h lists the flags")
+		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|soak-db|soak [flags]; loadgen <command> -h lists the flags")
 		return 2
 	}
 	if err := cmds[args[0]](ctx, args[1:], stdout, stderr); err != nil {

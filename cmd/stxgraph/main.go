@@ -25,6 +25,7 @@ func commands() []command {
 		{"migrate", "apply, revert or list database migrations (up|down|status)", migrateCommand},
 		{"decode", "decode a transaction, Clarity value or address (tx|clarity|address)", decodeCommand},
 		{"import-events", "replay a TSV event log (the reference's export format) into the database", importEventsCommand},
+		{"verify", "print a digest of the canonical chain state (--digest)", verifyCommand},
 		{"export-events", "write the raw event log as a TSV file for import-events", exportEventsCommand},
 		{"import-inscriptions", "apply chainhook inscription payloads (JSON lines) to the BRC-20 tables", importInscriptionsCommand},
 		{"version", "print the version", versionCommand},

@@ -93,8 +93,8 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	observer.ChainID = uint32(cfg.chainID)
 	observer.DemoDatabase = demoDB
 	servers := []*http.Server{
-		{Addr: cfg.apiAddr(), Handler: api, ReadHeaderTimeout: 10 * time.Second},
-		{Addr: cfg.eventAddr(), Handler: ingest.NewServer(store, observer), ReadHeaderTimeout: 10 * time.Second},
+		server.HTTPServer(cfg.apiAddr(), api, server.HTTPLimits{}, true),
+		server.HTTPServer(cfg.eventAddr(), ingest.NewServer(store, observer), server.HTTPLimits{}, false),
 	}
 	return runServers(ctx, servers, ready)
 }

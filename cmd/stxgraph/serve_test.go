@@ -24,7 +24,13 @@ func startServe(t *testing.T) string {
 // startServeBoth is startServe returning the event observer's base URL too.
 func startServeBoth(t *testing.T) (api, events string) {
 	t.Helper()
-	return startServeWith(t, &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: dbtest.URL(t)})
+	return startServeOn(t, dbtest.URL(t))
+}
+
+// startServeOn runs `serve` on free ports against the database at url.
+func startServeOn(t *testing.T, url string) (api, events string) {
+	t.Helper()
+	return startServeWith(t, &config{apiHost: "127.0.0.1", eventHost: "127.0.0.1", chainID: 0x80000000, databaseURL: url})
 }
 
 // startServeWith runs `serve` with cfg and returns its API and event observer base URLs.
