@@ -384,9 +384,9 @@ func TestBrc20BadArguments(t *testing.T) {
 	tests := []struct{ name, query, message string }{
 		{"ticker too long", `{ brc20Token(ticker: "toolongticker") { ticker } }`, "is not a BRC-20 ticker"},
 		{"empty ticker", `{ brc20Token(ticker: "") { ticker } }`, "is not a BRC-20 ticker"},
-		{"NUL in a ticker", `{ brc20Token(ticker: "or\u0000i") { ticker } }`, "not valid UTF-8 text"},
-		{"NUL in an address", `{ brc20Address(address: "bc1\u0000") { address } }`, "not valid UTF-8 text"},
-		{"NUL in a prefix", `{ brc20Tokens(tickers: ["\u0000"]) { totalCount } }`, "not valid UTF-8 text"},
+		{"NUL in a ticker", `{ brc20Token(ticker: "or\u0000i") { ticker } }`, "contains a NUL character"},
+		{"NUL in an address", `{ brc20Address(address: "bc1\u0000") { address } }`, "contains a NUL character"},
+		{"NUL in a prefix", `{ brc20Tokens(tickers: ["\u0000"]) { totalCount } }`, "contains a NUL character"},
 		{"negative offset", `{ brc20Activity(offset: -1) { totalCount } }`, "offset must be 0 or more"},
 		{"negative height", `{ brc20Address(address: "x") { balances(blockHeight: -1) { totalCount } } }`, "blockHeight must be 0 or more"},
 	}
