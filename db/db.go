@@ -26,6 +26,9 @@ import (
 // Store is the narrow storage API the rest of stxgraph calls.
 type Store struct {
 	DB *bun.DB
+	// dsn is the URL the store was opened with ("" for a wrapped handle); migrations open their
+	// own connections from it.
+	dsn string
 
 	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
 	// principalEventsPage is the page of a principal's events (read_event.go).
@@ -55,7 +58,9 @@ func Open(dsn string, pool PoolOptions) *Store {
 	if pool.MaxIdleTime > 0 {
 		sqldb.SetConnMaxIdleTime(pool.MaxIdleTime)
 	}
-	return NewStore(sqldb)
+	s := NewStore(sqldb)
+	s.dsn = dsn
+	return s
 }
 
 // checkClient makes the server check every second, while it runs a statement, that the client
@@ -125,12 +130,24 @@ func pgdriverQuoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-func (s *Store) migrator() (*migrate.Migrator, error) {
+func migrator(bdb *bun.DB) (*migrate.Migrator, error) {
 	ms, err := migrations.New()
 	if err != nil {
 		return nil, err
 	}
-	return migrate.NewMigrator(s.DB, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
+	return migrate.NewMigrator(bdb, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
+}
+
+// migrationDB is where migrations run: for a store opened from a URL, connections without the
+// driver's read timeout, because a backfill on a large chain, or the wait for another process's
+// migration lock, may take minutes (the caller's context bounds it instead).
+func (s *Store) migrationDB() (bdb *bun.DB, closeDB func()) {
+	if s.dsn == "" {
+		return s.DB, func() {}
+	}
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(s.dsn), pgdriver.WithReadTimeout(0), checkClient))
+	sqldb.SetMaxOpenConns(2)
+	return bun.NewDB(sqldb, pgdialect.New()), func() { sqldb.Close() }
 }
 
 // Migrate applies every pending migration under the migration lock.
@@ -143,31 +160,33 @@ func (s *Store) Rollback(ctx context.Context) (reverted []string, err error) {
 	return s.withMigrator(ctx, func(m *migrate.Migrator) (*migrate.MigrationGroup, error) { return m.Rollback(ctx) })
 }
 
-// migrationLockKey is the PostgreSQL advisory-lock key that serialises migrations ("stxgraph"
+// MigrationLockKey is the PostgreSQL advisory-lock key that serialises migrations ("stxgraph"
 // in ASCII): processes migrating one database at once take turns.
-const migrationLockKey int64 = 0x7374786772617068
+const MigrationLockKey int64 = 0x7374786772617068
 
 // withMigrator runs one migrator action under a session advisory lock held on a dedicated
 // connection. PostgreSQL releases it when the session ends, so a process killed mid-migration
 // leaves nothing behind (bun's own lock is a table row that outlives its holder; a row left by
 // older versions is ignored).
 func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*migrate.MigrationGroup, error)) ([]string, error) {
-	m, err := s.migrator()
+	mdb, closeDB := s.migrationDB()
+	defer closeDB()
+	m, err := migrator(mdb)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := s.DB.Conn(ctx)
+	conn, err := mdb.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", migrationLockKey); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(?)", MigrationLockKey); err != nil {
 		return nil, fmt.Errorf("take the migration lock: %w", err)
 	}
 	defer func() {
 		// Unlock with a fresh context: ctx may be done, and the lock must not outlive the call
 		// on a pooled connection.
-		if _, err := conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(?)", migrationLockKey); err != nil {
+		if _, err := conn.ExecContext(context.Background(), "SELECT pg_advisory_unlock(?)", MigrationLockKey); err != nil {
 			slog.Warn("could not release the migration lock; closing its connection", "err", err)
 			conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // drops the session, and the lock with it
 		}
@@ -200,7 +219,7 @@ type MigrationStatus struct {
 
 // Status reports the applied and pending migrations.
 func (s *Store) Status(ctx context.Context) ([]MigrationStatus, error) {
-	m, err := s.migrator()
+	m, err := migrator(s.DB)
 	if err != nil {
 		return nil, err
 	}
