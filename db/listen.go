@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
 )
@@ -85,33 +87,61 @@ const subscriberBuffer = 256
 
 // Listener holds the process's one LISTEN connection on EventsChannel and fans its notices out
 // to in-process subscribers; every API process behind a load balancer runs its own, so each
-// hears every commit.
+// hears every commit. A listener of a process that reads from a replica holds each notice back
+// until the replica has replayed its commit, so that subscribers and caches never act on a
+// notice whose rows they cannot read yet.
 type Listener struct {
 	mu   sync.Mutex
 	subs map[chan Notice]struct{}
 	done bool
+
+	rep *Replication
+	// queue holds the notices heard and not yet published; wake signals that it grew.
+	queue []Notice
+	wake  chan struct{}
+	// held counts the notices heard and held until the replica replays them.
+	held atomic.Int64
 }
+
+// maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
+const maxHeld = 10000
 
 // Listen starts listening on EventsChannel and Brc20Channel until ctx ends. pgdriver reconnects
 // (and re-LISTENs) by itself when the connection drops; notices sent meanwhile are lost, as
 // NOTIFY does not queue.
-func (s *Store) Listen(ctx context.Context) (*Listener, error) {
+func (s *Store) Listen(ctx context.Context) (*Listener, error) { return listen(ctx, s, nil) }
+
+// Listen listens on the primary (NOTIFY is not replicated) and publishes each notice once the
+// replica has replayed the commit that sent it.
+func (r *Replication) Listen(ctx context.Context) (*Listener, error) {
+	return listen(ctx, r.Primary, r)
+}
+
+func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) {
 	ln := pgdriver.NewListener(s.DB)
 	if err := ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
-	l := &Listener{subs: map[chan Notice]struct{}{}}
+	l := &Listener{subs: map[chan Notice]struct{}{}, rep: rep, wake: make(chan struct{}, 1)}
 	ch := ln.Channel()
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	go l.run(ch)
+	if rep == nil {
+		go l.run(ch, l.publish)
+		return l, nil
+	}
+	go l.run(ch, l.hold)
+	go l.release(ctx)
 	return l, nil
 }
 
-func (l *Listener) run(ch <-chan pgdriver.Notification) {
+// Held is how many notices the listener has heard and holds until the replica replays them.
+func (l *Listener) Held() int { return int(l.held.Load()) }
+
+func (l *Listener) run(ch <-chan pgdriver.Notification, deliver func(Notice)) {
 	for msg := range ch {
 		if msg.Channel == Brc20Channel {
 			b, err := ParseBrc20Notice(msg.Payload)
@@ -119,7 +149,7 @@ func (l *Listener) run(ch <-chan pgdriver.Notification) {
 				slog.Warn("ignoring malformed BRC-20 notice", "err", err)
 				continue
 			}
-			l.publish(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
+			deliver(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
 			continue
 		}
 		n, err := ParseNotice(msg.Payload)
@@ -127,7 +157,7 @@ func (l *Listener) run(ch <-chan pgdriver.Notification) {
 			slog.Warn("ignoring malformed chain notice", "err", err)
 			continue
 		}
-		l.publish(n)
+		deliver(n)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -136,6 +166,70 @@ func (l *Listener) run(ch <-chan pgdriver.Notification) {
 		close(sub)
 		delete(l.subs, sub)
 	}
+}
+
+// hold queues a notice for release.
+func (l *Listener) hold(n Notice) {
+	l.mu.Lock()
+	if len(l.queue) >= maxHeld {
+		slog.Warn("the replica lags too far behind: chain notice dropped", "kind", n.Kind)
+		l.queue = l.queue[1:]
+	} else {
+		l.held.Add(1)
+	}
+	l.queue = append(l.queue, n)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release publishes the held notices in the order heard, each batch once the replica has
+// replayed the primary's WAL as far as it reached when the batch had been heard: every notice
+// is sent at its commit, so that position lies past all of their commits.
+func (l *Listener) release(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		}
+		l.mu.Lock()
+		batch := l.queue
+		l.queue = nil
+		l.mu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
+		for {
+			err := l.awaitReplica(ctx)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			slog.Warn("cannot tell whether the replica has replayed the announced commits; retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		for _, n := range batch {
+			l.publish(n)
+		}
+		l.held.Add(-int64(len(batch)))
+	}
+}
+
+func (l *Listener) awaitReplica(ctx context.Context) error {
+	target, err := l.rep.CommittedLSN(ctx)
+	if err != nil {
+		return err
+	}
+	return l.rep.WaitReplayed(ctx, target)
 }
 
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold
