@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun/driver/pgdriver"
+
 	"github.com/stxgraph/stxgraph/db/migrations"
 )
 
@@ -76,6 +78,13 @@ func NewReplication(ctx context.Context, primary, replica *Store) (*Replication,
 		slog.Warn("the read database is not in recovery (a promoted replica?): reads see the primary's commits at once")
 	}
 	return r, nil
+}
+
+// IsMissingDatabase reports whether err is PostgreSQL's "database does not exist" (a replica
+// that has not replayed the database's creation yet).
+func IsMissingDatabase(err error) bool {
+	var pgErr pgdriver.Error
+	return errors.As(err, &pgErr) && pgErr.Field('C') == "3D000"
 }
 
 // parseBytes reads a size setting as PostgreSQL shows it ("16MB", "8192").

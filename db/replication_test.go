@@ -46,6 +46,11 @@ func TestReplicationWaitAndLag(t *testing.T) {
 		t.Error("a database of another cluster was taken for a replica")
 	}
 	other.Close()
+	missing := db.Open(replicaC.URL("not_created_yet"), db.PoolOptions{})
+	if _, err := db.NewReplication(ctx, primary, missing); !db.IsMissingDatabase(err) {
+		t.Errorf("a database missing on the replica: %v, want it reported as missing", err)
+	}
+	missing.Close()
 	exec := func(s *db.Store, q string) {
 		t.Helper()
 		if _, err := s.DB.ExecContext(ctx, q); err != nil {

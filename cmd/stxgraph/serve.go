@@ -32,7 +32,9 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 			"listens for stacks-node event-observer messages. Creates the database when it is\n"+
 			"missing and applies migrations at start. Stops gracefully on SIGINT/SIGTERM.\n"+
 			"With --demo it first loads a generated demo chain into an empty database ("+demoDatabase+"\n"+
-			"unless --database-url names one); without it, it serves only what a stacks-node sends.\n\nFlags:")
+			"unless --database-url names one); without it, it serves only what a stacks-node sends.\n"+
+			"With --database-read-url the API reads from a streaming replica; with --no-ingest it serves\n"+
+			"the API only (no event observer, no migrations), beside one ingesting process.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	cfg.serveFlags(fs)
@@ -130,6 +132,15 @@ func openReplica(ctx context.Context, cfg *config, store *db.Store) (*db.Store, 
 	}
 	reads := db.Open(cfg.databaseReadURL, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
 	rep, err := db.NewReplication(ctx, store, reads)
+	// A database just created on the primary reaches the replica a moment later.
+	for deadline := time.Now().Add(replicaSchemaWait); db.IsMissingDatabase(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+			rep, err = db.NewReplication(ctx, store, reads)
+		}
+	}
 	if err == nil {
 		err = awaitReplicaSchema(ctx, rep)
 	}

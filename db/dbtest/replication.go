@@ -27,12 +27,25 @@ func (c *Cluster) URL(name string) string {
 	return u.String()
 }
 
-// serverBinDir finds PostgreSQL 15's server binaries ($PG_BINDIR wins).
+// serverBinDir finds PostgreSQL's server binaries: $PG_BINDIR, else version 15's, else the
+// newest installed.
 func serverBinDir() string {
 	if d := os.Getenv("PG_BINDIR"); d != "" {
 		return d
 	}
-	return "/usr/lib/postgresql/15/bin"
+	const v15 = "/usr/lib/postgresql/15/bin"
+	if _, err := os.Stat(filepath.Join(v15, "initdb")); err == nil {
+		return v15
+	}
+	found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	best, bestV := v15, 0
+	for _, f := range found {
+		dir := filepath.Dir(f)
+		if v, err := strconv.Atoi(filepath.Base(filepath.Dir(dir))); err == nil && v > bestV {
+			best, bestV = dir, v
+		}
+	}
+	return best
 }
 
 // StartReplicated starts a new primary cluster and a streaming replica of it made with
