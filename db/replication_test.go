@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,31 @@ func TestReplicationWaitAndLag(t *testing.T) {
 		t.Error(err)
 	} else if lag, err := self.Lag(ctx); lag != nil || err != nil {
 		t.Errorf("lag of a primary read as a replica = %+v %v, want none", lag, err)
+	}
+}
+
+// SchemaPending names the migrations a database lacks, and says when it has no schema at all,
+// without writing (it runs on replicas).
+func TestSchemaPending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := dbtest.New(t)
+	defer store.Close()
+	pending, err := store.SchemaPending(ctx)
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("migrated database: pending %v %v, want none", pending, err)
+	}
+	var last string
+	if err := store.DB.QueryRowContext(ctx, "DELETE FROM bun_migrations WHERE id = (SELECT max(id) FROM bun_migrations) RETURNING name").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := store.SchemaPending(ctx); err != nil || len(pending) != 1 || pending[0] != last {
+		t.Errorf("without %s: pending %v %v", last, pending, err)
+	}
+	if _, err := store.DB.ExecContext(ctx, "DROP TABLE bun_migrations"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.SchemaPending(ctx); err == nil || !strings.Contains(err.Error(), "no schema") {
+		t.Errorf("without a schema: %v", err)
 	}
 }

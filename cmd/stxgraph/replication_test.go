@@ -415,3 +415,40 @@ func (s *blockSubscriber) pending() []pushedBlock {
 		}
 	}
 }
+
+// A --no-ingest process migrates and creates nothing: it refuses to start on a database whose
+// schema is not current, and with --demo.
+func TestServeNoIngestRefuses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := dbtest.URL(t)
+	store := db.Open(url, db.PoolOptions{})
+	defer store.Close()
+	var last string
+	if err := store.DB.QueryRowContext(ctx, "DELETE FROM bun_migrations WHERE id = (SELECT max(id) FROM bun_migrations) RETURNING name").Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	err := serve(ctx, serveConfig(t, "--no-ingest", "--port", "0", "--database-url", url), nil)
+	if err == nil || !strings.Contains(err.Error(), last) || !strings.Contains(err.Error(), "migrate up") {
+		t.Errorf("--no-ingest without migration %s: %v", last, err)
+	}
+	if pending, err := store.SchemaPending(ctx); err != nil || len(pending) != 1 {
+		t.Errorf("--no-ingest changed the schema: pending %v %v", pending, err)
+	}
+
+	missing, err := withDatabase(url, "stxgraph_never_created")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve(ctx, serveConfig(t, "--no-ingest", "--port", "0", "--database-url", missing), nil); err == nil {
+		t.Error("--no-ingest started on a missing database")
+	}
+	var created bool
+	if err := store.DB.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'stxgraph_never_created')").Scan(&created); err != nil || created {
+		t.Errorf("--no-ingest created its database: %v %v", created, err)
+	}
+
+	if err := serve(ctx, serveConfig(t, "--no-ingest", "--demo", "--port", "0", "--database-url", url), nil); err == nil || !strings.Contains(err.Error(), "--demo") {
+		t.Errorf("--no-ingest --demo: %v", err)
+	}
+}
