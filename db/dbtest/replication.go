@@ -61,7 +61,11 @@ func StartReplicated(tb testing.TB) (primary, replica *Cluster) {
 		}
 		tb.Skipf("PostgreSQL server binaries are missing at %s (set PG_BINDIR): %v", bin, err)
 	}
-	root, err := os.MkdirTemp("", "stxgraph-replication-")
+	base := "" // the default temporary directory, which the postgres OS user may not reach: then /tmp
+	if os.Geteuid() == 0 {
+		base = "/tmp"
+	}
+	root, err := os.MkdirTemp(base, "stxgraph-replication-")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -70,8 +74,9 @@ func StartReplicated(tb testing.TB) (primary, replica *Cluster) {
 
 	primary = &Cluster{Port: freePort(tb), dir: filepath.Join(root, "primary"), bin: bin}
 	run(filepath.Join(bin, "initdb"), "-D", primary.dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
-	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n"+
-		"wal_level = replica\nmax_wal_senders = 4\nfsync = off\nfull_page_writes = off\n", primary.Port, root)
+	// TCP on loopback only: no socket file, whose path length is limited.
+	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\n"+
+		"wal_level = replica\nmax_wal_senders = 4\nfsync = off\nfull_page_writes = off\n", primary.Port)
 	appendFile(tb, filepath.Join(primary.dir, "postgresql.conf"), conf)
 	appendFile(tb, filepath.Join(primary.dir, "pg_hba.conf"), "\nhost replication postgres 127.0.0.1/32 trust\n")
 	primary.start(tb, run)
