@@ -158,9 +158,16 @@ func TestServeReplicaScaleOut(t *testing.T) {
 			}
 		}
 	}
-	if st := status(t, apis[0]); st.Replication == nil || st.Replication.LagBytes == nil || *st.Replication.LagBytes <= 0 ||
-		st.Replication.LagSeconds == nil || *st.Replication.LagSeconds <= 0 {
-		t.Errorf("/extended with replay paused behind a block reports %+v, want bytes and seconds of lag", st.Replication)
+	// The lag in seconds shows once the replica has received what it does not replay.
+	for {
+		st := status(t, apis[0])
+		if st.Replication == nil || st.Replication.LagBytes == nil || *st.Replication.LagBytes <= 0 || st.Replication.LagSeconds == nil {
+			t.Fatalf("/extended with replay paused behind a block reports %+v, want bytes of lag", st.Replication)
+		}
+		if *st.Replication.LagSeconds > 0 {
+			break
+		}
+		sleep(t, ctx)
 	}
 	execSQL(t, ctx, replicaDB, "SELECT pg_wal_replay_resume()")
 	for i, s := range subs {
