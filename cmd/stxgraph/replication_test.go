@@ -459,3 +459,17 @@ func TestServeNoIngestRefuses(t *testing.T) {
 		t.Errorf("--no-ingest --demo: %v", err)
 	}
 }
+
+// The replica and API-only settings read their environment variables; the flags win.
+func TestReplicaSettingsFromEnvironment(t *testing.T) {
+	t.Setenv("DATABASE_READ_URL", "postgres://postgres@replica:5432/stxgraph?sslmode=disable")
+	t.Setenv("STXGRAPH_NO_INGEST", "true")
+	cfg := serveConfig(t)
+	if cfg.databaseReadURL != "postgres://postgres@replica:5432/stxgraph?sslmode=disable" || !cfg.noIngest {
+		t.Errorf("from the environment: read URL %q, no-ingest %v", cfg.databaseReadURL, cfg.noIngest)
+	}
+	cfg = serveConfig(t, "--database-read-url", "postgres://postgres@other:5432/stxgraph", "--no-ingest=false")
+	if cfg.databaseReadURL != "postgres://postgres@other:5432/stxgraph" || cfg.noIngest {
+		t.Errorf("flags over the environment: read URL %q, no-ingest %v", cfg.databaseReadURL, cfg.noIngest)
+	}
+}
