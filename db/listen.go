@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -104,7 +105,20 @@ type Listener struct {
 	caughtUp map[string]struct{}
 	// floor is the tip's height when listening began: older blocks were never news.
 	floor int32
+
+	// deliver passes on each notice heard or caught up: publish, or hold when reads come from
+	// a replica.
+	deliver func(Notice)
+	rep     *Replication
+	// queue holds the notices heard and not yet published; wake signals that it grew.
+	queue []Notice
+	wake  chan struct{}
+	// held counts the notices heard and held until the replica replays them.
+	held atomic.Int64
 }
+
+// maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
+const maxHeld = 10000
 
 // catchUpDepth is how far below the last announced height a catch-up looks for blocks it has
 // not announced (a fork that won while the connection was down).
@@ -113,16 +127,30 @@ const catchUpDepth = 64
 // recheckDelay is when a catch-up reads once more after the connection is back.
 const recheckDelay = 2 * time.Second
 
-// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. NOTIFY does not queue: notices sent
-// while the connection is down are lost. So when it drops, the listener connects and LISTENs
-// again, then announces from the database the canonical blocks committed meanwhile.
-func (s *Store) Listen(ctx context.Context) (*Listener, error) {
+// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. NOTIFY does not
+// queue: notices sent while the connection is down are lost. So when it drops, the listener
+// connects and LISTENs again, then announces from the database the canonical blocks committed
+// meanwhile.
+func (s *Store) Listen(ctx context.Context) (*Listener, error) { return listen(ctx, s, nil) }
+
+// Listen listens on the primary (NOTIFY is not replicated) and publishes each notice once the
+// replica has replayed the commit that sent it.
+func (r *Replication) Listen(ctx context.Context) (*Listener, error) {
+	return listen(ctx, r.Primary, r)
+}
+
+func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) {
 	ln := pgdriver.NewListener(s.DB)
 	if err := ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
-	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, seen: map[string]int32{}}
+	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, seen: map[string]int32{}, rep: rep, wake: make(chan struct{}, 1)}
+	l.deliver = l.publish
+	if rep != nil {
+		l.deliver = l.hold
+		go l.release(ctx)
+	}
 	tip, err := s.ChainTip(ctx)
 	if err != nil {
 		ln.Close()
@@ -205,7 +233,7 @@ func (l *Listener) announce(n Notice) {
 		}
 		l.remember(n)
 	}
-	l.publish(n)
+	l.deliver(n)
 }
 
 // remember records a canonical block as announced.
@@ -243,7 +271,7 @@ func (l *Listener) catchUp(ctx context.Context) error {
 			MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}
 		l.remember(n)
 		l.caughtUp[string(n.IndexBlockHash)] = struct{}{}
-		l.publish(n)
+		l.deliver(n)
 	}
 	return nil
 }
@@ -263,6 +291,73 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
+}
+
+// Held is how many notices the listener has heard and holds until the replica replays them.
+func (l *Listener) Held() int { return int(l.held.Load()) }
+
+// hold queues a notice for release.
+func (l *Listener) hold(n Notice) {
+	l.mu.Lock()
+	if len(l.queue) >= maxHeld {
+		slog.Warn("the replica lags too far behind: chain notice dropped", "kind", n.Kind)
+		l.queue = l.queue[1:]
+	} else {
+		l.held.Add(1)
+	}
+	l.queue = append(l.queue, n)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// release publishes the held notices in the order heard, each batch once the replica has
+// replayed the primary's WAL as far as it reached when the batch had been heard: every notice
+// is sent at its commit, so that position lies past all of their commits.
+func (l *Listener) release(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		}
+		l.mu.Lock()
+		batch := l.queue
+		l.queue = nil
+		l.mu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
+		for {
+			err := l.awaitReplica(ctx)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			slog.Warn("cannot tell whether the replica has replayed the announced commits; retrying", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		for _, n := range batch {
+			l.publish(n)
+		}
+		l.held.Add(-int64(len(batch)))
+	}
+}
+
+func (l *Listener) awaitReplica(ctx context.Context) error {
+	target, err := l.rep.CommittedLSN(ctx)
+	if err != nil {
+		return err
+	}
+	return l.rep.WaitReplayed(ctx, target)
 }
 
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold
@@ -311,5 +406,5 @@ func (l *Listener) publishBrc20(payload string) {
 		slog.Warn("ignoring malformed BRC-20 notice", "err", err)
 		return
 	}
-	l.publish(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
+	l.deliver(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
 }

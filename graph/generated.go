@@ -536,7 +536,15 @@ type ComplexityRoot struct {
 		MempoolTransaction       func(childComplexity int, txID []byte) int
 		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
 		Microblock               func(childComplexity int, hash []byte) int
+		ReplicationLag           func(childComplexity int) int
 		TransactionsByIds        func(childComplexity int, ids [][]byte, unanchored *bool) int
+	}
+
+	ReplicationLag struct {
+		Bytes      func(childComplexity int) int
+		PrimaryLSN func(childComplexity int) int
+		ReplayLSN  func(childComplexity int) int
+		Seconds    func(childComplexity int) int
 	}
 
 	SmartContractLogEvent struct {
@@ -889,6 +897,7 @@ type QueryResolver interface {
 	Brc20Address(ctx context.Context, address string) (*Brc20Address, error)
 	Brc20Activity(ctx context.Context, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
 	MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error)
+	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
 }
 type SmartContractLogEventResolver interface {
 	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
@@ -2985,6 +2994,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Microblock(childComplexity, args["hash"].([]byte)), true
+	case "Query.replicationLag":
+		if e.ComplexityRoot.Query.ReplicationLag == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ReplicationLag(childComplexity), true
 	case "Query.transactionsByIds":
 		if e.ComplexityRoot.Query.TransactionsByIds == nil {
 			break
@@ -2996,6 +3011,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.TransactionsByIds(childComplexity, args["ids"].([][]byte), args["unanchored"].(*bool)), true
+
+	case "ReplicationLag.bytes":
+		if e.ComplexityRoot.ReplicationLag.Bytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationLag.Bytes(childComplexity), true
+	case "ReplicationLag.primaryLsn":
+		if e.ComplexityRoot.ReplicationLag.PrimaryLSN == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationLag.PrimaryLSN(childComplexity), true
+	case "ReplicationLag.replayLsn":
+		if e.ComplexityRoot.ReplicationLag.ReplayLSN == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationLag.ReplayLSN(childComplexity), true
+	case "ReplicationLag.seconds":
+		if e.ComplexityRoot.ReplicationLag.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplicationLag.Seconds(childComplexity), true
 
 	case "SmartContractLogEvent.contractLog":
 		if e.ComplexityRoot.SmartContractLogEvent.ContractLog == nil {
@@ -5412,6 +5452,23 @@ type Brc20TransferableEdge {
   ): [MempoolTransaction!]!
 }
 `, BuiltIn: false},
+	{Name: "../schema/replication.graphql", Input: `"How far the streaming replica that serves this API's reads is behind the primary database that ingestion writes."
+type ReplicationLag {
+  "Seconds since the primary made the newest commit the replica has replayed; 0 when the replica has replayed everything it received."
+  seconds: Float!
+  "Bytes of the primary's write-ahead log the replica has not replayed yet."
+  bytes: Int!
+  "The primary's current write-ahead log position."
+  primaryLsn: String!
+  "The replica's replay position in the write-ahead log."
+  replayLsn: String!
+}
+
+extend type Query {
+  "The replication lag of the database this API reads from; null when it reads from the primary."
+  replicationLag: ReplicationLag
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6267,6 +6324,20 @@ func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Conte
 		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplicationLag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seconds":
+		return ec.fieldContext_ReplicationLag_seconds(ctx, field)
+	case "bytes":
+		return ec.fieldContext_ReplicationLag_bytes(ctx, field)
+	case "primaryLsn":
+		return ec.fieldContext_ReplicationLag_primaryLsn(ctx, field)
+	case "replayLsn":
+		return ec.fieldContext_ReplicationLag_replayLsn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplicationLag", field.Name)
 }
 
 func (ec *executionContext) childFields_SmartContractLogEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -15975,6 +16046,38 @@ func (ec *executionContext) fieldContext_Query_mempoolTransactionsByIds(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_replicationLag(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_replicationLag(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ReplicationLag(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.ReplicationLag) graphql.Marshaler {
+			return ec.marshalOReplicationLag2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐReplicationLag(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_replicationLag(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReplicationLag(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16049,6 +16152,98 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ReplicationLag_seconds(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReplicationLag_seconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReplicationLag_seconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _ReplicationLag_bytes(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReplicationLag_bytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReplicationLag_bytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ReplicationLag_primaryLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReplicationLag_primaryLsn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrimaryLSN, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReplicationLag_primaryLsn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ReplicationLag_replayLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReplicationLag_replayLsn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ReplayLSN, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReplicationLag_replayLsn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _SmartContractLogEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
@@ -26785,6 +26980,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "replicationLag":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_replicationLag(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -26798,6 +27015,59 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var replicationLagImplementors = []string{"ReplicationLag"}
+
+func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.SelectionSet, obj *db.ReplicationLag) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, replicationLagImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReplicationLag")
+		case "seconds":
+			out.Values[i] = ec._ReplicationLag_seconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bytes":
+			out.Values[i] = ec._ReplicationLag_bytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "primaryLsn":
+			out.Values[i] = ec._ReplicationLag_primaryLsn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replayLsn":
+			out.Values[i] = ec._ReplicationLag_replayLsn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -30252,6 +30522,22 @@ func (ec *executionContext) marshalNFaucetResult2ᚖgithubᚗcomᚋstxgraphᚋst
 	return ec._FaucetResult(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNFloat2float64(ctx context.Context, sel ast.SelectionSet, v float64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalFloatContext(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx context.Context, sel ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -31323,6 +31609,13 @@ func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgrap
 		return graphql.Null
 	}
 	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOReplicationLag2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐReplicationLag(ctx context.Context, sel ast.SelectionSet, v *db.ReplicationLag) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ReplicationLag(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(ctx context.Context, sel ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {

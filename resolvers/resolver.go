@@ -18,6 +18,9 @@ type Resolver struct {
 	MaxPageSize int
 	// Events feeds subscriptions with what ingestion commits (nil: subscriptions report unavailable).
 	Events *db.Listener
+	// Replication is the primary and replica pair when reads come from a replica (nil: the
+	// store is the primary).
+	Replication *db.Replication
 	// Faucet runs the testnet faucet mutations (nil: they answer 403).
 	Faucet *faucet.Service
 }

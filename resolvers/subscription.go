@@ -12,7 +12,8 @@ import (
 
 // Subscriptions follow what ingestion commits: each API process hears the NOTIFYs on
 // db.EventsChannel through its one db.Listener and reads the announced rows back here, so every
-// process behind a load balancer serves every subscriber.
+// process behind a load balancer serves every subscriber. A process reading from a replica hears
+// a notice only once the replica has replayed its commit, so the rows are there to read.
 
 type subscriptionResolver struct{ *Resolver }
 

@@ -157,16 +157,23 @@ type statusData struct {
 		IndexBlockHash  string `json:"indexBlockHash"`
 		BurnBlockHeight int    `json:"burnBlockHeight"`
 	} `json:"chainTip"`
+	ReplicationLag *struct {
+		Seconds    float64 `json:"seconds"`
+		Bytes      int64   `json:"bytes"`
+		PrimaryLSN string  `json:"primaryLsn"`
+		ReplayLSN  string  `json:"replayLsn"`
+	} `json:"replicationLag"`
 }
 
-// status reports the server version and the chain tip, for operators and health checks.
+// status reports the server version and the chain tip, for operators and health checks, and
+// the replication lag when reads come from a replica.
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
 	var d statusData
 	if err := a.ops.run(r.Context(), "Status", nil, &d); err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	body := map[string]any{
 		"server_version": a.opts.ServerVersion,
 		"status":         "ready",
 		"chain_tip": map[string]any{
@@ -175,5 +182,14 @@ func (a *API) status(w http.ResponseWriter, r *http.Request) {
 			"index_block_hash":  d.ChainTip.IndexBlockHash,
 			"burn_block_height": d.ChainTip.BurnBlockHeight,
 		},
-	})
+	}
+	if lag := d.ReplicationLag; lag != nil {
+		body["replication"] = map[string]any{
+			"lag_seconds": lag.Seconds,
+			"lag_bytes":   lag.Bytes,
+			"primary_lsn": lag.PrimaryLSN,
+			"replay_lsn":  lag.ReplayLSN,
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -30,8 +31,12 @@ type Config struct {
 	ServerVersion string
 	// Introspection enables GraphQL schema introspection (on by default in cmd).
 	Introspection bool
-	// Events feeds GraphQL subscriptions (Store.Listen); nil switches them off.
+	// Events feeds GraphQL subscriptions (Store.Listen, or Replication.Listen when Store is a
+	// replica); nil switches them off.
 	Events *db.Listener
+	// Replication pairs Store, a streaming replica, with the primary; /extended then reports the
+	// replication lag. Nil when Store is the primary.
+	Replication *db.Replication
 	// Operation limits; zero takes the Default… value (resolvers.DefaultMaxPageSize for pages).
 	MaxDepth      int
 	MaxComplexity int
@@ -74,7 +79,8 @@ func (c Config) withDefaults() Config {
 // New returns the public HTTP handler.
 func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
-	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events, Faucet: cfg.Faucet})
+	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events,
+		Replication: cfg.Replication, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}})
@@ -82,6 +88,11 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements)
+	if cfg.Events != nil {
+		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "stxgraph_notices_held", Help: "Chain notices heard and held until the replica replays their commits.",
+		}, func() float64 { return float64(cfg.Events.Held()) }))
+	}
 
 	r := mux.NewRouter()
 	r.NotFoundHandler = rest.NotFound()

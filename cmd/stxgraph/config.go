@@ -23,8 +23,14 @@ type config struct {
 	apiPort, eventPort int
 	chainID            chainID
 	databaseURL        string
-	observer           ingest.Options
-	graphql            graphqlLimits
+	// databaseReadURL is a streaming replica of databaseURL that serves the API's reads ("": the
+	// primary serves them).
+	databaseReadURL string
+	// noIngest runs an API process only: no event observer, no migrations, no writes but the
+	// faucets'.
+	noIngest bool
+	observer ingest.Options
+	graphql  graphqlLimits
 	// deprecatedEndpoints keeps the reference's deprecated REST paths on (else they answer 410).
 	deprecatedEndpoints bool
 	faucet              faucetConfig
@@ -62,6 +68,8 @@ var flagEnv = map[string]string{
 	"graphql-max-page-size":  "STXGRAPH_GRAPHQL_MAX_PAGE_SIZE",
 	"graphql-timeout":        "STXGRAPH_GRAPHQL_TIMEOUT",
 	"graphql-introspection":  "STXGRAPH_GRAPHQL_INTROSPECTION",
+	"database-read-url":      "DATABASE_READ_URL",
+	"no-ingest":              "STXGRAPH_NO_INGEST",
 	// Faucets (cmd/stxgraph/faucet.go).
 	"stacks-core-rpc-host":  "STACKS_CORE_RPC_HOST",
 	"stacks-core-rpc-port":  "STACKS_CORE_RPC_PORT",
@@ -123,6 +131,10 @@ func (c *config) databaseFlags(fs *flag.FlagSet) {
 // serveFlags registers the listener, chain and API settings on fs.
 func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.databaseFlags(fs)
+	fs.StringVar(&c.databaseReadURL, "database-read-url", "", withEnv("database-read-url",
+		"PostgreSQL URL of a streaming replica of --database-url that serves the API's reads; empty reads from --database-url"))
+	fs.BoolVar(&c.noIngest, "no-ingest", false, withEnv("no-ingest", "serve the API only: no event observer, no migrations "+
+		"(the schema must be current), no writes but the faucets' rows; run any number of these beside one ingesting process"))
 	fs.StringVar(&c.apiHost, "host", "127.0.0.1", withEnv("host", "API listen host"))
 	fs.IntVar(&c.apiPort, "port", 3999, withEnv("port", "API listen port"))
 	fs.StringVar(&c.eventHost, "event-host", "127.0.0.1", withEnv("event-host", "event-observer listen host"))

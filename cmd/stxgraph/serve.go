@@ -32,7 +32,9 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 			"listens for stacks-node event-observer messages. Creates the database when it is\n"+
 			"missing and applies migrations at start. Stops gracefully on SIGINT/SIGTERM.\n"+
 			"With --demo it first loads a generated demo chain into an empty database ("+demoDatabase+"\n"+
-			"unless --database-url names one); without it, it serves only what a stacks-node sends.\n\nFlags:")
+			"unless --database-url names one); without it, it serves only what a stacks-node sends.\n"+
+			"With --database-read-url the API reads from a streaming replica; with --no-ingest it serves\n"+
+			"the API only (no event observer, no migrations), beside one ingesting process.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	cfg.serveFlags(fs)
@@ -57,29 +59,52 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 }
 
 // serve runs until ctx is done. ready, when not nil, receives the bound API and event-observer
-// addresses once both listen (tests bind port 0 and read them).
+// addresses once both listen (tests bind port 0 and read them; the second is "" with
+// --no-ingest).
 func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
-	store, err := openStore(ctx, cfg.databaseURL)
+	if cfg.noIngest && cfg.demo {
+		return errors.New("--demo loads a chain, which a --no-ingest process never does: start the ingesting process with --demo")
+	}
+	open := openStore
+	if cfg.noIngest {
+		open = openCurrent
+	}
+	store, err := open(ctx, cfg.databaseURL)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	reads, rep, err := openReplica(ctx, cfg, store)
+	if err != nil {
+		return err
+	}
+	if rep != nil {
+		defer reads.Close()
+	}
 
 	demoDB, err := prepareDemo(ctx, cfg, store)
 	if err != nil {
 		return err
 	}
-	events, err := store.Listen(ctx) // one LISTEN connection feeds every subscription
+	// One LISTEN connection feeds every subscription. NOTIFY is not replicated, so it is on the
+	// primary; with a replica, notices wait for it to replay their commits.
+	var events *db.Listener
+	if rep != nil {
+		events, err = rep.Listen(ctx)
+	} else {
+		events, err = store.Listen(ctx)
+	}
 	if err != nil {
 		return err
 	}
+	// The faucets' rate-limit and nonce rows are written, so they go to the primary.
 	faucets, closeFaucets, err := cfg.faucet.service(store, uint32(cfg.chainID))
 	if err != nil {
 		return err
 	}
 	defer closeFaucets()
 	api, err := server.New(server.Config{
-		Store: store, ServerVersion: "stxgraph " + version, Events: events,
+		Store: reads, Replication: rep, ServerVersion: "stxgraph " + version, Events: events,
 		Introspection: cfg.graphql.introspection, MaxDepth: cfg.graphql.maxDepth,
 		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
 		QueryTimeout: cfg.graphql.timeout, DisableDeprecated: !cfg.deprecatedEndpoints,
@@ -89,14 +114,73 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	if err != nil {
 		return err
 	}
-	observer := cfg.observer
-	observer.ChainID = uint32(cfg.chainID)
-	observer.DemoDatabase = demoDB
-	servers := []*http.Server{
-		server.HTTPServer(cfg.apiAddr(), api, server.HTTPLimits{}, true),
-		server.HTTPServer(cfg.eventAddr(), ingest.NewServer(store, observer), server.HTTPLimits{}, false),
+	servers := []*http.Server{server.HTTPServer(cfg.apiAddr(), api, server.HTTPLimits{}, true)}
+	if !cfg.noIngest {
+		observer := cfg.observer
+		observer.ChainID = uint32(cfg.chainID)
+		observer.DemoDatabase = demoDB
+		servers = append(servers, server.HTTPServer(cfg.eventAddr(), ingest.NewServer(store, observer), server.HTTPLimits{}, false))
 	}
 	return runServers(ctx, servers, ready)
+}
+
+// openReplica opens the read database when one is configured, checks that it is a replica of
+// store whose schema is current, and returns it with the pair; else it returns store and nil.
+func openReplica(ctx context.Context, cfg *config, store *db.Store) (*db.Store, *db.Replication, error) {
+	if cfg.databaseReadURL == "" {
+		return store, nil, nil
+	}
+	reads := db.Open(cfg.databaseReadURL, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+	rep, err := db.NewReplication(ctx, store, reads)
+	// A database just created on the primary reaches the replica a moment later.
+	for deadline := time.Now().Add(replicaSchemaWait); db.IsMissingDatabase(err) && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+			rep, err = db.NewReplication(ctx, store, reads)
+		}
+	}
+	if err == nil {
+		err = awaitReplicaSchema(ctx, rep)
+	}
+	if err != nil {
+		reads.Close()
+		return nil, nil, fmt.Errorf("--database-read-url: %w", err)
+	}
+	slog.Info("reading from a replica", "database", databaseName(cfg.databaseReadURL))
+	return reads, rep, nil
+}
+
+// replicaSchemaWait bounds how long start-up waits for the replica to replay the primary's
+// migrations.
+const replicaSchemaWait = time.Minute
+
+// awaitReplicaSchema returns once the replica has the primary's schema: migrations applied at
+// start reach it a moment later.
+func awaitReplicaSchema(ctx context.Context, rep *db.Replication) error {
+	pending, err := rep.Replica.SchemaPending(ctx)
+	if err == nil && len(pending) == 0 {
+		return nil
+	}
+	target, lerr := rep.CommittedLSN(ctx)
+	if lerr != nil {
+		return lerr
+	}
+	slog.Info("waiting for the replica to replay the schema", "primary_lsn", target.String())
+	wctx, cancel := context.WithTimeout(ctx, replicaSchemaWait)
+	defer cancel()
+	if err := rep.WaitReplayed(wctx, target); err != nil {
+		return fmt.Errorf("the replica did not replay the primary's schema within %s: %w", replicaSchemaWait, err)
+	}
+	pending, err = rep.Replica.SchemaPending(ctx)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("the schema is not current: migrations %s are not applied", strings.Join(pending, ", "))
+	}
+	return nil
 }
 
 // prepareDemo loads the demo chain when cfg asks for it, and reports whether the database holds
@@ -159,6 +243,22 @@ func openStore(ctx context.Context, dsn string) (*db.Store, error) {
 	}
 	if len(applied) > 0 {
 		slog.Info("applied migrations", "migrations", applied)
+	}
+	return store, nil
+}
+
+// openCurrent opens the database of an API process that does not ingest: it neither creates the
+// database nor migrates it, and refuses to start unless the schema is the one this binary has.
+func openCurrent(ctx context.Context, dsn string) (*db.Store, error) {
+	store := db.Open(dsn, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+	pending, err := store.SchemaPending(ctx)
+	if err == nil && len(pending) > 0 {
+		err = fmt.Errorf("migrations %s are not applied", strings.Join(pending, ", "))
+	}
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("--no-ingest: the schema of %s is not current (%w): start the ingesting process "+
+			"(stxgraph serve) or run stxgraph migrate up first", databaseName(dsn), err)
 	}
 	return store, nil
 }
