@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -21,6 +22,7 @@ import (
 	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/resolvers"
+	"github.com/stxgraph/stxgraph/respcache"
 	"github.com/stxgraph/stxgraph/rest"
 )
 
@@ -49,6 +51,9 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// ExamplePrincipal is the account GraphiQL's account example reads (a placeholder when "").
 	ExamplePrincipal string
+	// AnswerCacheBytes bounds the memory of REST answers kept for repeated reads at one chain
+	// state (0: no cache). The cache is emptied on every notice of Events.
+	AnswerCacheBytes int64
 }
 
 // withDefaults fills the limits left at zero.
@@ -76,8 +81,19 @@ func New(cfg Config) (http.Handler, error) {
 	cfg = cfg.withDefaults()
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
+	answers := respcache.New(cfg.AnswerCacheBytes)
+	if answers != nil && cfg.Events != nil {
+		// Answers are keyed by the state they were read at, so a notice arriving late cannot make
+		// one stale; dropping them all on a change keeps the memory for the current state.
+		notices := cfg.Events.Subscribe(context.Background())
+		go func() {
+			for range notices {
+				answers.Invalidate()
+			}
+		}()
+	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}})
+		Extensions: []graphql.HandlerExtension{timeout(cfg.QueryTimeout), batching}, Answers: answers})
 	if err != nil {
 		return nil, err
 	}
