@@ -12,8 +12,9 @@ import (
 
 // Answer is one cached response.
 type Answer struct {
-	Body []byte
-	ETag string
+	Body        []byte
+	ETag        string
+	ContentType string
 }
 
 // entryOverhead approximates what an entry costs beyond its key and answer (list element, map
@@ -83,7 +84,7 @@ func (c *Cache) Put(key string, gen uint64, a Answer) {
 	if c == nil {
 		return
 	}
-	size := int64(len(key)+len(a.Body)+len(a.ETag)) + entryOverhead
+	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen || size > c.budget {

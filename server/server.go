@@ -51,8 +51,9 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// ExamplePrincipal is the account GraphiQL's account example reads (a placeholder when "").
 	ExamplePrincipal string
-	// AnswerCacheBytes bounds the memory of REST answers kept for repeated reads at one chain
-	// state (0: no cache). The cache is emptied on every notice of Events.
+	// AnswerCacheBytes bounds the memory of REST answers and persisted GraphQL queries' answers
+	// kept for repeated reads at one chain state (0: no cache). It is emptied on every notice of
+	// Events.
 	AnswerCacheBytes int64
 }
 
@@ -109,7 +110,11 @@ func New(cfg Config) (http.Handler, error) {
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
 	ops := r.NewRoute().Subrouter()
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
-	ops.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
+	var gql http.Handler = graphqlHandler(es, cfg, batching)
+	if answers != nil {
+		gql = (&persistedAnswers{cache: answers, store: cfg.Store, cacheable: map[string]bool{}}).wrap(gql)
+	}
+	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)
 	return r, nil
 }
