@@ -215,4 +215,3 @@ func (r *queryResolver) Account(_ context.Context, principal string) (*db.Accoun
 	}
 	return &db.Account{Principal: principal}, nil
 }
-
