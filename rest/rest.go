@@ -23,9 +23,10 @@ type Options struct {
 	// Extensions run around the fixed operations as around /graphql's (the query timeout, the
 	// loaders' batching).
 	Extensions []graphql.HandlerExtension
-	// Answers, when not nil, keeps the answers of the routes with an ETag, keyed by the request
-	// and the ETag's state (read for every request), so a read repeated at one chain state runs
-	// only the small state read. The owner invalidates it when ingestion announces a change.
+	// Answers, when not nil, keeps the answers of the routes whose ETag names the chain tip or
+	// the mempool, keyed by the request and that state (read for every request), so a read
+	// repeated at one chain state runs only the one-row state read. The owner invalidates it when
+	// ingestion announces a change.
 	Answers *respcache.Cache
 }
 
@@ -129,7 +130,8 @@ func (a *API) serve(rt route) http.Handler {
 		// (an answer is only ever served at the state it was computed at).
 		var key, tag string
 		gen := a.opts.Answers.Generation()
-		if rt.tagOp != "" && (r.Header.Get("If-None-Match") != "" || a.opts.Answers != nil) {
+		cache := a.opts.Answers != nil && sharedState[rt.tagOp]
+		if rt.tagOp != "" && (r.Header.Get("If-None-Match") != "" || cache) {
 			data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
 			if err != nil {
 				writeError(w, err)
@@ -141,7 +143,7 @@ func (a *API) serve(rt route) http.Handler {
 				w.WriteHeader(http.StatusNotModified)
 				return
 			}
-			if tag != "" && a.opts.Answers != nil {
+			if tag != "" && cache {
 				key = rt.op + "\x00" + tag + "\x00" + r.URL.Path + "?" + r.URL.RawQuery
 				if ans, ok := a.opts.Answers.Get(key); ok {
 					writeAnswer(w, ans)
@@ -171,6 +173,12 @@ func (a *API) serve(rt route) http.Handler {
 		writeAnswer(w, ans)
 	})
 }
+
+// sharedState names the ETag operations whose state is one row for the whole chain: reading it
+// costs far less than the answers it keys, and a handful of states covers every request. A
+// principal's state costs about what its answer does and is different for every account, so
+// those answers are not kept.
+var sharedState = map[string]bool{"ChainTipTag": true, "MempoolTag": true}
 
 // writeAnswer writes a 200 with its ETag (when it has one) and JSON body.
 func writeAnswer(w http.ResponseWriter, ans respcache.Answer) {
