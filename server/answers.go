@@ -49,6 +49,12 @@ type persistedRequest struct {
 
 func (p *persistedAnswers) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Incremental delivery (@defer over multipart or server-sent events) streams its parts.
+		accept := r.Header.Get("Accept")
+		if strings.Contains(accept, "multipart/") || strings.Contains(accept, "text/event-stream") {
+			next.ServeHTTP(w, r)
+			return
+		}
 		req, ok := readPersisted(r)
 		hash := req.Extensions.PersistedQuery.Sha256Hash
 		if !ok || hash == "" {

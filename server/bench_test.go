@@ -56,6 +56,28 @@ func BenchmarkChainReads(b *testing.B) {
 	}
 	s := &statements{}
 	store.DB.AddQueryHook(s)
+	// A tip-keyed REST path without and with the answer cache.
+	cached, err := server.New(server.Config{Store: store, ServerVersion: "bench", AnswerCacheBytes: 64 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{{"rest-blocks", h}, {"rest-blocks/cached", cached}} {
+		b.Run(c.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/extended/v1/block?limit=20", nil)
+			before := s.n.Load()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				c.h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %.300s", w.Code, w.Body)
+				}
+			}
+			b.ReportMetric(float64(s.n.Load()-before)/float64(b.N), "sql/op")
+		})
+	}
 	for _, q := range []struct{ name, query string }{
 		{"front-page", `{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`},
 		{"account", `{ account(principal: "` + g.Busy() + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`},
