@@ -149,6 +149,18 @@ type TxFields struct {
 	ContractCallFunctionName      *string `bun:"contract_call_function_name"`
 }
 
+// Sender is the account that signed the transaction (read from the row, so GraphQL resolves it
+// inline).
+func (f *TxFields) Sender() *Account { return &Account{Principal: f.SenderAddress} }
+
+// Sponsor is the account that paid the fee of a sponsored transaction, or nil.
+func (f *TxFields) Sponsor() *Account {
+	if f.SponsorAddress == nil {
+		return nil
+	}
+	return &Account{Principal: *f.SponsorAddress}
+}
+
 // Tx is a mined transaction (anchored, or confirmed in a microblock).
 type Tx struct {
 	bun.BaseModel `bun:"table:txs"`

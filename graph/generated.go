@@ -942,8 +942,6 @@ type TenureChangePayloadResolver interface {
 type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
 	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
-	Sender(ctx context.Context, obj *db.Tx) (*db.Account, error)
-	Sponsor(ctx context.Context, obj *db.Tx) (*db.Account, error)
 
 	PostConditionMode(ctx context.Context, obj *db.Tx) (PostConditionMode, error)
 	PostConditions(ctx context.Context, obj *db.Tx) ([]*tx.PostConditionJSON, error)
@@ -17891,7 +17889,7 @@ func (ec *executionContext) _Transaction_sender(ctx context.Context, field graph
 			return ec.fieldContext_Transaction_sender(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().Sender(ctx, obj)
+			return obj.Sender(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
@@ -17906,7 +17904,7 @@ func (ec *executionContext) fieldContext_Transaction_sender(_ context.Context, f
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Account(ctx, field)
 		},
@@ -17923,7 +17921,7 @@ func (ec *executionContext) _Transaction_sponsor(ctx context.Context, field grap
 			return ec.fieldContext_Transaction_sponsor(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().Sponsor(ctx, obj)
+			return obj.Sponsor(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.Account) graphql.Marshaler {
@@ -17938,7 +17936,7 @@ func (ec *executionContext) fieldContext_Transaction_sponsor(_ context.Context, 
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Account(ctx, field)
 		},
@@ -28388,81 +28386,15 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sender":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_sender(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_sender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sponsor":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_sponsor(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_sponsor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "nonce":
 			out.Values[i] = ec._Transaction_nonce(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

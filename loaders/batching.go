@@ -25,16 +25,63 @@ import (
 //     the token again before any waiter wakes, so a woken resolver cannot find the count at zero
 //     because another one has not been scheduled yet.
 //
-// When the count drops to zero every loader with pending keys is flushed. The loaders' wait
-// remains as an upper bound for what the count cannot see (a resolver that panicked, a result
-// it could not type), which then costs latency and never a wrong answer.
+// When the count drops to zero every loader with pending keys is flushed. For what the count
+// cannot see (a resolver that panicked, a result it could not type, a field no operation
+// counts) the scheduler flushes once its tokens have not moved for the loaders' wait: an idle
+// bound, not one from the first key, so a loaded machine that is slow to schedule a wide level
+// keeps collecting it into one batch as long as the level makes progress. That costs latency and
+// never a wrong answer.
 
 // scheduler counts the tokens of one request's operations and flushes its loaders at zero.
 type scheduler struct {
 	mu       sync.Mutex
 	tokens   int
 	flushers []func()
+
+	wait     time.Duration
+	timer    *time.Timer // armed while keys may be pending; nil when idle
+	activity uint64      // token moves, so the timer can tell progress from a stall
+	seen     uint64      // activity when the timer was last armed
+	idle     int         // waits in a row without activity
+	ops      int         // operations begun and not ended
 }
+
+// opIdleWaits is how many idle waits an operation's batches wait before the scheduler assumes a
+// miscount: a request starved of CPU by its neighbours makes no progress for a while without
+// being stuck, and flushing it then would split its level into several statements.
+const opIdleWaits = 8
+
+// arm starts the idle bound for a key just asked for, unless it runs already.
+func (s *scheduler) arm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer == nil {
+		s.seen, s.idle = s.activity, 0
+		s.timer = time.AfterFunc(s.wait, s.expire)
+	}
+}
+
+// expire flushes when the tokens have not moved for a whole wait (opIdleWaits of them while an
+// operation counts tokens); otherwise it waits again.
+func (s *scheduler) expire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.activity != s.seen {
+		s.seen, s.idle = s.activity, 0
+	} else {
+		s.idle++
+	}
+	if s.idle == 0 || (s.ops > 0 && s.idle < opIdleWaits) {
+		s.timer.Reset(s.wait)
+		return
+	}
+	s.timer = nil
+	s.flushLocked()
+}
+
+// batchWait is the dataloaders' own bound, far behind the scheduler's: it only matters if the
+// scheduler's timer could not run.
+func batchWait(wait time.Duration) time.Duration { return 4 * opIdleWaits * wait }
 
 // Operation is one operation's (or subscription event's) share of its request's tokens.
 type Operation struct {
@@ -53,6 +100,9 @@ func Begin(ctx context.Context) (context.Context, *Operation) {
 		return ctx, nil
 	}
 	op := &Operation{s: l.sched, ctx: ctx}
+	l.sched.mu.Lock()
+	l.sched.ops++
+	l.sched.mu.Unlock()
 	// A cancelled or timed-out operation dispatches every pending batch at once, so its waiting
 	// resolvers end now (their statements fail on the cancelled context) rather than when the
 	// count or the wait would have dispatched them.
@@ -77,12 +127,14 @@ func (op *Operation) End() {
 	if op.tokens != 0 {
 		slog.Debug("batching: operation ended with tokens left; its loaders waited for their timer", "tokens", op.tokens)
 	}
+	op.s.ops--
 	op.s.addLocked(op, -op.tokens)
 }
 
 func (s *scheduler) addLocked(op *Operation, n int) {
 	op.tokens += n
 	s.tokens += n
+	s.activity++
 	if n < 0 && (s.tokens <= 0 || op.ctx.Err() != nil) {
 		s.flushLocked()
 	}
@@ -125,7 +177,7 @@ type keyState struct {
 
 func newLoader[K comparable, V any](s *scheduler, wait time.Duration, fn dataloader.BatchFunc[K, V]) *Loader[K, V] {
 	l := &Loader[K, V]{s: s, keys: map[K]*keyState{}}
-	l.inner = dataloader.NewBatchedLoader(l.granting(fn), dataloader.WithWait[K, V](wait), dataloader.WithBatchCapacity[K, V](1000))
+	l.inner = dataloader.NewBatchedLoader(l.granting(fn), dataloader.WithWait[K, V](batchWait(wait)), dataloader.WithBatchCapacity[K, V](1000))
 	s.flushers = append(s.flushers, l.inner.Flush)
 	return l
 }
@@ -141,6 +193,7 @@ func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	}
 	l.s.mu.Unlock()
 	thunk := l.inner.Load(ctx, key)
+	l.s.arm()
 	return func() (V, error) {
 		l.block(op, st)
 		return thunk()

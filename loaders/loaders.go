@@ -61,7 +61,7 @@ func New(store *db.Store) *Loaders { return NewWithWait(store, DefaultWait) }
 // NewWithWait builds the loaders for one request. Under Batching they dispatch as soon as the
 // request's resolvers all wait, and at the latest after wait; elsewhere after wait.
 func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
-	s := new(scheduler)
+	s := &scheduler{wait: wait}
 	return &Loaders{
 		sched:            s,
 		BurnBlockByHash:  newLoader(s, wait, byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),

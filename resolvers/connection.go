@@ -215,14 +215,3 @@ func (r *queryResolver) Account(_ context.Context, principal string) (*db.Accoun
 	}
 	return &db.Account{Principal: principal}, nil
 }
-
-func (r *transactionResolver) Sender(_ context.Context, t *db.Tx) (*db.Account, error) {
-	return &db.Account{Principal: t.SenderAddress}, nil
-}
-
-func (r *transactionResolver) Sponsor(_ context.Context, t *db.Tx) (*db.Account, error) {
-	if t.SponsorAddress == nil {
-		return nil, nil
-	}
-	return &db.Account{Principal: *t.SponsorAddress}, nil
-}

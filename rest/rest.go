@@ -9,6 +9,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/gorilla/mux"
+
+	"github.com/stxgraph/stxgraph/respcache"
 )
 
 // Options configures the REST adapter.
@@ -21,6 +23,11 @@ type Options struct {
 	// Extensions run around the fixed operations as around /graphql's (the query timeout, the
 	// loaders' batching).
 	Extensions []graphql.HandlerExtension
+	// Answers, when not nil, keeps the answers of the routes whose ETag names the chain tip or
+	// the mempool, keyed by the request and that state (read for every request), so a read
+	// repeated at one chain state runs only the one-row state read. The owner invalidates it when
+	// ingestion announces a change.
+	Answers *respcache.Cache
 }
 
 // API is the REST adapter.
@@ -119,16 +126,29 @@ func (a *API) serve(rt route) http.Handler {
 			writeError(w, err)
 			return
 		}
-		if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
+		// The state the answer depends on is read first, for If-None-Match and as the cache key
+		// (an answer is only ever served at the state it was computed at).
+		var key, tag string
+		gen := a.opts.Answers.Generation()
+		cache := a.opts.Answers != nil && sharedState[rt.tagOp]
+		if rt.tagOp != "" && (r.Header.Get("If-None-Match") != "" || cache) {
 			data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
 			if err != nil {
 				writeError(w, err)
 				return
 			}
-			if tag := rt.etag(data); notModified(r, tag) {
+			tag = rt.etag(data)
+			if notModified(r, tag) {
 				setETag(w, tag)
 				w.WriteHeader(http.StatusNotModified)
 				return
+			}
+			if tag != "" && cache {
+				key = rt.op + "\x00" + tag + "\x00" + r.URL.Path + "?" + r.URL.RawQuery
+				if ans, ok := a.opts.Answers.Get(key); ok {
+					writeAnswer(w, ans)
+					return
+				}
 			}
 		}
 		data, err := a.ops.raw(r.Context(), rt.op, vars)
@@ -141,13 +161,31 @@ func (a *API) serve(rt route) http.Handler {
 			writeError(w, err)
 			return
 		}
+		ans := respcache.Answer{Body: body}
 		if rt.etag != nil {
-			setETag(w, rt.etag(data))
+			ans.ETag = rt.etag(data)
 		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		w.Write(body) //nolint:errcheck // the client went away; nothing to do
+		// Stored only when the read saw the state the key names: one that saw a newer state
+		// answers this request but must not stand for the older one.
+		if key != "" && ans.ETag == tag {
+			a.opts.Answers.Put(key, gen, ans)
+		}
+		writeAnswer(w, ans)
 	})
+}
+
+// sharedState names the ETag operations whose state is one row for the whole chain: reading it
+// costs far less than the answers it keys, and a handful of states covers every request. A
+// principal's state costs about what its answer does and is different for every account, so
+// those answers are not kept.
+var sharedState = map[string]bool{"ChainTipTag": true, "MempoolTag": true}
+
+// writeAnswer writes a 200 with its ETag (when it has one) and JSON body.
+func writeAnswer(w http.ResponseWriter, ans respcache.Answer) {
+	setETag(w, ans.ETag)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(ans.Body) //nolint:errcheck // the client went away; nothing to do
 }
 
 type statusData struct {

@@ -294,6 +294,9 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 		return next(ctx)
 	}
 	fc := graphql.GetFieldContext(ctx)
+	if len(fc.Field.Selections) == 0 && !b.concurrent[fc.Object][fc.Field.Name] {
+		return next(ctx) // a struct read: it runs inline and cannot wait, so the plan leaves it out
+	}
 	r.mu.Lock()
 	f := r.enterLocked(fc)
 	r.mu.Unlock()
@@ -372,14 +375,16 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 	return nil
 }
 
-// plan lists the fields gqlgen resolves through field middleware on an object of type def with
-// selection sel: __typename is written without a resolver, and deferred fields run after the
+// plan lists the fields of an object of type def with selection sel whose start the tokens must
+// cover: __typename is written without a resolver, a scalar read from the struct runs inline and
+// cannot wait (InterceptField passes it straight through), and deferred fields run after the
 // response they are deferred from (they bring their own tokens).
 func (b *Batching) plan(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
 	o := &object{}
 	for _, f := range graphql.CollectFields(oc, sel, b.satisfies[def.Name]) {
-		if f.Name != "__typename" && !f.IsDeferred() {
-			o.slots = append(o.slots, slot{alias: f.Alias, concurrent: b.concurrent[def.Name][f.Name]})
+		concurrent := b.concurrent[def.Name][f.Name]
+		if f.Name != "__typename" && !f.IsDeferred() && (concurrent || len(f.Selections) > 0) {
+			o.slots = append(o.slots, slot{alias: f.Alias, concurrent: concurrent})
 		}
 	}
 	o.pending = len(o.slots)

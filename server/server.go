@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -22,6 +23,7 @@ import (
 	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/resolvers"
+	"github.com/stxgraph/stxgraph/respcache"
 	"github.com/stxgraph/stxgraph/rest"
 )
 
@@ -54,6 +56,10 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// ExamplePrincipal is the account GraphiQL's account example reads (a placeholder when "").
 	ExamplePrincipal string
+	// AnswerCacheBytes bounds the memory of REST answers and persisted GraphQL queries' answers
+	// kept for repeated reads at one chain state (0: no cache). It is emptied on every notice of
+	// Events.
+	AnswerCacheBytes int64
 }
 
 // withDefaults fills the limits left at zero.
@@ -82,8 +88,19 @@ func New(cfg Config) (http.Handler, error) {
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events,
 		Replication: cfg.Replication, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
+	answers := respcache.New(cfg.AnswerCacheBytes)
+	if answers != nil && cfg.Events != nil {
+		// Answers are keyed by the state they were read at, so a notice arriving late cannot make
+		// one stale; dropping them all on a change keeps the memory for the current state.
+		notices := cfg.Events.Subscribe(context.Background())
+		go func() {
+			for range notices {
+				answers.Invalidate()
+			}
+		}()
+	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}})
+		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}, Answers: answers})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +123,11 @@ func New(cfg Config) (http.Handler, error) {
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
 	ops := r.NewRoute().Subrouter()
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
-	ops.Handle("/graphql", graphqlHandler(es, cfg, batching)).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
+	var gql http.Handler = graphqlHandler(es, cfg, batching)
+	if answers != nil {
+		gql = (&persistedAnswers{cache: answers, store: cfg.Store, cacheable: map[string]bool{}}).wrap(gql)
+	}
+	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)
 	return r, nil
 }

@@ -40,6 +40,8 @@ type config struct {
 	demoChain chaingen.Options
 	// examplePrincipal is the account GraphiQL's account example opens with (the demo's busiest).
 	examplePrincipal string
+	// answerCacheBytes bounds the in-memory cache of REST answers (0 turns it off).
+	answerCacheBytes int64
 }
 
 // graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
@@ -64,6 +66,7 @@ var flagEnv = map[string]string{
 	"ordinals-ingest-token":  "ORDINALS_INGEST_TOKEN",
 	"deprecated-endpoints":   "ENABLE_DEPRECATED_ENDPOINTS",
 	"graphql-max-depth":      "STXGRAPH_GRAPHQL_MAX_DEPTH",
+	"answer-cache-bytes":     "STXGRAPH_ANSWER_CACHE_BYTES",
 	"graphql-max-complexity": "STXGRAPH_GRAPHQL_MAX_COMPLEXITY",
 	"graphql-max-page-size":  "STXGRAPH_GRAPHQL_MAX_PAGE_SIZE",
 	"graphql-timeout":        "STXGRAPH_GRAPHQL_TIMEOUT",
@@ -155,6 +158,8 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.IntVar(&g.maxPageSize, "graphql-max-page-size", 0, withEnv("graphql-max-page-size", "largest first/last/limit allowed; 0 = server default"))
 	fs.DurationVar(&g.timeout, "graphql-timeout", 0, withEnv("graphql-timeout", "time limit of one GraphQL query; 0 = server default"))
 	fs.BoolVar(&g.introspection, "graphql-introspection", true, withEnv("graphql-introspection", "allow schema introspection"))
+	fs.Int64Var(&c.answerCacheBytes, "answer-cache-bytes", 64<<20, withEnv("answer-cache-bytes",
+		"memory for REST answers kept until the chain tip or mempool changes, in bytes; 0 turns the cache off"))
 	c.faucet.flags(fs)
 }
 

@@ -109,7 +109,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 		MaxComplexity: cfg.graphql.maxComplexity, MaxPageSize: cfg.graphql.maxPageSize,
 		QueryTimeout: cfg.graphql.timeout, DisableDeprecated: !cfg.deprecatedEndpoints,
 		Faucet: faucets, TrustedProxies: cfg.faucet.trustedProxies,
-		ExamplePrincipal: cfg.examplePrincipal,
+		ExamplePrincipal: cfg.examplePrincipal, AnswerCacheBytes: cfg.answerCacheBytes,
 	})
 	if err != nil {
 		return err
