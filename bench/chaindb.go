@@ -20,7 +20,7 @@ import (
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
-// HistoryChain is the chain of issue 5: 183,000 transactions (1,000 blocks of a coinbase, 181
+// HistoryChain is the benchmark chain: 183,000 transactions (1,000 blocks of a coinbase, 181
 // STX transfers and one contract call), 50,000 of the transfers involving the busy account.
 var HistoryChain = chaingen.Options{
 	Seed: 5, Blocks: 1000, TxsPerBlock: 181, Accounts: 1000, BusyShare: 50_000.0 / 181_000, ContractCallsPerBlock: 1,

@@ -37,7 +37,7 @@ func golden(t *testing.T, name string, got json.RawMessage) {
 	}
 }
 
-// The root fields of issue 6 over the mocknet fixture, replayed through ingestion.
+// The GraphQL root fields over the mocknet fixture, replayed through ingestion.
 func TestGoldenRootFields(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, server.Config{})
