@@ -20,8 +20,13 @@ func TestEnsureDatabaseCreatesMissing(t *testing.T) {
 	name := fmt.Sprintf("stxgraph_ensure_%d_%d", os.Getpid(), time.Now().UnixNano())
 	u := url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: cfg.Host + ":" + cfg.Port, Path: "/" + name, RawQuery: "sslmode=disable"}
 	admin := db.Open((&url.URL{Scheme: "postgres", User: url.User(cfg.User), Host: u.Host, Path: "/postgres", RawQuery: "sslmode=disable"}).String(), db.PoolOptions{})
-	defer admin.Close()
-	t.Cleanup(func() { admin.DB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name) })
+	// Cleanups run after the test's defers: the drop needs the admin connection still open.
+	t.Cleanup(func() {
+		if _, err := admin.DB.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+		admin.Close()
+	})
 
 	for i := 0; i < 2; i++ { // the second call finds it and does nothing
 		if err := db.EnsureDatabase(ctx, u.String()); err != nil {
