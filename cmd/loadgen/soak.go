@@ -87,55 +87,17 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
 	}
-	peak := lo
-	peak.duration = *peakFor
-	pr := load(ctx, peak)
-	total := 0
-	for _, p := range pr.paths {
-		total += len(p.latencies)
-	}
-	peakRate := float64(total) / pr.paths[0].elapsed.Seconds()
+	peakRate := measurePeak(ctx, lo, *peakFor)
 	rate := peakRate * *fraction
 	fmt.Fprintf(stdout, "peak %.0f req/s over %s with %d connections; soaking at %.0f req/s for %s\n",
 		peakRate, *peakFor, lo.conns, rate, lo.duration)
 
 	ctx, cancel := context.WithTimeout(ctx, lo.duration)
 	defer cancel()
-	var mu sync.Mutex
-	var lat []time.Duration
-	var errs, blocks, blockErrs int
-	firstErr := ""
-	go ingestBlocks(ctx, *o, strings.TrimSuffix(*events, "/"), *blockEvery, func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			blockErrs++
-			if firstErr == "" {
-				firstErr = "ingestion: " + err.Error()
-			}
-			return
-		}
-		blocks++
-	})
+	var st soakStats
+	go ingestBlocks(ctx, *o, strings.TrimSuffix(*events, "/"), *blockEvery, st.block)
 	tokens := make(chan struct{}, lo.conns)
-	go func() { // paces the workers at rate, in 10 ms slices
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		credit := 0.0
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				for credit += rate / 100; credit >= 1; credit-- {
-					select {
-					case tokens <- struct{}{}:
-					default: // the workers are behind: the rate is not reached
-					}
-				}
-			}
-		}
-	}()
+	go pace(ctx, rate, tokens)
 	transport := &http.Transport{MaxIdleConnsPerHost: lo.conns, MaxConnsPerHost: lo.conns, DisableCompression: true}
 	client := &http.Client{Transport: transport, Timeout: lo.timeout}
 	var wg sync.WaitGroup
@@ -152,33 +114,12 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				if ctx.Err() != nil {
 					return
 				}
-				mu.Lock()
-				if err != nil {
-					errs++
-					if firstErr == "" {
-						firstErr = err.Error()
-					}
-				} else {
-					lat = append(lat, time.Since(began))
-				}
-				mu.Unlock()
+				st.request(err, time.Since(began))
 			}
 		})
 	}
 	fmt.Fprintln(stdout, "elapsed  requests   req/s  p50 ms  p99 ms  errors  blocks  block errors  RSS MB")
 	start := time.Now()
-	report := func() {
-		mu.Lock()
-		l := lat
-		lat = nil
-		e, b, be := errs, blocks, blockErrs
-		errs, blocks, blockErrs = 0, 0, 0
-		mu.Unlock()
-		slices.Sort(l)
-		fmt.Fprintf(stdout, "%7s  %8d  %6.0f  %6.2f  %6.2f  %6d  %6d  %12d  %6s\n", time.Since(start).Round(time.Second), len(l),
-			float64(len(l))/interval.Seconds(), bench.Percentile(l, 50).Seconds()*1000, bench.Percentile(l, 99).Seconds()*1000,
-			e, b, be, rss(*pid))
-	}
 	tick := time.NewTicker(*interval)
 	defer tick.Stop()
 	for done := false; !done; {
@@ -186,15 +127,97 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
-			report()
+			st.report(stdout, time.Since(start), *interval, *pid)
 		}
 	}
 	wg.Wait()
 	transport.CloseIdleConnections()
-	if firstErr != "" {
-		fmt.Fprintln(stdout, "first error:", firstErr)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.firstErr != "" {
+		fmt.Fprintln(stdout, "first error:", st.firstErr)
 	}
 	return nil
+}
+
+// measurePeak is the mixed rate lo's paths reach over d with every connection busy.
+func measurePeak(ctx context.Context, lo loadOptions, d time.Duration) float64 {
+	lo.duration = d
+	r := load(ctx, lo)
+	total := 0
+	for _, p := range r.paths {
+		total += len(p.latencies)
+	}
+	return float64(total) / r.paths[0].elapsed.Seconds()
+}
+
+// pace hands the workers rate tokens a second, in 10 ms slices, until ctx ends; tokens the
+// workers are too busy to take are dropped, so the rate is a ceiling.
+func pace(ctx context.Context, rate float64, tokens chan<- struct{}) {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	credit := 0.0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			for credit += rate / 100; credit >= 1; credit-- {
+				select {
+				case tokens <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}
+}
+
+// soakStats counts what happened since the last report, and keeps the first error seen.
+type soakStats struct {
+	mu                      sync.Mutex
+	lat                     []time.Duration
+	errs, blocks, blockErrs int
+	firstErr                string
+}
+
+func (st *soakStats) request(err error, took time.Duration) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err != nil {
+		st.errs++
+		st.noteFirst(err.Error())
+		return
+	}
+	st.lat = append(st.lat, took)
+}
+
+func (st *soakStats) block(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err != nil {
+		st.blockErrs++
+		st.noteFirst("ingestion: " + err.Error())
+		return
+	}
+	st.blocks++
+}
+
+func (st *soakStats) noteFirst(msg string) {
+	if st.firstErr == "" {
+		st.firstErr = msg
+	}
+}
+
+// report prints one line for the interval just ended and starts the next.
+func (st *soakStats) report(w io.Writer, elapsed, interval time.Duration, pid int) {
+	st.mu.Lock()
+	l, e, b, be := st.lat, st.errs, st.blocks, st.blockErrs
+	st.lat, st.errs, st.blocks, st.blockErrs = nil, 0, 0, 0
+	st.mu.Unlock()
+	slices.Sort(l)
+	fmt.Fprintf(w, "%7s  %8d  %6.0f  %6.2f  %6.2f  %6d  %6d  %12d  %6s\n", elapsed.Round(time.Second), len(l),
+		float64(len(l))/interval.Seconds(), bench.Percentile(l, 50).Seconds()*1000, bench.Percentile(l, 99).Seconds()*1000,
+		e, b, be, rss(pid))
 }
 
 // ingestBlocks posts the blocks that follow the prepared chain to the event observer, one every
