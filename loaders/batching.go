@@ -238,10 +238,16 @@ func (l *Loader[K, V]) block(op *Operation, st *keyState) {
 }
 
 // granting wraps a batch function so that, before dataloader wakes the waiters, each gets its
-// token back (also when fn panics: dataloader recovers and wakes them with the error).
+// token back (also when fn panics: dataloader recovers and wakes them with the error). A batch
+// of a request that has ended (client gone, timed out) runs no statement: the scheduler then
+// dispatches every key as soon as it is asked for, so the rest of that request's reads would
+// each cost a statement of its own, for nobody.
 func (l *Loader[K, V]) granting(fn dataloader.BatchFunc[K, V]) dataloader.BatchFunc[K, V] {
 	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		defer l.grant(keys)
+		if err := ctx.Err(); err != nil {
+			return failed[V](len(keys), err)
+		}
 		return fn(ctx, keys)
 	}
 }
