@@ -145,6 +145,19 @@ func TestOrdinalsRealData(t *testing.T) {
 		t.Fatal(err)
 	}
 	notices := ln.Channel()
+	// LISTEN takes effect once the server has read it, which Listen does not wait for: a notice
+	// of our own, heard back, says it has.
+	if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, 'listening')", db.Brc20Channel); err != nil {
+		t.Fatal(err)
+	}
+	for heard := false; !heard; {
+		select {
+		case n := <-notices:
+			heard = n.Payload == "listening"
+		case <-ctx.Done():
+			t.Fatal("our own notice was never heard")
+		}
+	}
 
 	const tail = 3
 	for _, b := range blocks[:len(blocks)-tail] {
