@@ -1,40 +1,37 @@
 package db
 
+import (
+	"fmt"
+	"strings"
+)
+
 // principal_event_positions numbers, per principal, the canonical anchored events it is a party
 // of (the tx/events listing by address), and principal_event_counts counts them. addTotals keeps
 // them with the totals: a block's events are numbered after the principal's earlier ones when the
 // block starts counting, and dropped when it stops (blocks stop counting from the top).
 
-// eventPartiesSQL are the events of the blocks in ?0 with each principal they list them under
-// (kind as in eventTables); an event whose sender is its recipient is listed once.
-const eventPartiesSQL = `
-	SELECT contract_identifier, 0, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM contract_logs WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
-	UNION ALL
-	SELECT locked_address, 1, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM stx_lock_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
-	UNION ALL
-	SELECT sender, 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM stx_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
-	UNION ALL
-	SELECT recipient, 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM stx_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender
-	UNION ALL
-	SELECT sender, 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM ft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
-	UNION ALL
-	SELECT recipient, 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM ft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender
-	UNION ALL
-	SELECT sender, 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM nft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical
-	UNION ALL
-	SELECT recipient, 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM nft_events WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical AND recipient IS DISTINCT FROM sender`
+// eventPartiesSQL are the events of the blocks in ?0 with each principal they list them under,
+// one branch per kind (its index in eventTables) and principal column; an event whose sender is
+// its recipient is listed once.
+var eventPartiesSQL = func() string {
+	var branches []string
+	for kind, t := range eventTables {
+		cols := principalColumns[t.kind]
+		for i, col := range cols {
+			branch := fmt.Sprintf(`SELECT %s, %d, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
+	FROM %s WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical`, col, kind, t.table)
+			if i > 0 {
+				branch += " AND " + col + " IS DISTINCT FROM " + cols[0]
+			}
+			branches = append(branches, branch)
+		}
+	}
+	return strings.Join(branches, "\n\tUNION ALL\n\t")
+}()
 
 // eventCountsSQL adds the blocks' events, multiplied by ?1 (1 or -1), to the principals'
 // counts; prev are the counts before the statement.
-const eventCountsSQL = `
+var eventCountsSQL = `
 WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
 	eventPartiesSQL + `
 ), n AS (
