@@ -115,6 +115,66 @@ type Listener struct {
 	wake  chan struct{}
 	// held counts the notices heard and held until the replica replays them.
 	held atomic.Int64
+	// heard is the version of the chain state this process knows of, shifted left by one, with
+	// the low bit set while no notice can be missed (see Version). losses counts lost
+	// connections, so a late recheck of an earlier one cannot declare the current one live.
+	heard  atomic.Uint64
+	losses atomic.Uint64
+}
+
+// Version names the chain state this process has heard of. It moves with every notice
+// published (with a replica, once the replica has replayed its commit) and whenever notices may
+// have been missed, so an answer read at one version stays exact until it moves. live is false
+// while notices may be missed: before LISTEN is surely in effect, and from a lost connection
+// until its catch-up is complete.
+func (l *Listener) Version() (version uint64, live bool) {
+	h := l.heard.Load()
+	return h >> 1, h&1 == 1
+}
+
+// advance moves the version and sets whether it is live.
+func (l *Listener) advance(live bool) {
+	for {
+		old := l.heard.Load()
+		next := (old>>1 + 1) << 1
+		if live {
+			next |= 1
+		}
+		if l.heard.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// advanceKeeping moves the version and keeps whether it is live.
+func (l *Listener) advanceKeeping() {
+	for {
+		old := l.heard.Load()
+		if l.heard.CompareAndSwap(old, (old>>1+1)<<1|old&1) {
+			return
+		}
+	}
+}
+
+// goLive declares the version live after recheckDelay, once LISTEN is surely in effect, unless
+// the connection was lost again meanwhile (recheck, when set, must succeed first).
+func (l *Listener) goLive(ctx context.Context, recheck func(context.Context) error) {
+	losses := l.losses.Load()
+	sleep(ctx, recheckDelay)
+	if ctx.Err() != nil {
+		return
+	}
+	if recheck != nil {
+		if err := recheck(ctx); err != nil {
+			if ctx.Err() == nil {
+				slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
+			}
+			return
+		}
+	}
+	if l.losses.Load() == losses {
+		l.advance(true)
+	}
 }
 
 // maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
@@ -163,6 +223,7 @@ func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) 
 		<-ctx.Done()
 		ln.Close()
 	}()
+	go l.goLive(ctx, nil)
 	go l.run(ctx)
 	return l, nil
 }
@@ -190,13 +251,9 @@ func (l *Listener) run(ctx context.Context) {
 			}
 			lost = false
 			// LISTEN takes effect once the server has read it, which the driver does not wait
-			// for: read again a little later for a block committed in that window.
-			go func() {
-				sleep(ctx, recheckDelay)
-				if err := l.catchUp(ctx); err != nil && ctx.Err() == nil {
-					slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
-				}
-			}()
+			// for: read again a little later for a block committed in that window, and only
+			// then trust the notices again.
+			go l.goLive(ctx, l.catchUp)
 		}
 		channel, payload, err := l.ln.Receive(ctx)
 		if err != nil {
@@ -205,6 +262,8 @@ func (l *Listener) run(ctx context.Context) {
 			}
 			slog.Warn("chain notices: connection lost", "err", err)
 			lost = true
+			l.losses.Add(1)
+			l.advance(false)
 			continue
 		}
 		if channel == Brc20Channel {
@@ -363,6 +422,7 @@ func (l *Listener) awaitReplica(ctx context.Context) error {
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold
 // up the others, so a subscriber whose buffer is full misses n.
 func (l *Listener) publish(n Notice) {
+	l.advanceKeeping()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for sub := range l.subs {

@@ -48,7 +48,9 @@ func commitBlock(t *testing.T, ctx context.Context, conn *sql.Conn, store *db.St
 }
 
 // A subscriber misses no block when the listener's connection is lost: blocks committed while it
-// was down are read from the database once it is back, each announced once and in order.
+// was down are read from the database once it is back, each announced once and in order. The
+// chain state's version is not live from the loss until the catch-up is done, and then live at
+// a version never used before.
 func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -98,6 +100,7 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		WHERE datname = current_database() AND query ILIKE 'LISTEN%'`).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("terminate the listener's session: %v (terminated %v)", err, terminated)
 	}
+	before := awaitVersion(t, ctx, l, func(_ uint64, live bool) bool { return !live })
 	commitBlock(t, ctx, conn, store, 2)
 	commitBlock(t, ctx, conn, store, 3)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q CONNECTION LIMIT -1`, dbName)); err != nil {
@@ -117,5 +120,21 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 	case n := <-sub:
 		t.Fatalf("unexpected extra notice %+v", n)
 	case <-time.After(200 * time.Millisecond):
+	}
+	awaitVersion(t, ctx, l, func(v uint64, live bool) bool { return live && v > before })
+}
+
+// awaitVersion waits until the listener's version satisfies ok, and returns it.
+func awaitVersion(t *testing.T, ctx context.Context, l *db.Listener, ok func(uint64, bool) bool) uint64 {
+	t.Helper()
+	for {
+		if v, live := l.Version(); ok(v, live) {
+			return v
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the listener's version never reached the state awaited")
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }

@@ -1,7 +1,9 @@
 // Package respcache keeps finished API answers in memory so that a read repeated at the same
-// chain state is computed once. Entries are keyed by the request and the state it was answered
-// at; the whole cache is dropped whenever ingestion announces a change, and its size is bounded
-// by a byte budget, least recently used out first.
+// chain state is computed once and then costs no statement at all. The state is the version the
+// process's chain notices name (db.Listener.Version): an answer is kept under the version read
+// before computing it, only if that version is still current when it is done, and served only
+// at that version; entries of older versions are dropped, and the size is bounded by a byte
+// budget, least recently used out first.
 package respcache
 
 import (
@@ -25,50 +27,57 @@ type entry struct {
 	key    string
 	answer Answer
 	size   int64
-	gen    uint64
 }
 
-// Cache is an LRU of answers within a byte budget. A nil *Cache caches nothing.
+// Versions names the chain state answers are read at: a version that moves whenever the data
+// may have changed, and whether that is known at all (live); nothing is served or kept while it
+// is not.
+type Versions interface {
+	Version() (version uint64, live bool)
+}
+
+// Cache is an LRU of the answers of one chain state within a byte budget. A nil *Cache caches
+// nothing.
 type Cache struct {
-	mu     sync.Mutex
-	budget int64
-	used   int64
-	gen    uint64 // advanced by Invalidate; entries of older generations are never served
-	order  *list.List
-	items  map[string]*list.Element
+	versions Versions
+
+	mu      sync.Mutex
+	budget  int64
+	used    int64
+	version uint64 // the state the entries belong to
+	order   *list.List
+	items   map[string]*list.Element
 
 	hits, misses, evictions atomic.Int64
 }
 
-// New returns a cache holding at most budget bytes, or nil (no caching) when budget <= 0.
-func New(budget int64) *Cache {
-	if budget <= 0 {
+// New returns a cache of the answers at versions' state holding at most budget bytes, or nil
+// (no caching) when budget <= 0 or nothing names the state.
+func New(budget int64, versions Versions) *Cache {
+	if budget <= 0 || versions == nil {
 		return nil
 	}
-	return &Cache{budget: budget, order: list.New(), items: map[string]*list.Element{}}
+	return &Cache{versions: versions, budget: budget, order: list.New(), items: map[string]*list.Element{}}
 }
 
-// Generation is the chain state generation an answer computed from now on belongs to; pass it
-// to Put, so an answer whose computation straddled a change is dropped rather than stored as
-// current.
-func (c *Cache) Generation() uint64 {
+// Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
+// false when no answer may be served or kept now.
+func (c *Cache) Version() (version uint64, ok bool) {
 	if c == nil {
-		return 0
+		return 0, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen
+	return c.versions.Version()
 }
 
-// Get returns the answer stored under key at the current generation.
-func (c *Cache) Get(key string) (Answer, bool) {
+// Get returns the answer stored under key if it was read at version, which is still current.
+func (c *Cache) Get(key string, version uint64) (Answer, bool) {
 	if c == nil {
 		return Answer{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.items[key]
-	if !ok || el.Value.(*entry).gen != c.gen {
+	if !ok || c.version != version || !c.current(version) {
 		c.misses.Add(1)
 		return Answer{}, false
 	}
@@ -77,23 +86,36 @@ func (c *Cache) Get(key string) (Answer, bool) {
 	return el.Value.(*entry).answer, true
 }
 
-// Put stores a under key if it was computed at generation gen and that is still current, then
-// evicts the least recently used entries beyond the budget (an answer larger than the whole
-// budget is not stored).
-func (c *Cache) Put(key string, gen uint64, a Answer) {
+// current reports whether version is still the live state.
+func (c *Cache) current(version uint64) bool {
+	now, live := c.versions.Version()
+	return live && now == version
+}
+
+// Put stores a under key if it was computed at version and that is still current (an answer
+// whose computation straddled a change is dropped), then evicts the least recently used entries
+// beyond the budget (an answer larger than the whole budget is not stored).
+func (c *Cache) Put(key string, version uint64, a Answer) {
 	if c == nil {
 		return
 	}
 	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gen != c.gen || size > c.budget {
+	if size > c.budget || !c.current(version) {
 		return
+	}
+	if version != c.version {
+		// The first answer of a new state: the old state's are never served again.
+		c.version = version
+		c.order.Init()
+		clear(c.items)
+		c.used = 0
 	}
 	if el, ok := c.items[key]; ok {
 		c.removeLocked(el)
 	}
-	c.items[key] = c.order.PushFront(&entry{key: key, answer: a, size: size, gen: gen})
+	c.items[key] = c.order.PushFront(&entry{key: key, answer: a, size: size})
 	c.used += size
 	for c.used > c.budget {
 		c.removeLocked(c.order.Back())
@@ -106,19 +128,6 @@ func (c *Cache) removeLocked(el *list.Element) {
 	c.order.Remove(el)
 	delete(c.items, e.key)
 	c.used -= e.size
-}
-
-// Invalidate drops every answer: the chain tip or the mempool changed.
-func (c *Cache) Invalidate() {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	c.order.Init()
-	clear(c.items)
-	c.used = 0
 }
 
 // Stats are the cache's counters since it was made.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
@@ -55,9 +56,9 @@ func replayLines(t *testing.T, store *db.Store, lines [][]byte) {
 	}
 }
 
-// TestAnswersKeptUntilTheChainMoves: a tip-dependent REST answer is computed once, served from
-// memory while the tip stays, and computed again (with the new block in it) once a block is
-// ingested.
+// TestAnswersKeptUntilTheChainMoves: a REST answer is computed once, served from memory with no
+// statement while the chain state stays (a matching If-None-Match too), and computed again (with
+// the new block in it) once the block's notice is heard.
 func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	lines := fixtureLines(t, "mocknet")
 	last := -1
@@ -73,51 +74,82 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	replayLines(t, store, lines[:last])
 
-	cache := respcache.New(1 << 20)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	events, err := store.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := awaitLive(t, events, 0)
+	cache := respcache.New(1<<20, events)
 	srv := serve(t, store, rest.Options{Answers: cache})
 	plain := serve(t, store, rest.Options{})
-	get := func(base string) (string, int64) {
+	get := func(base, etag string) (*http.Response, string, int64) {
 		t.Helper()
 		before := store.Statements()
-		res, err := http.Get(base + "/extended/v1/block?limit=3")
+		req, _ := http.NewRequest(http.MethodGet, base+"/extended/v1/block?limit=3", nil)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
 		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK {
+		if err != nil || (res.StatusCode != http.StatusOK && res.StatusCode != http.StatusNotModified) {
 			t.Fatalf("%d %s %v", res.StatusCode, body, err)
 		}
-		return string(body), store.Statements() - before
+		return res, string(body), store.Statements() - before
 	}
 
-	first, computed := get(srv.URL)
-	again, served := get(srv.URL)
+	res, first, computed := get(srv.URL, "")
+	_, again, served := get(srv.URL, "")
 	if again != first {
 		t.Fatalf("cached answer differs:\n%s\n%s", again, first)
 	}
-	if served >= computed {
-		t.Errorf("repeated read ran %d statements, the first %d: not served from the cache", served, computed)
+	if computed == 0 || served != 0 {
+		t.Errorf("first read ran %d statements, the repeated one %d: want some, then none", computed, served)
 	}
 	if s := cache.Stats(); s.Hits != 1 || s.Entries != 1 {
 		t.Errorf("after two reads: %+v; want 1 hit, 1 entry", s)
 	}
+	if res304, _, n := get(srv.URL, res.Header.Get("ETag")); res304.StatusCode != http.StatusNotModified || n != 0 {
+		t.Errorf("If-None-Match with the kept ETag: %d after %d statements; want 304 after none", res304.StatusCode, n)
+	}
 
 	replayLines(t, store, lines[last:])
-	moved, recomputed := get(srv.URL)
+	awaitLive(t, events, version)
+	_, moved, recomputed := get(srv.URL, "")
 	if moved == first {
 		t.Fatal("answer from before the new block served after it")
 	}
-	if want, _ := get(plain.URL); moved != want {
+	if _, want, _ := get(plain.URL, ""); moved != want {
 		t.Errorf("recomputed answer differs from an uncached server's:\n%s\n%s", moved, want)
 	}
 	if recomputed <= served {
 		t.Errorf("read after the block ran %d statements, a cached one %d: not recomputed", recomputed, served)
 	}
-	if s := cache.Stats(); s.Hits != 1 {
-		t.Errorf("after the block: %+v; want still 1 hit", s)
+	if s := cache.Stats(); s.Hits != 2 {
+		t.Errorf("after the block: %+v; want still 2 hits", s)
 	}
-	if _, n := get(srv.URL); n != served {
+	if _, _, n := get(srv.URL, ""); n != served {
 		t.Errorf("read at the new tip ran %d statements; a cached read runs %d", n, served)
+	}
+}
+
+// awaitLive waits until the listener's chain state is live at a version other than after, and
+// returns it.
+func awaitLive(t *testing.T, events *db.Listener, after uint64) uint64 {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if v, live := events.Version(); live && v != after {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the chain notices never became live at a new version")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

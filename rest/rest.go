@@ -23,10 +23,8 @@ type Options struct {
 	// Extensions run around the fixed operations as around /graphql's (the query timeout, the
 	// loaders' batching).
 	Extensions []graphql.HandlerExtension
-	// Answers, when not nil, keeps the answers of the routes whose ETag names the chain tip or
-	// the mempool, keyed by the request and that state (read for every request), so a read
-	// repeated at one chain state runs only the one-row state read. The owner invalidates it when
-	// ingestion announces a change.
+	// Answers, when not nil, keeps every route's answers per chain state, keyed by the request's
+	// path and query, so a read repeated at one chain state runs no statement.
 	Answers *respcache.Cache
 }
 
@@ -126,29 +124,25 @@ func (a *API) serve(rt route) http.Handler {
 			writeError(w, err)
 			return
 		}
-		// The state the answer depends on is read first, for If-None-Match and as the cache key
-		// (an answer is only ever served at the state it was computed at).
-		var key, tag string
-		gen := a.opts.Answers.Generation()
-		cache := a.opts.Answers != nil && sharedState[rt.tagOp]
-		if rt.tagOp != "" && (r.Header.Get("If-None-Match") != "" || cache) {
+		// An answer kept at the current chain state needs no statement, If-None-Match included.
+		key := r.URL.Path + "?" + r.URL.RawQuery
+		version, cache := a.opts.Answers.Version()
+		if cache {
+			if ans, ok := a.opts.Answers.Get(key, version); ok {
+				writeAnswer(w, r, ans)
+				return
+			}
+		}
+		if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
 			data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
 			if err != nil {
 				writeError(w, err)
 				return
 			}
-			tag = rt.etag(data)
-			if notModified(r, tag) {
+			if tag := rt.etag(data); notModified(r, tag) {
 				setETag(w, tag)
 				w.WriteHeader(http.StatusNotModified)
 				return
-			}
-			if tag != "" && cache {
-				key = rt.op + "\x00" + tag + "\x00" + r.URL.Path + "?" + r.URL.RawQuery
-				if ans, ok := a.opts.Answers.Get(key); ok {
-					writeAnswer(w, ans)
-					return
-				}
 			}
 		}
 		data, err := a.ops.raw(r.Context(), rt.op, vars)
@@ -165,24 +159,21 @@ func (a *API) serve(rt route) http.Handler {
 		if rt.etag != nil {
 			ans.ETag = rt.etag(data)
 		}
-		// Stored only when the read saw the state the key names: one that saw a newer state
-		// answers this request but must not stand for the older one.
-		if key != "" && ans.ETag == tag {
-			a.opts.Answers.Put(key, gen, ans)
+		if cache {
+			a.opts.Answers.Put(key, version, ans)
 		}
-		writeAnswer(w, ans)
+		writeAnswer(w, r, ans)
 	})
 }
 
-// sharedState names the ETag operations whose state is one row for the whole chain: reading it
-// costs far less than the answers it keys, and a handful of states covers every request. A
-// principal's state costs about what its answer does and is different for every account, so
-// those answers are not kept.
-var sharedState = map[string]bool{"ChainTipTag": true, "MempoolTag": true}
-
-// writeAnswer writes a 200 with its ETag (when it has one) and JSON body.
-func writeAnswer(w http.ResponseWriter, ans respcache.Answer) {
+// writeAnswer writes a 200 with its ETag (when it has one) and JSON body, or a 304 when the
+// request already holds that ETag.
+func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {
 	setETag(w, ans.ETag)
+	if ans.ETag != "" && notModified(r, ans.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	w.Write(ans.Body) //nolint:errcheck // the client went away; nothing to do

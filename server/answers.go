@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,29 +13,29 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
-// persistedAnswers keeps the /graphql answers of persisted queries (a sha256Hash in the
-// persistedQuery extension) per chain state: the chain tip row, which ingestion rewrites in the
-// transaction of every block, microblock, burn block and mempool change, is read before and after
-// computing an answer, and the answer is kept only when both reads agree, so it is exactly the
-// answer at that state. A hit costs that one read. Documents with a mutation or a BRC-20 root
-// field (whose state the tip does not name) are never kept.
-type persistedAnswers struct {
+// queryAnswers keeps /graphql answers per chain state (respcache), so a query repeated at one
+// state is computed once and then runs no statement. A document is kept only when all its
+// operations are queries whose root fields read stored chain data: mutations change state, and
+// replicationLag moves with time. Documents are named by their sha256 (the persisted-query
+// hash for requests that send only that), and their kind is remembered.
+type queryAnswers struct {
 	cache *respcache.Cache
-	store *db.Store
 
 	mu        sync.Mutex
-	cacheable map[string]bool // persisted hash -> its document only reads chain state
+	cacheable map[string]bool // document hash -> its answers may be kept
 }
 
-// maxPersistedDocuments bounds the documents whose kind is remembered.
-const maxPersistedDocuments = 1000
+// maxRememberedDocuments bounds the documents whose kind is remembered.
+const maxRememberedDocuments = 1000
 
-// persistedRequest is what a GET or POST /graphql request names.
-type persistedRequest struct {
+// uncacheableRoots are the root fields whose answers are not a function of the chain state.
+var uncacheableRoots = map[string]bool{"replicationLag": true}
+
+// graphqlRequest is what a GET or POST /graphql request names.
+type graphqlRequest struct {
 	Query         string          `json:"query"`
 	OperationName string          `json:"operationName"`
 	Variables     json.RawMessage `json:"variables"`
@@ -47,7 +46,7 @@ type persistedRequest struct {
 	} `json:"extensions"`
 }
 
-func (p *persistedAnswers) wrap(next http.Handler) http.Handler {
+func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Incremental delivery (@defer over multipart or server-sent events) streams its parts.
 		accept := r.Header.Get("Accept")
@@ -55,30 +54,19 @@ func (p *persistedAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		req, ok := readPersisted(r)
-		hash := req.Extensions.PersistedQuery.Sha256Hash
+		version, live := p.cache.Version()
+		if !live {
+			next.ServeHTTP(w, r)
+			return
+		}
+		req, ok := readGraphQLRequest(r)
+		hash := p.document(req)
 		if !ok || hash == "" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if req.Query != "" {
-			p.learn(hash, req.Query)
-		}
-		p.mu.Lock()
-		cacheable := p.cacheable[hash]
-		p.mu.Unlock()
-		if !cacheable {
-			next.ServeHTTP(w, r)
-			return
-		}
-		gen := p.cache.Generation()
-		state, err := p.state(r.Context())
-		if err != nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables) + "\x00" + state
-		if ans, ok := p.cache.Get(key); ok {
+		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
+		if ans, ok := p.cache.Get(key, version); ok {
 			w.Header().Set("Content-Type", ans.ContentType)
 			w.WriteHeader(http.StatusOK)
 			w.Write(ans.Body) //nolint:errcheck // client gone
@@ -86,60 +74,66 @@ func (p *persistedAnswers) wrap(next http.Handler) http.Handler {
 		}
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
-		if rec.status != http.StatusOK || bytes.Contains(rec.body.Bytes(), []byte(`"errors"`)) {
-			return
-		}
-		if after, err := p.state(r.Context()); err == nil && after == state {
-			p.cache.Put(key, gen, respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")})
+		if rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`)) {
+			p.cache.Put(key, version, respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")})
 		}
 	})
 }
 
-// state names the chain state an answer is read at.
-func (p *persistedAnswers) state(ctx context.Context) (string, error) {
-	tip, err := p.store.ChainTip(ctx)
-	if err != nil {
-		return "", err
+// document returns the hash naming req's document when its answers may be kept, else "".
+func (p *queryAnswers) document(req graphqlRequest) string {
+	hash := req.Extensions.PersistedQuery.Sha256Hash
+	if req.Query != "" {
+		sum := sha256.Sum256([]byte(req.Query))
+		if given := hash; given != "" && given != hex.EncodeToString(sum[:]) {
+			return "" // gqlgen answers the mismatch with an error
+		}
+		hash = hex.EncodeToString(sum[:])
 	}
-	b, err := json.Marshal(tip)
-	return string(b), err
+	if hash == "" {
+		return ""
+	}
+	p.mu.Lock()
+	cacheable, known := p.cacheable[hash]
+	p.mu.Unlock()
+	if !known && req.Query != "" {
+		cacheable = readsChainOnly(req.Query)
+		p.mu.Lock()
+		if len(p.cacheable) < maxRememberedDocuments {
+			p.cacheable[hash] = cacheable
+		}
+		p.mu.Unlock()
+	}
+	if !cacheable {
+		return ""
+	}
+	return hash
 }
 
-// learn records whether the document persisted under hash only reads chain state: queries only,
-// every root field named (no fragments at the root) and none of BRC-20.
-func (p *persistedAnswers) learn(hash, query string) {
-	sum := sha256.Sum256([]byte(query))
-	if hex.EncodeToString(sum[:]) != hash {
-		return
-	}
-	ok := true
+// readsChainOnly reports whether every operation of query is a query whose root fields are all
+// named (no fragments at the root) and read stored chain data.
+func readsChainOnly(query string) bool {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil || len(doc.Operations) == 0 {
-		ok = false
-	} else {
-		for _, op := range doc.Operations {
-			if op.Operation != ast.Query {
-				ok = false
-			}
-			for _, sel := range op.SelectionSet {
-				f, isField := sel.(*ast.Field)
-				if !isField || strings.HasPrefix(f.Name, "brc20") {
-					ok = false
-				}
+		return false
+	}
+	for _, op := range doc.Operations {
+		if op.Operation != ast.Query {
+			return false
+		}
+		for _, sel := range op.SelectionSet {
+			f, isField := sel.(*ast.Field)
+			if !isField || uncacheableRoots[f.Name] {
+				return false
 			}
 		}
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, known := p.cacheable[hash]; !known && len(p.cacheable) >= maxPersistedDocuments {
-		return
-	}
-	p.cacheable[hash] = ok
+	return true
 }
 
-// readPersisted reads a GET's parameters or a JSON POST's body (putting the body back).
-func readPersisted(r *http.Request) (persistedRequest, bool) {
-	var req persistedRequest
+// readGraphQLRequest reads a GET's parameters or a JSON POST's body (putting the body back).
+func readGraphQLRequest(r *http.Request) (graphqlRequest, bool) {
+	var req graphqlRequest
 	switch r.Method {
 	case http.MethodGet:
 		q := r.URL.Query()
@@ -158,7 +152,7 @@ func readPersisted(r *http.Request) (persistedRequest, bool) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		if err != nil || len(body) > 1<<20 || json.Unmarshal(body, &req) != nil {
-			return persistedRequest{}, false
+			return graphqlRequest{}, false
 		}
 		return req, true
 	}

@@ -6,26 +6,33 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/server"
 )
 
-// TestPersistedQueryAnswersFollowTheChain: a persisted query's answer is computed once per chain
-// state and served from memory at that state; a new block makes the next request compute it
-// again (even before any notice arrives), and mutations are never kept.
-func TestPersistedQueryAnswersFollowTheChain(t *testing.T) {
+// TestQueryAnswersFollowTheChain: a query's answer (sent as text or as a persisted hash) is
+// computed once per chain state and then served from memory with no statement; a block's notice
+// makes the next request compute it again, and answers that do not only read the chain
+// (mutations, the replication lag) are never kept.
+func TestQueryAnswersFollowTheChain(t *testing.T) {
 	t.Parallel()
-	a := newAPI(t, server.Config{AnswerCacheBytes: 1 << 20})
+	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	c.seed(t, a.store)
+	version := awaitVersion(t, a.events, 0)
 
 	q := `query Front($n: Int) { blocksConnection(first: $n) { nodes { height transactions(first: 2) { nodes { txId events(limit: 1) { __typename } } } } } }`
 	sum := sha256.Sum256([]byte(q))
 	ext := map[string]any{"persistedQuery": map[string]any{"version": 1, "sha256Hash": hex.EncodeToString(sum[:])}}
 	vars := map[string]any{"n": 2}
-	ask := func(withQuery bool) (string, int64) {
+	ask := func(withQuery, persisted bool) (string, int64) {
 		t.Helper()
-		body := map[string]any{"extensions": ext, "variables": vars}
+		body := map[string]any{"variables": vars}
+		if persisted {
+			body["extensions"] = ext
+		}
 		if withQuery {
 			body["query"] = q
 		}
@@ -36,30 +43,61 @@ func TestPersistedQueryAnswersFollowTheChain(t *testing.T) {
 		return string(out.Data), n
 	}
 
-	first, computed := ask(true)
-	again, served := ask(false)
+	first, computed := ask(true, true)
+	again, served := ask(false, true)
 	if again != first || !strings.Contains(first, `"height":3`) {
 		t.Fatalf("answers %s then %s", first, again)
 	}
-	if served >= computed {
-		t.Errorf("repeated persisted query ran %d statements, the first %d: not kept", served, computed)
+	if computed == 0 || served != 0 {
+		t.Errorf("the query ran %d statements, then %d repeated as a persisted hash; want some, then none", computed, served)
+	}
+	if text, n := ask(true, false); text != first || n != 0 {
+		t.Errorf("the same document as text: %d statements, answer %s", n, text)
 	}
 
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	moved, recomputed := ask(false)
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
+		t.Fatal(err)
+	}
+	awaitVersion(t, a.events, version)
+	moved, recomputed := ask(false, true)
 	if !strings.Contains(moved, `"height":4`) {
 		t.Fatalf("answer after block 4: %s", moved)
 	}
-	if recomputed <= served {
-		t.Errorf("after the block the query ran %d statements, a kept answer %d", recomputed, served)
+	if recomputed == 0 {
+		t.Error("after the block's notice the query ran no statement: an old answer was served")
 	}
-	if _, n := ask(false); n != served {
-		t.Errorf("at the new tip the query ran %d statements; a kept answer runs %d", n, served)
+	if _, n := ask(false, true); n != 0 {
+		t.Errorf("at the new state the query ran %d statements; a kept answer runs none", n)
 	}
 
 	// Another variable value is another answer.
 	vars = map[string]any{"n": 1}
-	if one, _ := ask(false); strings.Contains(one, `"height":3`) {
+	if one, _ := ask(false, true); strings.Contains(one, `"height":3`) {
 		t.Errorf("answer for n=1 holds a second block: %s", one)
+	}
+
+	for _, doc := range []string{`{ replicationLag { seconds } chainTip { blockHeight } }`} {
+		for range 2 {
+			if _, n := a.query(t, map[string]any{"query": doc}); n == 0 {
+				t.Errorf("%s was answered from memory", doc)
+			}
+		}
+	}
+}
+
+// awaitVersion waits until the listener's chain state is live at a version other than after,
+// and returns it.
+func awaitVersion(t *testing.T, events *db.Listener, after uint64) uint64 {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if v, live := events.Version(); live && v != after {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the chain notices never became live at a new version")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

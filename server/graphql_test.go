@@ -25,9 +25,10 @@ func (s *statements) AfterQuery(context.Context, *bun.QueryEvent)               
 
 // api is a real HTTP server on loopback over a fresh database.
 type api struct {
-	url   string
-	store *db.Store
-	sql   *statements
+	url    string
+	store  *db.Store
+	sql    *statements
+	events *db.Listener // nil unless started to listen
 }
 
 func newAPI(t testing.TB, cfg server.Config) *api { return startAPI(t, cfg, false) }
@@ -55,7 +56,7 @@ func startAPI(t testing.TB, cfg server.Config, listen bool) *api {
 	t.Cleanup(srv.Close)
 	s := &statements{}
 	store.DB.AddQueryHook(s)
-	return &api{url: srv.URL, store: store, sql: s}
+	return &api{url: srv.URL, store: store, sql: s, events: cfg.Events}
 }
 
 type gqlResponse struct {

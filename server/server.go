@@ -4,7 +4,6 @@
 package server
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -88,16 +87,11 @@ func New(cfg Config) (http.Handler, error) {
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events,
 		Replication: cfg.Replication, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
-	answers := respcache.New(cfg.AnswerCacheBytes)
-	if answers != nil && cfg.Events != nil {
-		// Answers are keyed by the state they were read at, so a notice arriving late cannot make
-		// one stale; dropping them all on a change keeps the memory for the current state.
-		notices := cfg.Events.Subscribe(context.Background())
-		go func() {
-			for range notices {
-				answers.Invalidate()
-			}
-		}()
+	// Answers are kept per version of the chain state the notices name; without notices, no
+	// change could be heard, so nothing is kept.
+	var answers *respcache.Cache
+	if cfg.Events != nil {
+		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}, Answers: answers})
@@ -125,7 +119,7 @@ func New(cfg Config) (http.Handler, error) {
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
 	var gql http.Handler = graphqlHandler(es, cfg, batching)
 	if answers != nil {
-		gql = (&persistedAnswers{cache: answers, store: cfg.Store, cacheable: map[string]bool{}}).wrap(gql)
+		gql = (&queryAnswers{cache: answers, cacheable: map[string]bool{}}).wrap(gql)
 	}
 	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)

@@ -42,6 +42,8 @@ type config struct {
 	examplePrincipal string
 	// answerCacheBytes bounds the in-memory cache of REST answers (0 turns it off).
 	answerCacheBytes int64
+	// pprofAddr serves Go's runtime profiles (net/http/pprof) on its own listener ("": off).
+	pprofAddr string
 }
 
 // graphqlLimits protect /graphql from abusive queries; zero values take the server defaults.
@@ -67,6 +69,7 @@ var flagEnv = map[string]string{
 	"deprecated-endpoints":   "ENABLE_DEPRECATED_ENDPOINTS",
 	"graphql-max-depth":      "STXGRAPH_GRAPHQL_MAX_DEPTH",
 	"answer-cache-bytes":     "STXGRAPH_ANSWER_CACHE_BYTES",
+	"pprof-addr":             "STXGRAPH_PPROF_ADDR",
 	"graphql-max-complexity": "STXGRAPH_GRAPHQL_MAX_COMPLEXITY",
 	"graphql-max-page-size":  "STXGRAPH_GRAPHQL_MAX_PAGE_SIZE",
 	"graphql-timeout":        "STXGRAPH_GRAPHQL_TIMEOUT",
@@ -160,6 +163,8 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&g.introspection, "graphql-introspection", true, withEnv("graphql-introspection", "allow schema introspection"))
 	fs.Int64Var(&c.answerCacheBytes, "answer-cache-bytes", 64<<20, withEnv("answer-cache-bytes",
 		"memory for REST answers kept until the chain tip or mempool changes, in bytes; 0 turns the cache off"))
+	fs.StringVar(&c.pprofAddr, "pprof-addr", "", withEnv("pprof-addr",
+		"serve Go's CPU, heap and goroutine profiles (/debug/pprof/) on this host:port, e.g. 127.0.0.1:6060; off when empty"))
 	c.faucet.flags(fs)
 }
 

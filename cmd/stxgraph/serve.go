@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"net/url"
 	"os/signal"
 	"strings"
@@ -121,7 +122,22 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 		observer.DemoDatabase = demoDB
 		servers = append(servers, server.HTTPServer(cfg.eventAddr(), ingest.NewServer(store, observer), server.HTTPLimits{}, false))
 	}
+	if cfg.pprofAddr != "" {
+		servers = append(servers, &http.Server{Addr: cfg.pprofAddr, Handler: profiles(), ReadHeaderTimeout: 10 * time.Second})
+	}
 	return runServers(ctx, servers, ready)
+}
+
+// profiles serves the runtime profiles, on a listener of their own so that they are never
+// exposed with the API.
+func profiles() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // openReplica opens the read database when one is configured, checks that it is a replica of
