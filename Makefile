@@ -81,16 +81,19 @@ bench-chain: postgres
 
 # Load test: `stxgraph serve` on that chain's database, then cmd/loadgen with 32 connections on
 # each path alone for LOADTEST_DURATION (the REST paths, a different account per request, and the
-# two GraphQL reads); it prints req/s, p50/p90/p99, errors and SQL statements per request per
+# two GraphQL reads; then the reads whose first computation matters again on a second server
+# that keeps no answers); it prints req/s, p50/p90/p99, errors and SQL statements per request per
 # path and the server's peak RSS, and writes them to bench/RESULTS.md (keeping the run before).
 LOADTEST_PORT ?= 3998
 LOADTEST_DURATION ?= 10s
 loadtest: postgres build
 	@set -e; url=$$($(GO) run ./cmd/loadgen prepare); \
 	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
-		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; trap 'kill $$pid' EXIT; \
+		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; \
+	$(BIN) serve --database-url "$$url" --port $$(($(LOADTEST_PORT) + 2)) --no-ingest --answer-cache-bytes 0 \
+		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest-uncached.log" & pid2=$$!; trap 'kill $$pid $$pid2' EXIT; \
 	$(GO) run ./cmd/loadgen run -wait 30s -url http://127.0.0.1:$(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION) \
-		-pid $$pid -results bench/RESULTS.md -note "stxgraph $(VERSION)"
+		-uncached http://127.0.0.1:$$(($(LOADTEST_PORT) + 2)) -pid $$pid -results bench/RESULTS.md -note "stxgraph $(VERSION)"
 
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres

@@ -62,6 +62,18 @@ var defaultPaths = []string{
 	"/graphql?query=" + url.QueryEscape(accountQuery),
 }
 
+// uncachedPaths are measured again on a server that keeps no answers (-uncached): what a read
+// costs the first time at a chain state.
+var uncachedPaths = []string{
+	"/extended/v1/address/{account}/stx",
+	"/extended/v1/address/{busy}/stx?until_block=500",
+	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20&offset=20000",
+	"/extended/v1/tx/events?address={busy}&limit=50&offset=20000",
+	"/extended/v1/block?limit=20",
+	"/graphql?query=" + url.QueryEscape(frontPageQuery),
+	"/graphql?query=" + url.QueryEscape(accountQuery),
+}
+
 // The two GraphQL reads of the load benchmark: an explorer's front page (20 blocks, 20
 // transactions each with their first events) and the busy account's page.
 const (
@@ -170,6 +182,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	pid := fs.Int("pid", 0, "process id of the server, for its peak RSS")
 	results := fs.String("results", "", "also write the table to this Markdown file, keeping the previous run")
 	note := fs.String("note", "", "what the run measured (e.g. the server's build), written with it to -results")
+	uncached := fs.String("uncached", "", "base URL of a second server that keeps no answers, on which the reads that depend on\n"+
+		"what a first read costs are measured too (the default paths only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -179,16 +193,14 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	paths := fs.Args()
 	if len(paths) == 0 {
 		paths = defaultPaths
+	} else {
+		*uncached = ""
 	}
 	subst, err := placeholders(*o)
 	if err != nil {
 		return err
 	}
-	for _, p := range paths {
-		// Placeholders may come URL-escaped inside a GraphQL query.
-		p = strings.NewReplacer("%7Bbusy%7D", "{busy}", "%7Bidle%7D", "{idle}", "%7Bcrowd%7D", "{crowd}").Replace(p)
-		lo.paths = append(lo.paths, subst.Replace(p))
-	}
+	lo.paths = fill(subst, paths)
 	if lo.accounts, err = accountAddresses(*o); err != nil {
 		return err
 	}
@@ -202,6 +214,17 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	} else {
 		r = loadEach(ctx, lo)
 	}
+	if *uncached != "" {
+		ul := lo
+		ul.base, ul.paths = strings.TrimSuffix(*uncached, "/"), fill(subst, uncachedPaths)
+		if err := waitReady(ctx, ul.base+"/extended", *wait); err != nil {
+			return err
+		}
+		for _, p := range loadEach(ctx, ul).paths {
+			p.path = uncachedLabel + p.path
+			r.paths = append(r.paths, p)
+		}
+	}
 	if *pid > 0 {
 		r.peakRSS = peakRSS(*pid)
 	}
@@ -212,6 +235,20 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return writeResults(*results, r, lo.conns, lo.duration, *note)
 	}
 	return nil
+}
+
+// uncachedLabel marks the reads measured on the server that keeps no answers.
+const uncachedLabel = "(no answer cache) "
+
+// fill replaces the placeholders of paths.
+func fill(subst *strings.Replacer, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		// Placeholders may come URL-escaped inside a GraphQL query.
+		p = strings.NewReplacer("%7Bbusy%7D", "{busy}", "%7Bidle%7D", "{idle}", "%7Bcrowd%7D", "{crowd}").Replace(p)
+		out[i] = subst.Replace(p)
+	}
+	return out
 }
 
 // accountAddresses are the addresses of the chain's accounts, for {account}.

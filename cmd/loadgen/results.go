@@ -26,7 +26,10 @@ Written by ` + "`make loadtest`" + ` (cmd/loadgen): ` + "`stxgraph serve`" + ` o
 machine's cores with the load generator. sql/req is the server's SQL statements per request
 (stxgraph_sql_statements_total); the machine's load average is noted, since other work on it
 moves the figures. Requests still running when a path's time is up are neither timed nor
-counted as errors: a path with no requests completed none within its time.
+counted as errors: a path with no requests completed none within its time. The server keeps
+answers per chain state (the answer cache), so a repeated read is served from memory; the rows
+marked "(no answer cache)" measure the same kinds of reads on a second server started with
+` + "`--answer-cache-bytes 0`" + `, i.e. what a read costs the first time at a chain state.
 
 ## Reference figures
 
@@ -73,7 +76,11 @@ func writeResults(path string, r *result, conns int, d time.Duration, note strin
 	b.WriteString("| path | requests | req/s | p50 ms | p99 ms | errors | sql/req |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range r.paths {
 		ms := func(q float64) string { return fmt.Sprintf("%.2f", bench.Percentile(p.latencies, q).Seconds()*1000) }
-		fmt.Fprintf(&b, "| `%s` | %d | %.0f | %s | %s | %d | %s |\n", shortPath(p.path), len(p.latencies),
+		label, path := "", p.path
+		if rest, ok := strings.CutPrefix(path, uncachedLabel); ok {
+			label, path = uncachedLabel, rest
+		}
+		fmt.Fprintf(&b, "| %s`%s` | %d | %.0f | %s | %s | %d | %s |\n", label, shortPath(path), len(p.latencies),
 			float64(len(p.latencies))/p.elapsed.Seconds(), ms(50), ms(99), p.errors, perRequest(p.statements))
 	}
 	if r.peakRSS > 0 {
