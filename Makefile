@@ -86,14 +86,19 @@ bench-chain: postgres
 # path and the server's peak RSS, and writes them to bench/RESULTS.md (keeping the run before).
 LOADTEST_PORT ?= 3998
 LOADTEST_DURATION ?= 10s
+# LOADTEST_CHAIN sets the chain's flags (loadgen prepare -h): `-blocks 5000` is the chain five
+# times larger, whose busy account is in 250,000 transfers.
+LOADTEST_CHAIN ?=
+LOADTEST_RESULTS ?= bench/RESULTS.md
 loadtest: postgres build
-	@set -e; url=$$($(GO) run ./cmd/loadgen prepare); \
+	@set -e; url=$$($(GO) run ./cmd/loadgen prepare $(LOADTEST_CHAIN)); \
 	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
 		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; \
-	$(BIN) serve --database-url "$$url" --port $$(($(LOADTEST_PORT) + 2)) --no-ingest --answer-cache-bytes 0 \
+	$(BIN) serve --database-url "$$url" --port $$(($(LOADTEST_PORT) + 2)) --event-port $$(($(LOADTEST_PORT) + 3)) --answer-cache-bytes 0 \
 		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest-uncached.log" & pid2=$$!; trap 'kill $$pid $$pid2' EXIT; \
 	$(GO) run ./cmd/loadgen run -wait 30s -url http://127.0.0.1:$(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION) \
-		-uncached http://127.0.0.1:$$(($(LOADTEST_PORT) + 2)) -pid $$pid -results bench/RESULTS.md -note "stxgraph $(VERSION)"
+		-uncached http://127.0.0.1:$$(($(LOADTEST_PORT) + 2)) -pid $$pid -results $(LOADTEST_RESULTS) \
+		-note "stxgraph $(VERSION)$(if $(LOADTEST_CHAIN), chain $(LOADTEST_CHAIN))" $(LOADTEST_CHAIN)
 
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres

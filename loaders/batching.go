@@ -161,11 +161,14 @@ func operationOf(ctx context.Context) *Operation {
 }
 
 // Loader is a dataloader whose waits the request's scheduler counts. Outside an Operation
-// (tests, direct calls) it batches by its wait alone.
+// (tests, direct calls) it batches by its wait alone. A request builds every loader and most
+// use one or two, so the dataloader behind one is made at its first key.
 type Loader[K comparable, V any] struct {
-	inner *dataloader.Loader[K, V]
 	s     *scheduler
-	keys  map[K]*keyState // guarded by s.mu
+	wait  time.Duration
+	fn    dataloader.BatchFunc[K, V]
+	inner *dataloader.Loader[K, V] // guarded by s.mu; nil until the first key
+	keys  map[K]*keyState          // guarded by s.mu
 }
 
 // keyState is what the scheduler knows of one key: whether its batch has returned, and the
@@ -176,23 +179,27 @@ type keyState struct {
 }
 
 func newLoader[K comparable, V any](s *scheduler, wait time.Duration, fn dataloader.BatchFunc[K, V]) *Loader[K, V] {
-	l := &Loader[K, V]{s: s, keys: map[K]*keyState{}}
-	l.inner = dataloader.NewBatchedLoader(l.granting(fn), dataloader.WithWait[K, V](batchWait(wait)), dataloader.WithBatchCapacity[K, V](1000))
-	s.flushers = append(s.flushers, l.inner.Flush)
-	return l
+	return &Loader[K, V]{s: s, wait: wait, fn: fn}
 }
 
 // Load asks for key; the thunk waits for its batch.
 func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	op := operationOf(ctx)
 	l.s.mu.Lock()
+	if l.inner == nil {
+		l.inner = dataloader.NewBatchedLoader(l.granting(l.fn), dataloader.WithWait[K, V](batchWait(l.wait)),
+			dataloader.WithBatchCapacity[K, V](1000))
+		l.keys = map[K]*keyState{}
+		l.s.flushers = append(l.s.flushers, l.inner.Flush)
+	}
+	inner := l.inner
 	st := l.keys[key]
 	if st == nil {
 		st = &keyState{}
 		l.keys[key] = st
 	}
 	l.s.mu.Unlock()
-	thunk := l.inner.Load(ctx, key)
+	thunk := inner.Load(ctx, key)
 	l.s.arm()
 	return func() (V, error) {
 		l.block(op, st)
