@@ -88,7 +88,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 
 // awaitVersion waits until the listener's chain state is live at a version other than after,
 // and returns it.
-func awaitVersion(t *testing.T, events *db.Listener, after uint64) uint64 {
+func awaitVersion(t testing.TB, events *db.Listener, after uint64) uint64 {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
