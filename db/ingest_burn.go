@@ -64,6 +64,8 @@ func (w *Writer) queueBurnBlocks() {
 		run[0].Block.BurnBlockHeight, byteArray(hashes),
 		w.tx.NewInsert().Model(&blocks).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true").Returning("1"),
 		w.cte(rowsInsert(w, rewards)), w.cte(rowsInsert(w, holders)), run[len(run)-1].Block.BurnBlockHeight)
+	// Reads of burn blocks change with them, though no subscription follows them.
+	w.notify(noticeJSON{Kind: NoticeBurnBlock, BlockHeight: run[len(run)-1].Block.BurnBlockHeight}) //nolint:errcheck // a notice always encodes
 }
 
 // cte is an insert for a WITH clause, which needs a query even when there are no rows.

@@ -25,11 +25,7 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error 
 	// mempool too.
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
-	hashes := make([]noticeHash, len(ids))
-	for i, id := range ids {
-		hashes[i] = id
-	}
-	return w.notifyIDs(func(ids []noticeHash) noticeJSON { return noticeJSON{Kind: NoticeMempool, TxIDs: ids} }, hashes)
+	return w.notifyIDs(NoticeMempool, ids)
 }
 
 // DropMempoolTxs marks transactions the node dropped, with the reason's status and the
@@ -40,7 +36,7 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	}
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true, status = ?0, replaced_by_tx_id = ?1 WHERE tx_id = ANY(?2) RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?3`, status, replacedBy, byteArray(ids), w.ReceivedAt)
-	return nil
+	return w.notifyIDs(NoticeMempoolDrop, ids)
 }
 
 // restoreMempool puts the transactions of the txs rows matching where back into the mempool

@@ -197,8 +197,9 @@ func (w *Writer) notify(n noticeJSON) error {
 	return nil
 }
 
-// notifyIDs sends one notification per chunk of ids, each payload below the NOTIFY limit.
-func (w *Writer) notifyIDs(build func(ids []noticeHash) noticeJSON, ids []noticeHash) error {
+// notifyIDs sends notices of kind about transactions ids, one per chunk of ids, each payload
+// below the NOTIFY limit.
+func (w *Writer) notifyIDs(kind string, ids [][]byte) error {
 	for len(ids) > 0 {
 		n, size := 0, 64 // room for the payload's fixed part
 		// Each id is written as "0x…" in quotes, with a comma.
@@ -206,7 +207,11 @@ func (w *Writer) notifyIDs(build func(ids []noticeHash) noticeJSON, ids []notice
 			size += 2*len(ids[n]) + 5
 			n++
 		}
-		if err := w.notify(build(ids[:n])); err != nil {
+		chunk := make([]noticeHash, n)
+		for i, id := range ids[:n] {
+			chunk[i] = id
+		}
+		if err := w.notify(noticeJSON{Kind: kind, TxIDs: chunk}); err != nil {
 			return err
 		}
 		ids = ids[n:]

@@ -19,6 +19,10 @@ const (
 	NoticeBlock      = "block"
 	NoticeMicroblock = "microblock"
 	NoticeMempool    = "mempool"
+	// NoticeBurnBlock is a burn block applied, NoticeMempoolDrop transactions the node dropped
+	// from its mempool: no subscription reports them, but they change what reads answer.
+	NoticeBurnBlock   = "burn_block"
+	NoticeMempoolDrop = "mempool_drop"
 	// NoticeBrc20 is a BRC-20 block applied or rolled back, heard on Brc20Channel.
 	NoticeBrc20 = "brc20"
 )
@@ -115,46 +119,54 @@ type Listener struct {
 	wake  chan struct{}
 	// held counts the notices heard and held until the replica replays them.
 	held atomic.Int64
-	// heard is the version of the chain state this process knows of, shifted left by one, with
-	// the low bit set while no notice can be missed (see Version). losses counts lost
-	// connections, so a late recheck of an earlier one cannot declare the current one live.
-	heard  atomic.Uint64
-	losses atomic.Uint64
+	// version is the chain state this process has heard of (see Version); vmu serializes its
+	// writers. losses counts lost connections, so a late recheck of an earlier one cannot
+	// declare the current one live.
+	version atomic.Pointer[StateVersion]
+	vmu     sync.Mutex
+	losses  atomic.Uint64
 }
 
-// Version names the chain state this process has heard of. It moves with every notice
-// published (with a replica, once the replica has replayed its commit) and whenever notices may
-// have been missed, so an answer read at one version stays exact until it moves. live is false
-// while notices may be missed: before LISTEN is surely in effect, and from a lost connection
-// until its catch-up is complete.
-func (l *Listener) Version() (version uint64, live bool) {
-	h := l.heard.Load()
-	return h >> 1, h&1 == 1
+// StateVersion names the chain state this process has heard of, part by part. Each counter
+// moves with every notice about its part (with a replica, once the replica has replayed the
+// commit that sent it), and all of them whenever notices may have been missed, so an answer
+// read at some versions stays exact while they stay. Live is false while notices may be missed:
+// before LISTEN is surely in effect, and from a lost connection until its catch-up is done.
+type StateVersion struct {
+	Chain   uint64 // blocks, microblocks and burn blocks
+	Mempool uint64
+	Brc20   uint64
+	Live    bool
 }
 
-// advance moves the version and sets whether it is live.
-func (l *Listener) advance(live bool) {
-	for {
-		old := l.heard.Load()
-		next := (old>>1 + 1) << 1
-		if live {
-			next |= 1
-		}
-		if l.heard.CompareAndSwap(old, next) {
-			return
-		}
+// Version is the chain state this process has heard of.
+func (l *Listener) Version() StateVersion { return *l.version.Load() }
+
+// moveVersion publishes the version change makes of the current one.
+func (l *Listener) moveVersion(change func(*StateVersion)) {
+	l.vmu.Lock()
+	defer l.vmu.Unlock()
+	v := *l.version.Load()
+	change(&v)
+	l.version.Store(&v)
+}
+
+// heard moves the part of the version a notice of kind is about.
+func (v *StateVersion) heard(kind string) {
+	switch kind {
+	case NoticeBlock, NoticeMicroblock, NoticeBurnBlock:
+		v.Chain++
+	case NoticeMempool, NoticeMempoolDrop:
+		v.Mempool++
+	case NoticeBrc20:
+		v.Brc20++
+	default:
+		v.all()
 	}
 }
 
-// advanceKeeping moves the version and keeps whether it is live.
-func (l *Listener) advanceKeeping() {
-	for {
-		old := l.heard.Load()
-		if l.heard.CompareAndSwap(old, (old>>1+1)<<1|old&1) {
-			return
-		}
-	}
-}
+// all moves every part.
+func (v *StateVersion) all() { v.Chain, v.Mempool, v.Brc20 = v.Chain+1, v.Mempool+1, v.Brc20+1 }
 
 // goLive declares the version live after recheckDelay, once LISTEN is surely in effect, unless
 // the connection was lost again meanwhile (recheck, when set, must succeed first).
@@ -172,9 +184,12 @@ func (l *Listener) goLive(ctx context.Context, recheck func(context.Context) err
 			return
 		}
 	}
-	if l.losses.Load() == losses {
-		l.advance(true)
-	}
+	l.moveVersion(func(v *StateVersion) {
+		if l.losses.Load() == losses {
+			v.all()
+			v.Live = true
+		}
+	})
 }
 
 // maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
@@ -206,6 +221,7 @@ func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) 
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
 	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, seen: map[string]int32{}, rep: rep, wake: make(chan struct{}, 1)}
+	l.version.Store(&StateVersion{})
 	l.deliver = l.publish
 	if rep != nil {
 		l.deliver = l.hold
@@ -262,8 +278,11 @@ func (l *Listener) run(ctx context.Context) {
 			}
 			slog.Warn("chain notices: connection lost", "err", err)
 			lost = true
-			l.losses.Add(1)
-			l.advance(false)
+			l.moveVersion(func(v *StateVersion) {
+				l.losses.Add(1)
+				v.all()
+				v.Live = false
+			})
 			continue
 		}
 		if channel == Brc20Channel {
@@ -422,7 +441,7 @@ func (l *Listener) awaitReplica(ctx context.Context) error {
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold
 // up the others, so a subscriber whose buffer is full misses n.
 func (l *Listener) publish(n Notice) {
-	l.advanceKeeping()
+	l.moveVersion(func(v *StateVersion) { v.heard(n.Kind) })
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for sub := range l.subs {

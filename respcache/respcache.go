@@ -1,13 +1,15 @@
 // Package respcache keeps finished API answers in memory so that a read repeated at the same
-// chain state is computed once and then costs no statement at all. The state is the version the
-// process's chain notices name (db.Listener.Version): an answer is kept under the version read
-// before computing it, only if that version is still current when it is done, and served only
-// at that version; entries of older versions are dropped, and the size is bounded by a byte
-// budget, least recently used out first.
+// chain state is computed once and then costs no statement at all. The state is named part by
+// part (the chain, the mempool, BRC-20) by versions that move whenever ingestion announces a
+// change to that part: an answer is kept under the versions of the parts it reads, as they were
+// before computing it, only if they are still current when it is done, and served only while
+// they stay. The size is bounded by a byte budget, least recently used out first, which also
+// ages out the answers of versions that have moved on.
 package respcache
 
 import (
 	"container/list"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -17,6 +19,50 @@ type Answer struct {
 	Body        []byte
 	ETag        string
 	ContentType string
+}
+
+// Parts names the parts of the chain state an answer reads.
+type Parts uint8
+
+const (
+	// Chain is blocks, microblocks and burn blocks.
+	Chain Parts = 1 << iota
+	Mempool
+	Brc20
+)
+
+// State is the version of each part of the chain state, and whether changes are being heard at
+// all (Live); nothing is served or kept while they are not.
+type State struct {
+	Chain, Mempool, Brc20 uint64
+	Live                  bool
+}
+
+// Versions names the current chain state.
+type Versions interface {
+	Version() State
+}
+
+// stamp names the versions of the parts p at s.
+func (p Parts) stamp(s State) string {
+	b := make([]byte, 0, 48)
+	for _, part := range []struct {
+		p Parts
+		v uint64
+	}{{Chain, s.Chain}, {Mempool, s.Mempool}, {Brc20, s.Brc20}} {
+		if p&part.p != 0 {
+			b = strconv.AppendUint(append(b, '.'), part.v, 10)
+		} else {
+			b = append(b, '.')
+		}
+	}
+	return string(b)
+}
+
+// same reports whether the parts p have the same versions at a and b.
+func (p Parts) same(a, b State) bool {
+	return (p&Chain == 0 || a.Chain == b.Chain) && (p&Mempool == 0 || a.Mempool == b.Mempool) &&
+		(p&Brc20 == 0 || a.Brc20 == b.Brc20)
 }
 
 // entryOverhead approximates what an entry costs beyond its key and answer (list element, map
@@ -29,24 +75,15 @@ type entry struct {
 	size   int64
 }
 
-// Versions names the chain state answers are read at: a version that moves whenever the data
-// may have changed, and whether that is known at all (live); nothing is served or kept while it
-// is not.
-type Versions interface {
-	Version() (version uint64, live bool)
-}
-
-// Cache is an LRU of the answers of one chain state within a byte budget. A nil *Cache caches
-// nothing.
+// Cache is an LRU of answers within a byte budget. A nil *Cache caches nothing.
 type Cache struct {
 	versions Versions
 
-	mu      sync.Mutex
-	budget  int64
-	used    int64
-	version uint64 // the state the entries belong to
-	order   *list.List
-	items   map[string]*list.Element
+	mu     sync.Mutex
+	budget int64
+	used   int64
+	order  *list.List
+	items  map[string]*list.Element
 
 	hits, misses, evictions atomic.Int64
 }
@@ -62,22 +99,31 @@ func New(budget int64, versions Versions) *Cache {
 
 // Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
 // false when no answer may be served or kept now.
-func (c *Cache) Version() (version uint64, ok bool) {
+func (c *Cache) Version() (at State, ok bool) {
 	if c == nil {
-		return 0, false
+		return State{}, false
 	}
-	return c.versions.Version()
+	at = c.versions.Version()
+	return at, at.Live
 }
 
-// Get returns the answer stored under key if it was read at version, which is still current.
-func (c *Cache) Get(key string, version uint64) (Answer, bool) {
+// current reports whether the parts p are still at the versions of at, and live.
+func (c *Cache) current(p Parts, at State) bool {
+	now := c.versions.Version()
+	return now.Live && p.same(at, now)
+}
+
+// Get returns the answer stored under key for the parts it reads at at, if they are still at
+// those versions.
+func (c *Cache) Get(key string, reads Parts, at State) (Answer, bool) {
 	if c == nil {
 		return Answer{}, false
 	}
+	key += reads.stamp(at)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.items[key]
-	if !ok || c.version != version || !c.current(version) {
+	if !ok || !c.current(reads, at) {
 		c.misses.Add(1)
 		return Answer{}, false
 	}
@@ -86,31 +132,20 @@ func (c *Cache) Get(key string, version uint64) (Answer, bool) {
 	return el.Value.(*entry).answer, true
 }
 
-// current reports whether version is still the live state.
-func (c *Cache) current(version uint64) bool {
-	now, live := c.versions.Version()
-	return live && now == version
-}
-
-// Put stores a under key if it was computed at version and that is still current (an answer
-// whose computation straddled a change is dropped), then evicts the least recently used entries
-// beyond the budget (an answer larger than the whole budget is not stored).
-func (c *Cache) Put(key string, version uint64, a Answer) {
+// Put stores a under key if the parts it reads are still at the versions of at, which it was
+// computed at (an answer whose computation straddled a change is dropped), then evicts the least
+// recently used entries beyond the budget (an answer larger than the whole budget is not
+// stored).
+func (c *Cache) Put(key string, reads Parts, at State, a Answer) {
 	if c == nil {
 		return
 	}
+	key += reads.stamp(at)
 	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if size > c.budget || !c.current(version) {
+	if size > c.budget || !c.current(reads, at) {
 		return
-	}
-	if version != c.version {
-		// The first answer of a new state: the old state's are never served again.
-		c.version = version
-		c.order.Init()
-		clear(c.items)
-		c.used = 0
 	}
 	if el, ok := c.items[key]; ok {
 		c.removeLocked(el)

@@ -9,89 +9,98 @@ import (
 func answer(n int) Answer { return Answer{Body: []byte(strings.Repeat("x", n)), ETag: "t"} }
 
 // state is a chain state that tests move by hand.
-type state struct {
-	version uint64
-	live    bool
-}
+type state struct{ s State }
 
-func (s *state) Version() (uint64, bool) { return s.version, s.live }
+func (s *state) Version() State { return s.s }
 
 func TestEvictsLeastRecentlyUsedBeyondBudget(t *testing.T) {
-	size := int64(len("k0")+100+len("t")) + entryOverhead
-	c := New(3*size, &state{version: 7, live: true})
+	at := State{Chain: 7, Live: true}
+	size := int64(len("k0")+len(Chain.stamp(at))+100+len("t")) + entryOverhead
+	c := New(3*size, &state{at})
 	for i := range 3 {
-		c.Put(fmt.Sprintf("k%d", i), 7, answer(100))
+		c.Put(fmt.Sprintf("k%d", i), Chain, at, answer(100))
 	}
-	if _, ok := c.Get("k0", 7); !ok { // k0 is now the most recently used
+	if _, ok := c.Get("k0", Chain, at); !ok { // k0 is now the most recently used
 		t.Fatal("k0 missing within budget")
 	}
-	c.Put("k3", 7, answer(100))
-	if _, ok := c.Get("k1", 7); ok {
+	c.Put("k3", Chain, at, answer(100))
+	if _, ok := c.Get("k1", Chain, at); ok {
 		t.Error("k1, the least recently used, survived a put beyond the budget")
 	}
 	for _, k := range []string{"k0", "k2", "k3"} {
-		if _, ok := c.Get(k, 7); !ok {
+		if _, ok := c.Get(k, Chain, at); !ok {
 			t.Errorf("%s evicted", k)
 		}
 	}
 	if s := c.Stats(); s.Bytes > 3*size || s.Entries != 3 || s.Evictions != 1 {
 		t.Errorf("stats %+v; want 3 entries within %d bytes, 1 eviction", s, 3*size)
 	}
-	c.Put("huge", 7, answer(int(4*size)))
-	if _, ok := c.Get("huge", 7); ok {
+	c.Put("huge", Chain, at, answer(int(4*size)))
+	if _, ok := c.Get("huge", Chain, at); ok {
 		t.Error("an answer larger than the budget was stored")
 	}
 }
 
-func TestAnswersLiveOnlyAtTheirVersion(t *testing.T) {
-	st := &state{version: 1, live: true}
+// An answer lives while the parts it reads stay at their versions: a change to another part
+// leaves it, a change to one it reads ends it, also for an answer computed across the change.
+func TestAnswersLiveWhileTheirPartsStay(t *testing.T) {
+	st := &state{State{Chain: 1, Mempool: 1, Brc20: 1, Live: true}}
 	c := New(1<<20, st)
-	v, ok := c.Version()
-	if !ok || v != 1 {
-		t.Fatalf("version %d %v; want 1, live", v, ok)
+	at, ok := c.Version()
+	if !ok || at != st.s {
+		t.Fatalf("version %+v %v; want %+v, live", at, ok, st.s)
 	}
-	c.Put("a", v, answer(10))
-	if _, ok := c.Get("a", v); !ok {
-		t.Fatal("answer of the current version not served")
-	}
-	st.version = 2
-	if _, ok := c.Get("a", v); ok {
-		t.Error("answer served after the version moved")
+	c.Put("chain", Chain, at, answer(10))
+	c.Put("both", Chain|Mempool, at, answer(10))
+	c.Put("brc20", Brc20, at, answer(10))
+
+	st.s.Mempool++
+	now, _ := c.Version()
+	for _, tc := range []struct {
+		key   string
+		reads Parts
+		kept  bool
+	}{{"chain", Chain, true}, {"both", Chain | Mempool, false}, {"brc20", Brc20, true}} {
+		if _, ok := c.Get(tc.key, tc.reads, now); ok != tc.kept {
+			t.Errorf("%s after a mempool change: served %v, want %v", tc.key, ok, tc.kept)
+		}
 	}
 	// An answer computed before the change and stored after it belongs to the old state.
-	c.Put("b", v, answer(10))
-	if _, ok := c.Get("b", v); ok {
-		t.Error("answer of an earlier version stored")
+	c.Put("late", Chain|Mempool, at, answer(10))
+	if _, ok := c.Get("late", Chain|Mempool, now); ok {
+		t.Error("an answer read across a change was kept")
 	}
-	c.Put("b", 2, answer(10))
-	if got, ok := c.Get("b", 2); !ok || len(got.Body) != 10 {
+	if _, ok := c.Get("late", Chain|Mempool, at); ok {
+		t.Error("an answer of an earlier version served")
+	}
+	c.Put("late", Chain|Mempool, now, answer(10))
+	if got, ok := c.Get("late", Chain|Mempool, now); !ok || len(got.Body) != 10 {
 		t.Errorf("current answer: %v %v", got, ok)
 	}
-	if s := c.Stats(); s.Entries != 1 || s.Bytes == 0 {
-		t.Errorf("stats %+v; the old version's answer should be gone", s)
-	}
+
 	// While changes may go unheard nothing is served or kept.
-	st.live = false
+	st.s.Live = false
 	if _, ok := c.Version(); ok {
 		t.Error("version reported usable while not live")
 	}
-	if _, ok := c.Get("b", 2); ok {
+	if _, ok := c.Get("chain", Chain, now); ok {
 		t.Error("answer served while not live")
 	}
-	c.Put("c", 2, answer(10))
-	st.live = true
-	if _, ok := c.Get("c", 2); ok {
+	c.Put("dark", Chain, now, answer(10))
+	st.s.Live = true
+	if _, ok := c.Get("dark", Chain, now); ok {
 		t.Error("answer computed while not live was kept")
 	}
 }
 
 func TestNilCacheCachesNothing(t *testing.T) {
-	for _, c := range []*Cache{New(0, &state{live: true}), New(1<<20, nil)} {
+	live := State{Live: true}
+	for _, c := range []*Cache{New(0, &state{live}), New(1<<20, nil)} {
 		if _, ok := c.Version(); ok {
 			t.Error("disabled cache offers a version")
 		}
-		c.Put("a", 0, answer(1))
-		if _, ok := c.Get("a", 0); ok {
+		c.Put("a", Chain, live, answer(1))
+		if _, ok := c.Get("a", Chain, live); ok {
 			t.Error("disabled cache served an answer")
 		}
 	}

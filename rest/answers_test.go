@@ -57,8 +57,9 @@ func replayLines(t *testing.T, store *db.Store, lines [][]byte) {
 }
 
 // TestAnswersKeptUntilTheChainMoves: a REST answer is computed once, served from memory with no
-// statement while the chain state stays (a matching If-None-Match too), and computed again (with
-// the new block in it) once the block's notice is heard.
+// statement while the chain state it reads stays (a matching If-None-Match too, and across a
+// mempool change for a read of the chain alone), and computed again (with the new block in it)
+// once the block's notice is heard.
 func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	lines := fixtureLines(t, "mocknet")
 	last := -1
@@ -81,7 +82,7 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	version := awaitLive(t, events, 0)
-	cache := respcache.New(1<<20, events)
+	cache := respcache.New(1<<20, listenerVersions{events})
 	srv := serve(t, store, rest.Options{Answers: cache})
 	plain := serve(t, store, rest.Options{})
 	get := func(base, etag string) (*http.Response, string, int64) {
@@ -118,6 +119,18 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 		t.Errorf("If-None-Match with the kept ETag: %d after %d statements; want 304 after none", res304.StatusCode, n)
 	}
 
+	// A mempool change leaves the answers that read only the chain.
+	mempool := events.Version().Mempool
+	if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"mempool","tx_ids":[]}`); err != nil {
+		t.Fatal(err)
+	}
+	for events.Version().Mempool == mempool {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, same, n := get(srv.URL, ""); n != 0 || same != first {
+		t.Errorf("after a mempool notice the block list ran %d statements; it reads only the chain", n)
+	}
+
 	replayLines(t, store, lines[last:])
 	awaitLive(t, events, version)
 	_, moved, recomputed := get(srv.URL, "")
@@ -130,22 +143,30 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if recomputed <= served {
 		t.Errorf("read after the block ran %d statements, a cached one %d: not recomputed", recomputed, served)
 	}
-	if s := cache.Stats(); s.Hits != 2 {
-		t.Errorf("after the block: %+v; want still 2 hits", s)
+	if s := cache.Stats(); s.Hits != 3 {
+		t.Errorf("after the block: %+v; want still 3 hits", s)
 	}
 	if _, _, n := get(srv.URL, ""); n != served {
 		t.Errorf("read at the new tip ran %d statements; a cached read runs %d", n, served)
 	}
 }
 
-// awaitLive waits until the listener's chain state is live at a version other than after, and
-// returns it.
+// listenerVersions names the chain state by the listener's versions.
+type listenerVersions struct{ events *db.Listener }
+
+func (l listenerVersions) Version() respcache.State {
+	v := l.events.Version()
+	return respcache.State{Chain: v.Chain, Mempool: v.Mempool, Brc20: v.Brc20, Live: v.Live}
+}
+
+// awaitLive waits until the listener's chain state is live at a chain version other than after,
+// and returns that version.
 func awaitLive(t *testing.T, events *db.Listener, after uint64) uint64 {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if v, live := events.Version(); live && v != after {
-			return v
+		if v := events.Version(); v.Live && v.Chain != after {
+			return v.Chain
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the chain notices never became live at a new version")

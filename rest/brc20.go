@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/respcache"
 )
 
 // BRC-20 paths of the reference's Ordinals API, served under /ordinals/v1 and /ordinals as it
@@ -39,7 +40,7 @@ func brc20Routes() []route {
 		)
 	}
 	for i := range out {
-		out[i].writeError = brc20Error
+		out[i].writeError, out[i].reads = brc20Error, respcache.Brc20
 	}
 	return out
 }

@@ -23,8 +23,9 @@ type Options struct {
 	// Extensions run around the fixed operations as around /graphql's (the query timeout, the
 	// loaders' batching).
 	Extensions []graphql.HandlerExtension
-	// Answers, when not nil, keeps every route's answers per chain state, keyed by the request's
-	// path and query, so a read repeated at one chain state runs no statement.
+	// Answers, when not nil, keeps every route's answers per version of the parts of the chain
+	// state it reads, keyed by the request's path and query, so a read repeated at one chain
+	// state runs no statement.
 	Answers *respcache.Cache
 }
 
@@ -55,6 +56,9 @@ type route struct {
 	tagOp string
 	etag  func(data json.RawMessage) string
 	body  func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
+	// reads are the parts of the chain state the answer depends on, whose versions key it in
+	// the answer cache (every part when none is named).
+	reads respcache.Parts
 	// redirect, when set, may send the request elsewhere before anything runs.
 	redirect func(r *http.Request) (string, bool)
 	// writeError writes the route's errors (the reference's v8 shape, writeError, when nil).
@@ -111,6 +115,10 @@ func (a *API) serve(rt route) http.Handler {
 	if rt.writeError != nil {
 		writeError = rt.writeError
 	}
+	reads := rt.reads
+	if reads == 0 {
+		reads = respcache.Chain | respcache.Mempool | respcache.Brc20
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.redirect != nil {
 			if target, ok := rt.redirect(r); ok {
@@ -126,9 +134,9 @@ func (a *API) serve(rt route) http.Handler {
 		}
 		// An answer kept at the current chain state needs no statement, If-None-Match included.
 		key := r.URL.Path + "?" + r.URL.RawQuery
-		version, cache := a.opts.Answers.Version()
+		at, cache := a.opts.Answers.Version()
 		if cache {
-			if ans, ok := a.opts.Answers.Get(key, version); ok {
+			if ans, ok := a.opts.Answers.Get(key, reads, at); ok {
 				writeAnswer(w, r, ans)
 				return
 			}
@@ -160,7 +168,7 @@ func (a *API) serve(rt route) http.Handler {
 			ans.ETag = rt.etag(data)
 		}
 		if cache {
-			a.opts.Answers.Put(key, version, ans)
+			a.opts.Answers.Put(key, reads, at, ans)
 		}
 		writeAnswer(w, r, ans)
 	})

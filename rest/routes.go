@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/respcache"
 )
 
 // Page sizes (default, maximum) of the reference's listings.
@@ -27,44 +28,44 @@ const (
 func (a *API) routes() []route {
 	return append([]route{
 		{
-			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag",
+			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
 			params: balanceParams,
 			etag:   func(d json.RawMessage) string { return accountTag(d).etag(true) },
 			body:   accountBody("balance"),
 		},
 		{
 			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
-			op: "AccountTransactionsWithTransfers", tagOp: "AccountTag",
+			op: "AccountTransactionsWithTransfers", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
 			params: transfersParams,
 			etag:   func(d json.RawMessage) string { return accountTag(d).etag(false) },
 			body:   transfersBody,
 		},
 		{
-			path: "/extended/v1/tx/multiple", op: "TransactionsByIds", tagOp: "MempoolTag",
+			path: "/extended/v1/tx/multiple", op: "TransactionsByIds", tagOp: "MempoolTag", reads: respcache.Chain | respcache.Mempool,
 			params: multipleParams,
 			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
 			body:   multipleBody,
 		},
 		{
-			path: "/extended/v1/tx/events", op: "Events", tagOp: "ChainTipTag",
+			path: "/extended/v1/tx/events", op: "Events", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: eventsParams,
 			etag:   chainTipETag,
 			body:   pageBody("events", "events"),
 		},
 		{
-			path: "/extended/v1/contract/{contract_id}/events", op: "ContractEvents", tagOp: "ChainTipTag",
+			path: "/extended/v1/contract/{contract_id}/events", op: "ContractEvents", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: contractEventsParams,
 			etag:   chainTipETag,
 			body:   pageBody("events", "results"),
 		},
 		{
-			path: "/extended/v1/block", deprecated: true, op: "Blocks", tagOp: "ChainTipTag",
+			path: "/extended/v1/block", deprecated: true, op: "Blocks", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: blocksParams,
 			etag:   chainTipETag,
 			body:   blocksBody,
 		},
 		{
-			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, op: "BlockByBurnBlockHash", tagOp: "ChainTipTag",
+			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, op: "BlockByBurnBlockHash", tagOp: "ChainTipTag", reads: respcache.Chain,
 			redirect: burnHashRedirect,
 			params:   burnHashParams,
 			etag:     chainTipETag,

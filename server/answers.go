@@ -19,13 +19,21 @@ import (
 // queryAnswers keeps /graphql answers per chain state (respcache), so a query repeated at one
 // state is computed once and then runs no statement. A document is kept only when all its
 // operations are queries whose root fields read stored chain data: mutations change state, and
-// replicationLag moves with time. Documents are named by their sha256 (the persisted-query
-// hash for requests that send only that), and their kind is remembered.
+// replicationLag moves with time. Its answers are keyed by the versions of the parts of the
+// state its root fields read: BRC-20 ones the BRC-20 state, the others the chain and mempool.
+// Documents are named by their sha256 (the persisted-query hash for requests that send only
+// that), and what they read is remembered.
 type queryAnswers struct {
 	cache *respcache.Cache
 
 	mu        sync.Mutex
-	cacheable map[string]bool // document hash -> its answers may be kept
+	documents map[string]documentReads // document hash -> what its answers read
+}
+
+// documentReads is what a document's answers read, when they may be kept.
+type documentReads struct {
+	cacheable bool
+	reads     respcache.Parts
 }
 
 // maxRememberedDocuments bounds the documents whose kind is remembered.
@@ -54,19 +62,19 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		version, live := p.cache.Version()
+		at, live := p.cache.Version()
 		if !live {
 			next.ServeHTTP(w, r)
 			return
 		}
 		req, ok := readGraphQLRequest(r)
-		hash := p.document(req)
-		if !ok || hash == "" {
+		hash, doc := p.document(req)
+		if !ok || !doc.cacheable {
 			next.ServeHTTP(w, r)
 			return
 		}
 		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
-		if ans, ok := p.cache.Get(key, version); ok {
+		if ans, ok := p.cache.Get(key, doc.reads, at); ok {
 			w.Header().Set("Content-Type", ans.ContentType)
 			w.WriteHeader(http.StatusOK)
 			w.Write(ans.Body) //nolint:errcheck // client gone
@@ -75,60 +83,65 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r)
 		if rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`)) {
-			p.cache.Put(key, version, respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")})
+			p.cache.Put(key, doc.reads, at, respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")})
 		}
 	})
 }
 
-// document returns the hash naming req's document when its answers may be kept, else "".
-func (p *queryAnswers) document(req graphqlRequest) string {
+// document returns the hash naming req's document and what its answers read.
+func (p *queryAnswers) document(req graphqlRequest) (string, documentReads) {
 	hash := req.Extensions.PersistedQuery.Sha256Hash
 	if req.Query != "" {
 		sum := sha256.Sum256([]byte(req.Query))
 		if given := hash; given != "" && given != hex.EncodeToString(sum[:]) {
-			return "" // gqlgen answers the mismatch with an error
+			return "", documentReads{} // gqlgen answers the mismatch with an error
 		}
 		hash = hex.EncodeToString(sum[:])
 	}
 	if hash == "" {
-		return ""
+		return "", documentReads{}
 	}
 	p.mu.Lock()
-	cacheable, known := p.cacheable[hash]
+	doc, known := p.documents[hash]
 	p.mu.Unlock()
 	if !known && req.Query != "" {
-		cacheable = readsChainOnly(req.Query)
+		doc = readsOf(req.Query)
 		p.mu.Lock()
-		if len(p.cacheable) < maxRememberedDocuments {
-			p.cacheable[hash] = cacheable
+		if len(p.documents) < maxRememberedDocuments {
+			p.documents[hash] = doc
 		}
 		p.mu.Unlock()
 	}
-	if !cacheable {
-		return ""
-	}
-	return hash
+	return hash, doc
 }
 
-// readsChainOnly reports whether every operation of query is a query whose root fields are all
-// named (no fragments at the root) and read stored chain data.
-func readsChainOnly(query string) bool {
+// readsOf tells whether query's answers may be kept, and which parts of the chain state they
+// read: every operation must be a query whose root fields are all named (no fragments at the
+// root) and read stored chain data.
+func readsOf(query string) documentReads {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil || len(doc.Operations) == 0 {
-		return false
+		return documentReads{}
 	}
+	var reads respcache.Parts
 	for _, op := range doc.Operations {
 		if op.Operation != ast.Query {
-			return false
+			return documentReads{}
 		}
 		for _, sel := range op.SelectionSet {
 			f, isField := sel.(*ast.Field)
-			if !isField || uncacheableRoots[f.Name] {
-				return false
+			switch {
+			case !isField || uncacheableRoots[f.Name]:
+				return documentReads{}
+			case strings.HasPrefix(f.Name, "__"): // the schema, which never changes
+			case strings.HasPrefix(f.Name, "brc20"):
+				reads |= respcache.Brc20
+			default:
+				reads |= respcache.Chain | respcache.Mempool
 			}
 		}
 	}
-	return true
+	return documentReads{cacheable: true, reads: reads}
 }
 
 // readGraphQLRequest reads a GET's parameters or a JSON POST's body (putting the body back).

@@ -86,14 +86,14 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	}
 }
 
-// awaitVersion waits until the listener's chain state is live at a version other than after,
-// and returns it.
+// awaitVersion waits until the listener's chain state is live at a chain version other than
+// after, and returns that version.
 func awaitVersion(t testing.TB, events *db.Listener, after uint64) uint64 {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if v, live := events.Version(); live && v != after {
-			return v
+		if v := events.Version(); v.Live && v.Chain != after {
+			return v.Chain
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("the chain notices never became live at a new version")

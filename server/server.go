@@ -91,7 +91,7 @@ func New(cfg Config) (http.Handler, error) {
 	// change could be heard, so nothing is kept.
 	var answers *respcache.Cache
 	if cfg.Events != nil {
-		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
+		answers = respcache.New(cfg.AnswerCacheBytes, chainVersions{cfg.Events})
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}, Answers: answers})
@@ -119,11 +119,19 @@ func New(cfg Config) (http.Handler, error) {
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
 	var gql http.Handler = graphqlHandler(es, cfg, batching)
 	if answers != nil {
-		gql = (&queryAnswers{cache: answers, cacheable: map[string]bool{}}).wrap(gql)
+		gql = (&queryAnswers{cache: answers, documents: map[string]documentReads{}}).wrap(gql)
 	}
 	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)
 	return r, nil
+}
+
+// chainVersions names the chain state for the answer cache: the versions the notices move.
+type chainVersions struct{ events *db.Listener }
+
+func (c chainVersions) Version() respcache.State {
+	v := c.events.Version()
+	return respcache.State{Chain: v.Chain, Mempool: v.Mempool, Brc20: v.Brc20, Live: v.Live}
 }
 
 func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching) http.Handler {
