@@ -30,7 +30,8 @@ type Store struct {
 	// own connections from it.
 	dsn string
 
-	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
+	tipBalance        prepared // the one-principal balance read at the tip (read_account.go)
+	historicalBalance prepared // and at an earlier height
 	// principalEventsPage is the page of a principal's events (read_event.go).
 	principalEventsPage prepared
 	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).

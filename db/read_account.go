@@ -60,10 +60,13 @@ type BalanceAt struct {
 func (s *Store) StxBalances(ctx context.Context, principals []string, at BalanceAt) ([]*StxBalance, error) {
 	var rows []*StxBalance
 	var err error
-	if len(principals) == 1 && at == (BalanceAt{}) {
+	switch {
+	case len(principals) == 1 && at == (BalanceAt{}):
 		err = s.tipBalance.scan(ctx, s, tipBalanceSQL, &rows, principals[0])
-	} else {
-		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
+	case len(principals) == 1 && at.Height > 0:
+		err = s.historicalBalance.scan(ctx, s, historicalBalanceSQL, &rows, principals[0], at.Height)
+	default:
+		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])", "?1"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
 	}
 	if err != nil && !isNoRows(err) {
 		return nil, err
@@ -74,21 +77,25 @@ func (s *Store) StxBalances(ctx context.Context, principals []string, at Balance
 	return rows, nil
 }
 
-// tipBalanceSQL reads one principal's balance at the tip, the REST balance and ETag read: a
-// prepared statement, since planning the statement costs PostgreSQL several times what running
-// it does.
-var tipBalanceSQL = stxBalancesSQL(BalanceAt{}, "(VALUES ($1::text))")
+// tipBalanceSQL and historicalBalanceSQL read one principal's balance at the tip (the REST
+// balance and ETag read) and at an earlier height ($2): prepared statements, since planning the
+// statement costs PostgreSQL several times what running it does.
+var (
+	tipBalanceSQL        = stxBalancesSQL(BalanceAt{}, "(VALUES ($1::text))", "")
+	historicalBalanceSQL = stxBalancesSQL(BalanceAt{Height: 1}, "(VALUES ($1::text))", "$2::integer")
+)
 
 // stxBalancesSQL is the balance statement for one kind of state: principals is the row source of
-// the principals (a one-column relation) and ?1 the height of a historical read. Each kind gets its own statement so that every sum walks an
-// index on (principal or height) and the planner sees no branch it does not need. h is the Stacks
-// height the read sees and b the burn height of the canonical block at min(h, tip), which decides
+// the principals (a one-column relation) and height the parameter holding the height of a
+// historical read. Each kind gets its own statement so that every sum walks an index on
+// (principal or height) and the planner sees no branch it does not need. h is the Stacks height
+// the read sees and b the burn height of the canonical block at min(h, tip), which decides
 // whether a lock is still in force.
-func stxBalancesSQL(at BalanceAt, principals string) string {
+func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
-		h, totals, mempool = "?1", historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
+		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}

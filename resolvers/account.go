@@ -58,10 +58,15 @@ func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unancho
 	return balance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
 }
 
-// balance loads a principal's balance row; the account's other tip figures (newest transaction
-// ids) come from the same row, so a REST balance read with its ETag is one statement.
+// balance loads a principal's balance row.
 func balance(ctx context.Context, principal string, at db.BalanceAt) (*db.StxBalance, error) {
 	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, At: at})()
+}
+
+// latest loads the account's newest transaction ids, which every balance row carries: a REST
+// balance read with its ETag, at the tip or at a height, is one statement.
+func latest(ctx context.Context, principal string) (*db.StxBalance, error) {
+	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, Latest: true})()
 }
 
 func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
@@ -156,7 +161,7 @@ func amount(s string) *big.Int {
 }
 
 func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	b, err := latest(ctx, a.Principal)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +169,7 @@ func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte
 }
 
 func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	b, err := latest(ctx, a.Principal)
 	if err != nil {
 		return nil, err
 	}
