@@ -32,8 +32,9 @@ type Store struct {
 
 	tipBalance        prepared // the one-principal balance read at the tip (read_account.go)
 	historicalBalance prepared // and at an earlier height
-	// principalEventsPage is the page of a principal's events (read_event.go).
-	principalEventsPage prepared
+	// principalEventsPage is the page of a principal's events, principalTransfers the asset
+	// events of a page of its transactions (read_event.go).
+	principalEventsPage, principalTransfers prepared
 	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
 	principalTxPages [3]prepared
 	statements       *statementCount
