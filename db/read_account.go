@@ -41,6 +41,9 @@ type StxBalance struct {
 	// LatestMempoolTxID its newest pending one that it sends, sponsors or receives STX in.
 	LatestTxID        []byte `bun:"latest_tx_id"`
 	LatestMempoolTxID []byte `bun:"latest_mempool_tx_id"`
+	// TxCount is how many canonical transactions the principal took part in, the unconfirmed
+	// microblock ones above the tip included.
+	TxCount int64 `bun:"tx_count"`
 }
 
 // Historical reports whether the balance is read at an earlier block (no mempool figures).
@@ -142,9 +145,14 @@ const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool
 	coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal), 0)
 	+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = k.principal), 0) AS mempool_outbound`
 
-// latestTxIDs are the newest canonical and the newest pending transaction of the principal, each
-// one index probe.
-const latestTxIDs = `(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
+// latestTxIDs are the newest canonical and the newest pending transaction of the principal, and
+// how many transactions it took part in (its running tx_count_all, plus its few unconfirmed
+// microblock transactions above the tip), each one index probe: the figures every balance row
+// carries alike, whatever state it is read at.
+const latestTxIDs = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
+	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
+		AND block_height > at.tip) AS tx_count,
+	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id,
 	(SELECT tx_id FROM (
 		(SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal ORDER BY receipt_time DESC LIMIT 1)

@@ -56,23 +56,6 @@ func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keys
 	return rows, err
 }
 
-// PrincipalTxCount is how many canonical transactions a principal took part in.
-type PrincipalTxCount struct {
-	Principal string `bun:"principal"`
-	Count     int64  `bun:"count"`
-}
-
-// PrincipalTxCounts counts the canonical transactions of each principal: its running
-// tx_count_all plus its few unconfirmed microblock transactions above the tip.
-func (s *Store) PrincipalTxCounts(ctx context.Context, principals []string) ([]*PrincipalTxCount, error) {
-	var rows []*PrincipalTxCount
-	err := s.DB.NewRaw(`SELECT k.principal, coalesce((SELECT tx_count_all FROM principal_stx_totals t WHERE t.principal = k.principal), 0)
-		+ (SELECT count(*) FROM principal_txs p WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical
-			AND p.block_height > (SELECT block_height FROM chain_tip)) AS count
-		FROM unnest(?::text[]) AS k(principal)`, pgdialect.Array(principals)).Scan(ctx, &rows)
-	return rows, err
-}
-
 // TxsOfPrincipalIn returns the transactions a principal took part in within one anchor block
 // (indexBlockHash) or within these unconfirmed microblocks, in chain order: what an address
 // activity subscription reports when a block or microblock notice arrives.

@@ -9,8 +9,9 @@ import (
 )
 
 // BalanceKey asks for one principal's balance at one state, or with Latest for the figures every
-// state's row carries alike (the newest transaction ids, the REST ETag inputs): those share the
-// row of whichever state the batch reads for the principal, the tip's when it reads none.
+// state's row carries alike (the newest transaction ids, the REST ETag inputs, and the
+// transaction count): those share the row of whichever state the batch reads for the principal,
+// the tip's when it reads none.
 type BalanceKey struct {
 	Principal string
 	At        db.BalanceAt
