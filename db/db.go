@@ -37,8 +37,11 @@ type Store struct {
 	principalEventsPage, principalTransfers prepared
 	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
 	principalTxPages [3]prepared
-	statements       *statementCount
-	lz4              struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
+	// principalTxsFirst are the first pages of an account's transactions (read_graph_tx.go).
+	principalTxsFirst [2]prepared
+
+	statements *statementCount
+	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
 		once sync.Once
 		ok   bool
 	}

@@ -68,5 +68,6 @@ func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
-		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page}
+		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page,
+		"principal-txs-first":  principalTxsFirstSQL[0], "principal-txs-first-reverse": principalTxsFirstSQL[1]}
 }

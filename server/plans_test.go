@@ -132,7 +132,7 @@ func TestQueryPlans(t *testing.T) {
 		{"blocks", "/extended/v1/block?limit=20", false},
 		{"block-by-burn-hash", "/extended/v1/block/by_burn_block_hash/" + burnHash, false},
 		{"graphql-front-page", gql(`{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`), false},
-		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`), false},
+		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`), true},
 		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`), true},
 	}
 	for _, r := range reads {
