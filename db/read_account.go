@@ -15,7 +15,8 @@ type Account struct {
 
 // StxBalance is a principal's STX balance at one height, computed as the reference API does:
 // balance = received - sent - fees + matured miner rewards (locked STX stay in the balance). It
-// carries what else one account read needs: the mempool figures and the newest transaction ids.
+// carries what else one account read needs: the mempool figures, the newest transaction ids and
+// the transaction count.
 type StxBalance struct {
 	Principal string    `bun:"principal"`
 	At        BalanceAt `bun:"-"`
@@ -110,7 +111,7 @@ SELECT k.principal,
 	t.total_sent, t.total_received, t.total_fees_sent, t.total_miner_rewards_received,
 	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
 	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
-	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestTxIDs + `
+	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestFigures + `
 FROM ` + principals + ` AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
 CROSS JOIN LATERAL (` + totals + `) t
 LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
@@ -145,11 +146,11 @@ const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool
 	coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal), 0)
 	+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = k.principal), 0) AS mempool_outbound`
 
-// latestTxIDs are the newest canonical and the newest pending transaction of the principal, and
+// latestFigures are the newest canonical and the newest pending transaction of the principal, and
 // how many transactions it took part in (its running tx_count_all, plus its few unconfirmed
 // microblock transactions above the tip), each one index probe: the figures every balance row
 // carries alike, whatever state it is read at.
-const latestTxIDs = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
+const latestFigures = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
 	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		AND block_height > at.tip) AS tx_count,
 	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
