@@ -30,13 +30,18 @@ type Store struct {
 	// own connections from it.
 	dsn string
 
-	tipBalance prepared // the one-principal balance read at the tip (read_account.go)
-	// principalEventsPage is the page of a principal's events (read_event.go).
-	principalEventsPage prepared
+	tipBalance        prepared // the one-principal balance read at the tip (read_account.go)
+	historicalBalance prepared // and at an earlier height
+	// principalEventsPage is the page of a principal's events, principalTransfers the asset
+	// events of a page of its transactions (read_event.go).
+	principalEventsPage, principalTransfers prepared
 	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
 	principalTxPages [3]prepared
-	statements       *statementCount
-	lz4              struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
+	// principalTxsFirst are the first pages of an account's transactions (read_graph_tx.go).
+	principalTxsFirst [2]prepared
+
+	statements *statementCount
+	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
 		once sync.Once
 		ok   bool
 	}

@@ -60,10 +60,14 @@ func (p *prepared) scan(ctx context.Context, s *Store, query string, dest any, a
 
 // PreparedStatements are the reads the store runs as prepared statements, outside bun's query
 // hooks, by name, with $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset
-// ($2::bigint, $3::bigint) and $4 a height ($4::integer): plan checks explain them beside the
+// ($2::bigint, $3::bigint) and $4 a height ($4::integer), for a balance $2 a height
+// ($2::integer), for transfers $2, $3 and $4 the tx_id, index_block_hash and microblock_hash of
+// transactions ($2::bytea[], $3::bytea[], $4::bytea[]): plan checks explain them beside the
 // hooked ones.
 func PreparedStatements() map[string]string {
-	return map[string]string{"tip-balance": tipBalanceSQL, "principal-events": principalEventsSQL,
+	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
+		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
-		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page}
+		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page,
+		"principal-txs-first":  principalTxsFirstSQL[0], "principal-txs-first-reverse": principalTxsFirstSQL[1]}
 }

@@ -15,7 +15,8 @@ type Account struct {
 
 // StxBalance is a principal's STX balance at one height, computed as the reference API does:
 // balance = received - sent - fees + matured miner rewards (locked STX stay in the balance). It
-// carries what else one account read needs: the mempool figures and the newest transaction ids.
+// carries what else one account read needs: the mempool figures, the newest transaction ids and
+// the transaction count.
 type StxBalance struct {
 	Principal string    `bun:"principal"`
 	At        BalanceAt `bun:"-"`
@@ -41,6 +42,9 @@ type StxBalance struct {
 	// LatestMempoolTxID its newest pending one that it sends, sponsors or receives STX in.
 	LatestTxID        []byte `bun:"latest_tx_id"`
 	LatestMempoolTxID []byte `bun:"latest_mempool_tx_id"`
+	// TxCount is how many canonical transactions the principal took part in, the unconfirmed
+	// microblock ones above the tip included.
+	TxCount int64 `bun:"tx_count"`
 }
 
 // Historical reports whether the balance is read at an earlier block (no mempool figures).
@@ -60,10 +64,13 @@ type BalanceAt struct {
 func (s *Store) StxBalances(ctx context.Context, principals []string, at BalanceAt) ([]*StxBalance, error) {
 	var rows []*StxBalance
 	var err error
-	if len(principals) == 1 && at == (BalanceAt{}) {
+	switch {
+	case len(principals) == 1 && at == (BalanceAt{}):
 		err = s.tipBalance.scan(ctx, s, tipBalanceSQL, &rows, principals[0])
-	} else {
-		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
+	case len(principals) == 1 && at.Height > 0:
+		err = s.historicalBalance.scan(ctx, s, historicalBalanceSQL, &rows, principals[0], at.Height)
+	default:
+		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])", "?1"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
 	}
 	if err != nil && !isNoRows(err) {
 		return nil, err
@@ -74,21 +81,25 @@ func (s *Store) StxBalances(ctx context.Context, principals []string, at Balance
 	return rows, nil
 }
 
-// tipBalanceSQL reads one principal's balance at the tip, the REST balance and ETag read: a
-// prepared statement, since planning the statement costs PostgreSQL several times what running
-// it does.
-var tipBalanceSQL = stxBalancesSQL(BalanceAt{}, "(VALUES ($1::text))")
+// tipBalanceSQL and historicalBalanceSQL read one principal's balance at the tip (the REST
+// balance and ETag read) and at an earlier height ($2): prepared statements, since planning the
+// statement costs PostgreSQL several times what running it does.
+var (
+	tipBalanceSQL        = stxBalancesSQL(BalanceAt{}, "(VALUES ($1::text))", "")
+	historicalBalanceSQL = stxBalancesSQL(BalanceAt{Height: 1}, "(VALUES ($1::text))", "$2::integer")
+)
 
 // stxBalancesSQL is the balance statement for one kind of state: principals is the row source of
-// the principals (a one-column relation) and ?1 the height of a historical read. Each kind gets its own statement so that every sum walks an
-// index on (principal or height) and the planner sees no branch it does not need. h is the Stacks
-// height the read sees and b the burn height of the canonical block at min(h, tip), which decides
+// the principals (a one-column relation) and height the parameter holding the height of a
+// historical read. Each kind gets its own statement so that every sum walks an index on
+// (principal or height) and the planner sees no branch it does not need. h is the Stacks height
+// the read sees and b the burn height of the canonical block at min(h, tip), which decides
 // whether a lock is still in force.
-func stxBalancesSQL(at BalanceAt, principals string) string {
+func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
-		h, totals, mempool = "?1", historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
+		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}
@@ -100,7 +111,7 @@ SELECT k.principal,
 	t.total_sent, t.total_received, t.total_fees_sent, t.total_miner_rewards_received,
 	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
 	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
-	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestTxIDs + `
+	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestFigures + `
 FROM ` + principals + ` AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
 CROSS JOIN LATERAL (` + totals + `) t
 LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
@@ -135,9 +146,14 @@ const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool
 	coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal), 0)
 	+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = k.principal), 0) AS mempool_outbound`
 
-// latestTxIDs are the newest canonical and the newest pending transaction of the principal, each
-// one index probe.
-const latestTxIDs = `(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
+// latestFigures are the newest canonical and the newest pending transaction of the principal, and
+// how many transactions it took part in (its running tx_count_all, plus its few unconfirmed
+// microblock transactions above the tip), each one index probe: the figures every balance row
+// carries alike, whatever state it is read at.
+const latestFigures = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
+	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
+		AND block_height > at.tip) AS tx_count,
+	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id,
 	(SELECT tx_id FROM (
 		(SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal ORDER BY receipt_time DESC LIMIT 1)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -211,27 +212,21 @@ type Transfers struct {
 }
 
 // PrincipalTransfers returns the STX, FT and NFT events of these transaction rows in which the
-// principal sends or receives, newest event first. The statements start from the transactions
-// (primary-key probes), never from the principal's events, so their cost follows the page.
+// principal sends or receives, newest event first, in one prepared statement
+// (principalTransfersSQL).
 func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys []TxKey) (*Transfers, error) {
 	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
 	for i, k := range keys {
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
 	}
-	es, err := s.scanEvents(ctx, []EventType{EventStxAsset, EventFungibleTokenAsset, EventNonFungibleTokenAsset},
-		func(table string) (string, []any) {
-			return `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
-				CROSS JOIN LATERAL (SELECT * FROM ` + table + ` e WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
-					AND e.microblock_hash = k.microblock_hash AND e.canonical AND e.microblock_canonical
-					AND (e.sender = ? OR e.recipient = ?)) e ORDER BY e.event_index DESC`,
-				[]any{pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), principal, principal}
-		})
-	if err != nil {
+	var rows []*eventRow
+	if err := s.principalTransfers.scan(ctx, s, principalTransfersSQL, &rows, principal,
+		byteaArray(ids), byteaArray(blocks), byteaArray(mbs)); err != nil && !isNoRows(err) {
 		return nil, err
 	}
 	t := new(Transfers)
-	for _, e := range es {
-		switch e := e.(type) {
+	for _, r := range rows {
+		switch e := r.event().(type) {
 		case *StxEvent:
 			t.Stx = append(t.Stx, e)
 		case *FtEvent:
@@ -242,6 +237,37 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys [
 	}
 	return t, nil
 }
+
+// byteaArray is the text form of a bytea[] parameter of a prepared statement.
+func byteaArray(vs [][]byte) string {
+	b := []byte{'{'}
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = hex.AppendEncode(append(b, `"\\x`...), v)
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}
+
+// principalTransfersSQL reads the asset events in which the principal ($1) sends or receives of
+// the transactions whose tx_id, index_block_hash and microblock_hash are the elements of $2, $3
+// and $4. It starts from the transactions (primary-key probes), never from the principal's
+// events, so its cost follows the page; prepared, since planning its three branches costs
+// PostgreSQL more than running them.
+var principalTransfersSQL = func() string {
+	var branches []string
+	for _, t := range eventTables {
+		if t.kind == EventStxAsset || t.kind == EventFungibleTokenAsset || t.kind == EventNonFungibleTokenAsset {
+			branches = append(branches, t.selectAll()+` WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
+			AND e.microblock_hash = k.microblock_hash AND e.canonical AND e.microblock_canonical
+			AND (e.sender = $1::text OR e.recipient = $1::text)`)
+		}
+	}
+	return `SELECT e.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e ORDER BY e.event_index DESC`
+}()
 
 // isNoRows reports the "no rows" error that bun returns for an empty scan into a struct.
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

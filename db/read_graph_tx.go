@@ -40,11 +40,23 @@ type PrincipalTxRow struct {
 }
 
 // TxsOfPrincipals returns, for each principal, one page of the canonical transactions it took
-// part in, newest first, in one LATERAL statement over the principal_txs index.
+// part in, newest first, in one LATERAL statement over the principal_txs index; the first page of
+// one principal (an account read) in a prepared one.
 func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keyset) ([]*PrincipalTxRow, error) {
-	where, args, order := k.clause([]string{"p.block_height", "p.microblock_sequence", "p.tx_index"}, 3, true)
-	_, _, outer := k.clause([]string{"t.block_height", "t.microblock_sequence", "t.tx_index"}, 3, true)
 	var rows []*PrincipalTxRow
+	if len(principals) == 1 && !k.After.Set {
+		v := 0
+		if k.Reverse {
+			v = 1
+		}
+		err := s.principalTxsFirst[v].scan(ctx, s, principalTxsFirstSQL[v], &rows, principals[0], k.Limit)
+		if isNoRows(err) {
+			err = nil
+		}
+		return rows, err
+	}
+	where, args, order := k.clause(principalTxOrder, 3, true)
+	_, _, outer := k.clause(txOrder, 3, true)
 	err := pagePerKey{Select: "k.principal, t.*", Keys: pgdialect.Array(principals), Type: "text", Key: "principal",
 		Inner: `SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND ` + where + `
@@ -56,22 +68,27 @@ func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keys
 	return rows, err
 }
 
-// PrincipalTxCount is how many canonical transactions a principal took part in.
-type PrincipalTxCount struct {
-	Principal string `bun:"principal"`
-	Count     int64  `bun:"count"`
-}
+// The chain order of a principal's history rows and of transactions.
+var (
+	principalTxOrder = []string{"p.block_height", "p.microblock_sequence", "p.tx_index"}
+	txOrder          = []string{"t.block_height", "t.microblock_sequence", "t.tx_index"}
+)
 
-// PrincipalTxCounts counts the canonical transactions of each principal: its running
-// tx_count_all plus its few unconfirmed microblock transactions above the tip.
-func (s *Store) PrincipalTxCounts(ctx context.Context, principals []string) ([]*PrincipalTxCount, error) {
-	var rows []*PrincipalTxCount
-	err := s.DB.NewRaw(`SELECT k.principal, coalesce((SELECT tx_count_all FROM principal_stx_totals t WHERE t.principal = k.principal), 0)
-		+ (SELECT count(*) FROM principal_txs p WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical
-			AND p.block_height > (SELECT block_height FROM chain_tip)) AS count
-		FROM unnest(?::text[]) AS k(principal)`, pgdialect.Array(principals)).Scan(ctx, &rows)
-	return rows, err
-}
+// principalTxsFirstSQL are the first page of one principal's transactions, newest first and
+// (Reverse) oldest first: prepared, since planning the statement costs PostgreSQL more than
+// running it. $1 is the principal and $2 the limit.
+var principalTxsFirstSQL = func() (out [2]string) {
+	for v, reverse := range []bool{false, true} {
+		k := Keyset{Reverse: reverse}
+		_, _, order := k.clause(principalTxOrder, 3, true)
+		_, _, outer := k.clause(txOrder, 3, true)
+		out[v] = `SELECT $1::text AS principal, t.* FROM (SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
+		WHERE p.principal = $1::text AND p.canonical AND p.microblock_canonical ORDER BY ` + order + ` LIMIT $2::bigint) p
+		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
+		ORDER BY ` + outer
+	}
+	return out
+}()
 
 // TxsOfPrincipalIn returns the transactions a principal took part in within one anchor block
 // (indexBlockHash) or within these unconfirmed microblocks, in chain order: what an address

@@ -8,20 +8,33 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// BalanceKey asks for one principal's balance at one state.
+// BalanceKey asks for one principal's balance at one state, or with Latest for the figures every
+// state's row carries alike (the newest transaction ids, the REST ETag inputs, and the
+// transaction count): those share the row of whichever state the batch reads for the principal,
+// the tip's when it reads none.
 type BalanceKey struct {
 	Principal string
 	At        db.BalanceAt
+	Latest    bool
 }
 
 // stxBalances loads every balance a request asks for with one statement per kind of state (a
-// REST balance read has one): an account's balance, mempool figures and newest transaction ids
-// (the REST ETag inputs) all come from the same row.
+// REST balance read, at the tip or at a height, has one).
 func stxBalances(store *db.Store) dataloader.BatchFunc[BalanceKey, *db.StxBalance] {
 	return func(ctx context.Context, keys []BalanceKey) []*dataloader.Result[*db.StxBalance] {
 		byState := map[db.BalanceAt][]string{}
+		read := map[string]bool{}
 		for _, k := range keys {
-			byState[k.At] = append(byState[k.At], k.Principal)
+			if !k.Latest {
+				byState[k.At] = append(byState[k.At], k.Principal)
+				read[k.Principal] = true
+			}
+		}
+		for _, k := range keys {
+			if k.Latest && !read[k.Principal] {
+				byState[db.BalanceAt{}] = append(byState[db.BalanceAt{}], k.Principal)
+				read[k.Principal] = true
+			}
 		}
 		found := make(map[BalanceKey]*db.StxBalance, len(keys))
 		for at, principals := range byState {
@@ -31,6 +44,7 @@ func stxBalances(store *db.Store) dataloader.BatchFunc[BalanceKey, *db.StxBalanc
 			}
 			for _, r := range rows {
 				found[BalanceKey{Principal: r.Principal, At: at}] = r
+				found[BalanceKey{Principal: r.Principal, Latest: true}] = r
 			}
 		}
 		return answer(keys, found)

@@ -40,7 +40,6 @@ type Loaders struct {
 	MinerRewards        *Loader[string, []*db.MinerReward]
 	TxByKey             *Loader[db.TxKey, *db.Tx]
 	PrincipalTxs        *Loader[Page, []*db.Tx]
-	PrincipalTxCount    *Loader[string, int64]
 	PrincipalEvents     *Loader[EventsPage, []db.Event]
 	ContractByID        *Loader[string, *db.SmartContract]
 	ContractLogs        *Loader[Page, []*db.ContractLog]
@@ -80,9 +79,8 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		PrincipalTxs: newLoader(s, wait, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
 			return r.Principal, &r.Tx
 		})),
-		PrincipalTxCount: newLoader(s, wait, counts(store.PrincipalTxCounts)),
-		PrincipalEvents:  newLoader(s, wait, principalEvents(store)),
-		ContractByID:     newLoader(s, wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
+		PrincipalEvents: newLoader(s, wait, principalEvents(store)),
+		ContractByID:    newLoader(s, wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
 		ContractLogs: newLoader(s, wait, paged(store.ContractLogsOf, func(l *db.ContractLog) (string, *db.ContractLog) {
 			return l.ContractIdentifier, l
 		})),
@@ -189,21 +187,6 @@ func paged[R, V any](fetch func(context.Context, []string, db.Keyset) ([]R, erro
 				k := Page{Parent: parent, Keyset: ks}
 				found[k] = append(found[k], v)
 			}
-		}
-		return answer(keys, found)
-	}
-}
-
-// counts adapts a "count the children of these parents" store method.
-func counts(fetch func(context.Context, []string) ([]*db.PrincipalTxCount, error)) dataloader.BatchFunc[string, int64] {
-	return func(ctx context.Context, keys []string) []*dataloader.Result[int64] {
-		rows, err := fetch(ctx, keys)
-		if err != nil {
-			return failed[int64](len(keys), err)
-		}
-		found := make(map[string]int64, len(rows))
-		for _, r := range rows {
-			found[r.Principal] = r.Count
 		}
 		return answer(keys, found)
 	}

@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/graph-gophers/dataloader/v7"
+
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
@@ -58,10 +60,16 @@ func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unancho
 	return balance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
 }
 
-// balance loads a principal's balance row; the account's other tip figures (newest transaction
-// ids) come from the same row, so a REST balance read with its ETag is one statement.
+// balance loads a principal's balance row.
 func balance(ctx context.Context, principal string, at db.BalanceAt) (*db.StxBalance, error) {
 	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, At: at})()
+}
+
+// latestOf asks for the account's figures that every balance row carries (newest transaction
+// ids, transaction count): a REST balance read with its ETag, at the tip or at a height, is one
+// statement.
+func latestOf(ctx context.Context, principal string) dataloader.Thunk[*db.StxBalance] {
+	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, Latest: true})
 }
 
 func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
@@ -156,7 +164,7 @@ func amount(s string) *big.Int {
 }
 
 func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	b, err := latestOf(ctx, a.Principal)()
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +172,7 @@ func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte
 }
 
 func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
-	b, err := balance(ctx, a.Principal, db.BalanceAt{})
+	b, err := latestOf(ctx, a.Principal)()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
@@ -193,6 +195,12 @@ func (r *accountResolver) Transactions(ctx context.Context, a *db.Account, first
 	if err != nil {
 		return nil, err
 	}
+	if selects(ctx, "totalCount") {
+		// The count comes with the account's balance row: asked for now, it shares this level's
+		// batch (with the page, and the balance when the operation asks for it) rather than
+		// costing a statement of its own on the next level.
+		latestOf(ctx, a.Principal)
+	}
 	rows, err := loaders.For(ctx).PrincipalTxs.Load(ctx, loaders.Page{Parent: a.Principal, Keyset: ks})()
 	if err != nil {
 		return nil, err
@@ -201,12 +209,20 @@ func (r *accountResolver) Transactions(ctx context.Context, a *db.Account, first
 	return &graph.AccountTransactionConnection{Edges: c.Edges, Nodes: c.Nodes, PageInfo: c.PageInfo, Principal: a.Principal}, nil
 }
 
+// selects reports whether the field being resolved selects a field of this name.
+func selects(ctx context.Context, name string) bool {
+	return graphql.GetFieldContext(ctx) != nil && slices.Contains(graphql.CollectAllFields(ctx), name)
+}
+
 type accountTransactionConnectionResolver struct{ *Resolver }
 
-// TotalCount counts the account's history only when asked (one batched statement per level).
+// TotalCount is the account's transaction count, read with its balance row.
 func (r *accountTransactionConnectionResolver) TotalCount(ctx context.Context, c *graph.AccountTransactionConnection) (int32, error) {
-	n, err := loaders.For(ctx).PrincipalTxCount.Load(ctx, c.Principal)()
-	return int32(n), err
+	b, err := latestOf(ctx, c.Principal)()
+	if err != nil {
+		return 0, err
+	}
+	return int32(b.TxCount), nil
 }
 
 func (r *queryResolver) Account(_ context.Context, principal string) (*db.Account, error) {

@@ -85,6 +85,14 @@ func TestQueryPlans(t *testing.T) {
 	if err := store.DB.NewRaw("SELECT '0x' || encode(tx_id, 'hex') FROM txs ORDER BY block_height DESC, tx_index LIMIT 3").Scan(ctx, &txIDs); err != nil {
 		t.Fatal(err)
 	}
+	// page are the keys of the busy account's newest 50 transactions_with_transfers, as the text
+	// of bytea[] parameters.
+	var page [3]string
+	if err := store.DB.NewRaw(`SELECT array_agg(tx_id)::text, array_agg(index_block_hash)::text, array_agg(microblock_hash)::text
+		FROM (SELECT * FROM principal_tx_positions WHERE principal = ? AND tseq IS NOT NULL ORDER BY tseq DESC LIMIT 50) p`, busy).
+		Scan(ctx, &page[0], &page[1], &page[2]); err != nil {
+		t.Fatal(err)
+	}
 	var burnHash string
 	if err := store.DB.NewRaw("SELECT '0x' || encode(burn_block_hash, 'hex') FROM blocks WHERE canonical AND block_height = ?", planChain.Blocks/2).
 		Scan(ctx, &burnHash); err != nil {
@@ -108,14 +116,14 @@ func TestQueryPlans(t *testing.T) {
 		prepared   bool
 	}{
 		{"stx-busy", "/extended/v1/address/" + busy + "/stx", true},
-		{"stx-busy-until-block", "/extended/v1/address/" + busy + "/stx?until_block=" + mid, false},
+		{"stx-busy-until-block", "/extended/v1/address/" + busy + "/stx?until_block=" + mid, true},
 		{"stx-busy-unanchored", "/extended/v1/address/" + busy + "/stx?unanchored=true", false},
 		{"stx-idle", "/extended/v1/address/" + idle + "/stx", true},
-		{"transfers-busy", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20", false},
-		{"transfers-busy-deep-offset", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=" + deep, false},
-		{"transfers-busy-until-block", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=100&until_block=" + mid, false},
+		{"transfers-busy", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20", true},
+		{"transfers-busy-deep-offset", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=" + deep, true},
+		{"transfers-busy-until-block", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&offset=100&until_block=" + mid, true},
 		{"transfers-busy-height", "/extended/v1/address/" + busy + "/transactions_with_transfers?height=" + mid, false},
-		{"transfers-busy-unanchored", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&unanchored=true", false},
+		{"transfers-busy-unanchored", "/extended/v1/address/" + busy + "/transactions_with_transfers?limit=20&unanchored=true", true},
 		{"tx-multiple", "/extended/v1/tx/multiple?tx_id=" + strings.Join(txIDs, "&tx_id="), false},
 		{"events-busy", "/extended/v1/tx/events?address=" + busy + "&limit=50", true},
 		{"events-busy-deep-offset", "/extended/v1/tx/events?address=" + busy + "&limit=50&offset=" + deep, true},
@@ -124,8 +132,8 @@ func TestQueryPlans(t *testing.T) {
 		{"blocks", "/extended/v1/block?limit=20", false},
 		{"block-by-burn-hash", "/extended/v1/block/by_burn_block_hash/" + burnHash, false},
 		{"graphql-front-page", gql(`{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`), false},
-		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`), false},
-		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`), false},
+		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`), true},
+		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`), true},
 	}
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {
@@ -152,8 +160,10 @@ func TestQueryPlans(t *testing.T) {
 	for name, q := range db.PreparedStatements() {
 		t.Run(name, func(t *testing.T) {
 			stmt := strings.NewReplacer("$1::text", "'"+busy+"'::text", "$2::bigint", "50::bigint", "$3::bigint", deep+"::bigint",
-				"$4::integer", mid+"::integer").Replace(q)
-			writePlans(t, name, fmt.Sprintf("-- prepared, $1 = the busy account, $2 = 50, $3 = %s, $4 = %s\n%s\n\n%s\n", deep, mid, q, checkPlan(t, store, stmt)))
+				"$4::integer", mid+"::integer", "$2::integer", mid+"::integer",
+				"$2::bytea[]", "'"+page[0]+"'::bytea[]", "$3::bytea[]", "'"+page[1]+"'::bytea[]", "$4::bytea[]", "'"+page[2]+"'::bytea[]").Replace(q)
+			writePlans(t, name, fmt.Sprintf("-- prepared, $1 = the busy account, $2 = 50 (a height: %s), $3 = %s, $4 = %s\n%s\n\n%s\n",
+				mid, deep, mid, q, checkPlan(t, store, stmt)))
 		})
 	}
 }
