@@ -103,7 +103,7 @@ func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}
-	return `WITH tip AS MATERIALIZED (SELECT coalesce((SELECT block_height FROM chain_tip), 0) AS tip),
+	return `WITH tip AS MATERIALIZED (SELECT coalesce((SELECT block_height FROM chain_tip WHERE id), 0) AS tip),
 at AS MATERIALIZED (SELECT ` + h + ` AS h, tip.tip, coalesce((SELECT burn_block_height FROM blocks
 	WHERE canonical AND block_height = least(` + h + `, tip.tip) LIMIT 1), 0) AS b FROM tip)
 SELECT k.principal,

@@ -195,7 +195,7 @@ func (s *Store) ContractEvents(ctx context.Context, contractID string, limit, of
 	var logs []*ContractLog
 	q := s.DB.NewSelect().Model(&logs).Where("contract_identifier = ? AND canonical AND microblock_canonical", contractID)
 	if !unanchored {
-		q = q.Where("block_height <= (SELECT block_height FROM chain_tip)")
+		q = q.Where("block_height <= (SELECT block_height FROM chain_tip WHERE id)")
 	}
 	err := q.OrderExpr(eventOrderDesc).Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
 	if isNoRows(err) {
@@ -294,10 +294,10 @@ var principalEventsSQL = func() string {
 			AND e.microblock_hash = k.microblock_hash AND e.event_index = k.event_index`, t.selectAll(), i))
 		for _, col := range principalColumns[t.kind] {
 			unanchored = append(unanchored, fmt.Sprintf(`%s WHERE e.%s = $1::text AND e.canonical AND e.microblock_canonical
-				AND e.block_height > (SELECT block_height FROM chain_tip)`, t.selectAll(), col))
+				AND e.block_height %s`, t.selectAll(), col, aboveTipSQL))
 		}
 	}
-	return `WITH u AS MATERIALIZED (` + strings.Join(unanchored, " UNION ") + `),
+	return `WITH ` + tipSQL + `, u AS MATERIALIZED (` + strings.Join(unanchored, " UNION ") + `),
 	c AS MATERIALIZED (SELECT coalesce((SELECT event_count FROM principal_event_counts WHERE principal = $1::text), 0) AS n,
 		(SELECT count(*) FROM u) AS un),
 	k AS (SELECT p.* FROM c CROSS JOIN LATERAL (SELECT * FROM principal_event_positions

@@ -20,7 +20,7 @@ func (s *Store) CanonicalTxsByID(ctx context.Context, ids []string, unanchored b
 	var txs []*Tx
 	q := s.DB.NewSelect().Model(&txs).Where("tx_id = ANY(?) AND canonical AND microblock_canonical", byteKeys(ids))
 	if !unanchored {
-		q = q.Where("block_height <= (SELECT block_height FROM chain_tip)")
+		q = q.Where("block_height <= (SELECT block_height FROM chain_tip WHERE id)")
 	}
 	return txs, q.Scan(ctx)
 }
@@ -91,9 +91,9 @@ var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
 		if v == txPageUnanchored {
 			u = `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
 		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
-		AND block_height > (SELECT block_height FROM chain_tip)`
+		AND block_height ` + aboveTipSQL
 		}
-		out[v].page = `WITH u AS MATERIALIZED (` + u + `),
+		out[v].page = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
 	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
 	keys AS (
 		(SELECT tx_id, index_block_hash, microblock_hash FROM u
@@ -107,7 +107,7 @@ var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
 	)
 	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
-		out[v].total = `WITH u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u)
+		out[v].total = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u)
 	WHERE $2::bigint IS NOT NULL AND $3::bigint IS NOT NULL`
 	}
 	return out
