@@ -16,6 +16,7 @@ const (
 	EFORBIDDEN   = "forbidden"   // the operation is switched off or not configured: 403
 	ERATELIMIT   = "rate_limited"
 	EGONE        = "gone"     // a disabled (deprecated) endpoint: 410
+	ECANCELED    = "canceled" // the client went away before its answer: 499, which nobody receives
 	EINTERNAL    = "internal" // a bug or an unexpected failure: 500
 )
 

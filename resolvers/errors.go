@@ -27,6 +27,13 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	if errors.As(err, &parsed) && parsed.Extensions != nil && parsed.Extensions["code"] != nil {
 		return gqlErr // parse/validation errors already carry gqlgen's code
 	}
+	if errors.Is(err, context.Canceled) {
+		// The client went away (or its request ended): not a failure of ours.
+		slog.DebugContext(ctx, "resolver canceled", "path", gqlErr.Path.String())
+		gqlErr.Message = "the request was canceled"
+		setCode(gqlErr, stxgraph.ECANCELED)
+		return gqlErr
+	}
 	if db.Unavailable(err) {
 		slog.WarnContext(ctx, "database unavailable", "path", gqlErr.Path.String(), "err", err)
 		gqlErr.Message = "the database is unavailable; try again shortly"

@@ -8,6 +8,10 @@ import (
 )
 
 // statusOf maps the shared error vocabulary to HTTP status codes: the one place REST does it.
+// statusClientClosed is the status logged for a request whose client went away before its
+// answer (nginx's 499): no client receives it, and it is no server failure.
+const statusClientClosed = 499
+
 func statusOf(code string) int {
 	switch code {
 	case stxgraph.EINVALID:
@@ -22,6 +26,8 @@ func statusOf(code string) int {
 		return http.StatusGone
 	case stxgraph.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
+	case stxgraph.ECANCELED:
+		return statusClientClosed
 	default:
 		return http.StatusInternalServerError
 	}

@@ -101,9 +101,24 @@ func TestEndedRequestsRunNoFurtherStatements(t *testing.T) {
 			if ended := i%2 == 1; ended != (len(got.Errors) > 0) {
 				t.Errorf("request %d (ended: %v): errors %+v", i, ended, got.Errors)
 			}
+			for _, e := range got.Errors {
+				if e.Extensions["code"] != "canceled" {
+					t.Errorf("request %d ended with %q (%v); want the code canceled", i, e.Message, e.Extensions["code"])
+				}
+			}
 		}()
 	}
 	wg.Wait()
+	// A REST path whose client went away is logged as such (499), not as a server failure.
+	resp, err := http.Get(srv.URL + "/extended/v1/block?limit=5&end=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 499 {
+		t.Errorf("REST read ended after its first statement: status %d, want 499", resp.StatusCode)
+	}
+	stats = stats[:len(stats)-1]
 	if len(stats) != requests {
 		t.Fatalf("%d requests reached the server, want %d", len(stats), requests)
 	}

@@ -30,6 +30,15 @@ type loadOptions struct {
 	accounts []string
 }
 
+// path is the i-th path to request, with {account} filled by a random account of the chain.
+func (o loadOptions) path(i int, rnd *rand.Rand) string {
+	path := o.paths[i]
+	if len(o.accounts) > 0 && strings.Contains(path, "{account}") {
+		path = strings.ReplaceAll(path, "{account}", o.accounts[rnd.IntN(len(o.accounts))])
+	}
+	return path
+}
+
 // pathResult is what one path measured over elapsed.
 type pathResult struct {
 	path      string
@@ -90,10 +99,7 @@ func worker(ctx context.Context, client *http.Client, o loadOptions, w int) []*p
 	rnd := rand.New(rand.NewPCG(uint64(w), 13))
 	for n := w; ctx.Err() == nil; n++ {
 		i := n % len(o.paths)
-		path := o.paths[i]
-		if len(o.accounts) > 0 && strings.Contains(path, "{account}") {
-			path = strings.ReplaceAll(path, "{account}", o.accounts[rnd.IntN(len(o.accounts))])
-		}
+		path := o.path(i, rnd)
 		began := time.Now()
 		err := get(ctx, client, o.base+path)
 		switch {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,6 +88,17 @@ func TestPlaceholders(t *testing.T) {
 	crowd := g.Accounts()[2].Address.String()
 	if !strings.HasPrefix(got, "/a/"+g.Busy()+"/"+crowd+"/"+g.Idle()+"/"+g.ContractID()+"?tx_id=0x") || strings.Count(got, "tx_id=0x") != 5 {
 		t.Errorf("placeholders gave %s", got)
+	}
+	// Every default path is filled, inside escaped GraphQL queries too; {account} is left for
+	// each request to fill.
+	for _, p := range fill(r, append(defaultPaths, uncachedPaths...)) {
+		if unescaped, _ := url.QueryUnescape(p); strings.ContainsAny(strings.ReplaceAll(unescaped, "{account}", ""), "{}") &&
+			!strings.HasPrefix(p, "/graphql") {
+			t.Errorf("placeholder left in %s", p)
+		}
+		if strings.Contains(p, "%7Bbusy%7D") || strings.Contains(p, "{busy}") {
+			t.Errorf("{busy} left in %s", p)
+		}
 	}
 	if _, err := placeholders(chaingen.Options{Blocks: 1, TxsPerBlock: 1, Accounts: 4}); err == nil {
 		t.Error("a chain without five transactions after genesis filled {txids}")

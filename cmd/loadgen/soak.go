@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"slices"
@@ -80,8 +81,9 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	for _, p := range defaultPaths {
-		lo.paths = append(lo.paths, subst.Replace(p))
+	lo.paths = fill(subst, defaultPaths)
+	if lo.accounts, err = accountAddresses(*o); err != nil {
+		return err
 	}
 	lo.base = strings.TrimSuffix(lo.base, "/")
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
@@ -103,6 +105,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var wg sync.WaitGroup
 	for w := range lo.conns {
 		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(w), 17))
 			for n := w; ; n++ {
 				select {
 				case <-ctx.Done():
@@ -110,7 +113,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				case <-tokens:
 				}
 				began := time.Now()
-				err := get(ctx, client, lo.base+lo.paths[n%len(lo.paths)])
+				err := get(ctx, client, lo.base+lo.path(n%len(lo.paths), rnd))
 				if ctx.Err() != nil {
 					return
 				}
