@@ -100,7 +100,7 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		WHERE datname = current_database() AND query ILIKE 'LISTEN%'`).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("terminate the listener's session: %v (terminated %v)", err, terminated)
 	}
-	before := awaitVersion(t, ctx, l, func(v db.StateVersion) bool { return !v.Live })
+	before := dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return !v.Live })
 	commitBlock(t, ctx, conn, store, 2)
 	commitBlock(t, ctx, conn, store, 3)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q CONNECTION LIMIT -1`, dbName)); err != nil {
@@ -121,23 +121,8 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Fatalf("unexpected extra notice %+v", n)
 	case <-time.After(200 * time.Millisecond):
 	}
-	after := awaitVersion(t, ctx, l, func(v db.StateVersion) bool { return v.Live && v.Chain > before.Chain })
+	after := dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return v.Live && v.Chain > before.Chain })
 	if after.Mempool <= before.Mempool || after.Brc20 <= before.Brc20 {
 		t.Errorf("after a lost connection only the chain's version moved: %+v then %+v", before, after)
-	}
-}
-
-// awaitVersion waits until the listener's version satisfies ok, and returns it.
-func awaitVersion(t *testing.T, ctx context.Context, l *db.Listener, ok func(db.StateVersion) bool) db.StateVersion {
-	t.Helper()
-	for {
-		if v := l.Version(); ok(v) {
-			return v
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the listener's version never reached the state awaited")
-		case <-time.After(10 * time.Millisecond):
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
 // Every message that changes what reads answer is announced, and moves the version of the part
@@ -20,9 +21,7 @@ func TestMessagesMoveTheirPartOfTheVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !events.Version().Live {
-		time.Sleep(10 * time.Millisecond)
-	}
+	dbtest.AwaitVersion(t, events, func(v db.StateVersion) bool { return v.Live })
 	in := NewIngester(store)
 	seen := map[string]bool{}
 	for _, rec := range fixtureRecords(t, "fuzzed-transactions-1") {
@@ -39,13 +38,7 @@ func TestMessagesMoveTheirPartOfTheVersion(t *testing.T) {
 			}
 			return true
 		}
-		for v := events.Version(); !moved(v); v = events.Version() {
-			select {
-			case <-ctx.Done():
-				t.Fatalf("%s did not move its part of the version: %+v then %+v", rec.Path, before, v)
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
+		dbtest.AwaitVersion(t, events, moved)
 		seen[rec.Path] = true
 	}
 	for _, p := range []string{PathNewBlock, PathNewBurnBlock, PathNewMempoolTx, PathDropMempoolTx} {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
@@ -81,7 +80,7 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	version := awaitLive(t, events, 0)
+	version := dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(db.StateVersion{}))
 	cache := respcache.New(1<<20, listenerVersions{events})
 	srv := serve(t, store, rest.Options{Answers: cache})
 	plain := serve(t, store, rest.Options{})
@@ -124,15 +123,13 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"mempool","tx_ids":[]}`); err != nil {
 		t.Fatal(err)
 	}
-	for events.Version().Mempool == mempool {
-		time.Sleep(10 * time.Millisecond)
-	}
+	dbtest.AwaitVersion(t, events, func(v db.StateVersion) bool { return v.Mempool != mempool })
 	if _, same, n := get(srv.URL, ""); n != 0 || same != first {
 		t.Errorf("after a mempool notice the block list ran %d statements; it reads only the chain", n)
 	}
 
 	replayLines(t, store, lines[last:])
-	awaitLive(t, events, version)
+	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(version))
 	_, moved, recomputed := get(srv.URL, "")
 	if moved == first {
 		t.Fatal("answer from before the new block served after it")
@@ -157,20 +154,4 @@ type listenerVersions struct{ events *db.Listener }
 func (l listenerVersions) Version() respcache.State {
 	v := l.events.Version()
 	return respcache.State{Chain: v.Chain, Mempool: v.Mempool, Brc20: v.Brc20, Live: v.Live}
-}
-
-// awaitLive waits until the listener's chain state is live at a chain version other than after,
-// and returns that version.
-func awaitLive(t *testing.T, events *db.Listener, after uint64) uint64 {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if v := events.Version(); v.Live && v.Chain != after {
-			return v.Chain
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the chain notices never became live at a new version")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

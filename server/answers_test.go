@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -21,7 +21,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	c.seed(t, a.store)
-	version := awaitVersion(t, a.events, 0)
+	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
 
 	q := `query Front($n: Int) { blocksConnection(first: $n) { nodes { height transactions(first: 2) { nodes { txId events(limit: 1) { __typename } } } } } }`
 	sum := sha256.Sum256([]byte(q))
@@ -59,7 +59,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
 		t.Fatal(err)
 	}
-	awaitVersion(t, a.events, version)
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
 	moved, recomputed := ask(false, true)
 	if !strings.Contains(moved, `"height":4`) {
 		t.Fatalf("answer after block 4: %s", moved)
@@ -83,21 +83,5 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 				t.Errorf("%s was answered from memory", doc)
 			}
 		}
-	}
-}
-
-// awaitVersion waits until the listener's chain state is live at a chain version other than
-// after, and returns that version.
-func awaitVersion(t testing.TB, events *db.Listener, after uint64) uint64 {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if v := events.Version(); v.Live && v.Chain != after {
-			return v.Chain
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the chain notices never became live at a new version")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -61,7 +62,7 @@ func BenchmarkChainReads(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	awaitVersion(b, events, 0)
+	dbtest.AwaitVersion(b, events, dbtest.NewChainVersion(db.StateVersion{}))
 	withCache := server.Config{Store: store, ServerVersion: "bench", AnswerCacheBytes: 64 << 20, Events: events}
 	// A REST path without and with the answer cache.
 	cached, err := server.New(withCache)
