@@ -22,8 +22,18 @@ func TestPick(t *testing.T) {
 			t.Errorf("pick %v = %q, want %q", c.path, got, c.want)
 		}
 	}
-	if got := pick([]byte(`{"a":`), "a"); len(got) != 0 {
-		t.Errorf("truncated document: got %q, want nothing", got)
+	// Escapes: an escaped quote does not end a string, an escaped backslash before the closing
+	// quote does not hide it.
+	esc := []byte(`{"a":"x\\","b":"q\"}","c":"\\\"","d":1}`)
+	for key, want := range map[string]string{"a": `"x\\"`, "b": `"q\"}"`, "c": `"\\\""`, "d": `1`} {
+		if got := string(pick(esc, key)); got != want {
+			t.Errorf("pick %s of %s = %q, want %q", key, esc, got, want)
+		}
+	}
+	for _, truncated := range []string{`{"a":`, `{"a":"x`, `{"a":"x\"`} {
+		if got := pick([]byte(truncated), "a"); len(got) != 0 {
+			t.Errorf("truncated document %s: got %q, want nothing", truncated, got)
+		}
 	}
 }
 

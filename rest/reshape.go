@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"strconv"
 )
 
@@ -150,27 +151,36 @@ func pick(src []byte, path ...string) []byte {
 }
 
 func objectMember(obj []byte, key string) []byte {
-	if len(obj) == 0 || obj[0] != '{' {
-		return nil
-	}
-	for i := 1; i < len(obj) && obj[i] != '}'; {
-		if obj[i] == ',' {
-			i++
+	for k, v := range members(obj) {
+		if string(k) == key {
+			return v
 		}
-		keyEnd, err := skipValue(obj, i)
-		if err != nil || keyEnd < i+2 {
-			return nil
-		}
-		valEnd, err := skipValue(obj, keyEnd+1)
-		if err != nil {
-			return nil
-		}
-		if string(obj[i+1:keyEnd-1]) == key {
-			return obj[keyEnd+1 : valEnd]
-		}
-		i = valEnd
 	}
 	return nil
+}
+
+// members yields the top-level members of a compact JSON object in order, key (unquoted) and
+// value; nothing when obj is no object, and up to the first malformed member.
+func members(obj []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func([]byte, []byte) bool) {
+		if len(obj) == 0 || obj[0] != '{' {
+			return
+		}
+		for i := 1; i < len(obj) && obj[i] != '}'; {
+			if obj[i] == ',' {
+				i++
+			}
+			keyEnd, err := skipValue(obj, i)
+			if err != nil || keyEnd < i+2 {
+				return
+			}
+			valEnd, err := skipValue(obj, keyEnd+1)
+			if err != nil || !yield(obj[i+1:keyEnd-1], obj[keyEnd+1:valEnd]) {
+				return
+			}
+			i = valEnd
+		}
+	}
 }
 
 // skipValue returns the end of the JSON value starting at i (gqlgen emits no whitespace).
@@ -179,10 +189,8 @@ func skipValue(src []byte, i int) (int, error) {
 	for j := i; j < len(src); j++ {
 		switch src[j] {
 		case '"':
-			for j++; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '\\' {
-					j++
-				}
+			if j = stringEnd(src, j); j == len(src) {
+				return 0, fmt.Errorf("reshape: unterminated string at %d", i)
 			}
 			if depth == 0 {
 				return j + 1, nil
@@ -207,6 +215,27 @@ func skipValue(src []byte, i int) (int, error) {
 		return len(src), nil
 	}
 	return 0, fmt.Errorf("reshape: unterminated value at %d", i)
+}
+
+// stringEnd returns the index of the quote closing the JSON string that opens at i (len(src)
+// when it is unterminated): the next quote not escaped, i.e. preceded by an even number of
+// backslashes. Most strings hold no escape, so it jumps from quote to quote.
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return len(src)
+		}
+		j += k
+		backslashes := 0
+		for b := j - 1; b > i && src[b] == '\\'; b-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return j
+		}
+		j++
+	}
 }
 
 func member(dst, key, value []byte) []byte {

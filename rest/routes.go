@@ -439,30 +439,67 @@ func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]b
 // its parent confirmed, known only when the parent is on the same page.
 func listedBlocks(blocks []byte) []byte {
 	els := arrayElements(blocks)
+	objs := make([]blockObject, len(els))
 	accepted := make([][][]byte, len(els))
 	for i, el := range els {
-		accepted[i] = arrayElements(objectMember(el, "microblocks_accepted"))
+		for k, v := range members(el) {
+			objs[i].keys, objs[i].values = append(objs[i].keys, string(k)), append(objs[i].values, v)
+		}
+		accepted[i] = arrayElements(objs[i].get("microblocks_accepted"))
 		slices.Reverse(accepted[i])
 	}
-	out := []byte{'['}
-	for i, el := range els {
-		el = replaceMember(el, "microblocks_accepted", joinArray(accepted[i]))
-		counts := arrayElements(objectMember(el, "microblock_tx_count"))
+	out := make([]byte, 1, len(blocks)+64*len(els)) // the members added are short
+	out[0] = '['
+	for i, o := range objs {
+		counts := arrayElements(o.get("microblock_tx_count"))
 		slices.Reverse(counts)
-		el = replaceMember(el, "microblock_tx_count", joinArray(counts))
 		var streamed [][]byte
-		if i+1 < len(els) && bytes.Equal(objectMember(els[i+1], "hash"), objectMember(el, "parent_block_hash")) {
+		if i+1 < len(objs) && bytes.Equal(objs[i+1].get("hash"), o.get("parent_block_hash")) {
 			for _, mb := range accepted[i+1] {
 				streamed = append(streamed, objectMember(mb, "hash"))
 			}
 		}
-		el = replaceMember(el, "microblocks_streamed", joinArray(streamed))
+		o.set("microblocks_accepted", joinArray(accepted[i]))
+		o.set("microblock_tx_count", joinArray(counts))
+		o.set("microblocks_streamed", joinArray(streamed))
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, el...)
+		out = o.appendTo(out)
 	}
 	return append(out, ']')
+}
+
+// blockObject is a block of the list split into its members once, so that reading and
+// replacing several of them does not walk its JSON again each time.
+type blockObject struct {
+	keys   []string
+	values [][]byte
+}
+
+func (o blockObject) get(key string) []byte {
+	if i := slices.Index(o.keys, key); i >= 0 {
+		return o.values[i]
+	}
+	return nil
+}
+
+// set replaces the value of member key (nothing when it is missing).
+func (o blockObject) set(key string, value []byte) {
+	if i := slices.Index(o.keys, key); i >= 0 {
+		o.values[i] = value
+	}
+}
+
+func (o blockObject) appendTo(dst []byte) []byte {
+	dst = append(dst, '{')
+	for i, k := range o.keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = member(dst, []byte(k), o.values[i])
+	}
+	return append(dst, '}')
 }
 
 // arrayElements splits a compact JSON array into its elements.
@@ -487,29 +524,4 @@ func arrayElements(arr []byte) [][]byte {
 
 func joinArray(els [][]byte) []byte {
 	return append(append([]byte{'['}, bytes.Join(els, []byte{','})...), ']')
-}
-
-// replaceMember returns obj with the value of its top-level member key replaced (obj unchanged
-// when the member is missing).
-func replaceMember(obj []byte, key string, value []byte) []byte {
-	for i := 1; i < len(obj) && obj[i] != '}'; {
-		if obj[i] == ',' {
-			i++
-		}
-		keyEnd, err := skipValue(obj, i)
-		if err != nil {
-			return obj
-		}
-		valEnd, err := skipValue(obj, keyEnd+1)
-		if err != nil {
-			return obj
-		}
-		if string(obj[i+1:keyEnd-1]) == key {
-			out := make([]byte, 0, len(obj)+len(value))
-			out = append(append(append(out, obj[:keyEnd+1]...), value...), obj[valEnd:]...)
-			return out
-		}
-		i = valEnd
-	}
-	return obj
 }
