@@ -828,18 +828,14 @@ type FungibleTokenAssetEventResolver interface {
 }
 type MempoolTransactionResolver interface {
 	PostConditionMode(ctx context.Context, obj *db.MempoolTx) (PostConditionMode, error)
-	PostConditions(ctx context.Context, obj *db.MempoolTx) ([]*tx.PostConditionJSON, error)
+
 	AnchorMode(ctx context.Context, obj *db.MempoolTx) (AnchorMode, error)
 	TxStatus(ctx context.Context, obj *db.MempoolTx) (TxStatus, error)
 	ReplacedByTxID(ctx context.Context, obj *db.MempoolTx) ([]byte, error)
-	ReceiptTimeIso(ctx context.Context, obj *db.MempoolTx) (string, error)
+
 	TxType(ctx context.Context, obj *db.MempoolTx) (TxType, error)
-	TokenTransfer(ctx context.Context, obj *db.MempoolTx) (*tx.TokenTransferJSON, error)
-	SmartContract(ctx context.Context, obj *db.MempoolTx) (*tx.SmartContractJSON, error)
+
 	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
-	PoisonMicroblock(ctx context.Context, obj *db.MempoolTx) (*tx.PoisonMicroblockJSON, error)
-	CoinbasePayload(ctx context.Context, obj *db.MempoolTx) (*tx.CoinbaseJSON, error)
-	TenureChangePayload(ctx context.Context, obj *db.MempoolTx) (*tx.TenureChangeJSON, error)
 }
 type MempoolTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *MempoolTransactionConnection) (*int32, error)
@@ -944,28 +940,18 @@ type TransactionResolver interface {
 	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
 
 	PostConditionMode(ctx context.Context, obj *db.Tx) (PostConditionMode, error)
-	PostConditions(ctx context.Context, obj *db.Tx) ([]*tx.PostConditionJSON, error)
+
 	AnchorMode(ctx context.Context, obj *db.Tx) (AnchorMode, error)
 
 	BlockTime(ctx context.Context, obj *db.Tx) (int32, error)
-	BlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
 
-	BurnBlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
-
-	ParentBurnBlockTimeIso(ctx context.Context, obj *db.Tx) (string, error)
 	TxStatus(ctx context.Context, obj *db.Tx) (TxStatus, error)
 	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
 
-	IsUnanchored(ctx context.Context, obj *db.Tx) (bool, error)
-
 	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
 	TxType(ctx context.Context, obj *db.Tx) (TxType, error)
-	TokenTransfer(ctx context.Context, obj *db.Tx) (*tx.TokenTransferJSON, error)
-	SmartContract(ctx context.Context, obj *db.Tx) (*tx.SmartContractJSON, error)
+
 	ContractCall(ctx context.Context, obj *db.Tx) (*tx.ContractCallJSON, error)
-	PoisonMicroblock(ctx context.Context, obj *db.Tx) (*tx.PoisonMicroblockJSON, error)
-	CoinbasePayload(ctx context.Context, obj *db.Tx) (*tx.CoinbaseJSON, error)
-	TenureChangePayload(ctx context.Context, obj *db.Tx) (*tx.TenureChangeJSON, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -13319,7 +13305,7 @@ func (ec *executionContext) _MempoolTransaction_postConditions(ctx context.Conte
 			return ec.fieldContext_MempoolTransaction_postConditions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().PostConditions(ctx, obj)
+			return obj.PostConditions()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
@@ -13334,7 +13320,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_postConditions(_ con
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_PostCondition(ctx, field)
 		},
@@ -13420,7 +13406,7 @@ func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Conte
 			return ec.fieldContext_MempoolTransaction_receiptTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().ReceiptTimeIso(ctx, obj)
+			return obj.ReceiptTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -13431,7 +13417,7 @@ func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_receiptTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_txType(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13466,7 +13452,7 @@ func (ec *executionContext) _MempoolTransaction_tokenTransfer(ctx context.Contex
 			return ec.fieldContext_MempoolTransaction_tokenTransfer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().TokenTransfer(ctx, obj)
+			return obj.TokenTransfer()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.TokenTransferJSON) graphql.Marshaler {
@@ -13481,7 +13467,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_tokenTransfer(_ cont
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TokenTransferPayload(ctx, field)
 		},
@@ -13498,7 +13484,7 @@ func (ec *executionContext) _MempoolTransaction_smartContract(ctx context.Contex
 			return ec.fieldContext_MempoolTransaction_smartContract(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().SmartContract(ctx, obj)
+			return obj.SmartContract()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {
@@ -13513,7 +13499,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_smartContract(_ cont
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SmartContractPayload(ctx, field)
 		},
@@ -13562,7 +13548,7 @@ func (ec *executionContext) _MempoolTransaction_poisonMicroblock(ctx context.Con
 			return ec.fieldContext_MempoolTransaction_poisonMicroblock(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().PoisonMicroblock(ctx, obj)
+			return obj.PoisonMicroblock()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.PoisonMicroblockJSON) graphql.Marshaler {
@@ -13577,7 +13563,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_poisonMicroblock(_ c
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_PoisonMicroblockPayload(ctx, field)
 		},
@@ -13594,7 +13580,7 @@ func (ec *executionContext) _MempoolTransaction_coinbasePayload(ctx context.Cont
 			return ec.fieldContext_MempoolTransaction_coinbasePayload(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().CoinbasePayload(ctx, obj)
+			return obj.CoinbasePayload()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.CoinbaseJSON) graphql.Marshaler {
@@ -13609,7 +13595,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_coinbasePayload(_ co
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CoinbasePayload(ctx, field)
 		},
@@ -13626,7 +13612,7 @@ func (ec *executionContext) _MempoolTransaction_tenureChangePayload(ctx context.
 			return ec.fieldContext_MempoolTransaction_tenureChangePayload(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().TenureChangePayload(ctx, obj)
+			return obj.TenureChangePayload()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.TenureChangeJSON) graphql.Marshaler {
@@ -13641,7 +13627,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_tenureChangePayload(
 		Object:     "MempoolTransaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TenureChangePayload(ctx, field)
 		},
@@ -18114,7 +18100,7 @@ func (ec *executionContext) _Transaction_postConditions(ctx context.Context, fie
 			return ec.fieldContext_Transaction_postConditions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().PostConditions(ctx, obj)
+			return obj.PostConditions()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
@@ -18129,7 +18115,7 @@ func (ec *executionContext) fieldContext_Transaction_postConditions(_ context.Co
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_PostCondition(ctx, field)
 		},
@@ -18215,7 +18201,7 @@ func (ec *executionContext) _Transaction_blockTimeIso(ctx context.Context, field
 			return ec.fieldContext_Transaction_blockTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().BlockTimeIso(ctx, obj)
+			return obj.BlockTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18226,7 +18212,7 @@ func (ec *executionContext) _Transaction_blockTimeIso(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_blockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18284,7 +18270,7 @@ func (ec *executionContext) _Transaction_burnBlockTimeIso(ctx context.Context, f
 			return ec.fieldContext_Transaction_burnBlockTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().BurnBlockTimeIso(ctx, obj)
+			return obj.BurnBlockTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18295,7 +18281,7 @@ func (ec *executionContext) _Transaction_burnBlockTimeIso(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_burnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_parentBurnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18330,7 +18316,7 @@ func (ec *executionContext) _Transaction_parentBurnBlockTimeIso(ctx context.Cont
 			return ec.fieldContext_Transaction_parentBurnBlockTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().ParentBurnBlockTimeIso(ctx, obj)
+			return obj.ParentBurnBlockTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -18341,7 +18327,7 @@ func (ec *executionContext) _Transaction_parentBurnBlockTimeIso(ctx context.Cont
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18454,7 +18440,7 @@ func (ec *executionContext) _Transaction_isUnanchored(ctx context.Context, field
 			return ec.fieldContext_Transaction_isUnanchored(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().IsUnanchored(ctx, obj)
+			return obj.IsUnanchored(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
@@ -18465,7 +18451,7 @@ func (ec *executionContext) _Transaction_isUnanchored(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_isUnanchored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type Boolean does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_microblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18705,7 +18691,7 @@ func (ec *executionContext) _Transaction_tokenTransfer(ctx context.Context, fiel
 			return ec.fieldContext_Transaction_tokenTransfer(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TokenTransfer(ctx, obj)
+			return obj.TokenTransfer()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.TokenTransferJSON) graphql.Marshaler {
@@ -18720,7 +18706,7 @@ func (ec *executionContext) fieldContext_Transaction_tokenTransfer(_ context.Con
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TokenTransferPayload(ctx, field)
 		},
@@ -18737,7 +18723,7 @@ func (ec *executionContext) _Transaction_smartContract(ctx context.Context, fiel
 			return ec.fieldContext_Transaction_smartContract(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().SmartContract(ctx, obj)
+			return obj.SmartContract()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.SmartContractJSON) graphql.Marshaler {
@@ -18752,7 +18738,7 @@ func (ec *executionContext) fieldContext_Transaction_smartContract(_ context.Con
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SmartContractPayload(ctx, field)
 		},
@@ -18801,7 +18787,7 @@ func (ec *executionContext) _Transaction_poisonMicroblock(ctx context.Context, f
 			return ec.fieldContext_Transaction_poisonMicroblock(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().PoisonMicroblock(ctx, obj)
+			return obj.PoisonMicroblock()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.PoisonMicroblockJSON) graphql.Marshaler {
@@ -18816,7 +18802,7 @@ func (ec *executionContext) fieldContext_Transaction_poisonMicroblock(_ context.
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_PoisonMicroblockPayload(ctx, field)
 		},
@@ -18833,7 +18819,7 @@ func (ec *executionContext) _Transaction_coinbasePayload(ctx context.Context, fi
 			return ec.fieldContext_Transaction_coinbasePayload(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().CoinbasePayload(ctx, obj)
+			return obj.CoinbasePayload()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.CoinbaseJSON) graphql.Marshaler {
@@ -18848,7 +18834,7 @@ func (ec *executionContext) fieldContext_Transaction_coinbasePayload(_ context.C
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CoinbasePayload(ctx, field)
 		},
@@ -18865,7 +18851,7 @@ func (ec *executionContext) _Transaction_tenureChangePayload(ctx context.Context
 			return ec.fieldContext_Transaction_tenureChangePayload(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TenureChangePayload(ctx, obj)
+			return obj.TenureChangePayload()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.TenureChangeJSON) graphql.Marshaler {
@@ -18880,7 +18866,7 @@ func (ec *executionContext) fieldContext_Transaction_tenureChangePayload(_ conte
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_TenureChangePayload(ctx, field)
 		},
@@ -24757,43 +24743,10 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "postConditions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_postConditions(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_postConditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "anchorMode":
 			field := field
 
@@ -24909,43 +24862,10 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "receiptTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_receiptTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_receiptTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txType":
 			field := field
 
@@ -24985,81 +24905,15 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenTransfer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_tokenTransfer(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_tokenTransfer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "smartContract":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_smartContract(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_smartContract(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "contractCall":
 			field := field
 
@@ -25099,119 +24953,20 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "poisonMicroblock":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_poisonMicroblock(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_poisonMicroblock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "coinbasePayload":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_coinbasePayload(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_coinbasePayload(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tenureChangePayload":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_tenureChangePayload(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_tenureChangePayload(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28464,43 +28219,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "postConditions":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_postConditions(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_postConditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "anchorMode":
 			field := field
 
@@ -28583,43 +28305,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_blockTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_blockTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "burnBlockHeight":
 			out.Values[i] = ec._Transaction_burnBlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28631,86 +28320,20 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "burnBlockTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_burnBlockTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_burnBlockTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parentBurnBlockTime":
 			out.Values[i] = ec._Transaction_parentBurnBlockTime(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "parentBurnBlockTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_parentBurnBlockTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_parentBurnBlockTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txStatus":
 			field := field
 
@@ -28798,43 +28421,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "isUnanchored":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_isUnanchored(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_isUnanchored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "microblockHash":
 			out.Values[i] = ec._Transaction_microblockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28947,81 +28537,15 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenTransfer":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_tokenTransfer(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_tokenTransfer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "smartContract":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_smartContract(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_smartContract(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "contractCall":
 			field := field
 
@@ -29061,119 +28585,20 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "poisonMicroblock":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_poisonMicroblock(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_poisonMicroblock(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "coinbasePayload":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_coinbasePayload(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_coinbasePayload(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tenureChangePayload":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_tenureChangePayload(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_tenureChangePayload(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

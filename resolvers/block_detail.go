@@ -66,11 +66,11 @@ func (r *blockResolver) TenureHeight(_ context.Context, b *db.Block) (int32, err
 
 func (r *blockResolver) BlockTimeIso(_ context.Context, b *db.Block) (string, error) {
 	if b.BlockTime > 0 {
-		return isoTime(b.BlockTime), nil
+		return db.ISOTime(b.BlockTime), nil
 	}
-	return isoTime(b.BurnBlockTime), nil
+	return db.ISOTime(b.BurnBlockTime), nil
 }
 
 func (r *blockResolver) BurnBlockTimeIso(_ context.Context, b *db.Block) (string, error) {
-	return isoTime(b.BurnBlockTime), nil
+	return db.ISOTime(b.BurnBlockTime), nil
 }

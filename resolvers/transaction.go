@@ -3,7 +3,6 @@ package resolvers
 import (
 	"context"
 	"fmt"
-	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -95,35 +94,12 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// decode decodes a transaction's stored bytes. Ingestion decoded them once already, so a failure
-// here is an internal error.
-func decode(f *db.TxFields) (*tx.Transaction, error) {
-	t, err := tx.Decode(f.RawTx)
-	if err != nil {
-		return nil, fmt.Errorf("stored transaction does not decode: %w", err)
-	}
-	return t, nil
-}
-
-// Payload type ids as stored (the wire payload type byte).
-const (
-	typeTokenTransfer = iota
-	typeSmartContract
-	typeContractCall
-	typePoisonMicroblock
-	typeCoinbase
-	typeCoinbaseToAltRecipient
-	typeVersionedSmartContract
-	typeTenureChange
-	typeNakamotoCoinbase
-)
-
 var txTypes = map[int16]graph.TxType{
-	typeTokenTransfer: graph.TxTypeTokenTransfer, typeSmartContract: graph.TxTypeSmartContract,
-	typeContractCall: graph.TxTypeContractCall, typePoisonMicroblock: graph.TxTypePoisonMicroblock,
-	typeCoinbase: graph.TxTypeCoinbase, typeCoinbaseToAltRecipient: graph.TxTypeCoinbase,
-	typeVersionedSmartContract: graph.TxTypeSmartContract, typeTenureChange: graph.TxTypeTenureChange,
-	typeNakamotoCoinbase: graph.TxTypeCoinbase,
+	db.TypeTokenTransfer: graph.TxTypeTokenTransfer, db.TypeSmartContract: graph.TxTypeSmartContract,
+	db.TypeContractCall: graph.TxTypeContractCall, db.TypePoisonMicroblock: graph.TxTypePoisonMicroblock,
+	db.TypeCoinbase: graph.TxTypeCoinbase, db.TypeCoinbaseToAltRecipient: graph.TxTypeCoinbase,
+	db.TypeVersionedSmartContract: graph.TxTypeSmartContract, db.TypeTenureChange: graph.TxTypeTenureChange,
+	db.TypeNakamotoCoinbase: graph.TxTypeCoinbase,
 }
 
 func txType(f *db.TxFields) (graph.TxType, error) {
@@ -134,42 +110,10 @@ func txType(f *db.TxFields) (graph.TxType, error) {
 	return t, nil
 }
 
-// payloadOf decodes the payload when the stored type is one of want, and returns nil otherwise
-// without decoding: only the payload field that applies pays for a decode.
-func payloadOf(f *db.TxFields, want ...int16) (*tx.PayloadJSON, error) {
-	for _, w := range want {
-		if f.TypeID == w {
-			t, err := decode(f)
-			if err != nil {
-				return nil, err
-			}
-			p := t.PayloadJSON()
-			return &p, nil
-		}
-	}
-	return nil, nil
-}
-
-func tokenTransfer(f *db.TxFields) (*tx.TokenTransferJSON, error) {
-	p, err := payloadOf(f, typeTokenTransfer)
-	if p == nil {
-		return nil, err
-	}
-	return p.TokenTransfer, nil
-}
-
-func smartContract(f *db.TxFields) (*tx.SmartContractJSON, error) {
-	p, err := payloadOf(f, typeSmartContract, typeVersionedSmartContract)
-	if p == nil {
-		return nil, err
-	}
-	return p.SmartContract, nil
-}
-
 // contractCall renders a contract call with the function signature and argument names and types
 // of the called contract's ABI when the contract is known.
 func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, error) {
-	p, err := payloadOf(f, typeContractCall)
+	p, err := f.Payload(db.TypeContractCall)
 	if p == nil {
 		return nil, err
 	}
@@ -219,43 +163,6 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 	return abi
 }
 
-func poisonMicroblock(f *db.TxFields) (*tx.PoisonMicroblockJSON, error) {
-	p, err := payloadOf(f, typePoisonMicroblock)
-	if p == nil {
-		return nil, err
-	}
-	return p.PoisonMicroblock, nil
-}
-
-func coinbasePayload(f *db.TxFields) (*tx.CoinbaseJSON, error) {
-	p, err := payloadOf(f, typeCoinbase, typeCoinbaseToAltRecipient, typeNakamotoCoinbase)
-	if p == nil {
-		return nil, err
-	}
-	return p.CoinbasePayload, nil
-}
-
-func tenureChangePayload(f *db.TxFields) (*tx.TenureChangeJSON, error) {
-	p, err := payloadOf(f, typeTenureChange)
-	if p == nil {
-		return nil, err
-	}
-	return p.TenureChangePayload, nil
-}
-
-func postConditions(f *db.TxFields) ([]*tx.PostConditionJSON, error) {
-	t, err := decode(f)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*tx.PostConditionJSON, len(t.PostConditions))
-	for i := range t.PostConditions {
-		j := t.PostConditions[i].JSON()
-		out[i] = &j
-	}
-	return out, nil
-}
-
 func postConditionMode(f *db.TxFields) graph.PostConditionMode {
 	return graph.PostConditionMode(tx.PostConditionMode(f.PostConditionMode).String())
 }
@@ -281,22 +188,6 @@ func txStatus(status int16) (graph.TxStatus, error) {
 	return s, nil
 }
 
-// isoTime renders a unix time as the reference does (Date.toISOString); a zero time is the
-// epoch, as for blocks and mempool receipts.
-func isoTime(unix int64) string {
-	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-// txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
-// time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
-// microblock) instead of a date.
-func txISOTime(unix int64) string {
-	if unix <= 0 {
-		return ""
-	}
-	return isoTime(unix)
-}
-
 // clarityValue renders serialized Clarity bytes as {hex, repr}.
 func clarityValue(b []byte) (*tx.ValueJSON, error) {
 	v, _, err := clarity.Decode(b)
@@ -311,36 +202,12 @@ func (r *transactionResolver) PostConditionMode(_ context.Context, t *db.Tx) (gr
 	return postConditionMode(&t.TxFields), nil
 }
 
-func (r *transactionResolver) PostConditions(_ context.Context, t *db.Tx) ([]*tx.PostConditionJSON, error) {
-	return postConditions(&t.TxFields)
-}
-
 func (r *transactionResolver) AnchorMode(_ context.Context, t *db.Tx) (graph.AnchorMode, error) {
 	return anchorMode(&t.TxFields), nil
 }
 
-// blockTime is the block's own time (Nakamoto) or, before it, its burn block's.
-func blockTime(t *db.Tx) int64 {
-	if t.BlockTime > 0 {
-		return t.BlockTime
-	}
-	return t.BurnBlockTime
-}
-
 func (r *transactionResolver) BlockTime(_ context.Context, t *db.Tx) (int32, error) {
-	return int32(blockTime(t)), nil
-}
-
-func (r *transactionResolver) BlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return txISOTime(blockTime(t)), nil
-}
-
-func (r *transactionResolver) BurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return txISOTime(t.BurnBlockTime), nil
-}
-
-func (r *transactionResolver) ParentBurnBlockTimeIso(_ context.Context, t *db.Tx) (string, error) {
-	return txISOTime(t.ParentBurnBlockTime), nil
+	return int32(t.ShownBlockTime()), nil
 }
 
 func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxStatus, error) {
@@ -349,10 +216,6 @@ func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxSta
 
 func (r *transactionResolver) TxResult(_ context.Context, t *db.Tx) (*tx.ValueJSON, error) {
 	return clarityValue(t.RawResult)
-}
-
-func (r *transactionResolver) IsUnanchored(_ context.Context, t *db.Tx) (bool, error) {
-	return len(t.BlockHash) == 0, nil
 }
 
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
@@ -374,36 +237,12 @@ func (r *transactionResolver) TxType(_ context.Context, t *db.Tx) (graph.TxType,
 	return txType(&t.TxFields)
 }
 
-func (r *transactionResolver) TokenTransfer(_ context.Context, t *db.Tx) (*tx.TokenTransferJSON, error) {
-	return tokenTransfer(&t.TxFields)
-}
-
-func (r *transactionResolver) SmartContract(_ context.Context, t *db.Tx) (*tx.SmartContractJSON, error) {
-	return smartContract(&t.TxFields)
-}
-
 func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields)
 }
 
-func (r *transactionResolver) PoisonMicroblock(_ context.Context, t *db.Tx) (*tx.PoisonMicroblockJSON, error) {
-	return poisonMicroblock(&t.TxFields)
-}
-
-func (r *transactionResolver) CoinbasePayload(_ context.Context, t *db.Tx) (*tx.CoinbaseJSON, error) {
-	return coinbasePayload(&t.TxFields)
-}
-
-func (r *transactionResolver) TenureChangePayload(_ context.Context, t *db.Tx) (*tx.TenureChangeJSON, error) {
-	return tenureChangePayload(&t.TxFields)
-}
-
 func (r *mempoolTransactionResolver) PostConditionMode(_ context.Context, t *db.MempoolTx) (graph.PostConditionMode, error) {
 	return postConditionMode(&t.TxFields), nil
-}
-
-func (r *mempoolTransactionResolver) PostConditions(_ context.Context, t *db.MempoolTx) ([]*tx.PostConditionJSON, error) {
-	return postConditions(&t.TxFields)
 }
 
 func (r *mempoolTransactionResolver) AnchorMode(_ context.Context, t *db.MempoolTx) (graph.AnchorMode, error) {
@@ -421,36 +260,12 @@ func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.Mem
 	return t.ReplacedByTxID, nil
 }
 
-func (r *mempoolTransactionResolver) ReceiptTimeIso(_ context.Context, t *db.MempoolTx) (string, error) {
-	return isoTime(t.ReceiptTime), nil
-}
-
 func (r *mempoolTransactionResolver) TxType(_ context.Context, t *db.MempoolTx) (graph.TxType, error) {
 	return txType(&t.TxFields)
 }
 
-func (r *mempoolTransactionResolver) TokenTransfer(_ context.Context, t *db.MempoolTx) (*tx.TokenTransferJSON, error) {
-	return tokenTransfer(&t.TxFields)
-}
-
-func (r *mempoolTransactionResolver) SmartContract(_ context.Context, t *db.MempoolTx) (*tx.SmartContractJSON, error) {
-	return smartContract(&t.TxFields)
-}
-
 func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields)
-}
-
-func (r *mempoolTransactionResolver) PoisonMicroblock(_ context.Context, t *db.MempoolTx) (*tx.PoisonMicroblockJSON, error) {
-	return poisonMicroblock(&t.TxFields)
-}
-
-func (r *mempoolTransactionResolver) CoinbasePayload(_ context.Context, t *db.MempoolTx) (*tx.CoinbaseJSON, error) {
-	return coinbasePayload(&t.TxFields)
-}
-
-func (r *mempoolTransactionResolver) TenureChangePayload(_ context.Context, t *db.MempoolTx) (*tx.TenureChangeJSON, error) {
-	return tenureChangePayload(&t.TxFields)
 }
 
 type postConditionResolver struct{ *Resolver }

@@ -1,0 +1,140 @@
+package db
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stxgraph/stxgraph/stacks/tx"
+)
+
+// Views of a stored transaction read from its row alone. They are methods without a context,
+// so GraphQL resolves them inline with the row's other fields instead of starting a goroutine
+// for each.
+
+// Payload type ids as stored (the wire payload type byte).
+const (
+	TypeTokenTransfer int16 = iota
+	TypeSmartContract
+	TypeContractCall
+	TypePoisonMicroblock
+	TypeCoinbase
+	TypeCoinbaseToAltRecipient
+	TypeVersionedSmartContract
+	TypeTenureChange
+	TypeNakamotoCoinbase
+)
+
+// Decode decodes the transaction's stored bytes. Ingestion decoded them once already, so a
+// failure here is an internal error.
+func (f *TxFields) Decode() (*tx.Transaction, error) {
+	t, err := tx.Decode(f.RawTx)
+	if err != nil {
+		return nil, fmt.Errorf("stored transaction does not decode: %w", err)
+	}
+	return t, nil
+}
+
+// Payload decodes the payload when the stored type is one of want, and returns nil otherwise
+// without decoding: only the payload field that applies pays for a decode.
+func (f *TxFields) Payload(want ...int16) (*tx.PayloadJSON, error) {
+	for _, w := range want {
+		if f.TypeID == w {
+			t, err := f.Decode()
+			if err != nil {
+				return nil, err
+			}
+			p := t.PayloadJSON()
+			return &p, nil
+		}
+	}
+	return nil, nil
+}
+
+// payloadPart is one part of the payload of a transaction of the types want, or nil.
+func payloadPart[T any](f *TxFields, part func(*tx.PayloadJSON) *T, want ...int16) (*T, error) {
+	p, err := f.Payload(want...)
+	if p == nil {
+		return nil, err
+	}
+	return part(p), nil
+}
+
+// TokenTransfer is the payload of an STX transfer, or nil.
+func (f *TxFields) TokenTransfer() (*tx.TokenTransferJSON, error) {
+	return payloadPart(f, func(p *tx.PayloadJSON) *tx.TokenTransferJSON { return p.TokenTransfer }, TypeTokenTransfer)
+}
+
+// SmartContract is the payload of a contract deployment, or nil.
+func (f *TxFields) SmartContract() (*tx.SmartContractJSON, error) {
+	return payloadPart(f, func(p *tx.PayloadJSON) *tx.SmartContractJSON { return p.SmartContract },
+		TypeSmartContract, TypeVersionedSmartContract)
+}
+
+// PoisonMicroblock is the payload of a poison-microblock report, or nil.
+func (f *TxFields) PoisonMicroblock() (*tx.PoisonMicroblockJSON, error) {
+	return payloadPart(f, func(p *tx.PayloadJSON) *tx.PoisonMicroblockJSON { return p.PoisonMicroblock }, TypePoisonMicroblock)
+}
+
+// CoinbasePayload is the payload of a coinbase, or nil.
+func (f *TxFields) CoinbasePayload() (*tx.CoinbaseJSON, error) {
+	return payloadPart(f, func(p *tx.PayloadJSON) *tx.CoinbaseJSON { return p.CoinbasePayload },
+		TypeCoinbase, TypeCoinbaseToAltRecipient, TypeNakamotoCoinbase)
+}
+
+// TenureChangePayload is the payload of a tenure change, or nil.
+func (f *TxFields) TenureChangePayload() (*tx.TenureChangeJSON, error) {
+	return payloadPart(f, func(p *tx.PayloadJSON) *tx.TenureChangeJSON { return p.TenureChangePayload }, TypeTenureChange)
+}
+
+// PostConditions are the transaction's post-conditions.
+func (f *TxFields) PostConditions() ([]*tx.PostConditionJSON, error) {
+	t, err := f.Decode()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*tx.PostConditionJSON, len(t.PostConditions))
+	for i := range t.PostConditions {
+		j := t.PostConditions[i].JSON()
+		out[i] = &j
+	}
+	return out, nil
+}
+
+// ISOTime renders a unix time as the reference does (Date.toISOString); a zero time is the
+// epoch, as for blocks and mempool receipts.
+func ISOTime(unix int64) string {
+	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
+// time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
+// microblock) instead of a date.
+func txISOTime(unix int64) string {
+	if unix <= 0 {
+		return ""
+	}
+	return ISOTime(unix)
+}
+
+// ShownBlockTime is the block's own time (Nakamoto) or, before it, its burn block's.
+func (t *Tx) ShownBlockTime() int64 {
+	if t.BlockTime > 0 {
+		return t.BlockTime
+	}
+	return t.BurnBlockTime
+}
+
+// BlockTimeIso is ShownBlockTime as the reference renders it.
+func (t *Tx) BlockTimeIso() string { return txISOTime(t.ShownBlockTime()) }
+
+// BurnBlockTimeIso is the burn block's time as the reference renders it.
+func (t *Tx) BurnBlockTimeIso() string { return txISOTime(t.BurnBlockTime) }
+
+// ParentBurnBlockTimeIso is the parent burn block's time as the reference renders it.
+func (t *Tx) ParentBurnBlockTimeIso() string { return txISOTime(t.ParentBurnBlockTime) }
+
+// IsUnanchored reports a transaction of a microblock no anchor block has confirmed yet.
+func (t *Tx) IsUnanchored() bool { return len(t.BlockHash) == 0 }
+
+// ReceiptTimeIso is the time the node received the transaction, as the reference renders it.
+func (t *MempoolTx) ReceiptTimeIso() string { return ISOTime(t.ReceiptTime) }
