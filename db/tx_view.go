@@ -138,3 +138,18 @@ func (t *Tx) IsUnanchored() bool { return len(t.BlockHash) == 0 }
 
 // ReceiptTimeIso is the time the node received the transaction, as the reference renders it.
 func (t *MempoolTx) ReceiptTimeIso() string { return ISOTime(t.ReceiptTime) }
+
+// Views of an event read from its row alone: its kind, and the parts the schema nests in an
+// object of their own, which are the same row.
+
+func (*StxEvent) EventType() EventType     { return EventStxAsset }
+func (*FtEvent) EventType() EventType      { return EventFungibleTokenAsset }
+func (*NftEvent) EventType() EventType     { return EventNonFungibleTokenAsset }
+func (*ContractLog) EventType() EventType  { return EventSmartContractLog }
+func (*StxLockEvent) EventType() EventType { return EventStxLock }
+
+func (e *StxEvent) Asset() *StxEvent                { return e }
+func (e *FtEvent) Asset() *FtEvent                  { return e }
+func (e *NftEvent) Asset() *NftEvent                { return e }
+func (e *ContractLog) ContractLog() *ContractLog    { return e }
+func (e *StxLockEvent) StxLockEvent() *StxLockEvent { return e }

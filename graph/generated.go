@@ -821,10 +821,7 @@ type FtAssetResolver interface {
 	Recipient(ctx context.Context, obj *db.FtEvent) (string, error)
 }
 type FungibleTokenAssetEventResolver interface {
-	EventType(ctx context.Context, obj *db.FtEvent) (db.EventType, error)
-
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
-	Asset(ctx context.Context, obj *db.FtEvent) (*db.FtEvent, error)
 }
 type MempoolTransactionResolver interface {
 	PostConditionMode(ctx context.Context, obj *db.MempoolTx) (PostConditionMode, error)
@@ -861,10 +858,7 @@ type NftTransferResolver interface {
 	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
 }
 type NonFungibleTokenAssetEventResolver interface {
-	EventType(ctx context.Context, obj *db.NftEvent) (db.EventType, error)
-
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
-	Asset(ctx context.Context, obj *db.NftEvent) (*db.NftEvent, error)
 }
 type PostConditionResolver interface {
 	Amount(ctx context.Context, obj *tx.PostConditionJSON) (*string, error)
@@ -896,10 +890,7 @@ type QueryResolver interface {
 	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
 }
 type SmartContractLogEventResolver interface {
-	EventType(ctx context.Context, obj *db.ContractLog) (db.EventType, error)
-
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
-	ContractLog(ctx context.Context, obj *db.ContractLog) (*db.ContractLog, error)
 }
 type StxAssetResolver interface {
 	AssetEventType(ctx context.Context, obj *db.StxEvent) (AssetEventType, error)
@@ -909,10 +900,7 @@ type StxAssetResolver interface {
 	Memo(ctx context.Context, obj *db.StxEvent) ([]byte, error)
 }
 type StxAssetEventResolver interface {
-	EventType(ctx context.Context, obj *db.StxEvent) (db.EventType, error)
-
 	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
-	Asset(ctx context.Context, obj *db.StxEvent) (*db.StxEvent, error)
 }
 type StxBalanceResolver interface {
 	EstimatedBalance(ctx context.Context, obj *db.StxBalance) (*string, error)
@@ -920,10 +908,7 @@ type StxBalanceResolver interface {
 	PendingBalanceOutbound(ctx context.Context, obj *db.StxBalance) (*string, error)
 }
 type StxLockEventResolver interface {
-	EventType(ctx context.Context, obj *db.StxLockEvent) (db.EventType, error)
-
 	Transaction(ctx context.Context, obj *db.StxLockEvent) (*db.Tx, error)
-	StxLockEvent(ctx context.Context, obj *db.StxLockEvent) (*db.StxLockEvent, error)
 }
 type SubscriptionResolver interface {
 	Blocks(ctx context.Context) (<-chan *db.Block, error)
@@ -12965,7 +12950,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent_eventType(ctx context.Conte
 			return ec.fieldContext_FungibleTokenAssetEvent_eventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.FungibleTokenAssetEvent().EventType(ctx, obj)
+			return obj.EventType(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
@@ -12976,7 +12961,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent_eventType(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, true, false, errors.New("field of type EventType does not have child fields"))
 }
 
 func (ec *executionContext) _FungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
@@ -13043,7 +13028,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent_asset(ctx context.Context, 
 			return ec.fieldContext_FungibleTokenAssetEvent_asset(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.FungibleTokenAssetEvent().Asset(ctx, obj)
+			return obj.Asset(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.FtEvent) graphql.Marshaler {
@@ -13058,7 +13043,7 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_asset(_ context
 		Object:     "FungibleTokenAssetEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FtAsset(ctx, field)
 		},
@@ -14664,7 +14649,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent_eventType(ctx context.Co
 			return ec.fieldContext_NonFungibleTokenAssetEvent_eventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NonFungibleTokenAssetEvent().EventType(ctx, obj)
+			return obj.EventType(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
@@ -14675,7 +14660,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent_eventType(ctx context.Co
 	)
 }
 func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, true, false, errors.New("field of type EventType does not have child fields"))
 }
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
@@ -14742,7 +14727,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent_asset(ctx context.Contex
 			return ec.fieldContext_NonFungibleTokenAssetEvent_asset(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NonFungibleTokenAssetEvent().Asset(ctx, obj)
+			return obj.Asset(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.NftEvent) graphql.Marshaler {
@@ -14757,7 +14742,7 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_asset(_ cont
 		Object:     "NonFungibleTokenAssetEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_NftAsset(ctx, field)
 		},
@@ -16262,7 +16247,7 @@ func (ec *executionContext) _SmartContractLogEvent_eventType(ctx context.Context
 			return ec.fieldContext_SmartContractLogEvent_eventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SmartContractLogEvent().EventType(ctx, obj)
+			return obj.EventType(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
@@ -16273,7 +16258,7 @@ func (ec *executionContext) _SmartContractLogEvent_eventType(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_SmartContractLogEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, true, false, errors.New("field of type EventType does not have child fields"))
 }
 
 func (ec *executionContext) _SmartContractLogEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
@@ -16340,7 +16325,7 @@ func (ec *executionContext) _SmartContractLogEvent_contractLog(ctx context.Conte
 			return ec.fieldContext_SmartContractLogEvent_contractLog(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.SmartContractLogEvent().ContractLog(ctx, obj)
+			return obj.ContractLog(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.ContractLog) graphql.Marshaler {
@@ -16355,7 +16340,7 @@ func (ec *executionContext) fieldContext_SmartContractLogEvent_contractLog(_ con
 		Object:     "SmartContractLogEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ContractLogData(ctx, field)
 		},
@@ -16579,7 +16564,7 @@ func (ec *executionContext) _StxAssetEvent_eventType(ctx context.Context, field 
 			return ec.fieldContext_StxAssetEvent_eventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAssetEvent().EventType(ctx, obj)
+			return obj.EventType(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
@@ -16590,7 +16575,7 @@ func (ec *executionContext) _StxAssetEvent_eventType(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_StxAssetEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxAssetEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+	return graphql.NewScalarFieldContext("StxAssetEvent", field, true, false, errors.New("field of type EventType does not have child fields"))
 }
 
 func (ec *executionContext) _StxAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
@@ -16657,7 +16642,7 @@ func (ec *executionContext) _StxAssetEvent_asset(ctx context.Context, field grap
 			return ec.fieldContext_StxAssetEvent_asset(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAssetEvent().Asset(ctx, obj)
+			return obj.Asset(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.StxEvent) graphql.Marshaler {
@@ -16672,7 +16657,7 @@ func (ec *executionContext) fieldContext_StxAssetEvent_asset(_ context.Context, 
 		Object:     "StxAssetEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_StxAsset(ctx, field)
 		},
@@ -17080,7 +17065,7 @@ func (ec *executionContext) _StxLockEvent_eventType(ctx context.Context, field g
 			return ec.fieldContext_StxLockEvent_eventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxLockEvent().EventType(ctx, obj)
+			return obj.EventType(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v db.EventType) graphql.Marshaler {
@@ -17091,7 +17076,7 @@ func (ec *executionContext) _StxLockEvent_eventType(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_StxLockEvent_eventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxLockEvent", field, true, true, errors.New("field of type EventType does not have child fields"))
+	return graphql.NewScalarFieldContext("StxLockEvent", field, true, false, errors.New("field of type EventType does not have child fields"))
 }
 
 func (ec *executionContext) _StxLockEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
@@ -17158,7 +17143,7 @@ func (ec *executionContext) _StxLockEvent_stxLockEvent(ctx context.Context, fiel
 			return ec.fieldContext_StxLockEvent_stxLockEvent(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxLockEvent().StxLockEvent(ctx, obj)
+			return obj.StxLockEvent(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *db.StxLockEvent) graphql.Marshaler {
@@ -17173,7 +17158,7 @@ func (ec *executionContext) fieldContext_StxLockEvent_stxLockEvent(_ context.Con
 		Object:     "StxLockEvent",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_StxLockData(ctx, field)
 		},
@@ -24508,43 +24493,10 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FungibleTokenAssetEvent_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._FungibleTokenAssetEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txId":
 			out.Values[i] = ec._FungibleTokenAssetEvent_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24589,43 +24541,10 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "asset":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FungibleTokenAssetEvent_asset(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._FungibleTokenAssetEvent_asset(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25802,43 +25721,10 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NonFungibleTokenAssetEvent_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NonFungibleTokenAssetEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txId":
 			out.Values[i] = ec._NonFungibleTokenAssetEvent_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25883,43 +25769,10 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "asset":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NonFungibleTokenAssetEvent_asset(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NonFungibleTokenAssetEvent_asset(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26861,43 +26714,10 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._SmartContractLogEvent_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._SmartContractLogEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txId":
 			out.Values[i] = ec._SmartContractLogEvent_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26942,43 +26762,10 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "contractLog":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._SmartContractLogEvent_contractLog(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._SmartContractLogEvent_contractLog(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27256,43 +27043,10 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAssetEvent_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAssetEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txId":
 			out.Values[i] = ec._StxAssetEvent_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27337,43 +27091,10 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "asset":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAssetEvent_asset(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAssetEvent_asset(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27658,43 +27379,10 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "eventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxLockEvent_eventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxLockEvent_eventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txId":
 			out.Values[i] = ec._StxLockEvent_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27739,43 +27427,10 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "stxLockEvent":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxLockEvent_stxLockEvent(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxLockEvent_stxLockEvent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -98,16 +98,8 @@ func (r *Resolver) NftTransfer() graph.NftTransferResolver { return &nftEventRes
 // both views of one contract_logs row.
 type contractLogEventResolver struct{ *Resolver }
 
-func (r *contractLogEventResolver) EventType(_ context.Context, _ *db.ContractLog) (db.EventType, error) {
-	return db.EventSmartContractLog, nil
-}
-
 func (r *contractLogEventResolver) Transaction(ctx context.Context, e *db.ContractLog) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *contractLogEventResolver) ContractLog(_ context.Context, e *db.ContractLog) (*db.ContractLog, error) {
-	return e, nil
 }
 
 func (r *contractLogEventResolver) Value(_ context.Context, e *db.ContractLog) (*tx.ValueJSON, error) {
@@ -116,30 +108,14 @@ func (r *contractLogEventResolver) Value(_ context.Context, e *db.ContractLog) (
 
 type stxLockEventResolver struct{ *Resolver }
 
-func (r *stxLockEventResolver) EventType(_ context.Context, _ *db.StxLockEvent) (db.EventType, error) {
-	return db.EventStxLock, nil
-}
-
 func (r *stxLockEventResolver) Transaction(ctx context.Context, e *db.StxLockEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
 
-func (r *stxLockEventResolver) StxLockEvent(_ context.Context, e *db.StxLockEvent) (*db.StxLockEvent, error) {
-	return e, nil
-}
-
 type stxEventResolver struct{ *Resolver }
-
-func (r *stxEventResolver) EventType(_ context.Context, _ *db.StxEvent) (db.EventType, error) {
-	return db.EventStxAsset, nil
-}
 
 func (r *stxEventResolver) Transaction(ctx context.Context, e *db.StxEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *stxEventResolver) Asset(_ context.Context, e *db.StxEvent) (*db.StxEvent, error) {
-	return e, nil
 }
 
 type stxAssetResolver struct{ *Resolver }
@@ -168,15 +144,9 @@ func (r *stxAssetResolver) Memo(_ context.Context, e *db.StxEvent) ([]byte, erro
 // ftEventResolver serves FungibleTokenAssetEvent and its asset object (FtAsset).
 type ftEventResolver struct{ *Resolver }
 
-func (r *ftEventResolver) EventType(_ context.Context, _ *db.FtEvent) (db.EventType, error) {
-	return db.EventFungibleTokenAsset, nil
-}
-
 func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
-
-func (r *ftEventResolver) Asset(_ context.Context, e *db.FtEvent) (*db.FtEvent, error) { return e, nil }
 
 func (r *ftEventResolver) AssetEventType(_ context.Context, e *db.FtEvent) (graph.AssetEventType, error) {
 	return assetEventTypes[e.AssetEventTypeID], nil
@@ -194,16 +164,8 @@ func (r *ftEventResolver) Recipient(_ context.Context, e *db.FtEvent) (string, e
 // account-transfer view (NftTransfer).
 type nftEventResolver struct{ *Resolver }
 
-func (r *nftEventResolver) EventType(_ context.Context, _ *db.NftEvent) (db.EventType, error) {
-	return db.EventNonFungibleTokenAsset, nil
-}
-
 func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *nftEventResolver) Asset(_ context.Context, e *db.NftEvent) (*db.NftEvent, error) {
-	return e, nil
 }
 
 func (r *nftEventResolver) AssetEventType(_ context.Context, e *db.NftEvent) (graph.AssetEventType, error) {
