@@ -748,8 +748,6 @@ type BlockResolver interface {
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
 
 	TenureHeight(ctx context.Context, obj *db.Block) (int32, error)
-	BlockTimeIso(ctx context.Context, obj *db.Block) (string, error)
-	BurnBlockTimeIso(ctx context.Context, obj *db.Block) (string, error)
 }
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
@@ -9107,7 +9105,7 @@ func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graph
 			return ec.fieldContext_Block_blockTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().BlockTimeIso(ctx, obj)
+			return obj.BlockTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -9118,7 +9116,7 @@ func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Block_blockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Block_burnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -9130,7 +9128,7 @@ func (ec *executionContext) _Block_burnBlockTimeIso(ctx context.Context, field g
 			return ec.fieldContext_Block_burnBlockTimeIso(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().BurnBlockTimeIso(ctx, obj)
+			return obj.BurnBlockTimeIso(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -9141,7 +9139,7 @@ func (ec *executionContext) _Block_burnBlockTimeIso(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Block_burnBlockTimeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _BlockConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
@@ -21466,81 +21464,15 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_blockTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_blockTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "burnBlockTimeIso":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_burnBlockTimeIso(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_burnBlockTimeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

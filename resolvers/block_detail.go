@@ -63,14 +63,3 @@ func (r *blockResolver) TenureHeight(_ context.Context, b *db.Block) (int32, err
 		return b.BlockHeight, nil
 	}
 }
-
-func (r *blockResolver) BlockTimeIso(_ context.Context, b *db.Block) (string, error) {
-	if b.BlockTime > 0 {
-		return db.ISOTime(b.BlockTime), nil
-	}
-	return db.ISOTime(b.BurnBlockTime), nil
-}
-
-func (r *blockResolver) BurnBlockTimeIso(_ context.Context, b *db.Block) (string, error) {
-	return db.ISOTime(b.BurnBlockTime), nil
-}

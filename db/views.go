@@ -7,9 +7,9 @@ import (
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
-// Views of a stored transaction read from its row alone. They are methods without a context,
-// so GraphQL resolves them inline with the row's other fields instead of starting a goroutine
-// for each.
+// Views of stored rows (transactions, events, blocks) computed from the row alone. They are
+// methods without a context, so GraphQL resolves them inline with the row's other fields
+// instead of starting a goroutine for each.
 
 // Payload type ids as stored (the wire payload type byte).
 const (
@@ -153,3 +153,15 @@ func (e *FtEvent) Asset() *FtEvent                  { return e }
 func (e *NftEvent) Asset() *NftEvent                { return e }
 func (e *ContractLog) ContractLog() *ContractLog    { return e }
 func (e *StxLockEvent) StxLockEvent() *StxLockEvent { return e }
+
+// BlockTimeIso is the block's own time (Nakamoto) or, before it, its burn block's, as the
+// reference renders it.
+func (b *Block) BlockTimeIso() string {
+	if b.BlockTime > 0 {
+		return ISOTime(b.BlockTime)
+	}
+	return ISOTime(b.BurnBlockTime)
+}
+
+// BurnBlockTimeIso is the burn block's time as the reference renders it.
+func (b *Block) BurnBlockTimeIso() string { return ISOTime(b.BurnBlockTime) }
