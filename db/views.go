@@ -165,3 +165,20 @@ func (b *Block) BlockTimeIso() string {
 
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
 func (b *Block) BurnBlockTimeIso() string { return ISOTime(b.BurnBlockTime) }
+
+// SenderOrEmpty and RecipientOrEmpty render a missing party (mint, burn) as "", as the
+// reference does.
+func (e *StxEvent) SenderOrEmpty() string    { return deref(e.Sender) }
+func (e *StxEvent) RecipientOrEmpty() string { return deref(e.Recipient) }
+func (e *FtEvent) SenderOrEmpty() string     { return deref(e.Sender) }
+func (e *FtEvent) RecipientOrEmpty() string  { return deref(e.Recipient) }
+func (e *NftEvent) SenderOrEmpty() string    { return deref(e.Sender) }
+func (e *NftEvent) RecipientOrEmpty() string { return deref(e.Recipient) }
+
+// TransferMemo is the memo of a transfer that carries one, else nil.
+func (e *StxEvent) TransferMemo() []byte {
+	if e.AssetEventTypeID != AssetEventTransfer || len(e.Memo) == 0 {
+		return nil
+	}
+	return e.Memo
+}

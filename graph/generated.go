@@ -360,11 +360,11 @@ type ComplexityRoot struct {
 	}
 
 	FtAsset struct {
-		Amount          func(childComplexity int) int
-		AssetEventType  func(childComplexity int) int
-		AssetIdentifier func(childComplexity int) int
-		Recipient       func(childComplexity int) int
-		Sender          func(childComplexity int) int
+		Amount           func(childComplexity int) int
+		AssetEventType   func(childComplexity int) int
+		AssetIdentifier  func(childComplexity int) int
+		RecipientOrEmpty func(childComplexity int) int
+		SenderOrEmpty    func(childComplexity int) int
 	}
 
 	FtTransfer struct {
@@ -462,11 +462,11 @@ type ComplexityRoot struct {
 	}
 
 	NftAsset struct {
-		AssetEventType  func(childComplexity int) int
-		AssetIdentifier func(childComplexity int) int
-		Recipient       func(childComplexity int) int
-		Sender          func(childComplexity int) int
-		Value           func(childComplexity int) int
+		AssetEventType   func(childComplexity int) int
+		AssetIdentifier  func(childComplexity int) int
+		RecipientOrEmpty func(childComplexity int) int
+		SenderOrEmpty    func(childComplexity int) int
+		Value            func(childComplexity int) int
 	}
 
 	NftTransfer struct {
@@ -562,11 +562,11 @@ type ComplexityRoot struct {
 	}
 
 	StxAsset struct {
-		Amount         func(childComplexity int) int
-		AssetEventType func(childComplexity int) int
-		Memo           func(childComplexity int) int
-		Recipient      func(childComplexity int) int
-		Sender         func(childComplexity int) int
+		Amount           func(childComplexity int) int
+		AssetEventType   func(childComplexity int) int
+		RecipientOrEmpty func(childComplexity int) int
+		SenderOrEmpty    func(childComplexity int) int
+		TransferMemo     func(childComplexity int) int
 	}
 
 	StxAssetEvent struct {
@@ -642,7 +642,6 @@ type ComplexityRoot struct {
 		Block                  func(childComplexity int) int
 		BlockHash              func(childComplexity int) int
 		BlockHeight            func(childComplexity int) int
-		BlockTime              func(childComplexity int) int
 		BlockTimeIso           func(childComplexity int) int
 		BurnBlockHeight        func(childComplexity int) int
 		BurnBlockTime          func(childComplexity int) int
@@ -670,6 +669,7 @@ type ComplexityRoot struct {
 		Runtime                func(childComplexity int) int
 		Sender                 func(childComplexity int) int
 		SenderAddress          func(childComplexity int) int
+		ShownBlockTime         func(childComplexity int) int
 		SmartContract          func(childComplexity int) int
 		Sponsor                func(childComplexity int) int
 		SponsorAddress         func(childComplexity int) int
@@ -814,9 +814,6 @@ type ContractLogDataResolver interface {
 }
 type FtAssetResolver interface {
 	AssetEventType(ctx context.Context, obj *db.FtEvent) (AssetEventType, error)
-
-	Sender(ctx context.Context, obj *db.FtEvent) (string, error)
-	Recipient(ctx context.Context, obj *db.FtEvent) (string, error)
 }
 type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
@@ -848,8 +845,6 @@ type MutationResolver interface {
 type NftAssetResolver interface {
 	AssetEventType(ctx context.Context, obj *db.NftEvent) (AssetEventType, error)
 
-	Sender(ctx context.Context, obj *db.NftEvent) (string, error)
-	Recipient(ctx context.Context, obj *db.NftEvent) (string, error)
 	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
 }
 type NftTransferResolver interface {
@@ -892,10 +887,6 @@ type SmartContractLogEventResolver interface {
 }
 type StxAssetResolver interface {
 	AssetEventType(ctx context.Context, obj *db.StxEvent) (AssetEventType, error)
-	Sender(ctx context.Context, obj *db.StxEvent) (string, error)
-	Recipient(ctx context.Context, obj *db.StxEvent) (string, error)
-
-	Memo(ctx context.Context, obj *db.StxEvent) ([]byte, error)
 }
 type StxAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
@@ -925,8 +916,6 @@ type TransactionResolver interface {
 	PostConditionMode(ctx context.Context, obj *db.Tx) (PostConditionMode, error)
 
 	AnchorMode(ctx context.Context, obj *db.Tx) (AnchorMode, error)
-
-	BlockTime(ctx context.Context, obj *db.Tx) (int32, error)
 
 	TxStatus(ctx context.Context, obj *db.Tx) (TxStatus, error)
 	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
@@ -2151,17 +2140,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FtAsset.AssetIdentifier(childComplexity), true
 	case "FtAsset.recipient":
-		if e.ComplexityRoot.FtAsset.Recipient == nil {
+		if e.ComplexityRoot.FtAsset.RecipientOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.FtAsset.Recipient(childComplexity), true
+		return e.ComplexityRoot.FtAsset.RecipientOrEmpty(childComplexity), true
 	case "FtAsset.sender":
-		if e.ComplexityRoot.FtAsset.Sender == nil {
+		if e.ComplexityRoot.FtAsset.SenderOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.FtAsset.Sender(childComplexity), true
+		return e.ComplexityRoot.FtAsset.SenderOrEmpty(childComplexity), true
 
 	case "FtTransfer.amount":
 		if e.ComplexityRoot.FtTransfer.Amount == nil {
@@ -2580,17 +2569,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NftAsset.AssetIdentifier(childComplexity), true
 	case "NftAsset.recipient":
-		if e.ComplexityRoot.NftAsset.Recipient == nil {
+		if e.ComplexityRoot.NftAsset.RecipientOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.NftAsset.Recipient(childComplexity), true
+		return e.ComplexityRoot.NftAsset.RecipientOrEmpty(childComplexity), true
 	case "NftAsset.sender":
-		if e.ComplexityRoot.NftAsset.Sender == nil {
+		if e.ComplexityRoot.NftAsset.SenderOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.NftAsset.Sender(childComplexity), true
+		return e.ComplexityRoot.NftAsset.SenderOrEmpty(childComplexity), true
 	case "NftAsset.value":
 		if e.ComplexityRoot.NftAsset.Value == nil {
 			break
@@ -3066,24 +3055,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.StxAsset.AssetEventType(childComplexity), true
-	case "StxAsset.memo":
-		if e.ComplexityRoot.StxAsset.Memo == nil {
-			break
-		}
-
-		return e.ComplexityRoot.StxAsset.Memo(childComplexity), true
 	case "StxAsset.recipient":
-		if e.ComplexityRoot.StxAsset.Recipient == nil {
+		if e.ComplexityRoot.StxAsset.RecipientOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxAsset.Recipient(childComplexity), true
+		return e.ComplexityRoot.StxAsset.RecipientOrEmpty(childComplexity), true
 	case "StxAsset.sender":
-		if e.ComplexityRoot.StxAsset.Sender == nil {
+		if e.ComplexityRoot.StxAsset.SenderOrEmpty == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxAsset.Sender(childComplexity), true
+		return e.ComplexityRoot.StxAsset.SenderOrEmpty(childComplexity), true
+	case "StxAsset.memo":
+		if e.ComplexityRoot.StxAsset.TransferMemo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.StxAsset.TransferMemo(childComplexity), true
 
 	case "StxAssetEvent.asset":
 		if e.ComplexityRoot.StxAssetEvent.Asset == nil {
@@ -3391,12 +3380,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Transaction.BlockHeight(childComplexity), true
-	case "Transaction.blockTime":
-		if e.ComplexityRoot.Transaction.BlockTime == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Transaction.BlockTime(childComplexity), true
 	case "Transaction.blockTimeIso":
 		if e.ComplexityRoot.Transaction.BlockTimeIso == nil {
 			break
@@ -3564,6 +3547,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Transaction.SenderAddress(childComplexity), true
+	case "Transaction.blockTime":
+		if e.ComplexityRoot.Transaction.ShownBlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Transaction.ShownBlockTime(childComplexity), true
 	case "Transaction.smartContract":
 		if e.ComplexityRoot.Transaction.SmartContract == nil {
 			break
@@ -4309,7 +4298,7 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
   blockHash: Hex!
   "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
-  blockTime: Int! @goField(forceResolver: true)
+  blockTime: Int! @goField(name: "ShownBlockTime")
   "blockTime as ISO 8601 (\"\" when unknown)."
   blockTimeIso: String!
   "Height of the burn block (-1 while the transaction is in an unconfirmed microblock)."
@@ -4933,13 +4922,13 @@ type StxAsset @goModel(model: "github.com/stxgraph/stxgraph/db.StxEvent") {
   "transfer, mint or burn."
   assetEventType: AssetEventType!
   "Sender (\"\" for a mint)."
-  sender: String! @goField(forceResolver: true)
+  sender: String! @goField(name: "SenderOrEmpty")
   "Recipient (\"\" for a burn)."
-  recipient: String! @goField(forceResolver: true)
+  recipient: String! @goField(name: "RecipientOrEmpty")
   "Amount in micro-STX."
   amount: Uint128!
   "Memo of a transfer, when one was attached."
-  memo: Hex @goField(forceResolver: true)
+  memo: Hex @goField(name: "TransferMemo")
 }
 
 "A fungible-token transfer, mint or burn."
@@ -4963,9 +4952,9 @@ type FtAsset @goModel(model: "github.com/stxgraph/stxgraph/db.FtEvent") {
   "Asset identifier <contract id>::<token name>."
   assetId: String! @goField(name: "AssetIdentifier")
   "Sender (\"\" for a mint)."
-  sender: String! @goField(forceResolver: true)
+  sender: String! @goField(name: "SenderOrEmpty")
   "Recipient (\"\" for a burn)."
-  recipient: String! @goField(forceResolver: true)
+  recipient: String! @goField(name: "RecipientOrEmpty")
   "Amount."
   amount: Uint128!
 }
@@ -4991,9 +4980,9 @@ type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "Asset identifier <contract id>::<token name>."
   assetId: String! @goField(name: "AssetIdentifier")
   "Sender (\"\" for a mint)."
-  sender: String! @goField(forceResolver: true)
+  sender: String! @goField(name: "SenderOrEmpty")
   "Recipient (\"\" for a burn)."
-  recipient: String! @goField(forceResolver: true)
+  recipient: String! @goField(name: "RecipientOrEmpty")
   "The token's Clarity value."
   value: ClarityValue! @goField(forceResolver: true)
 }
@@ -12672,7 +12661,7 @@ func (ec *executionContext) _FtAsset_sender(ctx context.Context, field graphql.C
 			return ec.fieldContext_FtAsset_sender(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.FtAsset().Sender(ctx, obj)
+			return obj.SenderOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12683,7 +12672,7 @@ func (ec *executionContext) _FtAsset_sender(ctx context.Context, field graphql.C
 	)
 }
 func (ec *executionContext) fieldContext_FtAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FtAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
@@ -12695,7 +12684,7 @@ func (ec *executionContext) _FtAsset_recipient(ctx context.Context, field graphq
 			return ec.fieldContext_FtAsset_recipient(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.FtAsset().Recipient(ctx, obj)
+			return obj.RecipientOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -12706,7 +12695,7 @@ func (ec *executionContext) _FtAsset_recipient(ctx context.Context, field graphq
 	)
 }
 func (ec *executionContext) fieldContext_FtAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("FtAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
@@ -14445,7 +14434,7 @@ func (ec *executionContext) _NftAsset_sender(ctx context.Context, field graphql.
 			return ec.fieldContext_NftAsset_sender(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftAsset().Sender(ctx, obj)
+			return obj.SenderOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -14456,7 +14445,7 @@ func (ec *executionContext) _NftAsset_sender(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_NftAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NftAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _NftAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
@@ -14468,7 +14457,7 @@ func (ec *executionContext) _NftAsset_recipient(ctx context.Context, field graph
 			return ec.fieldContext_NftAsset_recipient(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftAsset().Recipient(ctx, obj)
+			return obj.RecipientOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -14479,7 +14468,7 @@ func (ec *executionContext) _NftAsset_recipient(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_NftAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("NftAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _NftAsset_value(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
@@ -16447,7 +16436,7 @@ func (ec *executionContext) _StxAsset_sender(ctx context.Context, field graphql.
 			return ec.fieldContext_StxAsset_sender(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAsset().Sender(ctx, obj)
+			return obj.SenderOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -16458,7 +16447,7 @@ func (ec *executionContext) _StxAsset_sender(ctx context.Context, field graphql.
 	)
 }
 func (ec *executionContext) fieldContext_StxAsset_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("StxAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _StxAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
@@ -16470,7 +16459,7 @@ func (ec *executionContext) _StxAsset_recipient(ctx context.Context, field graph
 			return ec.fieldContext_StxAsset_recipient(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAsset().Recipient(ctx, obj)
+			return obj.RecipientOrEmpty(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -16481,7 +16470,7 @@ func (ec *executionContext) _StxAsset_recipient(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_StxAsset_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("StxAsset", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _StxAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
@@ -16516,7 +16505,7 @@ func (ec *executionContext) _StxAsset_memo(ctx context.Context, field graphql.Co
 			return ec.fieldContext_StxAsset_memo(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAsset().Memo(ctx, obj)
+			return obj.TransferMemo(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
@@ -16527,7 +16516,7 @@ func (ec *executionContext) _StxAsset_memo(ctx context.Context, field graphql.Co
 	)
 }
 func (ec *executionContext) fieldContext_StxAsset_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type Hex does not have child fields"))
+	return graphql.NewScalarFieldContext("StxAsset", field, true, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _StxAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
@@ -18161,18 +18150,18 @@ func (ec *executionContext) _Transaction_blockTime(ctx context.Context, field gr
 			return ec.fieldContext_Transaction_blockTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().BlockTime(ctx, obj)
+			return obj.ShownBlockTime(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_blockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -24200,81 +24189,15 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sender":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FtAsset_sender(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._FtAsset_sender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "recipient":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FtAsset_recipient(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._FtAsset_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._FtAsset_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25415,81 +25338,15 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sender":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftAsset_sender(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftAsset_sender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "recipient":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftAsset_recipient(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftAsset_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "value":
 			field := field
 
@@ -26818,124 +26675,25 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sender":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAsset_sender(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAsset_sender(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "recipient":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAsset_recipient(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAsset_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "amount":
 			out.Values[i] = ec._StxAsset_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "memo":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAsset_memo(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAsset_memo(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27854,43 +27612,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "blockTime":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_blockTime(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_blockTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockTimeIso":
 			out.Values[i] = ec._Transaction_blockTimeIso(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

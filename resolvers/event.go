@@ -124,23 +124,6 @@ func (r *stxAssetResolver) AssetEventType(_ context.Context, e *db.StxEvent) (gr
 	return assetEventTypes[e.AssetEventTypeID], nil
 }
 
-// Sender and Recipient render a missing party (mint, burn) as "", as the reference does.
-func (r *stxAssetResolver) Sender(_ context.Context, e *db.StxEvent) (string, error) {
-	return deref(e.Sender), nil
-}
-
-func (r *stxAssetResolver) Recipient(_ context.Context, e *db.StxEvent) (string, error) {
-	return deref(e.Recipient), nil
-}
-
-// Memo exists only for transfers that carry one.
-func (r *stxAssetResolver) Memo(_ context.Context, e *db.StxEvent) ([]byte, error) {
-	if e.AssetEventTypeID != db.AssetEventTransfer || len(e.Memo) == 0 {
-		return nil, nil
-	}
-	return e.Memo, nil
-}
-
 // ftEventResolver serves FungibleTokenAssetEvent and its asset object (FtAsset).
 type ftEventResolver struct{ *Resolver }
 
@@ -150,14 +133,6 @@ func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.T
 
 func (r *ftEventResolver) AssetEventType(_ context.Context, e *db.FtEvent) (graph.AssetEventType, error) {
 	return assetEventTypes[e.AssetEventTypeID], nil
-}
-
-func (r *ftEventResolver) Sender(_ context.Context, e *db.FtEvent) (string, error) {
-	return deref(e.Sender), nil
-}
-
-func (r *ftEventResolver) Recipient(_ context.Context, e *db.FtEvent) (string, error) {
-	return deref(e.Recipient), nil
 }
 
 // nftEventResolver serves NonFungibleTokenAssetEvent, its asset object (NftAsset) and the
@@ -170,14 +145,6 @@ func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db
 
 func (r *nftEventResolver) AssetEventType(_ context.Context, e *db.NftEvent) (graph.AssetEventType, error) {
 	return assetEventTypes[e.AssetEventTypeID], nil
-}
-
-func (r *nftEventResolver) Sender(_ context.Context, e *db.NftEvent) (string, error) {
-	return deref(e.Sender), nil
-}
-
-func (r *nftEventResolver) Recipient(_ context.Context, e *db.NftEvent) (string, error) {
-	return deref(e.Recipient), nil
 }
 
 func (r *nftEventResolver) Value(_ context.Context, e *db.NftEvent) (*tx.ValueJSON, error) {

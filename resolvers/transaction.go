@@ -206,10 +206,6 @@ func (r *transactionResolver) AnchorMode(_ context.Context, t *db.Tx) (graph.Anc
 	return anchorMode(&t.TxFields), nil
 }
 
-func (r *transactionResolver) BlockTime(_ context.Context, t *db.Tx) (int32, error) {
-	return int32(t.ShownBlockTime()), nil
-}
-
 func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxStatus, error) {
 	return txStatus(t.Status)
 }
