@@ -182,3 +182,67 @@ func (e *StxEvent) TransferMemo() []byte {
 	}
 	return e.Memo
 }
+
+// The schema's enums that these views answer, bound to these types by name; the values are the
+// schema's.
+type (
+	TxStatus          string
+	TxType            string
+	AnchorMode        string
+	PostConditionMode string
+	AssetEventType    string
+)
+
+var txStatuses = map[int16]TxStatus{
+	TxStatusSuccess: "success", TxStatusAbortByResponse: "abort_by_response",
+	TxStatusAbortByPostCondition: "abort_by_post_condition", TxStatusProblematicSkipped: "problematic_skipped",
+	TxStatusPending: "pending", TxStatusDroppedReplaceByFee: "dropped_replace_by_fee",
+	TxStatusDroppedReplaceAcrossFork: "dropped_replace_across_fork", TxStatusDroppedTooExpensive: "dropped_too_expensive",
+	TxStatusDroppedStaleGC: "dropped_stale_garbage_collect", TxStatusDroppedAPIGC: "dropped_stale_garbage_collect",
+	TxStatusDroppedProblematic: "dropped_problematic",
+}
+
+func txStatus(status int16) (TxStatus, error) {
+	s, ok := txStatuses[status]
+	if !ok {
+		return "", fmt.Errorf("unknown stored transaction status %d", status)
+	}
+	return s, nil
+}
+
+// TxStatus is the mined transaction's status.
+func (t *Tx) TxStatus() (TxStatus, error) { return txStatus(t.Status) }
+
+// TxStatus is the mempool transaction's status.
+func (t *MempoolTx) TxStatus() (TxStatus, error) { return txStatus(t.Status) }
+
+var txTypes = map[int16]TxType{
+	TypeTokenTransfer: "token_transfer", TypeSmartContract: "smart_contract", TypeContractCall: "contract_call",
+	TypePoisonMicroblock: "poison_microblock", TypeCoinbase: "coinbase", TypeCoinbaseToAltRecipient: "coinbase",
+	TypeVersionedSmartContract: "smart_contract", TypeTenureChange: "tenure_change", TypeNakamotoCoinbase: "coinbase",
+}
+
+// TxType is the kind of the transaction's payload.
+func (f *TxFields) TxType() (TxType, error) {
+	t, ok := txTypes[f.TypeID]
+	if !ok {
+		return "", fmt.Errorf("unknown stored transaction type %d", f.TypeID)
+	}
+	return t, nil
+}
+
+// AnchorModeName and PostConditionModeName name the stored modes as the schema does.
+func (f *TxFields) AnchorModeName() AnchorMode {
+	return AnchorMode(tx.AnchorMode(f.AnchorMode).String())
+}
+
+func (f *TxFields) PostConditionModeName() PostConditionMode {
+	return PostConditionMode(tx.PostConditionMode(f.PostConditionMode).String())
+}
+
+var assetEventTypes = map[int16]AssetEventType{AssetEventTransfer: "transfer", AssetEventMint: "mint", AssetEventBurn: "burn"}
+
+// AssetEventType is the movement's kind.
+func (e *StxEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }
+func (e *FtEvent) AssetEventType() AssetEventType  { return assetEventTypes[e.AssetEventTypeID] }
+func (e *NftEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }

@@ -46,7 +46,6 @@ type ResolverRoot interface {
 	ChainTip() ChainTipResolver
 	Contract() ContractResolver
 	ContractLogData() ContractLogDataResolver
-	FtAsset() FtAssetResolver
 	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
 	MempoolTransaction() MempoolTransactionResolver
 	MempoolTransactionConnection() MempoolTransactionConnectionResolver
@@ -59,7 +58,6 @@ type ResolverRoot interface {
 	PostConditionPrincipal() PostConditionPrincipalResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
-	StxAsset() StxAssetResolver
 	StxAssetEvent() StxAssetEventResolver
 	StxBalance() StxBalanceResolver
 	StxLockEvent() StxLockEventResolver
@@ -390,28 +388,28 @@ type ComplexityRoot struct {
 	}
 
 	MempoolTransaction struct {
-		AnchorMode          func(childComplexity int) int
-		CoinbasePayload     func(childComplexity int) int
-		ContractCall        func(childComplexity int) int
-		FeeRate             func(childComplexity int) int
-		Nonce               func(childComplexity int) int
-		PoisonMicroblock    func(childComplexity int) int
-		PostConditionMode   func(childComplexity int) int
-		PostConditions      func(childComplexity int) int
-		Pruned              func(childComplexity int) int
-		ReceiptTime         func(childComplexity int) int
-		ReceiptTimeIso      func(childComplexity int) int
-		ReplacedByTxID      func(childComplexity int) int
-		SenderAddress       func(childComplexity int) int
-		SmartContract       func(childComplexity int) int
-		SponsorAddress      func(childComplexity int) int
-		SponsorNonce        func(childComplexity int) int
-		Sponsored           func(childComplexity int) int
-		TenureChangePayload func(childComplexity int) int
-		TokenTransfer       func(childComplexity int) int
-		TxID                func(childComplexity int) int
-		TxStatus            func(childComplexity int) int
-		TxType              func(childComplexity int) int
+		AnchorModeName        func(childComplexity int) int
+		CoinbasePayload       func(childComplexity int) int
+		ContractCall          func(childComplexity int) int
+		FeeRate               func(childComplexity int) int
+		Nonce                 func(childComplexity int) int
+		PoisonMicroblock      func(childComplexity int) int
+		PostConditionModeName func(childComplexity int) int
+		PostConditions        func(childComplexity int) int
+		Pruned                func(childComplexity int) int
+		ReceiptTime           func(childComplexity int) int
+		ReceiptTimeIso        func(childComplexity int) int
+		ReplacedByTxID        func(childComplexity int) int
+		SenderAddress         func(childComplexity int) int
+		SmartContract         func(childComplexity int) int
+		SponsorAddress        func(childComplexity int) int
+		SponsorNonce          func(childComplexity int) int
+		Sponsored             func(childComplexity int) int
+		TenureChangePayload   func(childComplexity int) int
+		TokenTransfer         func(childComplexity int) int
+		TxID                  func(childComplexity int) int
+		TxStatus              func(childComplexity int) int
+		TxType                func(childComplexity int) int
 	}
 
 	MempoolTransactionConnection struct {
@@ -638,7 +636,7 @@ type ComplexityRoot struct {
 	}
 
 	Transaction struct {
-		AnchorMode             func(childComplexity int) int
+		AnchorModeName         func(childComplexity int) int
 		Block                  func(childComplexity int) int
 		BlockHash              func(childComplexity int) int
 		BlockHeight            func(childComplexity int) int
@@ -662,7 +660,7 @@ type ComplexityRoot struct {
 		ParentBurnBlockTime    func(childComplexity int) int
 		ParentBurnBlockTimeIso func(childComplexity int) int
 		PoisonMicroblock       func(childComplexity int) int
-		PostConditionMode      func(childComplexity int) int
+		PostConditionModeName  func(childComplexity int) int
 		PostConditions         func(childComplexity int) int
 		ReadCount              func(childComplexity int) int
 		ReadLength             func(childComplexity int) int
@@ -812,20 +810,11 @@ type ContractResolver interface {
 type ContractLogDataResolver interface {
 	Value(ctx context.Context, obj *db.ContractLog) (*tx.ValueJSON, error)
 }
-type FtAssetResolver interface {
-	AssetEventType(ctx context.Context, obj *db.FtEvent) (AssetEventType, error)
-}
 type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
 }
 type MempoolTransactionResolver interface {
-	PostConditionMode(ctx context.Context, obj *db.MempoolTx) (PostConditionMode, error)
-
-	AnchorMode(ctx context.Context, obj *db.MempoolTx) (AnchorMode, error)
-	TxStatus(ctx context.Context, obj *db.MempoolTx) (TxStatus, error)
 	ReplacedByTxID(ctx context.Context, obj *db.MempoolTx) ([]byte, error)
-
-	TxType(ctx context.Context, obj *db.MempoolTx) (TxType, error)
 
 	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
 }
@@ -843,8 +832,6 @@ type MutationResolver interface {
 	FaucetBtc(ctx context.Context, address string) (*FaucetResult, error)
 }
 type NftAssetResolver interface {
-	AssetEventType(ctx context.Context, obj *db.NftEvent) (AssetEventType, error)
-
 	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
 }
 type NftTransferResolver interface {
@@ -885,9 +872,6 @@ type QueryResolver interface {
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
 }
-type StxAssetResolver interface {
-	AssetEventType(ctx context.Context, obj *db.StxEvent) (AssetEventType, error)
-}
 type StxAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
 }
@@ -913,15 +897,9 @@ type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
 	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
 
-	PostConditionMode(ctx context.Context, obj *db.Tx) (PostConditionMode, error)
-
-	AnchorMode(ctx context.Context, obj *db.Tx) (AnchorMode, error)
-
-	TxStatus(ctx context.Context, obj *db.Tx) (TxStatus, error)
 	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
 
 	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
-	TxType(ctx context.Context, obj *db.Tx) (TxType, error)
 
 	ContractCall(ctx context.Context, obj *db.Tx) (*tx.ContractCallJSON, error)
 }
@@ -2234,11 +2212,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.FungibleTokenAssetEvent.TxID(childComplexity), true
 
 	case "MempoolTransaction.anchorMode":
-		if e.ComplexityRoot.MempoolTransaction.AnchorMode == nil {
+		if e.ComplexityRoot.MempoolTransaction.AnchorModeName == nil {
 			break
 		}
 
-		return e.ComplexityRoot.MempoolTransaction.AnchorMode(childComplexity), true
+		return e.ComplexityRoot.MempoolTransaction.AnchorModeName(childComplexity), true
 	case "MempoolTransaction.coinbasePayload":
 		if e.ComplexityRoot.MempoolTransaction.CoinbasePayload == nil {
 			break
@@ -2270,11 +2248,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MempoolTransaction.PoisonMicroblock(childComplexity), true
 	case "MempoolTransaction.postConditionMode":
-		if e.ComplexityRoot.MempoolTransaction.PostConditionMode == nil {
+		if e.ComplexityRoot.MempoolTransaction.PostConditionModeName == nil {
 			break
 		}
 
-		return e.ComplexityRoot.MempoolTransaction.PostConditionMode(childComplexity), true
+		return e.ComplexityRoot.MempoolTransaction.PostConditionModeName(childComplexity), true
 	case "MempoolTransaction.postConditions":
 		if e.ComplexityRoot.MempoolTransaction.PostConditions == nil {
 			break
@@ -3357,11 +3335,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.TokenTransferPayload.RecipientAddress(childComplexity), true
 
 	case "Transaction.anchorMode":
-		if e.ComplexityRoot.Transaction.AnchorMode == nil {
+		if e.ComplexityRoot.Transaction.AnchorModeName == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Transaction.AnchorMode(childComplexity), true
+		return e.ComplexityRoot.Transaction.AnchorModeName(childComplexity), true
 	case "Transaction.block":
 		if e.ComplexityRoot.Transaction.Block == nil {
 			break
@@ -3506,11 +3484,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Transaction.PoisonMicroblock(childComplexity), true
 	case "Transaction.postConditionMode":
-		if e.ComplexityRoot.Transaction.PostConditionMode == nil {
+		if e.ComplexityRoot.Transaction.PostConditionModeName == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Transaction.PostConditionMode(childComplexity), true
+		return e.ComplexityRoot.Transaction.PostConditionModeName(childComplexity), true
 	case "Transaction.postConditions":
 		if e.ComplexityRoot.Transaction.PostConditions == nil {
 			break
@@ -4290,11 +4268,11 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   "Sponsor address (sponsored only)."
   sponsorAddress: String
   "Post-condition mode."
-  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  postConditionMode: PostConditionMode! @goField(name: "PostConditionModeName")
   "Post-conditions."
   postConditions: [PostCondition!]!
   "Anchor mode."
-  anchorMode: AnchorMode! @goField(forceResolver: true)
+  anchorMode: AnchorMode! @goField(name: "AnchorModeName")
   "Hash of the anchor block (\"0x\" while in an unconfirmed microblock)."
   blockHash: Hex!
   "Unix time of the block (its burn block's before Nakamoto; for a transaction of an unconfirmed microblock, the time it was received)."
@@ -4379,11 +4357,11 @@ type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.Mempool
   "Sponsor address (sponsored only)."
   sponsorAddress: String
   "Post-condition mode."
-  postConditionMode: PostConditionMode! @goField(forceResolver: true)
+  postConditionMode: PostConditionMode! @goField(name: "PostConditionModeName")
   "Post-conditions."
   postConditions: [PostCondition!]!
   "Anchor mode."
-  anchorMode: AnchorMode! @goField(forceResolver: true)
+  anchorMode: AnchorMode! @goField(name: "AnchorModeName")
   "Status: pending or why it was dropped."
   txStatus: TxStatus!
   "The transaction that replaced this one."
@@ -12615,18 +12593,18 @@ func (ec *executionContext) _FtAsset_assetEventType(ctx context.Context, field g
 			return ec.fieldContext_FtAsset_assetEventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.FtAsset().AssetEventType(ctx, obj)
+			return obj.AssetEventType(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
-			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_FtAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("FtAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+	return graphql.NewScalarFieldContext("FtAsset", field, true, false, errors.New("field of type AssetEventType does not have child fields"))
 }
 
 func (ec *executionContext) _FtAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
@@ -13254,18 +13232,18 @@ func (ec *executionContext) _MempoolTransaction_postConditionMode(ctx context.Co
 			return ec.fieldContext_MempoolTransaction_postConditionMode(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().PostConditionMode(ctx, obj)
+			return obj.PostConditionModeName(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
-			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.PostConditionMode) graphql.Marshaler {
+			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPostConditionMode(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_postConditionMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type PostConditionMode does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type PostConditionMode does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_postConditions(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13309,18 +13287,18 @@ func (ec *executionContext) _MempoolTransaction_anchorMode(ctx context.Context, 
 			return ec.fieldContext_MempoolTransaction_anchorMode(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().AnchorMode(ctx, obj)
+			return obj.AnchorModeName(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AnchorMode) graphql.Marshaler {
-			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.AnchorMode) graphql.Marshaler {
+			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchorMode(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_anchorMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type AnchorMode does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type AnchorMode does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13332,18 +13310,18 @@ func (ec *executionContext) _MempoolTransaction_txStatus(ctx context.Context, fi
 			return ec.fieldContext_MempoolTransaction_txStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().TxStatus(ctx, obj)
+			return obj.TxStatus()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v TxStatus) graphql.Marshaler {
-			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TxStatus) graphql.Marshaler {
+			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_txStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type TxStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type TxStatus does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13401,18 +13379,18 @@ func (ec *executionContext) _MempoolTransaction_txType(ctx context.Context, fiel
 			return ec.fieldContext_MempoolTransaction_txType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().TxType(ctx, obj)
+			return obj.TxType()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v TxType) graphql.Marshaler {
-			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TxType) graphql.Marshaler {
+			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_txType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type TxType does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type TxType does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -14388,18 +14366,18 @@ func (ec *executionContext) _NftAsset_assetEventType(ctx context.Context, field 
 			return ec.fieldContext_NftAsset_assetEventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftAsset().AssetEventType(ctx, obj)
+			return obj.AssetEventType(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
-			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_NftAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("NftAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+	return graphql.NewScalarFieldContext("NftAsset", field, true, false, errors.New("field of type AssetEventType does not have child fields"))
 }
 
 func (ec *executionContext) _NftAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
@@ -16413,18 +16391,18 @@ func (ec *executionContext) _StxAsset_assetEventType(ctx context.Context, field 
 			return ec.fieldContext_StxAsset_assetEventType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxAsset().AssetEventType(ctx, obj)
+			return obj.AssetEventType(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AssetEventType) graphql.Marshaler {
-			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_StxAsset_assetEventType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxAsset", field, true, true, errors.New("field of type AssetEventType does not have child fields"))
+	return graphql.NewScalarFieldContext("StxAsset", field, true, false, errors.New("field of type AssetEventType does not have child fields"))
 }
 
 func (ec *executionContext) _StxAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
@@ -18049,18 +18027,18 @@ func (ec *executionContext) _Transaction_postConditionMode(ctx context.Context, 
 			return ec.fieldContext_Transaction_postConditionMode(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().PostConditionMode(ctx, obj)
+			return obj.PostConditionModeName(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
-			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.PostConditionMode) graphql.Marshaler {
+			return ec.marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPostConditionMode(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_postConditionMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type PostConditionMode does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type PostConditionMode does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_postConditions(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18104,18 +18082,18 @@ func (ec *executionContext) _Transaction_anchorMode(ctx context.Context, field g
 			return ec.fieldContext_Transaction_anchorMode(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().AnchorMode(ctx, obj)
+			return obj.AnchorModeName(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AnchorMode) graphql.Marshaler {
-			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.AnchorMode) graphql.Marshaler {
+			return ec.marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchorMode(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_anchorMode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type AnchorMode does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type AnchorMode does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18311,18 +18289,18 @@ func (ec *executionContext) _Transaction_txStatus(ctx context.Context, field gra
 			return ec.fieldContext_Transaction_txStatus(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TxStatus(ctx, obj)
+			return obj.TxStatus()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v TxStatus) graphql.Marshaler {
-			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TxStatus) graphql.Marshaler {
+			return ec.marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_txStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type TxStatus does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type TxStatus does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_txResult(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -18640,18 +18618,18 @@ func (ec *executionContext) _Transaction_txType(ctx context.Context, field graph
 			return ec.fieldContext_Transaction_txType(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TxType(ctx, obj)
+			return obj.TxType()
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v TxType) graphql.Marshaler {
-			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.TxType) graphql.Marshaler {
+			return ec.marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxType(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Transaction_txType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Transaction", field, true, true, errors.New("field of type TxType does not have child fields"))
+	return graphql.NewScalarFieldContext("Transaction", field, true, false, errors.New("field of type TxType does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
@@ -24146,62 +24124,29 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("FtAsset")
 		case "assetEventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._FtAsset_assetEventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._FtAsset_assetEventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "assetId":
 			out.Values[i] = ec._FtAsset_assetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sender":
 			out.Values[i] = ec._FtAsset_sender(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._FtAsset_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
 			out.Values[i] = ec._FtAsset_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -24479,124 +24424,25 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "postConditionMode":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_postConditionMode(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_postConditionMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "postConditions":
 			out.Values[i] = ec._MempoolTransaction_postConditions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "anchorMode":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_anchorMode(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_anchorMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txStatus":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_txStatus(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_txStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "replacedByTxId":
 			field := field
 
@@ -24641,43 +24487,10 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_txType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_txType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenTransfer":
 			out.Values[i] = ec._MempoolTransaction_tokenTransfer(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -25295,43 +25108,10 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("NftAsset")
 		case "assetEventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftAsset_assetEventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftAsset_assetEventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "assetId":
 			out.Values[i] = ec._NftAsset_assetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26637,62 +26417,29 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("StxAsset")
 		case "assetEventType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxAsset_assetEventType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxAsset_assetEventType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sender":
 			out.Values[i] = ec._StxAsset_sender(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._StxAsset_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
 			out.Values[i] = ec._StxAsset_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "memo":
 			out.Values[i] = ec._StxAsset_memo(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27526,86 +27273,20 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "postConditionMode":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_postConditionMode(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_postConditionMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "postConditions":
 			out.Values[i] = ec._Transaction_postConditions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "anchorMode":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_anchorMode(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_anchorMode(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockHash":
 			out.Values[i] = ec._Transaction_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27647,43 +27328,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txStatus":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_txStatus(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_txStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txResult":
 			field := field
 
@@ -27811,43 +27459,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txType":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_txType(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_txType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "tokenTransfer":
 			out.Values[i] = ec._Transaction_tokenTransfer(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -28640,24 +28255,38 @@ func (ec *executionContext) marshalNAccountTransactionConnection2ᚖgithubᚗcom
 	return ec._AccountTransactionConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx context.Context, v any) (AnchorMode, error) {
-	var res AnchorMode
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchorMode(ctx context.Context, v any) (db.AnchorMode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.AnchorMode(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchorMode(ctx context.Context, sel ast.SelectionSet, v AnchorMode) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchorMode(ctx context.Context, sel ast.SelectionSet, v db.AnchorMode) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
-func (ec *executionContext) unmarshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx context.Context, v any) (AssetEventType, error) {
-	var res AssetEventType
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx context.Context, v any) (db.AssetEventType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.AssetEventType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventType(ctx context.Context, sel ast.SelectionSet, v AssetEventType) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx context.Context, sel ast.SelectionSet, v db.AssetEventType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Block) graphql.Marshaler {
@@ -29587,14 +29216,21 @@ func (ec *executionContext) marshalNPostCondition2ᚖgithubᚗcomᚋstxgraphᚋs
 	return ec._PostCondition(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx context.Context, v any) (PostConditionMode, error) {
-	var res PostConditionMode
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPostConditionMode(ctx context.Context, v any) (db.PostConditionMode, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.PostConditionMode(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPostConditionMode(ctx context.Context, sel ast.SelectionSet, v PostConditionMode) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPostConditionMode(ctx context.Context, sel ast.SelectionSet, v db.PostConditionMode) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNPostConditionPrincipal2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPrincipalJSON(ctx context.Context, sel ast.SelectionSet, v tx.PrincipalJSON) graphql.Marshaler {
@@ -29823,24 +29459,38 @@ func (ec *executionContext) marshalNTransactionsWithTransfersPage2ᚖgithubᚗco
 	return ec._TransactionsWithTransfersPage(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx context.Context, v any) (TxStatus, error) {
-	var res TxStatus
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx context.Context, v any) (db.TxStatus, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.TxStatus(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxStatus(ctx context.Context, sel ast.SelectionSet, v TxStatus) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNTxStatus2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx context.Context, sel ast.SelectionSet, v db.TxStatus) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
-func (ec *executionContext) unmarshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx context.Context, v any) (TxType, error) {
-	var res TxType
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxType(ctx context.Context, v any) (db.TxType, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.TxType(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTxType(ctx context.Context, sel ast.SelectionSet, v TxType) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNTxType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxType(ctx context.Context, sel ast.SelectionSet, v db.TxType) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) unmarshalNUint1282string(ctx context.Context, v any) (string, error) {

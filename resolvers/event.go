@@ -71,10 +71,6 @@ func eventTx(ctx context.Context, e db.Event) (*db.Tx, error) {
 	return loaders.For(ctx).TxByKey.Load(ctx, db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)})()
 }
 
-var assetEventTypes = map[int16]graph.AssetEventType{
-	db.AssetEventTransfer: graph.AssetEventTypeTransfer, db.AssetEventMint: graph.AssetEventTypeMint, db.AssetEventBurn: graph.AssetEventTypeBurn,
-}
-
 func (r *Resolver) SmartContractLogEvent() graph.SmartContractLogEventResolver {
 	return &contractLogEventResolver{r}
 }
@@ -83,11 +79,9 @@ func (r *Resolver) ContractLogData() graph.ContractLogDataResolver {
 }
 func (r *Resolver) StxLockEvent() graph.StxLockEventResolver   { return &stxLockEventResolver{r} }
 func (r *Resolver) StxAssetEvent() graph.StxAssetEventResolver { return &stxEventResolver{r} }
-func (r *Resolver) StxAsset() graph.StxAssetResolver           { return &stxAssetResolver{r} }
 func (r *Resolver) FungibleTokenAssetEvent() graph.FungibleTokenAssetEventResolver {
 	return &ftEventResolver{r}
 }
-func (r *Resolver) FtAsset() graph.FtAssetResolver { return &ftEventResolver{r} }
 func (r *Resolver) NonFungibleTokenAssetEvent() graph.NonFungibleTokenAssetEventResolver {
 	return &nftEventResolver{r}
 }
@@ -118,21 +112,11 @@ func (r *stxEventResolver) Transaction(ctx context.Context, e *db.StxEvent) (*db
 	return eventTx(ctx, e)
 }
 
-type stxAssetResolver struct{ *Resolver }
-
-func (r *stxAssetResolver) AssetEventType(_ context.Context, e *db.StxEvent) (graph.AssetEventType, error) {
-	return assetEventTypes[e.AssetEventTypeID], nil
-}
-
-// ftEventResolver serves FungibleTokenAssetEvent and its asset object (FtAsset).
+// ftEventResolver serves FungibleTokenAssetEvent.
 type ftEventResolver struct{ *Resolver }
 
 func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *ftEventResolver) AssetEventType(_ context.Context, e *db.FtEvent) (graph.AssetEventType, error) {
-	return assetEventTypes[e.AssetEventTypeID], nil
 }
 
 // nftEventResolver serves NonFungibleTokenAssetEvent, its asset object (NftAsset) and the
@@ -141,10 +125,6 @@ type nftEventResolver struct{ *Resolver }
 
 func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *nftEventResolver) AssetEventType(_ context.Context, e *db.NftEvent) (graph.AssetEventType, error) {
-	return assetEventTypes[e.AssetEventTypeID], nil
 }
 
 func (r *nftEventResolver) Value(_ context.Context, e *db.NftEvent) (*tx.ValueJSON, error) {

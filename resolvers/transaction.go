@@ -94,22 +94,6 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-var txTypes = map[int16]graph.TxType{
-	db.TypeTokenTransfer: graph.TxTypeTokenTransfer, db.TypeSmartContract: graph.TxTypeSmartContract,
-	db.TypeContractCall: graph.TxTypeContractCall, db.TypePoisonMicroblock: graph.TxTypePoisonMicroblock,
-	db.TypeCoinbase: graph.TxTypeCoinbase, db.TypeCoinbaseToAltRecipient: graph.TxTypeCoinbase,
-	db.TypeVersionedSmartContract: graph.TxTypeSmartContract, db.TypeTenureChange: graph.TxTypeTenureChange,
-	db.TypeNakamotoCoinbase: graph.TxTypeCoinbase,
-}
-
-func txType(f *db.TxFields) (graph.TxType, error) {
-	t, ok := txTypes[f.TypeID]
-	if !ok {
-		return "", fmt.Errorf("unknown stored transaction type %d", f.TypeID)
-	}
-	return t, nil
-}
-
 // contractCall renders a contract call with the function signature and argument names and types
 // of the called contract's ABI when the contract is known.
 func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, error) {
@@ -163,31 +147,6 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 	return abi
 }
 
-func postConditionMode(f *db.TxFields) graph.PostConditionMode {
-	return graph.PostConditionMode(tx.PostConditionMode(f.PostConditionMode).String())
-}
-
-func anchorMode(f *db.TxFields) graph.AnchorMode {
-	return graph.AnchorMode(tx.AnchorMode(f.AnchorMode).String())
-}
-
-var txStatuses = map[int16]graph.TxStatus{
-	db.TxStatusSuccess: graph.TxStatusSuccess, db.TxStatusAbortByResponse: graph.TxStatusAbortByResponse,
-	db.TxStatusAbortByPostCondition: graph.TxStatusAbortByPostCondition, db.TxStatusProblematicSkipped: graph.TxStatusProblematicSkipped,
-	db.TxStatusPending: graph.TxStatusPending, db.TxStatusDroppedReplaceByFee: graph.TxStatusDroppedReplaceByFee,
-	db.TxStatusDroppedReplaceAcrossFork: graph.TxStatusDroppedReplaceAcrossFork, db.TxStatusDroppedTooExpensive: graph.TxStatusDroppedTooExpensive,
-	db.TxStatusDroppedStaleGC: graph.TxStatusDroppedStaleGarbageCollect, db.TxStatusDroppedAPIGC: graph.TxStatusDroppedStaleGarbageCollect,
-	db.TxStatusDroppedProblematic: graph.TxStatusDroppedProblematic,
-}
-
-func txStatus(status int16) (graph.TxStatus, error) {
-	s, ok := txStatuses[status]
-	if !ok {
-		return "", fmt.Errorf("unknown stored transaction status %d", status)
-	}
-	return s, nil
-}
-
 // clarityValue renders serialized Clarity bytes as {hex, repr}.
 func clarityValue(b []byte) (*tx.ValueJSON, error) {
 	v, _, err := clarity.Decode(b)
@@ -196,18 +155,6 @@ func clarityValue(b []byte) (*tx.ValueJSON, error) {
 	}
 	j := tx.NewValueJSON(v)
 	return &j, nil
-}
-
-func (r *transactionResolver) PostConditionMode(_ context.Context, t *db.Tx) (graph.PostConditionMode, error) {
-	return postConditionMode(&t.TxFields), nil
-}
-
-func (r *transactionResolver) AnchorMode(_ context.Context, t *db.Tx) (graph.AnchorMode, error) {
-	return anchorMode(&t.TxFields), nil
-}
-
-func (r *transactionResolver) TxStatus(_ context.Context, t *db.Tx) (graph.TxStatus, error) {
-	return txStatus(t.Status)
 }
 
 func (r *transactionResolver) TxResult(_ context.Context, t *db.Tx) (*tx.ValueJSON, error) {
@@ -229,24 +176,8 @@ func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offse
 	return es, err
 }
 
-func (r *transactionResolver) TxType(_ context.Context, t *db.Tx) (graph.TxType, error) {
-	return txType(&t.TxFields)
-}
-
 func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields)
-}
-
-func (r *mempoolTransactionResolver) PostConditionMode(_ context.Context, t *db.MempoolTx) (graph.PostConditionMode, error) {
-	return postConditionMode(&t.TxFields), nil
-}
-
-func (r *mempoolTransactionResolver) AnchorMode(_ context.Context, t *db.MempoolTx) (graph.AnchorMode, error) {
-	return anchorMode(&t.TxFields), nil
-}
-
-func (r *mempoolTransactionResolver) TxStatus(_ context.Context, t *db.MempoolTx) (graph.TxStatus, error) {
-	return txStatus(t.Status)
 }
 
 func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.MempoolTx) ([]byte, error) {
@@ -254,10 +185,6 @@ func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.Mem
 		return nil, nil
 	}
 	return t.ReplacedByTxID, nil
-}
-
-func (r *mempoolTransactionResolver) TxType(_ context.Context, t *db.MempoolTx) (graph.TxType, error) {
-	return txType(&t.TxFields)
 }
 
 func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
