@@ -68,11 +68,15 @@ func Open(dsn string, pool PoolOptions) *Store {
 	return s
 }
 
-// checkClient makes the server check every second, while it runs a statement, that the client
-// is still connected. The driver drops the connection when a caller's context ends, and
-// PostgreSQL would otherwise run (or wait for a lock) to the end for nobody.
+// checkClient sets the session up for the service's statements. The server checks every second,
+// while it runs a statement, that the client is still connected: the driver drops the
+// connection when a caller's context ends, and PostgreSQL would otherwise run (or wait for a
+// lock) to the end for nobody. JIT compilation is off: every statement here reads or writes a
+// bounded set of rows by index, yet on a large chain the planner's cost estimates of a custom
+// plan pass jit_above_cost, and compiling then takes tens of milliseconds for a statement that
+// runs in one.
 func checkClient(conf *pgdriver.Config) {
-	params := map[string]any{"client_connection_check_interval": "1s"}
+	params := map[string]any{"client_connection_check_interval": "1s", "jit": "off"}
 	for k, v := range conf.ConnParams {
 		params[k] = v
 	}
