@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,6 +45,11 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		return err
 	}
 	defer closer.Close()
+	// Into an empty chain, the indexes only the API reads are built once at the end.
+	deferred, err := store.DeferIndexes(ctx)
+	if err != nil {
+		return fmt.Errorf("defer indexes: %w", err)
+	}
 	var opts ingest.ReplayOptions
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		total, err := countLines(file)
@@ -63,6 +69,11 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 	}
 	fmt.Fprintf(stdout, "read %d records: applied %d (%d blocks), skipped %d already applied, in %s (%.0f records/s)\n",
 		p.Done, p.Applied, p.Blocks, p.Skipped, p.Elapsed.Round(time.Millisecond), rate(p.Applied, p.Elapsed))
+	if deferred {
+		if rerr := store.RestoreIndexes(ctx); rerr != nil {
+			return errors.Join(err, fmt.Errorf("restore indexes: %w", rerr))
+		}
+	}
 	if err != nil || p.Applied == 0 {
 		return err
 	}
