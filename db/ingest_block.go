@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/uptrace/bun"
 )
 
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
@@ -89,7 +87,9 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		orphaned, left = w.settleMicroblocks(d, st.stream)
 		w.state = &chainState{tipHeight: b.BlockHeight, tipIndexHash: b.IndexBlockHash, tipHash: b.BlockHash, stream: left}
 	}
-	w.insertBlockRows(d)
+	if err := w.insertBlockRows(ctx, d); err != nil {
+		return nil, err
+	}
 	if len(orphaned) > 0 {
 		w.restoreMempool("t.microblock_hash = ANY(?1) AND NOT t.microblock_canonical", byteArray(orphaned))
 	}
@@ -106,7 +106,7 @@ func blockNotice(b *Block) noticeJSON {
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
-func (w *Writer) insertBlockRows(d *BlockData) {
+func (w *Writer) insertBlockRows(ctx context.Context, d *BlockData) error {
 	b := d.Block
 	rows := collectRows(d.Txs)
 	for _, mb := range d.Microblocks {
@@ -118,8 +118,13 @@ func (w *Writer) insertBlockRows(d *BlockData) {
 	if !b.Canonical {
 		rows.markNonCanonical()
 	}
-	w.insertTogether(append([]*bun.InsertQuery{w.tx.NewInsert().Model(b), rowsInsert(w, d.Microblocks),
-		rowsInsert(w, d.MinerRewards)}, rows.inserts(w)...)...)
+	inserts, err := rows.inserts(ctx, w)
+	if err != nil {
+		return err
+	}
+	w.insertTogether(append([]rowWrite{valuesInsert(w.tx.NewInsert().Model(b)), valuesInsert(rowsInsert(w, d.Microblocks)),
+		valuesInsert(rowsInsert(w, d.MinerRewards))}, inserts...)...)
+	return nil
 }
 
 // txRows are the rows of a set of transactions, grouped by table.
@@ -195,10 +200,26 @@ func asEvents[T Event](es []T) []Event {
 }
 
 // inserts are the rows' inserts, one per table (nil for a table without rows).
-func (r *txRows) inserts(w *Writer) []*bun.InsertQuery {
-	return []*bun.InsertQuery{rowsInsert(w, r.txs), rowsInsert(w, r.stx), rowsInsert(w, r.ft),
-		rowsInsert(w, r.nft), rowsInsert(w, r.logs), rowsInsert(w, r.locks), rowsInsert(w, r.pox),
-		rowsInsert(w, r.contracts), rowsInsert(w, r.principals)}
+func (r *txRows) inserts(ctx context.Context, w *Writer) ([]rowWrite, error) {
+	var out []rowWrite
+	for _, insert := range []func() (rowWrite, error){
+		func() (rowWrite, error) { return insertRows(ctx, w, r.txs) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.stx) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.ft) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.nft) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.logs) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.locks) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.pox) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.contracts) },
+		func() (rowWrite, error) { return insertRows(ctx, w, r.principals) },
+	} {
+		q, err := insert()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }
 
 // setPoxUnlockHeights stores the forced-unlock heights the node reports.

@@ -23,6 +23,11 @@ const maxNotifyPayload = 7900
 // transaction that Store.Ingest opened, so a message is stored entirely or not at all.
 type Writer struct {
 	tx bun.Tx
+	// conn is the transaction's connection, for COPY (see insertRows).
+	conn bun.Conn
+	// afterInsert are the staging tables the next queued insert reads: they are emptied
+	// behind it.
+	afterInsert []string
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
@@ -77,12 +82,17 @@ func (s *Store) relaxedSettings(ctx context.Context) string {
 // fn may apply one message (the live observer) or several (a replay, which amortises the
 // transaction's round trips over them); either way they are stored entirely or not at all.
 func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOptions, fn func(context.Context, *Writer) error) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests) FROM chain_tip FOR UPDATE"
 		if opts.Relaxed {
 			lock = s.relaxedSettings(ctx) + lock
 		}
-		w := &Writer{tx: tx, ReceivedAt: receivedAt}
+		w := &Writer{tx: tx, conn: conn, ReceivedAt: receivedAt}
 		// No parameters: one simple-protocol round trip for both statements.
 		if err := tx.Tx.QueryRowContext(ctx, lock).Scan(&w.lastRequestID); err != nil {
 			return err
@@ -134,10 +144,17 @@ func (w *Writer) insert(q *bun.InsertQuery) { w.queue(q.Returning("NULL")) }
 // exec queues a raw write statement with bun placeholders.
 func (w *Writer) exec(q string, args ...any) { w.queue(w.tx.NewRaw(q, args...)) }
 
-// flush sends the queued writes as one multi-statement simple query (no parameters, so the
-// driver does not prepare it and bun does not reformat the already formatted text).
+// flush sends the queued writes, the deferred ones included.
 func (w *Writer) flush(ctx context.Context) error {
 	w.queueDeferred()
+	return w.sendQueued(ctx)
+}
+
+// sendQueued sends the queued writes as one multi-statement simple query (no parameters, so
+// the driver does not prepare it and bun does not reformat the already formatted text). The
+// deferred writes stay back for the next flush.
+func (w *Writer) sendQueued(ctx context.Context) error {
+	w.queueBurnBlocks()
 	if len(w.batch) == 0 {
 		return nil
 	}
@@ -221,7 +238,15 @@ func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 
 // insertAll inserts rows in one multi-row statement; duplicates (a retried message's rows)
 // are ignored.
-func insertAll[T any](w *Writer, rows []T) { w.insertTogether(rowsInsert(w, rows)) }
+func insertAll[T any](w *Writer, rows []T) { w.insertTogether(valuesInsert(rowsInsert(w, rows))) }
+
+// valuesInsert is q as a rowWrite, nil for no query.
+func valuesInsert(q *bun.InsertQuery) rowWrite {
+	if q == nil {
+		return nil
+	}
+	return func(returning string) string { return q.Returning(returning).String() }
+}
 
 // rowsInsert is insertAll's statement, nil when there are no rows.
 func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
@@ -233,25 +258,30 @@ func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
 
 // insertTogether queues inserts (nil ones are skipped) as one statement: all but the last in
 // a WITH clause. A message writes a dozen tables, and each statement costs PostgreSQL a fixed
-// amount beyond its rows. The inserts must not depend on each other's rows.
-func (w *Writer) insertTogether(qs ...*bun.InsertQuery) {
+// amount beyond its rows. The inserts must not depend on each other's rows. The staging
+// tables they read are emptied behind them.
+func (w *Writer) insertTogether(qs ...rowWrite) {
 	var ctes []string
-	var last *bun.InsertQuery
+	var last rowWrite
 	for _, q := range qs {
 		if q == nil {
 			continue
 		}
 		if last != nil {
-			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last.Returning("1").String()))
+			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last("1")))
 		}
 		last = q
 	}
 	if last == nil {
 		return
 	}
-	stmt := last.Returning("NULL").String()
+	stmt := last("NULL")
 	if len(ctes) > 0 {
 		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
 	}
 	w.add(stmt)
+	if len(w.afterInsert) > 0 {
+		w.add("TRUNCATE " + strings.Join(w.afterInsert, ", "))
+		w.afterInsert = nil
+	}
 }
