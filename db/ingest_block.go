@@ -87,7 +87,7 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		orphaned, left = w.settleMicroblocks(d, st.stream)
 		w.state = &chainState{tipHeight: b.BlockHeight, tipIndexHash: b.IndexBlockHash, tipHash: b.BlockHash, stream: left}
 	}
-	if err := w.insertBlockRows(ctx, d); err != nil {
+	if err := w.insertBlockRows(d); err != nil {
 		return nil, err
 	}
 	if len(orphaned) > 0 {
@@ -106,7 +106,7 @@ func blockNotice(b *Block) noticeJSON {
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
-func (w *Writer) insertBlockRows(ctx context.Context, d *BlockData) error {
+func (w *Writer) insertBlockRows(d *BlockData) error {
 	b := d.Block
 	rows := collectRows(d.Txs)
 	for _, mb := range d.Microblocks {
@@ -118,7 +118,7 @@ func (w *Writer) insertBlockRows(ctx context.Context, d *BlockData) error {
 	if !b.Canonical {
 		rows.markNonCanonical()
 	}
-	inserts, err := rows.inserts(ctx, w)
+	inserts, err := rows.inserts(w)
 	if err != nil {
 		return err
 	}
@@ -200,26 +200,16 @@ func asEvents[T Event](es []T) []Event {
 }
 
 // inserts are the rows' inserts, one per table (nil for a table without rows).
-func (r *txRows) inserts(ctx context.Context, w *Writer) ([]rowWrite, error) {
-	var out []rowWrite
-	for _, insert := range []func() (rowWrite, error){
-		func() (rowWrite, error) { return insertRows(ctx, w, r.txs) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.stx) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.ft) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.nft) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.logs) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.locks) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.pox) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.contracts) },
-		func() (rowWrite, error) { return insertRows(ctx, w, r.principals) },
-	} {
-		q, err := insert()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, q)
+func (r *txRows) inserts(w *Writer) ([]rowWrite, error) {
+	var errs []error
+	add := func(q rowWrite, err error) rowWrite {
+		errs = append(errs, err)
+		return q
 	}
-	return out, nil
+	qs := []rowWrite{add(insertRows(w, r.txs)), add(insertRows(w, r.stx)), add(insertRows(w, r.ft)),
+		add(insertRows(w, r.nft)), add(insertRows(w, r.logs)), add(insertRows(w, r.locks)), add(insertRows(w, r.pox)),
+		add(insertRows(w, r.contracts)), add(insertRows(w, r.principals))}
+	return qs, errors.Join(errs...)
 }
 
 // setPoxUnlockHeights stores the forced-unlock heights the node reports.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/uptrace/bun/driver/pgdriver"
@@ -22,24 +23,44 @@ const copyMinRows = 64
 type rowWrite func(returning string) string
 
 // insertRows is the insert of rows, nil when there are none: from the table's staging table
-// when they are many (copying them there first), else as a VALUES list. Duplicates (a retried
-// message's rows) are ignored either way.
-func insertRows[T any](ctx context.Context, w *Writer, rows []T) (rowWrite, error) {
+// when they are many, else as a VALUES list. Duplicates (a retried message's rows) are ignored
+// either way. Staged rows are numbered by their insert, and copied to the server at the next
+// round trip, ahead of the queued statements (see copyStaged).
+func insertRows[T any](w *Writer, rows []T) (rowWrite, error) {
 	if len(rows) < copyMinRows {
 		return valuesInsert(rowsInsert(w, rows)), nil
 	}
 	table := w.tx.Dialect().Tables().Get(reflect.TypeFor[T]())
-	stage, cols := "stage_"+table.Name, columnList(table)
-	if err := w.copyRows(ctx, table, stage, cols, rows); err != nil {
+	st := w.staged[table.Name]
+	if st == nil {
+		st = &staging{table: table, cols: columnList(table)}
+		if w.staged == nil {
+			w.staged = map[string]*staging{}
+		}
+		w.staged[table.Name] = st
+	}
+	w.stageSeq++
+	seq := w.stageSeq
+	var err error
+	if st.data, err = appendCopyRows(st.data, w.tx.Dialect(), table, seq, reflect.ValueOf(rows)); err != nil {
 		return nil, fmt.Errorf("copy %s: %w", table.Name, err)
 	}
-	// The staging table is emptied behind the insert, for the next message's rows.
-	w.afterInsert = append(w.afterInsert, stage)
 	return func(returning string) string {
-		return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s ON CONFLICT DO NOTHING RETURNING %s",
-			table.Name, cols, cols, stage, returning)
+		return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE stage_seq = %d ON CONFLICT DO NOTHING RETURNING %s",
+			table.Name, st.cols, st.cols, st.name(), seq, returning)
 	}, nil
 }
+
+// staging holds one table's staged rows not copied to the server yet, as COPY text.
+type staging struct {
+	table *schema.Table
+	cols  string
+	data  []byte
+}
+
+// name is the session's staging table: the table's columns after the number of the insert
+// that reads the row, emptied at every commit.
+func (st *staging) name() string { return "stage_" + st.table.Name }
 
 func columnList(t *schema.Table) string {
 	names := make([]string, len(t.Fields))
@@ -49,34 +70,45 @@ func columnList(t *schema.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// copyRows copies rows into the session's staging table for their table, created on first
-// use with the table's columns, emptied at every commit. The writes queued before go first:
-// among them may be the insert that reads the staging table's previous rows.
-func (w *Writer) copyRows(ctx context.Context, table *schema.Table, stage, cols string, rows any) error {
-	w.add(fmt.Sprintf("CREATE TEMP TABLE IF NOT EXISTS %s (LIKE %s) ON COMMIT DELETE ROWS", stage, table.Name))
-	if err := w.sendQueued(ctx); err != nil {
+// copyStaged copies the staged rows into their staging tables, created on first use.
+func (w *Writer) copyStaged(ctx context.Context) error {
+	var create []string
+	for _, st := range w.staged {
+		if len(st.data) > 0 {
+			create = append(create, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
+				CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, st.name(), st.table.Name))
+		}
+	}
+	if len(create) == 0 {
+		return nil
+	}
+	if _, err := w.tx.Tx.ExecContext(ctx, "SET LOCAL client_min_messages = warning; "+strings.Join(create, "; ")); err != nil {
 		return err
 	}
-	data, err := copyText(w.tx.Dialect(), table, reflect.ValueOf(rows))
-	if err != nil {
-		return err
+	for _, st := range w.staged {
+		if len(st.data) == 0 {
+			continue
+		}
+		q := fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", st.name(), st.cols)
+		if _, err := pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(st.data), q); err != nil {
+			return fmt.Errorf("copy %s: %w", st.table.Name, err)
+		}
+		st.data = st.data[:0]
 	}
-	_, err = pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(data), fmt.Sprintf("COPY %s (%s) FROM STDIN", stage, cols))
-	return err
+	return nil
 }
 
-// copyText renders the rows (a slice of struct pointers) in COPY's text format. Each value is
-// the SQL literal the dialect writes in a VALUES list, unquoted and escaped for COPY, so that
-// both ways store the same values.
-func copyText(d schema.Dialect, table *schema.Table, rows reflect.Value) ([]byte, error) {
+// appendCopyRows appends the rows (a slice of struct pointers), led by seq, in COPY's text
+// format. Each value is the SQL literal the dialect writes in a VALUES list, unquoted and
+// escaped for COPY, so that both ways store the same values.
+func appendCopyRows(out []byte, d schema.Dialect, table *schema.Table, seq int, rows reflect.Value) ([]byte, error) {
 	gen := schema.NewQueryGen(d)
-	var out, lit []byte
+	var lit []byte
 	for i := 0; i < rows.Len(); i++ {
 		strct := rows.Index(i).Elem()
-		for j, f := range table.Fields {
-			if j > 0 {
-				out = append(out, '\t')
-			}
+		out = strconv.AppendInt(out, int64(seq), 10)
+		for _, f := range table.Fields {
+			out = append(out, '\t')
 			lit = f.AppendValue(gen, lit[:0], strct)
 			var err error
 			if out, err = appendCopyValue(out, lit); err != nil {

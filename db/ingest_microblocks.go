@@ -140,7 +140,7 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 		return &MicroblockResult{}, nil
 	}
 	w.setMicroblockFields(orphans, "microblock_canonical = false")
-	if err := w.insertUnconfirmed(ctx, tip, fresh, d.Txs); err != nil {
+	if err := w.insertUnconfirmed(tip, fresh, d.Txs); err != nil {
 		return nil, err
 	}
 	if len(orphans) > 0 {
@@ -160,7 +160,7 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 }
 
 // insertUnconfirmed stores new microblocks at tip+1 with their transactions.
-func (w *Writer) insertUnconfirmed(ctx context.Context, tip *ChainTip, mbs []*Microblock, txs []*TxData) error {
+func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxData) error {
 	height := tip.BlockHeight + 1
 	keep := map[string]bool{}
 	for _, mb := range mbs {
@@ -182,7 +182,7 @@ func (w *Writer) insertUnconfirmed(ctx context.Context, tip *ChainTip, mbs []*Mi
 	}
 	rows := collectRows(kept)
 	rows.setHeight(height)
-	inserts, err := rows.inserts(ctx, w)
+	inserts, err := rows.inserts(w)
 	if err != nil {
 		return err
 	}

@@ -25,9 +25,10 @@ type Writer struct {
 	tx bun.Tx
 	// conn is the transaction's connection, for COPY (see insertRows).
 	conn bun.Conn
-	// afterInsert are the staging tables the next queued insert reads: they are emptied
-	// behind it.
-	afterInsert []string
+	// staged are rows for the staging tables by table name, and stageSeq numbers the inserts
+	// that read them.
+	staged   map[string]*staging
+	stageSeq int
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
@@ -158,6 +159,9 @@ func (w *Writer) sendQueued(ctx context.Context) error {
 	if len(w.batch) == 0 {
 		return nil
 	}
+	if err := w.copyStaged(ctx); err != nil {
+		return err
+	}
 	q := strings.Join(w.batch, ";\n")
 	w.batch = w.batch[:0]
 	_, err := w.tx.Tx.ExecContext(ctx, q)
@@ -199,6 +203,9 @@ func (w *Writer) queueDeferred() {
 // (the driver hands back the first result set), which is why notifications use NOTIFY.
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
 	w.queueDeferred()
+	if err := w.copyStaged(ctx); err != nil {
+		return err
+	}
 	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
 	w.batch = w.batch[:0]
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
@@ -258,8 +265,7 @@ func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
 
 // insertTogether queues inserts (nil ones are skipped) as one statement: all but the last in
 // a WITH clause. A message writes a dozen tables, and each statement costs PostgreSQL a fixed
-// amount beyond its rows. The inserts must not depend on each other's rows. The staging
-// tables they read are emptied behind them.
+// amount beyond its rows. The inserts must not depend on each other's rows.
 func (w *Writer) insertTogether(qs ...rowWrite) {
 	var ctes []string
 	var last rowWrite
@@ -280,8 +286,4 @@ func (w *Writer) insertTogether(qs ...rowWrite) {
 		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
 	}
 	w.add(stmt)
-	if len(w.afterInsert) > 0 {
-		w.add("TRUNCATE " + strings.Join(w.afterInsert, ", "))
-		w.afterInsert = nil
-	}
 }
