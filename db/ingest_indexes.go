@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/uptrace/bun"
@@ -52,34 +53,67 @@ func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
 	return deferred, err
 }
 
-// RestoreIndexes builds the indexes DeferIndexes dropped, all in one transaction with their
-// records, so that they are either all back or all still recorded. It runs without the
-// driver's read timeout: on a large chain the builds take minutes.
+// RestoreIndexes builds the indexes DeferIndexes dropped. It runs without the driver's read
+// timeout: on a large chain the builds take minutes.
 func (s *Store) RestoreIndexes(ctx context.Context) error {
 	mdb, closeDB := s.migrationDB()
 	defer closeDB()
 	return restoreIndexes(ctx, mdb)
 }
 
+// restoreWorkers is how many indexes are built at once: each build is mostly one backend
+// sorting a table.
+const restoreWorkers = 2
+
+// restoreIndexes builds the deferred indexes, each in one transaction with the removal of its
+// record, so that an index is either built or still recorded.
 func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
+	// Before the migration that creates the table there is nothing to restore.
+	var exists bool
+	if err := bdb.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return err
+	}
+	var names []string
+	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
+		return err
+	}
+	next := make(chan string)
+	errs := make(chan error, restoreWorkers)
+	for range restoreWorkers {
+		go func() {
+			var err error
+			for name := range next {
+				if err == nil {
+					err = restoreIndex(ctx, bdb, name)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for _, n := range names {
+		next <- n
+	}
+	close(next)
+	var all []error
+	for range restoreWorkers {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+func restoreIndex(ctx context.Context, bdb *bun.DB, name string) error {
 	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		// Before the migration that creates the table there is nothing to restore.
-		var exists bool
-		if err := tx.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
-			return err
-		}
 		var defs []string
-		if err := tx.NewRaw("DELETE FROM deferred_indexes RETURNING definition").Scan(ctx, &defs); err != nil || len(defs) == 0 {
+		// A concurrent restore may have built it: then there is no row left.
+		if err := tx.NewRaw("DELETE FROM deferred_indexes WHERE name = ? RETURNING definition", name).Scan(ctx, &defs); err != nil || len(defs) == 0 {
 			return err
 		}
-		// Sorting the rows of the largest tables is most of the time; give it memory.
+		// Sorting the table's rows is most of the time; give it memory.
 		if _, err := tx.ExecContext(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
 			return err
 		}
-		for _, def := range defs {
-			if _, err := tx.ExecContext(ctx, def); err != nil {
-				return fmt.Errorf("restore index: %w", err)
-			}
+		if _, err := tx.ExecContext(ctx, defs[0]); err != nil {
+			return fmt.Errorf("restore index %s: %w", name, err)
 		}
 		return nil
 	})

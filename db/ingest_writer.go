@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -177,6 +178,11 @@ func (w *Writer) insertRequests() {
 		return
 	}
 	var q strings.Builder
+	size := 0
+	for _, r := range w.requests {
+		size += len(r.Payload) + 128
+	}
+	q.Grow(size)
 	q.WriteString("INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload) VALUES ")
 	for i, r := range w.requests {
 		if i > 0 {
@@ -184,7 +190,16 @@ func (w *Writer) insertRequests() {
 		}
 		q.WriteString(w.tx.NewRaw("(?, ?, ?, ", r.ID, r.ReceiveTimestamp, r.EventPath).String())
 		q.WriteByte('\'')
-		q.WriteString(strings.ReplaceAll(string(r.Payload), "'", "''"))
+		for p := r.Payload; len(p) > 0; { // quotes doubled
+			i := bytes.IndexByte(p, '\'')
+			if i < 0 {
+				q.Write(p)
+				break
+			}
+			q.Write(p[:i+1])
+			q.WriteByte('\'')
+			p = p[i+1:]
+		}
 		q.WriteString("')")
 	}
 	w.add(q.String())
