@@ -98,7 +98,10 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		w.pruneMempool([][]byte{b.IndexBlockHash}, b)
 		w.setPoxUnlockHeights(d.PoxUnlockHeights)
 	}
-	return res, w.notify(blockNotice(b))
+	if err := w.notify(blockNotice(b)); err != nil {
+		return nil, err
+	}
+	return res, w.sendAhead(ctx)
 }
 
 func blockNotice(b *Block) noticeJSON {

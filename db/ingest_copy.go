@@ -70,30 +70,42 @@ func columnList(t *schema.Table) string {
 	return strings.Join(names, ", ")
 }
 
-// copyStaged copies the staged rows into their staging tables, created on first use.
-func (w *Writer) copyStaged(ctx context.Context) error {
-	var create []string
+// stagedCopy is one staging table's rows on their way to the server.
+type stagedCopy struct {
+	st   *staging
+	data []byte
+}
+
+// takeStaged hands over the staged rows not copied yet; staging goes on in fresh buffers.
+func (w *Writer) takeStaged() []stagedCopy {
+	var out []stagedCopy
 	for _, st := range w.staged {
 		if len(st.data) > 0 {
-			create = append(create, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
-				CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, st.name(), st.table.Name))
+			out = append(out, stagedCopy{st: st, data: st.data})
+			st.data = nil
 		}
 	}
-	if len(create) == 0 {
+	return out
+}
+
+// copyStaged copies rows into their staging tables, created on first use.
+func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
+	if len(copies) == 0 {
 		return nil
+	}
+	create := make([]string, len(copies))
+	for i, c := range copies {
+		create[i] = fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
+			CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, c.st.name(), c.st.table.Name)
 	}
 	if _, err := w.tx.Tx.ExecContext(ctx, "SET LOCAL client_min_messages = warning; "+strings.Join(create, "; ")); err != nil {
 		return err
 	}
-	for _, st := range w.staged {
-		if len(st.data) == 0 {
-			continue
+	for _, c := range copies {
+		q := fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", c.st.name(), c.st.cols)
+		if _, err := pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(c.data), q); err != nil {
+			return fmt.Errorf("copy %s: %w", c.st.table.Name, err)
 		}
-		q := fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", st.name(), st.cols)
-		if _, err := pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(st.data), q); err != nil {
-			return fmt.Errorf("copy %s: %w", st.table.Name, err)
-		}
-		st.data = st.data[:0]
 	}
 	return nil
 }

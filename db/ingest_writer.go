@@ -30,6 +30,8 @@ type Writer struct {
 	// that read them.
 	staged   map[string]*staging
 	stageSeq int
+	// sending, when not nil, delivers the outcome of the writes being sent (see sendAhead).
+	sending chan error
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
@@ -100,6 +102,8 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 			return err
 		}
 		if err := fn(ctx, w); err != nil {
+			// The connection must be idle before the rollback; the send's own error is moot.
+			w.wait() //nolint:errcheck
 			return err
 		}
 		if w.loggedIDs {
@@ -152,19 +156,63 @@ func (w *Writer) flush(ctx context.Context) error {
 	return w.sendQueued(ctx)
 }
 
-// sendQueued sends the queued writes as one multi-statement simple query (no parameters, so
-// the driver does not prepare it and bun does not reformat the already formatted text). The
-// deferred writes stay back for the next flush.
+// sendQueued sends the queued writes, after the ones being sent, and waits for them.
 func (w *Writer) sendQueued(ctx context.Context) error {
-	w.queueBurnBlocks()
-	if len(w.batch) == 0 {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	copies, q := w.takeQueued()
+	return w.send(ctx, copies, q)
+}
+
+// sendAhead starts sending the queued writes while the caller prepares the next ones, after
+// waiting for the ones being sent: it returns their error. A replay applies a block's rows
+// while the next block's are formatted.
+func (w *Writer) sendAhead(ctx context.Context) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	copies, q := w.takeQueued()
+	if q == "" {
 		return nil
 	}
-	if err := w.copyStaged(ctx); err != nil {
-		return err
+	w.sending = make(chan error, 1)
+	go func(done chan<- error) { done <- w.send(ctx, copies, q) }(w.sending)
+	return nil
+}
+
+// wait waits for the writes being sent and returns their error.
+func (w *Writer) wait() error {
+	if w.sending == nil {
+		return nil
+	}
+	err := <-w.sending
+	w.sending = nil
+	return err
+}
+
+// takeQueued hands over the queued writes: the staged rows to copy and the statements, joined
+// into one multi-statement simple query (no parameters, so the driver does not prepare it and
+// bun does not reformat the already formatted text). The deferred writes stay back for the
+// next flush.
+func (w *Writer) takeQueued() ([]stagedCopy, string) {
+	w.queueBurnBlocks()
+	if len(w.batch) == 0 {
+		return nil, ""
 	}
 	q := strings.Join(w.batch, ";\n")
 	w.batch = w.batch[:0]
+	return w.takeStaged(), q
+}
+
+// send copies the staged rows, then runs the statements.
+func (w *Writer) send(ctx context.Context, copies []stagedCopy, q string) error {
+	if q == "" {
+		return nil
+	}
+	if err := w.copyStaged(ctx, copies); err != nil {
+		return err
+	}
 	_, err := w.tx.Tx.ExecContext(ctx, q)
 	return err
 }
@@ -218,7 +266,10 @@ func (w *Writer) queueDeferred() {
 // (the driver hands back the first result set), which is why notifications use NOTIFY.
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
 	w.queueDeferred()
-	if err := w.copyStaged(ctx); err != nil {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	if err := w.copyStaged(ctx, w.takeStaged()); err != nil {
 		return err
 	}
 	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
