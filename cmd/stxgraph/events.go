@@ -20,8 +20,9 @@ func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 	var wipe bool
 	return fileCommand("import-events", "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
 		"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
-		"the event observer's code path, one transaction per message. Records already applied\n"+
-		"(by id) are skipped, so an interrupted import can simply be run again.",
+		"the event observer's code path, many messages per transaction. Records already applied\n"+
+		"(by id) are skipped, so an interrupted import can simply be run again. Into an empty\n"+
+		"database, the indexes only the API reads are built once at the end.",
 		"TSV file to replay (required)", args, stderr,
 		func(fs *flag.FlagSet) { fs.BoolVar(&wipe, "wipe", false, "empty every chain table first") },
 		func(ctx context.Context, cfg *config, file string) error {
