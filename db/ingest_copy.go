@@ -56,6 +56,8 @@ type staging struct {
 	table *schema.Table
 	cols  string
 	data  []byte
+	// created says the staging table is known to exist in this transaction's session.
+	created bool
 }
 
 // name is the session's staging table: the table's columns after the number of the insert
@@ -93,13 +95,20 @@ func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
 	if len(copies) == 0 {
 		return nil
 	}
-	create := make([]string, len(copies))
-	for i, c := range copies {
-		create[i] = fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
-			CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, c.st.name(), c.st.table.Name)
+	var create []string
+	for _, c := range copies {
+		if !c.st.created {
+			create = append(create, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
+				CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, c.st.name(), c.st.table.Name))
+		}
 	}
-	if _, err := w.tx.Tx.ExecContext(ctx, "SET LOCAL client_min_messages = warning; "+strings.Join(create, "; ")); err != nil {
-		return err
+	if len(create) > 0 {
+		if _, err := w.tx.Tx.ExecContext(ctx, "SET LOCAL client_min_messages = warning; "+strings.Join(create, "; ")); err != nil {
+			return err
+		}
+		for _, c := range copies {
+			c.st.created = true
+		}
 	}
 	for _, c := range copies {
 		q := fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", c.st.name(), c.st.cols)

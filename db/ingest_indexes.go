@@ -61,8 +61,8 @@ func (s *Store) RestoreIndexes(ctx context.Context) error {
 	return restoreIndexes(ctx, mdb)
 }
 
-// restoreWorkers is how many indexes are built at once: each build is mostly one backend
-// sorting a table.
+// restoreWorkers is how many indexes are built (or tables analyzed) at once: each is mostly
+// one backend reading a table.
 const restoreWorkers = 2
 
 // restoreIndexes builds the deferred indexes, each in one transaction with the removal of its
@@ -77,25 +77,31 @@ func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
 	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
 		return err
 	}
+	return eachAtOnce(names, restoreWorkers, func(name string) error { return restoreIndex(ctx, bdb, name) })
+}
+
+// eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each
+// of the n.
+func eachAtOnce(items []string, n int, fn func(string) error) error {
 	next := make(chan string)
-	errs := make(chan error, restoreWorkers)
-	for range restoreWorkers {
+	errs := make(chan error, n)
+	for range n {
 		go func() {
 			var err error
-			for name := range next {
+			for item := range next {
 				if err == nil {
-					err = restoreIndex(ctx, bdb, name)
+					err = fn(item)
 				}
 			}
 			errs <- err
 		}()
 	}
-	for _, n := range names {
-		next <- n
+	for _, item := range items {
+		next <- item
 	}
 	close(next)
 	var all []error
-	for range restoreWorkers {
+	for range n {
 		all = append(all, <-errs)
 	}
 	return errors.Join(all...)
