@@ -58,11 +58,21 @@ type staging struct {
 	data  []byte
 	// created says the staging table is known to exist in this transaction's session.
 	created bool
+	// direct, when set, is the table the rows are copied into instead, with cols.
+	direct string
 }
 
 // name is the session's staging table: the table's columns after the number of the insert
 // that reads the row, emptied at every commit.
 func (st *staging) name() string { return "stage_" + st.table.Name }
+
+// copyInto is the COPY statement that reads the rows.
+func (st *staging) copyInto() string {
+	if st.direct != "" {
+		return fmt.Sprintf("COPY %s (%s) FROM STDIN", st.direct, st.cols)
+	}
+	return fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", st.name(), st.cols)
+}
 
 func columnList(t *schema.Table) string {
 	names := make([]string, len(t.Fields))
@@ -71,6 +81,9 @@ func columnList(t *schema.Table) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// requestLog stands for the request log, whose rows are copied into the table itself.
+var requestLog = &staging{cols: "id, receive_timestamp, event_path, payload", direct: "event_observer_requests"}
 
 // stagedCopy is one staging table's rows on their way to the server.
 type stagedCopy struct {
@@ -81,6 +94,10 @@ type stagedCopy struct {
 // takeStaged hands over the staged rows not copied yet; staging goes on in fresh buffers.
 func (w *Writer) takeStaged() []stagedCopy {
 	var out []stagedCopy
+	if len(w.requestRows) > 0 {
+		out = append(out, stagedCopy{st: requestLog, data: w.requestRows})
+		w.requestRows = nil
+	}
 	for _, st := range w.staged {
 		if len(st.data) > 0 {
 			out = append(out, stagedCopy{st: st, data: st.data})
@@ -97,7 +114,7 @@ func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
 	}
 	var create []string
 	for _, c := range copies {
-		if !c.st.created {
+		if !c.st.created && c.st.direct == "" {
 			create = append(create, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %[1]s (stage_seq int NOT NULL, LIKE %[2]s) ON COMMIT DELETE ROWS;
 				CREATE INDEX IF NOT EXISTS %[1]s_seq ON %[1]s (stage_seq)`, c.st.name(), c.st.table.Name))
 		}
@@ -107,13 +124,12 @@ func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
 			return err
 		}
 		for _, c := range copies {
-			c.st.created = true
+			c.st.created = c.st.direct == ""
 		}
 	}
 	for _, c := range copies {
-		q := fmt.Sprintf("COPY %s (stage_seq, %s) FROM STDIN", c.st.name(), c.st.cols)
-		if _, err := pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(c.data), q); err != nil {
-			return fmt.Errorf("copy %s: %w", c.st.table.Name, err)
+		if _, err := pgdriver.CopyFrom(ctx, w.conn, bytes.NewReader(c.data), c.st.copyInto()); err != nil {
+			return fmt.Errorf("%s: %w", c.st.copyInto(), err)
 		}
 	}
 	return nil
@@ -148,29 +164,31 @@ func appendCopyValue(b, lit []byte) ([]byte, error) {
 	case string(lit) == "NULL":
 		return append(b, `\N`...), nil
 	case len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'':
-		s := lit[1 : len(lit)-1]
-		for i := 0; i < len(s); i++ {
-			switch c := s[i]; c {
-			case '\'':
-				i++ // quotes are doubled inside a literal
-				b = append(b, '\'')
-			case '\\':
-				b = append(b, `\\`...)
-			case '\n':
-				b = append(b, `\n`...)
-			case '\r':
-				b = append(b, `\r`...)
-			case '\t':
-				b = append(b, `\t`...)
-			default:
-				b = append(b, c)
-			}
-		}
-		return b, nil
+		// Quotes are doubled inside a literal.
+		return appendCopyText(b, bytes.ReplaceAll(lit[1:len(lit)-1], []byte("''"), []byte("'"))), nil
 	case bytes.ContainsAny(lit, "'\\\t\n\r ("):
 		// Anything but a bare number or keyword (an expression, a cast) has no COPY form.
 		return nil, fmt.Errorf("no COPY form for %s", lit)
 	default:
 		return append(b, lit...), nil
 	}
+}
+
+// appendCopyText appends s as a COPY text field: backslashes and line breaks escaped.
+func appendCopyText(b, s []byte) []byte {
+	for _, c := range s {
+		switch c {
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }

@@ -1,10 +1,11 @@
 package db
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,8 @@ type Writer struct {
 	stageSeq int
 	// sending, when not nil, delivers the outcome of the writes being sent (see sendAhead).
 	sending chan error
+	// requestRows are request-log rows as COPY text, not copied yet (see insertRequests).
+	requestRows []byte
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
@@ -44,10 +47,10 @@ type Writer struct {
 	lastRequestID int64
 	loggedIDs     bool
 	// requests are replayed request-log rows and totals the canonical blocks whose rows
-	// principal_stx_totals does not count yet. Both are written behind the other queued writes
-	// at the next round trip, in one statement each rather than one per message: nothing reads
-	// them during ingestion, and every change to which rows count first sends the round trip
-	// (see restoreOrphanedChain).
+	// principal_stx_totals does not count yet. Both are written at the next flush, in one COPY
+	// (see insertRequests) and one statement rather than one per message: nothing reads them
+	// during ingestion, and every change to which rows count first flushes (see
+	// restoreOrphanedChain).
 	requests []*EventObserverRequest
 	totals   [][]byte
 	// burnBlocks are burn blocks held back to be written together (see ApplyBurnBlock).
@@ -173,7 +176,7 @@ func (w *Writer) sendAhead(ctx context.Context) error {
 		return err
 	}
 	copies, q := w.takeQueued()
-	if q == "" {
+	if q == "" && len(copies) == 0 {
 		return nil
 	}
 	w.sending = make(chan error, 1)
@@ -197,9 +200,6 @@ func (w *Writer) wait() error {
 // next flush.
 func (w *Writer) takeQueued() ([]stagedCopy, string) {
 	w.queueBurnBlocks()
-	if len(w.batch) == 0 {
-		return nil, ""
-	}
 	q := strings.Join(w.batch, ";\n")
 	w.batch = w.batch[:0]
 	return w.takeStaged(), q
@@ -207,50 +207,38 @@ func (w *Writer) takeQueued() ([]stagedCopy, string) {
 
 // send copies the staged rows, then runs the statements.
 func (w *Writer) send(ctx context.Context, copies []stagedCopy, q string) error {
-	if q == "" {
-		return nil
-	}
-	if err := w.copyStaged(ctx, copies); err != nil {
+	if err := w.copyStaged(ctx, copies); err != nil || q == "" {
 		return err
 	}
 	_, err := w.tx.Tx.ExecContext(ctx, q)
 	return err
 }
 
-// insertRequests queues the held-back request-log rows. The payloads are the largest part of
-// a replay's statements, and valid JSON already (they were decoded, so they hold no NUL
-// byte): they go in as plain string literals, where bun would re-encode, compact and escape
-// them rune by rune.
+// insertRequests stages the held-back request-log rows, to be copied straight into the log
+// at the next round trip: nothing reads the log during ingestion, and the payloads, the largest
+// part of a replay's writes, are valid JSON already (they were decoded, so they hold no NUL
+// byte). As COPY text they go in as they are, where bun would re-encode, compact and escape
+// them rune by rune, and the server would lex them as string literals.
 func (w *Writer) insertRequests() {
 	if len(w.requests) == 0 {
 		return
 	}
-	var q strings.Builder
 	size := 0
 	for _, r := range w.requests {
 		size += len(r.Payload) + 128
 	}
-	q.Grow(size)
-	q.WriteString("INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload) VALUES ")
-	for i, r := range w.requests {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString(w.tx.NewRaw("(?, ?, ?, ", r.ID, r.ReceiveTimestamp, r.EventPath).String())
-		q.WriteByte('\'')
-		for p := r.Payload; len(p) > 0; { // quotes doubled
-			i := bytes.IndexByte(p, '\'')
-			if i < 0 {
-				q.Write(p)
-				break
-			}
-			q.Write(p[:i+1])
-			q.WriteByte('\'')
-			p = p[i+1:]
-		}
-		q.WriteString("')")
+	b := slices.Grow(w.requestRows, size)
+	for _, r := range w.requests {
+		b = strconv.AppendInt(b, r.ID, 10)
+		b = append(b, '\t')
+		b = r.ReceiveTimestamp.UTC().AppendFormat(b, "2006-01-02 15:04:05.999999-07:00")
+		b = append(b, '\t')
+		b = appendCopyText(b, []byte(r.EventPath))
+		b = append(b, '\t')
+		b = appendCopyText(b, r.Payload)
+		b = append(b, '\n')
 	}
-	w.add(q.String())
+	w.requestRows = b
 }
 
 // queueDeferred queues the writes kept back for one statement per round trip.
