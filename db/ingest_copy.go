@@ -124,7 +124,9 @@ func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
 			return err
 		}
 		for _, c := range copies {
-			c.st.created = c.st.direct == ""
+			if c.st.direct == "" { // requestLog is shared by every writer, and never created
+				c.st.created = true
+			}
 		}
 	}
 	for _, c := range copies {
