@@ -166,8 +166,11 @@ func appendCopyValue(b, lit []byte) ([]byte, error) {
 	case string(lit) == "NULL":
 		return append(b, `\N`...), nil
 	case len(lit) >= 2 && lit[0] == '\'' && lit[len(lit)-1] == '\'':
-		// Quotes are doubled inside a literal.
-		return appendCopyText(b, bytes.ReplaceAll(lit[1:len(lit)-1], []byte("''"), []byte("'"))), nil
+		s := lit[1 : len(lit)-1]
+		if bytes.Contains(s, []byte("''")) { // quotes are doubled inside a literal
+			s = bytes.ReplaceAll(s, []byte("''"), []byte("'"))
+		}
+		return appendCopyText(b, s), nil
 	case bytes.ContainsAny(lit, "'\\\t\n\r ("):
 		// Anything but a bare number or keyword (an expression, a cast) has no COPY form.
 		return nil, fmt.Errorf("no COPY form for %s", lit)
