@@ -181,8 +181,13 @@ func appendCopyValue(b, lit []byte) ([]byte, error) {
 
 // appendCopyText appends s as a COPY text field: backslashes and line breaks escaped.
 func appendCopyText(b, s []byte) []byte {
-	for _, c := range s {
-		switch c {
+	for {
+		i := bytes.IndexAny(s, "\\\n\r\t")
+		if i < 0 {
+			return append(b, s...)
+		}
+		b = append(b, s[:i]...)
+		switch s[i] {
 		case '\\':
 			b = append(b, `\\`...)
 		case '\n':
@@ -191,9 +196,7 @@ func appendCopyText(b, s []byte) []byte {
 			b = append(b, `\r`...)
 		case '\t':
 			b = append(b, `\t`...)
-		default:
-			b = append(b, c)
 		}
+		s = s[i+1:]
 	}
-	return b
 }
