@@ -203,6 +203,11 @@ func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*
 	if err := m.Init(ctx); err != nil {
 		return nil, err
 	}
+	// Migrations may name the indexes a bulk import deferred, and a process that migrates is
+	// about to use the database: an import killed before it rebuilt them is completed first.
+	if err := restoreIndexes(ctx, mdb); err != nil {
+		return nil, err
+	}
 	g, err := run(m)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/uptrace/bun"
 )
 
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
@@ -89,7 +87,9 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		orphaned, left = w.settleMicroblocks(d, st.stream)
 		w.state = &chainState{tipHeight: b.BlockHeight, tipIndexHash: b.IndexBlockHash, tipHash: b.BlockHash, stream: left}
 	}
-	w.insertBlockRows(d)
+	if err := w.insertBlockRows(d); err != nil {
+		return nil, err
+	}
 	if len(orphaned) > 0 {
 		w.restoreMempool("t.microblock_hash = ANY(?1) AND NOT t.microblock_canonical", byteArray(orphaned))
 	}
@@ -98,7 +98,10 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		w.pruneMempool([][]byte{b.IndexBlockHash}, b)
 		w.setPoxUnlockHeights(d.PoxUnlockHeights)
 	}
-	return res, w.notify(blockNotice(b))
+	if err := w.notify(blockNotice(b)); err != nil {
+		return nil, err
+	}
+	return res, w.sendAhead(ctx)
 }
 
 func blockNotice(b *Block) noticeJSON {
@@ -106,7 +109,7 @@ func blockNotice(b *Block) noticeJSON {
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
-func (w *Writer) insertBlockRows(d *BlockData) {
+func (w *Writer) insertBlockRows(d *BlockData) error {
 	b := d.Block
 	rows := collectRows(d.Txs)
 	for _, mb := range d.Microblocks {
@@ -118,8 +121,13 @@ func (w *Writer) insertBlockRows(d *BlockData) {
 	if !b.Canonical {
 		rows.markNonCanonical()
 	}
-	w.insertTogether(append([]*bun.InsertQuery{w.tx.NewInsert().Model(b), rowsInsert(w, d.Microblocks),
-		rowsInsert(w, d.MinerRewards)}, rows.inserts(w)...)...)
+	inserts, err := rows.inserts(w)
+	if err != nil {
+		return err
+	}
+	w.insertTogether(append([]rowWrite{valuesInsert(w.tx.NewInsert().Model(b)), valuesInsert(rowsInsert(w, d.Microblocks)),
+		valuesInsert(rowsInsert(w, d.MinerRewards))}, inserts...)...)
+	return nil
 }
 
 // txRows are the rows of a set of transactions, grouped by table.
@@ -195,10 +203,16 @@ func asEvents[T Event](es []T) []Event {
 }
 
 // inserts are the rows' inserts, one per table (nil for a table without rows).
-func (r *txRows) inserts(w *Writer) []*bun.InsertQuery {
-	return []*bun.InsertQuery{rowsInsert(w, r.txs), rowsInsert(w, r.stx), rowsInsert(w, r.ft),
-		rowsInsert(w, r.nft), rowsInsert(w, r.logs), rowsInsert(w, r.locks), rowsInsert(w, r.pox),
-		rowsInsert(w, r.contracts), rowsInsert(w, r.principals)}
+func (r *txRows) inserts(w *Writer) ([]rowWrite, error) {
+	var errs []error
+	add := func(q rowWrite, err error) rowWrite {
+		errs = append(errs, err)
+		return q
+	}
+	qs := []rowWrite{add(insertRows(w, r.txs)), add(insertRows(w, r.stx)), add(insertRows(w, r.ft)),
+		add(insertRows(w, r.nft)), add(insertRows(w, r.logs)), add(insertRows(w, r.locks)), add(insertRows(w, r.pox)),
+		add(insertRows(w, r.contracts)), add(insertRows(w, r.principals))}
+	return qs, errors.Join(errs...)
 }
 
 // setPoxUnlockHeights stores the forced-unlock heights the node reports.

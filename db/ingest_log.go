@@ -56,8 +56,10 @@ var chainTables = []string{
 // lookups by id then fall back to full index scans. Only these tables: a database-wide ANALYZE
 // also samples the system catalogs and costs several times more than a replay of a small log.
 func (s *Store) AnalyzeChainData(ctx context.Context) error {
-	_, err := s.DB.ExecContext(ctx, "ANALYZE "+strings.Join(chainTables, ", "))
-	return err
+	return eachAtOnce(chainTables, restoreWorkers, func(table string) error {
+		_, err := s.DB.ExecContext(ctx, "ANALYZE "+table)
+		return err
+	})
 }
 
 // WipeChainData empties every table ingestion fills and resets the chain tip, so that a replay

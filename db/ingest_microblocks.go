@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/uptrace/bun"
 )
 
 // MicroblockData is what one /new_microblocks message writes: unconfirmed microblocks built on
@@ -142,7 +140,9 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 		return &MicroblockResult{}, nil
 	}
 	w.setMicroblockFields(orphans, "microblock_canonical = false")
-	w.insertUnconfirmed(tip, fresh, d.Txs)
+	if err := w.insertUnconfirmed(tip, fresh, d.Txs); err != nil {
+		return nil, err
+	}
 	if len(orphans) > 0 {
 		w.restoreMempool("t.index_block_hash = '' AND t.microblock_hash = ANY(?1)", byteArray(orphans))
 	}
@@ -160,7 +160,7 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 }
 
 // insertUnconfirmed stores new microblocks at tip+1 with their transactions.
-func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxData) {
+func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxData) error {
 	height := tip.BlockHeight + 1
 	keep := map[string]bool{}
 	for _, mb := range mbs {
@@ -182,8 +182,13 @@ func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxDa
 	}
 	rows := collectRows(kept)
 	rows.setHeight(height)
-	w.insertTogether(append([]*bun.InsertQuery{rowsInsert(w, mbs)}, rows.inserts(w)...)...)
+	inserts, err := rows.inserts(w)
+	if err != nil {
+		return err
+	}
+	w.insertTogether(append([]rowWrite{valuesInsert(rowsInsert(w, mbs))}, inserts...)...)
 	w.pruneMempoolTxIDs(ids)
+	return nil
 }
 
 func (r *txRows) setHeight(h int32) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +25,16 @@ const maxNotifyPayload = 7900
 // transaction that Store.Ingest opened, so a message is stored entirely or not at all.
 type Writer struct {
 	tx bun.Tx
+	// conn is the transaction's connection, for COPY (see insertRows).
+	conn bun.Conn
+	// staged are rows for the staging tables by table name, and stageSeq numbers the inserts
+	// that read them.
+	staged   map[string]*staging
+	stageSeq int
+	// sending, when not nil, delivers the outcome of the writes being sent (see sendAhead).
+	sending chan error
+	// requestRows are request-log rows as COPY text, not copied yet (see insertRequests).
+	requestRows []byte
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
@@ -35,10 +47,10 @@ type Writer struct {
 	lastRequestID int64
 	loggedIDs     bool
 	// requests are replayed request-log rows and totals the canonical blocks whose rows
-	// principal_stx_totals does not count yet. Both are written behind the other queued writes
-	// at the next round trip, in one statement each rather than one per message: nothing reads
-	// them during ingestion, and every change to which rows count first sends the round trip
-	// (see restoreOrphanedChain).
+	// principal_stx_totals does not count yet. Both are written at the next flush, in one COPY
+	// (see insertRequests) and one statement rather than one per message: nothing reads them
+	// during ingestion, and every change to which rows count first flushes (see
+	// restoreOrphanedChain).
 	requests []*EventObserverRequest
 	totals   [][]byte
 	// burnBlocks are burn blocks held back to be written together (see ApplyBurnBlock).
@@ -77,17 +89,24 @@ func (s *Store) relaxedSettings(ctx context.Context) string {
 // fn may apply one message (the live observer) or several (a replay, which amortises the
 // transaction's round trips over them); either way they are stored entirely or not at all.
 func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOptions, fn func(context.Context, *Writer) error) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	conn, err := s.DB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests) FROM chain_tip FOR UPDATE"
 		if opts.Relaxed {
 			lock = s.relaxedSettings(ctx) + lock
 		}
-		w := &Writer{tx: tx, ReceivedAt: receivedAt}
+		w := &Writer{tx: tx, conn: conn, ReceivedAt: receivedAt}
 		// No parameters: one simple-protocol round trip for both statements.
 		if err := tx.Tx.QueryRowContext(ctx, lock).Scan(&w.lastRequestID); err != nil {
 			return err
 		}
 		if err := fn(ctx, w); err != nil {
+			// The connection must be idle before the rollback; the send's own error is moot.
+			w.wait() //nolint:errcheck
 			return err
 		}
 		if w.loggedIDs {
@@ -134,39 +153,92 @@ func (w *Writer) insert(q *bun.InsertQuery) { w.queue(q.Returning("NULL")) }
 // exec queues a raw write statement with bun placeholders.
 func (w *Writer) exec(q string, args ...any) { w.queue(w.tx.NewRaw(q, args...)) }
 
-// flush sends the queued writes as one multi-statement simple query (no parameters, so the
-// driver does not prepare it and bun does not reformat the already formatted text).
+// flush sends the queued writes, the deferred ones included.
 func (w *Writer) flush(ctx context.Context) error {
 	w.queueDeferred()
-	if len(w.batch) == 0 {
+	return w.sendQueued(ctx)
+}
+
+// sendQueued sends the queued writes, after the ones being sent, and waits for them.
+func (w *Writer) sendQueued(ctx context.Context) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	copies, q := w.takeQueued()
+	return w.send(ctx, copies, q)
+}
+
+// sendAhead starts sending the queued writes while the caller prepares the next ones, after
+// waiting for the ones being sent: it returns their error. A replay applies a block's rows
+// while the next block's are formatted.
+func (w *Writer) sendAhead(ctx context.Context) error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	copies, q := w.takeQueued()
+	if q == "" && len(copies) == 0 {
 		return nil
 	}
+	w.sending = make(chan error, 1)
+	go func(done chan<- error) { done <- w.send(ctx, copies, q) }(w.sending)
+	return nil
+}
+
+// wait waits for the writes being sent and returns their error.
+func (w *Writer) wait() error {
+	if w.sending == nil {
+		return nil
+	}
+	err := <-w.sending
+	w.sending = nil
+	return err
+}
+
+// takeQueued hands over the queued writes: the staged rows to copy and the statements, joined
+// into one multi-statement simple query (no parameters, so the driver does not prepare it and
+// bun does not reformat the already formatted text). The deferred writes stay back for the
+// next flush.
+func (w *Writer) takeQueued() ([]stagedCopy, string) {
+	w.queueBurnBlocks()
 	q := strings.Join(w.batch, ";\n")
 	w.batch = w.batch[:0]
+	return w.takeStaged(), q
+}
+
+// send copies the staged rows, then runs the statements.
+func (w *Writer) send(ctx context.Context, copies []stagedCopy, q string) error {
+	if err := w.copyStaged(ctx, copies); err != nil || q == "" {
+		return err
+	}
 	_, err := w.tx.Tx.ExecContext(ctx, q)
 	return err
 }
 
-// insertRequests queues the held-back request-log rows. The payloads are the largest part of
-// a replay's statements, and valid JSON already (they were decoded, so they hold no NUL
-// byte): they go in as plain string literals, where bun would re-encode, compact and escape
-// them rune by rune.
+// insertRequests stages the held-back request-log rows, to be copied straight into the log
+// at the next round trip: nothing reads the log during ingestion, and the payloads, the largest
+// part of a replay's writes, are valid JSON already (they were decoded, so they hold no NUL
+// byte). As COPY text they go in as they are, where bun would re-encode, compact and escape
+// them rune by rune, and the server would lex them as string literals.
 func (w *Writer) insertRequests() {
 	if len(w.requests) == 0 {
 		return
 	}
-	var q strings.Builder
-	q.WriteString("INSERT INTO event_observer_requests (id, receive_timestamp, event_path, payload) VALUES ")
-	for i, r := range w.requests {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString(w.tx.NewRaw("(?, ?, ?, ", r.ID, r.ReceiveTimestamp, r.EventPath).String())
-		q.WriteByte('\'')
-		q.WriteString(strings.ReplaceAll(string(r.Payload), "'", "''"))
-		q.WriteString("')")
+	size := 0
+	for _, r := range w.requests {
+		size += len(r.Payload) + 128
 	}
-	w.add(q.String())
+	b := slices.Grow(w.requestRows, size)
+	for _, r := range w.requests {
+		b = strconv.AppendInt(b, r.ID, 10)
+		b = append(b, '\t')
+		b = r.ReceiveTimestamp.UTC().AppendFormat(b, "2006-01-02 15:04:05.999999-07:00")
+		b = append(b, '\t')
+		b = appendCopyText(b, []byte(r.EventPath))
+		b = append(b, '\t')
+		b = appendCopyText(b, r.Payload)
+		b = append(b, '\n')
+	}
+	w.requestRows = b
 }
 
 // queueDeferred queues the writes kept back for one statement per round trip.
@@ -182,6 +254,12 @@ func (w *Writer) queueDeferred() {
 // (the driver hands back the first result set), which is why notifications use NOTIFY.
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
 	w.queueDeferred()
+	if err := w.wait(); err != nil {
+		return err
+	}
+	if err := w.copyStaged(ctx, w.takeStaged()); err != nil {
+		return err
+	}
 	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
 	w.batch = w.batch[:0]
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
@@ -226,7 +304,15 @@ func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 
 // insertAll inserts rows in one multi-row statement; duplicates (a retried message's rows)
 // are ignored.
-func insertAll[T any](w *Writer, rows []T) { w.insertTogether(rowsInsert(w, rows)) }
+func insertAll[T any](w *Writer, rows []T) { w.insertTogether(valuesInsert(rowsInsert(w, rows))) }
+
+// valuesInsert is q as a rowWrite, nil for no query.
+func valuesInsert(q *bun.InsertQuery) rowWrite {
+	if q == nil {
+		return nil
+	}
+	return func(returning string) string { return q.Returning(returning).String() }
+}
 
 // rowsInsert is insertAll's statement, nil when there are no rows.
 func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
@@ -239,22 +325,22 @@ func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
 // insertTogether queues inserts (nil ones are skipped) as one statement: all but the last in
 // a WITH clause. A message writes a dozen tables, and each statement costs PostgreSQL a fixed
 // amount beyond its rows. The inserts must not depend on each other's rows.
-func (w *Writer) insertTogether(qs ...*bun.InsertQuery) {
+func (w *Writer) insertTogether(qs ...rowWrite) {
 	var ctes []string
-	var last *bun.InsertQuery
+	var last rowWrite
 	for _, q := range qs {
 		if q == nil {
 			continue
 		}
 		if last != nil {
-			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last.Returning("1").String()))
+			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last("1")))
 		}
 		last = q
 	}
 	if last == nil {
 		return
 	}
-	stmt := last.Returning("NULL").String()
+	stmt := last("NULL")
 	if len(ctes) > 0 {
 		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
 	}

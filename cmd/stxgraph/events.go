@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,8 +20,9 @@ func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 	var wipe bool
 	return fileCommand("import-events", "Usage: stxgraph import-events --file F [--wipe] [flags]\n\n"+
 		"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
-		"the event observer's code path, one transaction per message. Records already applied\n"+
-		"(by id) are skipped, so an interrupted import can simply be run again.",
+		"the event observer's code path, many messages per transaction. Records already applied\n"+
+		"(by id) are skipped, so an interrupted import can simply be run again. Into an empty\n"+
+		"database, the indexes only the API reads are built once at the end.",
 		"TSV file to replay (required)", args, stderr,
 		func(fs *flag.FlagSet) { fs.BoolVar(&wipe, "wipe", false, "empty every chain table first") },
 		func(ctx context.Context, cfg *config, file string) error {
@@ -44,6 +46,11 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		return err
 	}
 	defer closer.Close()
+	// Into an empty chain, the indexes only the API reads are built once at the end.
+	deferred, err := store.DeferIndexes(ctx)
+	if err != nil {
+		return fmt.Errorf("defer indexes: %w", err)
+	}
 	var opts ingest.ReplayOptions
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		total, err := countLines(file)
@@ -63,6 +70,11 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 	}
 	fmt.Fprintf(stdout, "read %d records: applied %d (%d blocks), skipped %d already applied, in %s (%.0f records/s)\n",
 		p.Done, p.Applied, p.Blocks, p.Skipped, p.Elapsed.Round(time.Millisecond), rate(p.Applied, p.Elapsed))
+	if deferred {
+		if rerr := store.RestoreIndexes(ctx); rerr != nil {
+			return errors.Join(err, fmt.Errorf("restore indexes: %w", rerr))
+		}
+	}
 	if err != nil || p.Applied == 0 {
 		return err
 	}

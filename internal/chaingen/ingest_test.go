@@ -7,13 +7,25 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
 // TestIngest applies the chain through the real ingestion path: every message is accepted
 // and every account's balance is the one the chain's events and fees give.
 func TestIngest(t *testing.T) {
 	t.Parallel()
-	g, ms := generate(t, smallChain)
+	testIngest(t, smallChain)
+}
+
+// Blocks with hundreds of transactions and events, whose rows go to the server as COPY data,
+// store the same balances.
+func TestIngestLargeBlocks(t *testing.T) {
+	t.Parallel()
+	testIngest(t, chaingen.Options{Seed: 11, Blocks: 6, TxsPerBlock: 150, Accounts: 12, BusyShare: 0.3, ContractCallsPerBlock: 2})
+}
+
+func testIngest(t *testing.T, o chaingen.Options) {
+	g, ms := generate(t, o)
 	want := verify(t, g, ms)
 	store := dbtest.New(t)
 	t.Cleanup(func() { store.Close() })
@@ -44,7 +56,7 @@ func TestIngest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if int(tip.BlockHeight) != smallChain.Blocks+1 {
-		t.Errorf("chain tip at %d, want %d", tip.BlockHeight, smallChain.Blocks+1)
+	if int(tip.BlockHeight) != o.Blocks+1 {
+		t.Errorf("chain tip at %d, want %d", tip.BlockHeight, o.Blocks+1)
 	}
 }

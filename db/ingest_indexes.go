@@ -1,0 +1,126 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// deferrableIndexes are the secondary indexes of the chain tables that only the API reads:
+// ingestion finds rows by their keys and by block or microblock hash, never through these. A
+// bulk import builds them once at the end, which costs a fraction of keeping them row by row.
+var deferrableIndexes = []string{
+	"txs_smart_contract_idx", "txs_block_ids_idx", "txs_recipient_idx", "txs_sponsor_idx", "txs_sender_idx",
+	"txs_order_idx", "txs_contract_call_idx",
+	"stx_events_sender_idx", "stx_events_recipient_idx",
+	"contract_logs_contract_idx",
+	"principal_txs_transfers_idx", "principal_txs_order_idx",
+	"principal_tx_positions_transfers_idx",
+}
+
+// DeferIndexes drops the deferrable indexes when the database holds no chain yet, recording
+// their definitions in deferred_indexes in the same transaction, and reports whether it did.
+// They stay recorded until RestoreIndexes builds them, so that after an import killed half way
+// the next process to migrate the database (every command that writes it) builds them.
+func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
+	deferred := false
+	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// The chain tip lock keeps ingestion out while the chain is found empty and the indexes go.
+		var empty bool
+		if err := tx.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM blocks) AND NOT EXISTS (SELECT 1 FROM txs)
+			FROM chain_tip FOR UPDATE`).Scan(&empty); err != nil || !empty {
+			return err
+		}
+		var names []string
+		if err := tx.NewRaw(`INSERT INTO deferred_indexes (name, definition)
+			SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c
+			WHERE c.relkind = 'i' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY(?)
+			ON CONFLICT (name) DO NOTHING
+			RETURNING name`, pgdialect.Array(deferrableIndexes)).Scan(ctx, &names); err != nil {
+			return err
+		}
+		for _, n := range names {
+			if _, err := tx.NewRaw("DROP INDEX ?", bun.Ident(n)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		deferred = len(names) > 0
+		return nil
+	})
+	return deferred, err
+}
+
+// RestoreIndexes builds the indexes DeferIndexes dropped. It runs without the driver's read
+// timeout: on a large chain the builds take minutes.
+func (s *Store) RestoreIndexes(ctx context.Context) error {
+	mdb, closeDB := s.migrationDB()
+	defer closeDB()
+	return restoreIndexes(ctx, mdb)
+}
+
+// restoreWorkers is how many indexes are built (or tables analyzed) at once: each is mostly
+// one backend reading a table.
+const restoreWorkers = 2
+
+// restoreIndexes builds the deferred indexes, each in one transaction with the removal of its
+// record, so that an index is either built or still recorded.
+func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
+	// Before the migration that creates the table there is nothing to restore.
+	var exists bool
+	if err := bdb.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
+		return err
+	}
+	var names []string
+	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
+		return err
+	}
+	return eachAtOnce(names, restoreWorkers, func(name string) error { return restoreIndex(ctx, bdb, name) })
+}
+
+// eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each
+// of the n.
+func eachAtOnce(items []string, n int, fn func(string) error) error {
+	next := make(chan string)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			var err error
+			for item := range next {
+				if err == nil {
+					err = fn(item)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for _, item := range items {
+		next <- item
+	}
+	close(next)
+	var all []error
+	for range n {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+func restoreIndex(ctx context.Context, bdb *bun.DB, name string) error {
+	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var defs []string
+		// A concurrent restore may have built it: then there is no row left.
+		if err := tx.NewRaw("DELETE FROM deferred_indexes WHERE name = ? RETURNING definition", name).Scan(ctx, &defs); err != nil || len(defs) == 0 {
+			return err
+		}
+		// Sorting the table's rows is most of the time; give it memory.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, defs[0]); err != nil {
+			return fmt.Errorf("restore index %s: %w", name, err)
+		}
+		return nil
+	})
+}
