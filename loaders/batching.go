@@ -178,6 +178,11 @@ type keyState struct {
 	waiters []*Operation
 }
 
+// inputCapacity is the buffer of the channel that hands a batch its keys: the library's default
+// (1000) allocated 8 KB for every batch, most of which carry one key, and the batch's goroutine
+// drains the channel as keys come.
+const inputCapacity = 16
+
 func newLoader[K comparable, V any](s *scheduler, wait time.Duration, fn dataloader.BatchFunc[K, V]) *Loader[K, V] {
 	return &Loader[K, V]{s: s, wait: wait, fn: fn}
 }
@@ -188,7 +193,7 @@ func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	l.s.mu.Lock()
 	if l.inner == nil {
 		l.inner = dataloader.NewBatchedLoader(l.granting(l.fn), dataloader.WithWait[K, V](batchWait(l.wait)),
-			dataloader.WithBatchCapacity[K, V](1000))
+			dataloader.WithBatchCapacity[K, V](1000), dataloader.WithInputCapacity[K, V](inputCapacity))
 		l.keys = map[K]*keyState{}
 		l.s.flushers = append(l.s.flushers, l.inner.Flush)
 	}
