@@ -5,10 +5,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-
-	"golang.org/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -33,8 +30,10 @@ func commands() []command {
 }
 
 func main() {
-	setupLogging()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	flush := setupLogging()
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	flush()
+	os.Exit(code)
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -67,15 +66,4 @@ func usage(w io.Writer) {
 func versionCommand(_ []string, stdout, _ io.Writer) int {
 	fmt.Fprintln(stdout, "stxgraph", version)
 	return 0
-}
-
-// setupLogging logs JSON unless stderr is a terminal.
-func setupLogging() {
-	var h slog.Handler
-	if term.IsTerminal(int(os.Stderr.Fd())) {
-		h = slog.NewTextHandler(os.Stderr, nil)
-	} else {
-		h = slog.NewJSONHandler(os.Stderr, nil)
-	}
-	slog.SetDefault(slog.New(h))
 }
