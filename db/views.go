@@ -100,20 +100,20 @@ func (f *TxFields) PostConditions() ([]*tx.PostConditionJSON, error) {
 	return out, nil
 }
 
-// ISOTime renders a unix time as the reference does (Date.toISOString); a zero time is the
+// isoTime renders a unix time as the reference does (Date.toISOString); a zero time is the
 // epoch, as for blocks and mempool receipts.
-func ISOTime(unix int64) string {
+func isoTime(unix int64) string {
 	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
 // txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
 // time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
 // microblock) instead of a date.
-func txISOTime(unix int64) string {
+func txisoTime(unix int64) string {
 	if unix <= 0 {
 		return ""
 	}
-	return ISOTime(unix)
+	return isoTime(unix)
 }
 
 // ShownBlockTime is the block's own time (Nakamoto) or, before it, its burn block's.
@@ -125,19 +125,19 @@ func (t *Tx) ShownBlockTime() int64 {
 }
 
 // BlockTimeIso is ShownBlockTime as the reference renders it.
-func (t *Tx) BlockTimeIso() string { return txISOTime(t.ShownBlockTime()) }
+func (t *Tx) BlockTimeIso() string { return txisoTime(t.ShownBlockTime()) }
 
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
-func (t *Tx) BurnBlockTimeIso() string { return txISOTime(t.BurnBlockTime) }
+func (t *Tx) BurnBlockTimeIso() string { return txisoTime(t.BurnBlockTime) }
 
 // ParentBurnBlockTimeIso is the parent burn block's time as the reference renders it.
-func (t *Tx) ParentBurnBlockTimeIso() string { return txISOTime(t.ParentBurnBlockTime) }
+func (t *Tx) ParentBurnBlockTimeIso() string { return txisoTime(t.ParentBurnBlockTime) }
 
 // IsUnanchored reports a transaction of a microblock no anchor block has confirmed yet.
 func (t *Tx) IsUnanchored() bool { return len(t.BlockHash) == 0 }
 
 // ReceiptTimeIso is the time the node received the transaction, as the reference renders it.
-func (t *MempoolTx) ReceiptTimeIso() string { return ISOTime(t.ReceiptTime) }
+func (t *MempoolTx) ReceiptTimeIso() string { return isoTime(t.ReceiptTime) }
 
 // Views of an event read from its row alone: its kind, and the parts the schema nests in an
 // object of their own, which are the same row.
@@ -158,13 +158,13 @@ func (e *StxLockEvent) StxLockEvent() *StxLockEvent { return e }
 // reference renders it.
 func (b *Block) BlockTimeIso() string {
 	if b.BlockTime > 0 {
-		return ISOTime(b.BlockTime)
+		return isoTime(b.BlockTime)
 	}
-	return ISOTime(b.BurnBlockTime)
+	return isoTime(b.BurnBlockTime)
 }
 
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
-func (b *Block) BurnBlockTimeIso() string { return ISOTime(b.BurnBlockTime) }
+func (b *Block) BurnBlockTimeIso() string { return isoTime(b.BurnBlockTime) }
 
 // SenderOrEmpty and RecipientOrEmpty render a missing party (mint, burn) as "", as the
 // reference does.

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/stxgraph/stxgraph/db"
 )
 
 // Answer is one cached response.
@@ -31,20 +33,14 @@ const (
 	Brc20
 )
 
-// State is the version of each part of the chain state, and whether changes are being heard at
-// all (Live); nothing is served or kept while they are not.
-type State struct {
-	Chain, Mempool, Brc20 uint64
-	Live                  bool
-}
-
-// Versions names the current chain state.
+// Versions names the current chain state, part by part (db.Listener does, from the notices);
+// nothing is served or kept while it is not live.
 type Versions interface {
-	Version() State
+	Version() db.StateVersion
 }
 
 // stamp names the versions of the parts p at s.
-func (p Parts) stamp(s State) string {
+func (p Parts) stamp(s db.StateVersion) string {
 	b := make([]byte, 0, 48)
 	for _, part := range []struct {
 		p Parts
@@ -60,7 +56,7 @@ func (p Parts) stamp(s State) string {
 }
 
 // same reports whether the parts p have the same versions at a and b.
-func (p Parts) same(a, b State) bool {
+func (p Parts) same(a, b db.StateVersion) bool {
 	return (p&Chain == 0 || a.Chain == b.Chain) && (p&Mempool == 0 || a.Mempool == b.Mempool) &&
 		(p&Brc20 == 0 || a.Brc20 == b.Brc20)
 }
@@ -99,23 +95,23 @@ func New(budget int64, versions Versions) *Cache {
 
 // Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
 // false when no answer may be served or kept now.
-func (c *Cache) Version() (at State, ok bool) {
+func (c *Cache) Version() (at db.StateVersion, ok bool) {
 	if c == nil {
-		return State{}, false
+		return db.StateVersion{}, false
 	}
 	at = c.versions.Version()
 	return at, at.Live
 }
 
 // current reports whether the parts p are still at the versions of at, and live.
-func (c *Cache) current(p Parts, at State) bool {
+func (c *Cache) current(p Parts, at db.StateVersion) bool {
 	now := c.versions.Version()
 	return now.Live && p.same(at, now)
 }
 
 // Get returns the answer stored under key for the parts it reads at at, if they are still at
 // those versions.
-func (c *Cache) Get(key string, reads Parts, at State) (Answer, bool) {
+func (c *Cache) Get(key string, reads Parts, at db.StateVersion) (Answer, bool) {
 	if c == nil {
 		return Answer{}, false
 	}
@@ -136,7 +132,7 @@ func (c *Cache) Get(key string, reads Parts, at State) (Answer, bool) {
 // computed at (an answer whose computation straddled a change is dropped), then evicts the least
 // recently used entries beyond the budget (an answer larger than the whole budget is not
 // stored).
-func (c *Cache) Put(key string, reads Parts, at State, a Answer) {
+func (c *Cache) Put(key string, reads Parts, at db.StateVersion, a Answer) {
 	if c == nil {
 		return
 	}

@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
 )
 
 func answer(n int) Answer { return Answer{Body: []byte(strings.Repeat("x", n)), ETag: "t"} }
 
 // state is a chain state that tests move by hand.
-type state struct{ s State }
+type state struct{ s db.StateVersion }
 
-func (s *state) Version() State { return s.s }
+func (s *state) Version() db.StateVersion { return s.s }
 
 func TestEvictsLeastRecentlyUsedBeyondBudget(t *testing.T) {
-	at := State{Chain: 7, Live: true}
+	at := db.StateVersion{Chain: 7, Live: true}
 	size := int64(len("k0")+len(Chain.stamp(at))+100+len("t")) + entryOverhead
 	c := New(3*size, &state{at})
 	for i := range 3 {
@@ -44,7 +46,7 @@ func TestEvictsLeastRecentlyUsedBeyondBudget(t *testing.T) {
 // An answer lives while the parts it reads stay at their versions: a change to another part
 // leaves it, a change to one it reads ends it, also for an answer computed across the change.
 func TestAnswersLiveWhileTheirPartsStay(t *testing.T) {
-	st := &state{State{Chain: 1, Mempool: 1, Brc20: 1, Live: true}}
+	st := &state{db.StateVersion{Chain: 1, Mempool: 1, Brc20: 1, Live: true}}
 	c := New(1<<20, st)
 	at, ok := c.Version()
 	if !ok || at != st.s {
@@ -94,7 +96,7 @@ func TestAnswersLiveWhileTheirPartsStay(t *testing.T) {
 }
 
 func TestNilCacheCachesNothing(t *testing.T) {
-	live := State{Live: true}
+	live := db.StateVersion{Live: true}
 	for _, c := range []*Cache{New(0, &state{live}), New(1<<20, nil)} {
 		if _, ok := c.Version(); ok {
 			t.Error("disabled cache offers a version")

@@ -81,7 +81,7 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	version := dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(db.StateVersion{}))
-	cache := respcache.New(1<<20, listenerVersions{events})
+	cache := respcache.New(1<<20, events)
 	srv := serve(t, store, rest.Options{Answers: cache})
 	plain := serve(t, store, rest.Options{})
 	get := func(base, etag string) (*http.Response, string, int64) {
@@ -146,12 +146,4 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if _, _, n := get(srv.URL, ""); n != served {
 		t.Errorf("read at the new tip ran %d statements; a cached read runs %d", n, served)
 	}
-}
-
-// listenerVersions names the chain state by the listener's versions.
-type listenerVersions struct{ events *db.Listener }
-
-func (l listenerVersions) Version() respcache.State {
-	v := l.events.Version()
-	return respcache.State{Chain: v.Chain, Mempool: v.Mempool, Brc20: v.Brc20, Live: v.Live}
 }

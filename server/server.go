@@ -91,7 +91,7 @@ func New(cfg Config) (http.Handler, error) {
 	// change could be heard, so nothing is kept.
 	var answers *respcache.Cache
 	if cfg.Events != nil {
-		answers = respcache.New(cfg.AnswerCacheBytes, chainVersions{cfg.Events})
+		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
 		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), batching}, Answers: answers})
@@ -124,14 +124,6 @@ func New(cfg Config) (http.Handler, error) {
 	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)
 	return r, nil
-}
-
-// chainVersions names the chain state for the answer cache: the versions the notices move.
-type chainVersions struct{ events *db.Listener }
-
-func (c chainVersions) Version() respcache.State {
-	v := c.events.Version()
-	return respcache.State{Chain: v.Chain, Mempool: v.Mempool, Brc20: v.Brc20, Live: v.Live}
 }
 
 func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching) http.Handler {
