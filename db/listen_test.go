@@ -34,3 +34,23 @@ func TestNoticeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Each notice kind moves the version of the part of the chain state it is about, and only that;
+// a kind the listener does not know moves every part.
+func TestNoticeMovesItsPart(t *testing.T) {
+	for kind, want := range map[string]StateVersion{
+		NoticeBlock:       {Chain: 1},
+		NoticeMicroblock:  {Chain: 1},
+		NoticeBurnBlock:   {Chain: 1},
+		NoticeMempool:     {Mempool: 1},
+		NoticeMempoolDrop: {Mempool: 1},
+		NoticeBrc20:       {Brc20: 1},
+		"unknown":         {Chain: 1, Mempool: 1, Brc20: 1},
+	} {
+		var v StateVersion
+		v.heard(kind)
+		if v != want {
+			t.Errorf("after a %s notice the version is %+v, want %+v", kind, v, want)
+		}
+	}
+}
