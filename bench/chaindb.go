@@ -101,9 +101,9 @@ func ChainDB(ctx context.Context, o chaingen.Options, rebuild bool, progress fun
 	if _, err := Replay(ctx, store, g, progress); err != nil {
 		return "", fmt.Errorf("build %s: %w", name, err)
 	}
-	// Planner statistics, as autovacuum would gather them on a live server; this machine's
-	// PostgreSQL runs with autovacuum off, and without them lookups by id scan whole indexes.
-	if err := store.Analyze(ctx); err != nil {
+	// As import-events finishes a bulk load: what autovacuum would do on a live server (this
+	// machine's PostgreSQL runs with autovacuum off).
+	if err := store.VacuumChainData(ctx); err != nil {
 		return "", err
 	}
 	return dsn, nil

@@ -192,7 +192,7 @@ func planDB(t *testing.T) (*db.Store, *chaingen.Generator) {
 	if _, err := bench.Replay(ctx, store, g, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.AnalyzeChainData(ctx); err != nil {
+	if err := store.VacuumChainData(ctx); err != nil {
 		t.Fatal(err)
 	}
 	return store, g
