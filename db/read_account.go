@@ -38,6 +38,8 @@ type StxBalance struct {
 	// sender or sponsor) out. Nil for reads at an earlier block.
 	MempoolInbound  *string `bun:"mempool_inbound"`
 	MempoolOutbound *string `bun:"mempool_outbound"`
+	// EstimatedBalance is the balance after them (nil with them).
+	EstimatedBalance *string `bun:"estimated_balance"`
 	// LatestTxID is the newest canonical transaction the principal took part in, and
 	// LatestMempoolTxID its newest pending one that it sends, sponsors or receives STX in.
 	LatestTxID        []byte `bun:"latest_tx_id"`
@@ -99,7 +101,7 @@ func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
-		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound, mp.latest AS latest_mempool_tx_id"
+		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound, NULL AS estimated_balance, mp.latest AS latest_mempool_tx_id"
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}
@@ -107,8 +109,7 @@ func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	coalesce(bool_or(microblock_sequence IS NOT NULL), false) AS streaming FROM chain_tip WHERE id),
 at AS MATERIALIZED (SELECT ` + h + ` AS h, tip.tip, tip.streaming, coalesce((SELECT burn_block_height FROM blocks
 	WHERE canonical AND block_height = least(` + h + `, tip.tip) LIMIT 1), 0) AS b FROM tip)
-SELECT k.principal,
-	t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received AS balance,
+SELECT k.principal, ` + balanceSQL + ` AS balance,
 	t.total_sent, t.total_received, t.total_fees_sent, t.total_miner_rewards_received,
 	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
 	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
@@ -151,8 +152,12 @@ const pendingTxs = `SELECT sum(token_transfer_amount) FILTER (WHERE token_transf
 	FROM mempool_txs WHERE NOT pruned
 	AND (sender_address = k.principal OR sponsor_address = k.principal OR token_transfer_recipient_address = k.principal)`
 
+// balanceSQL is the balance the totals make.
+const balanceSQL = `t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received`
+
 // mempoolFigures are the pending figures a balance at the tip carries.
-const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound AS mempool_outbound, mp.latest AS latest_mempool_tx_id`
+const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound AS mempool_outbound,
+	` + balanceSQL + ` + coalesce(mp.inbound, 0) - mp.outbound AS estimated_balance, mp.latest AS latest_mempool_tx_id`
 
 // latestFigures are the newest canonical transaction of the principal and how many transactions
 // it took part in (its running tx_count_all, plus its unconfirmed microblock transactions above

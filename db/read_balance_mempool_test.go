@@ -55,11 +55,14 @@ func TestBalancePendingFigures(t *testing.T) {
 		t.Fatalf("balance of %s: %v, %d rows", p, err, len(rows))
 	}
 	b := rows[0]
-	if deref(b.MempoolInbound) != "550" || deref(b.MempoolOutbound) != "282" || !bytes.Equal(b.LatestMempoolTxID, bytes.Repeat([]byte{4}, 32)) {
-		t.Errorf("pending in %s, out %s, latest %x; want 550, 282 and the 0x04… transfer", deref(b.MempoolInbound), deref(b.MempoolOutbound), b.LatestMempoolTxID)
+	if deref(b.MempoolInbound) != "550" || deref(b.MempoolOutbound) != "282" || deref(b.EstimatedBalance) != "268" ||
+		!bytes.Equal(b.LatestMempoolTxID, bytes.Repeat([]byte{4}, 32)) {
+		t.Errorf("pending in %s, out %s, estimated %s, latest %x; want 550, 282, 268 and the 0x04… transfer",
+			deref(b.MempoolInbound), deref(b.MempoolOutbound), deref(b.EstimatedBalance), b.LatestMempoolTxID)
 	}
 	idle, err := store.StxBalances(ctx, []string{"ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0"}, db.BalanceAt{})
-	if err != nil || len(idle) != 1 || deref(idle[0].MempoolInbound) != "0" || deref(idle[0].MempoolOutbound) != "0" || idle[0].LatestMempoolTxID != nil {
+	if err != nil || len(idle) != 1 || deref(idle[0].MempoolInbound) != "0" || deref(idle[0].MempoolOutbound) != "0" ||
+		deref(idle[0].EstimatedBalance) != "0" || idle[0].LatestMempoolTxID != nil {
 		t.Errorf("principal without pending transactions: %v %+v, want 0 in, 0 out, no latest", err, idle)
 	}
 }

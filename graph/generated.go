@@ -59,7 +59,6 @@ type ResolverRoot interface {
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
 	StxAssetEvent() StxAssetEventResolver
-	StxBalance() StxBalanceResolver
 	StxLockEvent() StxLockEventResolver
 	Subscription() SubscriptionResolver
 	TenureChangePayload() TenureChangePayloadResolver
@@ -583,8 +582,8 @@ type ComplexityRoot struct {
 		LockHeight                func(childComplexity int) int
 		LockTxID                  func(childComplexity int) int
 		Locked                    func(childComplexity int) int
-		PendingBalanceInbound     func(childComplexity int) int
-		PendingBalanceOutbound    func(childComplexity int) int
+		MempoolInbound            func(childComplexity int) int
+		MempoolOutbound           func(childComplexity int) int
 		TotalFeesSent             func(childComplexity int) int
 		TotalMinerRewardsReceived func(childComplexity int) int
 		TotalReceived             func(childComplexity int) int
@@ -874,11 +873,6 @@ type SmartContractLogEventResolver interface {
 }
 type StxAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
-}
-type StxBalanceResolver interface {
-	EstimatedBalance(ctx context.Context, obj *db.StxBalance) (*string, error)
-	PendingBalanceInbound(ctx context.Context, obj *db.StxBalance) (*string, error)
-	PendingBalanceOutbound(ctx context.Context, obj *db.StxBalance) (*string, error)
 }
 type StxLockEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxLockEvent) (*db.Tx, error)
@@ -3126,17 +3120,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StxBalance.Locked(childComplexity), true
 	case "StxBalance.pendingBalanceInbound":
-		if e.ComplexityRoot.StxBalance.PendingBalanceInbound == nil {
+		if e.ComplexityRoot.StxBalance.MempoolInbound == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxBalance.PendingBalanceInbound(childComplexity), true
+		return e.ComplexityRoot.StxBalance.MempoolInbound(childComplexity), true
 	case "StxBalance.pendingBalanceOutbound":
-		if e.ComplexityRoot.StxBalance.PendingBalanceOutbound == nil {
+		if e.ComplexityRoot.StxBalance.MempoolOutbound == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxBalance.PendingBalanceOutbound(childComplexity), true
+		return e.ComplexityRoot.StxBalance.MempoolOutbound(childComplexity), true
 	case "StxBalance.totalFeesSent":
 		if e.ComplexityRoot.StxBalance.TotalFeesSent == nil {
 			break
@@ -4527,9 +4521,9 @@ type StxBalance {
   "Balance after the pending mempool transactions (tip reads only, null for historical reads)."
   estimatedBalance: Uint128
   "STX the pending mempool transactions send to the account (tip reads only)."
-  pendingBalanceInbound: Uint128
+  pendingBalanceInbound: Uint128 @goField(name: "MempoolInbound")
   "STX and fees the pending mempool transactions take from the account (tip reads only)."
-  pendingBalanceOutbound: Uint128
+  pendingBalanceOutbound: Uint128 @goField(name: "MempoolOutbound")
   "Total STX sent (transfers and burns)."
   totalSent: Uint128!
   "Total STX received (transfers and mints)."
@@ -16662,7 +16656,7 @@ func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, fi
 			return ec.fieldContext_StxBalance_estimatedBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().EstimatedBalance(ctx, obj)
+			return obj.EstimatedBalance, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16673,7 +16667,7 @@ func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_estimatedBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -16685,7 +16679,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Contex
 			return ec.fieldContext_StxBalance_pendingBalanceInbound(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().PendingBalanceInbound(ctx, obj)
+			return obj.MempoolInbound, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16696,7 +16690,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceInbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -16708,7 +16702,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Conte
 			return ec.fieldContext_StxBalance_pendingBalanceOutbound(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().PendingBalanceOutbound(ctx, obj)
+			return obj.MempoolOutbound, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16719,7 +16713,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceOutbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -26568,166 +26562,67 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 		case "balance":
 			out.Values[i] = ec._StxBalance_balance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "estimatedBalance":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_estimatedBalance(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_estimatedBalance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "pendingBalanceInbound":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_pendingBalanceInbound(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_pendingBalanceInbound(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "pendingBalanceOutbound":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_pendingBalanceOutbound(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_pendingBalanceOutbound(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "totalSent":
 			out.Values[i] = ec._StxBalance_totalSent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalReceived":
 			out.Values[i] = ec._StxBalance_totalReceived(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalFeesSent":
 			out.Values[i] = ec._StxBalance_totalFeesSent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalMinerRewardsReceived":
 			out.Values[i] = ec._StxBalance_totalMinerRewardsReceived(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lockTxId":
 			out.Values[i] = ec._StxBalance_lockTxId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "locked":
 			out.Values[i] = ec._StxBalance_locked(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lockHeight":
 			out.Values[i] = ec._StxBalance_lockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnchainLockHeight":
 			out.Values[i] = ec._StxBalance_burnchainLockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnchainUnlockHeight":
 			out.Values[i] = ec._StxBalance_burnchainUnlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
