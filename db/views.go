@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stxgraph/stxgraph/stacks/clarity"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -165,6 +166,39 @@ func (b *Block) BlockTimeIso() string {
 
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
 func (b *Block) BurnBlockTimeIso() string { return isoTime(b.BurnBlockTime) }
+
+// ShownTenureHeight is the stored tenure height (Nakamoto), else -1 for a signed block whose
+// tenure is unknown, else the block height (each pre-Nakamoto block is its own tenure).
+func (b *Block) ShownTenureHeight() int32 {
+	switch {
+	case b.TenureHeight != nil:
+		return *b.TenureHeight
+	case b.SignerBitvec != nil:
+		return -1
+	default:
+		return b.BlockHeight
+	}
+}
+
+// TxResultValue is the transaction's result as {hex, repr}.
+func (t *Tx) TxResultValue() (*tx.ValueJSON, error) { return clarityValue(t.RawResult) }
+
+// DecodedValue is the printed value as {hex, repr}.
+func (e *ContractLog) DecodedValue() (*tx.ValueJSON, error) { return clarityValue(e.Value) }
+
+// DecodedValue is the token's value as {hex, repr}.
+func (e *NftEvent) DecodedValue() (*tx.ValueJSON, error) { return clarityValue(e.Value) }
+
+// clarityValue renders stored Clarity bytes as {hex, repr}. Ingestion decoded them once
+// already, so a failure here is an internal error.
+func clarityValue(b []byte) (*tx.ValueJSON, error) {
+	v, _, err := clarity.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("stored Clarity value does not decode: %w", err)
+	}
+	j := tx.NewValueJSON(v)
+	return &j, nil
+}
 
 // SenderOrEmpty and RecipientOrEmpty render a missing party (mint, burn) as "", as the
 // reference does.

@@ -45,14 +45,11 @@ type ResolverRoot interface {
 	Brc20TransferableConnection() Brc20TransferableConnectionResolver
 	ChainTip() ChainTipResolver
 	Contract() ContractResolver
-	ContractLogData() ContractLogDataResolver
 	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
 	MempoolTransaction() MempoolTransactionResolver
 	MempoolTransactionConnection() MempoolTransactionConnectionResolver
 	Microblock() MicroblockResolver
 	Mutation() MutationResolver
-	NftAsset() NftAssetResolver
-	NftTransfer() NftTransferResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
 	PostCondition() PostConditionResolver
 	PostConditionPrincipal() PostConditionPrincipalResolver
@@ -129,8 +126,8 @@ type ComplexityRoot struct {
 		ParentIndexBlockHash     func(childComplexity int) int
 		ParentMicroblockHash     func(childComplexity int) int
 		ParentMicroblockSequence func(childComplexity int) int
+		ShownTenureHeight        func(childComplexity int) int
 		StreamedMicroblockHashes func(childComplexity int) int
-		TenureHeight             func(childComplexity int) int
 		Transactions             func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TxCount                  func(childComplexity int) int
 		TxIds                    func(childComplexity int) int
@@ -338,8 +335,8 @@ type ComplexityRoot struct {
 
 	ContractLogData struct {
 		ContractIdentifier func(childComplexity int) int
+		DecodedValue       func(childComplexity int) int
 		Topic              func(childComplexity int) int
-		Value              func(childComplexity int) int
 	}
 
 	ExecutionCost struct {
@@ -461,16 +458,16 @@ type ComplexityRoot struct {
 	NftAsset struct {
 		AssetEventType   func(childComplexity int) int
 		AssetIdentifier  func(childComplexity int) int
+		DecodedValue     func(childComplexity int) int
 		RecipientOrEmpty func(childComplexity int) int
 		SenderOrEmpty    func(childComplexity int) int
-		Value            func(childComplexity int) int
 	}
 
 	NftTransfer struct {
 		AssetIdentifier func(childComplexity int) int
+		DecodedValue    func(childComplexity int) int
 		Recipient       func(childComplexity int) int
 		Sender          func(childComplexity int) int
-		Value           func(childComplexity int) int
 	}
 
 	NonFungibleTokenAssetEvent struct {
@@ -676,7 +673,7 @@ type ComplexityRoot struct {
 		TokenTransfer          func(childComplexity int) int
 		TxID                   func(childComplexity int) int
 		TxIndex                func(childComplexity int) int
-		TxResult               func(childComplexity int) int
+		TxResultValue          func(childComplexity int) int
 		TxStatus               func(childComplexity int) int
 		TxType                 func(childComplexity int) int
 		VMError                func(childComplexity int) int
@@ -743,8 +740,6 @@ type BlockResolver interface {
 	TxIds(ctx context.Context, obj *db.Block) ([][]byte, error)
 	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
-
-	TenureHeight(ctx context.Context, obj *db.Block) (int32, error)
 }
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
@@ -806,9 +801,6 @@ type ContractResolver interface {
 	Block(ctx context.Context, obj *db.SmartContract) (*db.Block, error)
 	Events(ctx context.Context, obj *db.SmartContract, first *int32, after *string, last *int32, before *string) (*ContractEventConnection, error)
 }
-type ContractLogDataResolver interface {
-	Value(ctx context.Context, obj *db.ContractLog) (*tx.ValueJSON, error)
-}
 type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
 }
@@ -829,12 +821,6 @@ type MicroblockResolver interface {
 type MutationResolver interface {
 	FaucetStx(ctx context.Context, address string, stacking *bool) (*FaucetResult, error)
 	FaucetBtc(ctx context.Context, address string) (*FaucetResult, error)
-}
-type NftAssetResolver interface {
-	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
-}
-type NftTransferResolver interface {
-	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
 }
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
@@ -890,8 +876,6 @@ type TenureChangePayloadResolver interface {
 type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
 	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
-
-	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
 
 	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
 
@@ -1205,18 +1189,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.ParentMicroblockSequence(childComplexity), true
+	case "Block.tenureHeight":
+		if e.ComplexityRoot.Block.ShownTenureHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.ShownTenureHeight(childComplexity), true
 	case "Block.streamedMicroblockHashes":
 		if e.ComplexityRoot.Block.StreamedMicroblockHashes == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.StreamedMicroblockHashes(childComplexity), true
-	case "Block.tenureHeight":
-		if e.ComplexityRoot.Block.TenureHeight == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Block.TenureHeight(childComplexity), true
 	case "Block.transactions":
 		if e.ComplexityRoot.Block.Transactions == nil {
 			break
@@ -2030,18 +2014,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContractLogData.ContractIdentifier(childComplexity), true
+	case "ContractLogData.value":
+		if e.ComplexityRoot.ContractLogData.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractLogData.DecodedValue(childComplexity), true
 	case "ContractLogData.topic":
 		if e.ComplexityRoot.ContractLogData.Topic == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ContractLogData.Topic(childComplexity), true
-	case "ContractLogData.value":
-		if e.ComplexityRoot.ContractLogData.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ContractLogData.Value(childComplexity), true
 
 	case "ExecutionCost.readCount":
 		if e.ComplexityRoot.ExecutionCost.ReadCount == nil {
@@ -2540,6 +2524,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftAsset.AssetIdentifier(childComplexity), true
+	case "NftAsset.value":
+		if e.ComplexityRoot.NftAsset.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.DecodedValue(childComplexity), true
 	case "NftAsset.recipient":
 		if e.ComplexityRoot.NftAsset.RecipientOrEmpty == nil {
 			break
@@ -2552,12 +2542,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftAsset.SenderOrEmpty(childComplexity), true
-	case "NftAsset.value":
-		if e.ComplexityRoot.NftAsset.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.NftAsset.Value(childComplexity), true
 
 	case "NftTransfer.assetIdentifier":
 		if e.ComplexityRoot.NftTransfer.AssetIdentifier == nil {
@@ -2565,6 +2549,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftTransfer.AssetIdentifier(childComplexity), true
+	case "NftTransfer.value":
+		if e.ComplexityRoot.NftTransfer.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.DecodedValue(childComplexity), true
 	case "NftTransfer.recipient":
 		if e.ComplexityRoot.NftTransfer.Recipient == nil {
 			break
@@ -2577,12 +2567,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftTransfer.Sender(childComplexity), true
-	case "NftTransfer.value":
-		if e.ComplexityRoot.NftTransfer.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.NftTransfer.Value(childComplexity), true
 
 	case "NonFungibleTokenAssetEvent.asset":
 		if e.ComplexityRoot.NonFungibleTokenAssetEvent.Asset == nil {
@@ -3580,11 +3564,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Transaction.TxIndex(childComplexity), true
 	case "Transaction.txResult":
-		if e.ComplexityRoot.Transaction.TxResult == nil {
+		if e.ComplexityRoot.Transaction.TxResultValue == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Transaction.TxResult(childComplexity), true
+		return e.ComplexityRoot.Transaction.TxResultValue(childComplexity), true
 	case "Transaction.txStatus":
 		if e.ComplexityRoot.Transaction.TxStatus == nil {
 			break
@@ -4021,7 +4005,7 @@ type Block {
   "Clarity execution cost of the block."
   executionCost: ExecutionCost!
   "Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block."
-  tenureHeight: Int! @goField(forceResolver: true)
+  tenureHeight: Int! @goField(name: "ShownTenureHeight")
   "blockTime as ISO 8601."
   blockTimeIso: String!
   "burnBlockTime as ISO 8601."
@@ -4286,7 +4270,7 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   "Status."
   txStatus: TxStatus!
   "Clarity result."
-  txResult: ClarityValue!
+  txResult: ClarityValue! @goField(name: "TxResultValue")
   "Number of events."
   eventCount: Int!
   "Hash of the parent block."
@@ -4595,7 +4579,7 @@ type NftTransfer @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "Asset identifier <contract id>::<token name>."
   assetIdentifier: String!
   "The token's Clarity value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
   "Sender (null for a mint)."
   sender: String
   "Recipient (null for a burn)."
@@ -4848,7 +4832,7 @@ type ContractLogData @goModel(model: "github.com/stxgraph/stxgraph/db.ContractLo
   "Topic (print)."
   topic: String!
   "The printed value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
 }
 
 "A PoX lock of STX."
@@ -4956,7 +4940,7 @@ type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "Recipient (\"\" for a burn)."
   recipient: String! @goField(name: "RecipientOrEmpty")
   "The token's Clarity value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
 }
 
 # ---- Account events and BRC-20 holders ----
@@ -9043,7 +9027,7 @@ func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graph
 			return ec.fieldContext_Block_tenureHeight(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().TenureHeight(ctx, obj)
+			return obj.ShownTenureHeight(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -9054,7 +9038,7 @@ func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Block_tenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -12371,7 +12355,7 @@ func (ec *executionContext) _ContractLogData_value(ctx context.Context, field gr
 			return ec.fieldContext_ContractLogData_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ContractLogData().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -12386,7 +12370,7 @@ func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context
 		Object:     "ContractLogData",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -14452,7 +14436,7 @@ func (ec *executionContext) _NftAsset_value(ctx context.Context, field graphql.C
 			return ec.fieldContext_NftAsset_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftAsset().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -14467,7 +14451,7 @@ func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field
 		Object:     "NftAsset",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -14507,7 +14491,7 @@ func (ec *executionContext) _NftTransfer_value(ctx context.Context, field graphq
 			return ec.fieldContext_NftTransfer_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftTransfer().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -14522,7 +14506,7 @@ func (ec *executionContext) fieldContext_NftTransfer_value(_ context.Context, fi
 		Object:     "NftTransfer",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -18306,7 +18290,7 @@ func (ec *executionContext) _Transaction_txResult(ctx context.Context, field gra
 			return ec.fieldContext_Transaction_txResult(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TxResult(ctx, obj)
+			return obj.TxResultValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -18321,7 +18305,7 @@ func (ec *executionContext) fieldContext_Transaction_txResult(_ context.Context,
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -21387,43 +21371,10 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tenureHeight":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_tenureHeight(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_tenureHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockTimeIso":
 			out.Values[i] = ec._Block_blockTimeIso(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23933,51 +23884,18 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 		case "contractId":
 			out.Values[i] = ec._ContractLogData_contractId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "topic":
 			out.Values[i] = ec._ContractLogData_topic(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ContractLogData_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._ContractLogData_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25104,61 +25022,28 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 		case "assetEventType":
 			out.Values[i] = ec._NftAsset_assetEventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "assetId":
 			out.Values[i] = ec._NftAsset_assetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sender":
 			out.Values[i] = ec._NftAsset_sender(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._NftAsset_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftAsset_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftAsset_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25195,55 +25080,22 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 		case "assetIdentifier":
 			out.Values[i] = ec._NftTransfer_assetIdentifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftTransfer_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftTransfer_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sender":
 			out.Values[i] = ec._NftTransfer_sender(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._NftTransfer_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27228,43 +27080,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txResult":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_txResult(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_txResult(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "eventCount":
 			out.Values[i] = ec._Transaction_eventCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

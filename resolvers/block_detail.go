@@ -50,16 +50,3 @@ func (r *blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Bloc
 	}
 	return hashes, err
 }
-
-// TenureHeight is the stored tenure height (Nakamoto), else -1 for a signed block whose tenure
-// is unknown, else the block height (each pre-Nakamoto block is its own tenure).
-func (r *blockResolver) TenureHeight(_ context.Context, b *db.Block) (int32, error) {
-	switch {
-	case b.TenureHeight != nil:
-		return *b.TenureHeight, nil
-	case b.SignerBitvec != nil:
-		return -1, nil
-	default:
-		return b.BlockHeight, nil
-	}
-}

@@ -2,14 +2,12 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
-	"github.com/stxgraph/stxgraph/stacks/clarity"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -145,20 +143,6 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 	}
 	a.lru.Add(key, abi)
 	return abi
-}
-
-// clarityValue renders serialized Clarity bytes as {hex, repr}.
-func clarityValue(b []byte) (*tx.ValueJSON, error) {
-	v, _, err := clarity.Decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("stored Clarity value does not decode: %w", err)
-	}
-	j := tx.NewValueJSON(v)
-	return &j, nil
-}
-
-func (r *transactionResolver) TxResult(_ context.Context, t *db.Tx) (*tx.ValueJSON, error) {
-	return clarityValue(t.RawResult)
 }
 
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
