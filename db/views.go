@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/stxgraph/stxgraph/stacks/clarity"
@@ -280,3 +281,38 @@ var assetEventTypes = map[int16]AssetEventType{AssetEventTransfer: "transfer", A
 func (e *StxEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }
 func (e *FtEvent) AssetEventType() AssetEventType  { return assetEventTypes[e.AssetEventTypeID] }
 func (e *NftEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }
+
+// MempoolUpdatedAtSeconds renders the mempool's last change as unix seconds, as the reference's
+// mempool ETag does.
+func (t *ChainTip) MempoolUpdatedAtSeconds() string {
+	return strconv.FormatFloat(float64(t.MempoolUpdatedAt.UnixMicro())/1e6, 'f', -1, 64)
+}
+
+// ReceiveTimeUnix is when the API received the microblock, in unix seconds.
+func (m *Microblock) ReceiveTimeUnix() int32 { return int32(m.ReceiveTime.Unix()) }
+
+// ABIText is the contract interface as JSON text, nil when the node reported none.
+func (c *SmartContract) ABIText() *string {
+	if len(c.ABI) == 0 || string(c.ABI) == "null" {
+		return nil
+	}
+	abi := string(c.ABI)
+	return &abi
+}
+
+// ClarityVersionNumber is the Clarity version, nil before Clarity 2.
+func (c *SmartContract) ClarityVersionNumber() *int32 {
+	if c.ClarityVersion == nil {
+		return nil
+	}
+	v := int32(*c.ClarityVersion)
+	return &v
+}
+
+// ReplacedBy is the transaction that replaced this one, nil when none did.
+func (t *MempoolTx) ReplacedBy() []byte {
+	if len(t.ReplacedByTxID) == 0 {
+		return nil
+	}
+	return t.ReplacedByTxID
+}

@@ -43,7 +43,6 @@ type ResolverRoot interface {
 	Brc20TokenConnection() Brc20TokenConnectionResolver
 	Brc20Transferable() Brc20TransferableResolver
 	Brc20TransferableConnection() Brc20TransferableConnectionResolver
-	ChainTip() ChainTipResolver
 	Contract() ContractResolver
 	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
 	MempoolTransaction() MempoolTransactionResolver
@@ -51,14 +50,11 @@ type ResolverRoot interface {
 	Microblock() MicroblockResolver
 	Mutation() MutationResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
-	PostCondition() PostConditionResolver
-	PostConditionPrincipal() PostConditionPrincipalResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
 	StxAssetEvent() StxAssetEventResolver
 	StxLockEvent() StxLockEventResolver
 	Subscription() SubscriptionResolver
-	TenureChangePayload() TenureChangePayloadResolver
 	Transaction() TransactionResolver
 }
 
@@ -282,13 +278,13 @@ type ComplexityRoot struct {
 	}
 
 	ChainTip struct {
-		BlockHash          func(childComplexity int) int
-		BlockHeight        func(childComplexity int) int
-		BurnBlockHeight    func(childComplexity int) int
-		IndexBlockHash     func(childComplexity int) int
-		MempoolUpdatedAt   func(childComplexity int) int
-		MicroblockHash     func(childComplexity int) int
-		MicroblockSequence func(childComplexity int) int
+		BlockHash               func(childComplexity int) int
+		BlockHeight             func(childComplexity int) int
+		BurnBlockHeight         func(childComplexity int) int
+		IndexBlockHash          func(childComplexity int) int
+		MempoolUpdatedAtSeconds func(childComplexity int) int
+		MicroblockHash          func(childComplexity int) int
+		MicroblockSequence      func(childComplexity int) int
 	}
 
 	ClarityValue struct {
@@ -303,16 +299,16 @@ type ComplexityRoot struct {
 	}
 
 	Contract struct {
-		Abi            func(childComplexity int) int
-		Block          func(childComplexity int) int
-		BlockHeight    func(childComplexity int) int
-		Canonical      func(childComplexity int) int
-		ClarityVersion func(childComplexity int) int
-		ContractID     func(childComplexity int) int
-		Events         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
-		SourceCode     func(childComplexity int) int
-		Transaction    func(childComplexity int) int
-		TxID           func(childComplexity int) int
+		ABIText              func(childComplexity int) int
+		Block                func(childComplexity int) int
+		BlockHeight          func(childComplexity int) int
+		Canonical            func(childComplexity int) int
+		ClarityVersionNumber func(childComplexity int) int
+		ContractID           func(childComplexity int) int
+		Events               func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		SourceCode           func(childComplexity int) int
+		Transaction          func(childComplexity int) int
+		TxID                 func(childComplexity int) int
 	}
 
 	ContractCallPayload struct {
@@ -395,7 +391,7 @@ type ComplexityRoot struct {
 		Pruned                func(childComplexity int) int
 		ReceiptTime           func(childComplexity int) int
 		ReceiptTimeIso        func(childComplexity int) int
-		ReplacedByTxID        func(childComplexity int) int
+		ReplacedBy            func(childComplexity int) int
 		SenderAddress         func(childComplexity int) int
 		SmartContract         func(childComplexity int) int
 		SponsorAddress        func(childComplexity int) int
@@ -429,7 +425,7 @@ type ComplexityRoot struct {
 		MicroblockParentHash func(childComplexity int) int
 		MicroblockSequence   func(childComplexity int) int
 		ParentBlock          func(childComplexity int) int
-		ReceiveTime          func(childComplexity int) int
+		ReceiveTimeUnix      func(childComplexity int) int
 		Transactions         func(childComplexity int) int
 	}
 
@@ -491,7 +487,7 @@ type ComplexityRoot struct {
 	}
 
 	PostCondition struct {
-		Amount        func(childComplexity int) int
+		AmountOrNil   func(childComplexity int) int
 		Asset         func(childComplexity int) int
 		AssetValue    func(childComplexity int) int
 		ConditionCode func(childComplexity int) int
@@ -506,9 +502,9 @@ type ComplexityRoot struct {
 	}
 
 	PostConditionPrincipal struct {
-		Address      func(childComplexity int) int
-		ContractName func(childComplexity int) int
-		TypeID       func(childComplexity int) int
+		AddressOrNil      func(childComplexity int) int
+		ContractNameOrNil func(childComplexity int) int
+		TypeID            func(childComplexity int) int
 	}
 
 	Query struct {
@@ -616,13 +612,13 @@ type ComplexityRoot struct {
 	}
 
 	TenureChangePayload struct {
-		BurnViewConsensusHash   func(childComplexity int) int
-		Cause                   func(childComplexity int) int
-		PrevTenureConsensusHash func(childComplexity int) int
-		PreviousTenureBlocks    func(childComplexity int) int
-		PreviousTenureEnd       func(childComplexity int) int
-		PubkeyHash              func(childComplexity int) int
-		TenureConsensusHash     func(childComplexity int) int
+		BurnViewConsensusHash    func(childComplexity int) int
+		Cause                    func(childComplexity int) int
+		PrevTenureConsensusHash  func(childComplexity int) int
+		PreviousTenureBlockCount func(childComplexity int) int
+		PreviousTenureEnd        func(childComplexity int) int
+		PubkeyHash               func(childComplexity int) int
+		TenureConsensusHash      func(childComplexity int) int
 	}
 
 	TokenTransferPayload struct {
@@ -790,13 +786,7 @@ type Brc20TransferableResolver interface {
 type Brc20TransferableConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20TransferableConnection) (int32, error)
 }
-type ChainTipResolver interface {
-	MempoolUpdatedAt(ctx context.Context, obj *db.ChainTip) (string, error)
-}
 type ContractResolver interface {
-	ClarityVersion(ctx context.Context, obj *db.SmartContract) (*int32, error)
-
-	Abi(ctx context.Context, obj *db.SmartContract) (*string, error)
 	Transaction(ctx context.Context, obj *db.SmartContract) (*db.Tx, error)
 	Block(ctx context.Context, obj *db.SmartContract) (*db.Block, error)
 	Events(ctx context.Context, obj *db.SmartContract, first *int32, after *string, last *int32, before *string) (*ContractEventConnection, error)
@@ -805,15 +795,12 @@ type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
 }
 type MempoolTransactionResolver interface {
-	ReplacedByTxID(ctx context.Context, obj *db.MempoolTx) ([]byte, error)
-
 	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
 }
 type MempoolTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *MempoolTransactionConnection) (*int32, error)
 }
 type MicroblockResolver interface {
-	ReceiveTime(ctx context.Context, obj *db.Microblock) (int32, error)
 	ParentBlock(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Block(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Transactions(ctx context.Context, obj *db.Microblock) ([]*db.Tx, error)
@@ -824,13 +811,6 @@ type MutationResolver interface {
 }
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
-}
-type PostConditionResolver interface {
-	Amount(ctx context.Context, obj *tx.PostConditionJSON) (*string, error)
-}
-type PostConditionPrincipalResolver interface {
-	Address(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
-	ContractName(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
 }
 type QueryResolver interface {
 	ChainTip(ctx context.Context) (*db.ChainTip, error)
@@ -869,9 +849,6 @@ type SubscriptionResolver interface {
 	MempoolTransactions(ctx context.Context) (<-chan *db.MempoolTx, error)
 	AddressTransactions(ctx context.Context, principal string) (<-chan *db.Tx, error)
 	Brc20Activity(ctx context.Context, ticker *string, address *string) (<-chan *db.Brc20Activity, error)
-}
-type TenureChangePayloadResolver interface {
-	PreviousTenureBlocks(ctx context.Context, obj *tx.TenureChangeJSON) (int32, error)
 }
 type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
@@ -1835,11 +1812,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChainTip.IndexBlockHash(childComplexity), true
 	case "ChainTip.mempoolUpdatedAt":
-		if e.ComplexityRoot.ChainTip.MempoolUpdatedAt == nil {
+		if e.ComplexityRoot.ChainTip.MempoolUpdatedAtSeconds == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ChainTip.MempoolUpdatedAt(childComplexity), true
+		return e.ComplexityRoot.ChainTip.MempoolUpdatedAtSeconds(childComplexity), true
 	case "ChainTip.microblockHash":
 		if e.ComplexityRoot.ChainTip.MicroblockHash == nil {
 			break
@@ -1886,11 +1863,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.CoinbasePayload.VRFProof(childComplexity), true
 
 	case "Contract.abi":
-		if e.ComplexityRoot.Contract.Abi == nil {
+		if e.ComplexityRoot.Contract.ABIText == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Contract.Abi(childComplexity), true
+		return e.ComplexityRoot.Contract.ABIText(childComplexity), true
 	case "Contract.block":
 		if e.ComplexityRoot.Contract.Block == nil {
 			break
@@ -1910,11 +1887,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Contract.Canonical(childComplexity), true
 	case "Contract.clarityVersion":
-		if e.ComplexityRoot.Contract.ClarityVersion == nil {
+		if e.ComplexityRoot.Contract.ClarityVersionNumber == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Contract.ClarityVersion(childComplexity), true
+		return e.ComplexityRoot.Contract.ClarityVersionNumber(childComplexity), true
 	case "Contract.id":
 		if e.ComplexityRoot.Contract.ContractID == nil {
 			break
@@ -2256,11 +2233,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MempoolTransaction.ReceiptTimeIso(childComplexity), true
 	case "MempoolTransaction.replacedByTxId":
-		if e.ComplexityRoot.MempoolTransaction.ReplacedByTxID == nil {
+		if e.ComplexityRoot.MempoolTransaction.ReplacedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.MempoolTransaction.ReplacedByTxID(childComplexity), true
+		return e.ComplexityRoot.MempoolTransaction.ReplacedBy(childComplexity), true
 	case "MempoolTransaction.senderAddress":
 		if e.ComplexityRoot.MempoolTransaction.SenderAddress == nil {
 			break
@@ -2409,11 +2386,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Microblock.ParentBlock(childComplexity), true
 	case "Microblock.receiveTime":
-		if e.ComplexityRoot.Microblock.ReceiveTime == nil {
+		if e.ComplexityRoot.Microblock.ReceiveTimeUnix == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Microblock.ReceiveTime(childComplexity), true
+		return e.ComplexityRoot.Microblock.ReceiveTimeUnix(childComplexity), true
 	case "Microblock.transactions":
 		if e.ComplexityRoot.Microblock.Transactions == nil {
 			break
@@ -2638,11 +2615,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader2(childComplexity), true
 
 	case "PostCondition.amount":
-		if e.ComplexityRoot.PostCondition.Amount == nil {
+		if e.ComplexityRoot.PostCondition.AmountOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostCondition.Amount(childComplexity), true
+		return e.ComplexityRoot.PostCondition.AmountOrNil(childComplexity), true
 	case "PostCondition.asset":
 		if e.ComplexityRoot.PostCondition.Asset == nil {
 			break
@@ -2694,17 +2671,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.PostConditionAsset.ContractName(childComplexity), true
 
 	case "PostConditionPrincipal.address":
-		if e.ComplexityRoot.PostConditionPrincipal.Address == nil {
+		if e.ComplexityRoot.PostConditionPrincipal.AddressOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostConditionPrincipal.Address(childComplexity), true
+		return e.ComplexityRoot.PostConditionPrincipal.AddressOrNil(childComplexity), true
 	case "PostConditionPrincipal.contractName":
-		if e.ComplexityRoot.PostConditionPrincipal.ContractName == nil {
+		if e.ComplexityRoot.PostConditionPrincipal.ContractNameOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostConditionPrincipal.ContractName(childComplexity), true
+		return e.ComplexityRoot.PostConditionPrincipal.ContractNameOrNil(childComplexity), true
 	case "PostConditionPrincipal.typeId":
 		if e.ComplexityRoot.PostConditionPrincipal.TypeID == nil {
 			break
@@ -3269,11 +3246,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TenureChangePayload.PrevTenureConsensusHash(childComplexity), true
 	case "TenureChangePayload.previousTenureBlocks":
-		if e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks == nil {
+		if e.ComplexityRoot.TenureChangePayload.PreviousTenureBlockCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks(childComplexity), true
+		return e.ComplexityRoot.TenureChangePayload.PreviousTenureBlockCount(childComplexity), true
 	case "TenureChangePayload.previousTenureEnd":
 		if e.ComplexityRoot.TenureChangePayload.PreviousTenureEnd == nil {
 			break
@@ -3942,7 +3919,7 @@ type ChainTip {
   "Sequence of that microblock."
   microblockSequence: Int
   "When the mempool last changed, as unix seconds with a fraction (changes whenever a transaction enters or leaves it)."
-  mempoolUpdatedAt: String! @goField(forceResolver: true)
+  mempoolUpdatedAt: String! @goField(name: "MempoolUpdatedAtSeconds")
 }
 
 "A Stacks anchor block."
@@ -4126,7 +4103,7 @@ type Microblock @goModel(model: "github.com/stxgraph/stxgraph/db.Microblock") {
   "Height the microblock's transactions take: the confirming block's height (parent height + 1)."
   blockHeight: Int!
   "Unix time the API received the microblock."
-  receiveTime: Int! @goField(forceResolver: true)
+  receiveTime: Int! @goField(name: "ReceiveTimeUnix")
   "The anchor block this microblock was streamed on top of."
   parentBlock: Block
   "The anchor block that confirmed this microblock (null while unconfirmed)."
@@ -4168,11 +4145,11 @@ type Contract @goModel(model: "github.com/stxgraph/stxgraph/db.SmartContract") {
   "Whether the deployment is on the canonical chain."
   canonical: Boolean!
   "Clarity version the contract was deployed with (null before Clarity 2)."
-  clarityVersion: Int
+  clarityVersion: Int @goField(name: "ClarityVersionNumber")
   "Clarity source code."
   sourceCode: String!
   "The contract interface (functions, variables, maps, tokens) as JSON text, as the node reports it."
-  abi: String @goField(forceResolver: true)
+  abi: String @goField(name: "ABIText")
   "The deploy transaction."
   transaction: Transaction
   "The block of the deploy transaction."
@@ -4343,7 +4320,7 @@ type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.Mempool
   "Status: pending or why it was dropped."
   txStatus: TxStatus!
   "The transaction that replaced this one."
-  replacedByTxId: Hex @goField(forceResolver: true)
+  replacedByTxId: Hex @goField(name: "ReplacedBy")
   "receiptTime as ISO 8601."
   receiptTimeIso: String!
   "Payload type."
@@ -4732,7 +4709,7 @@ type TenureChangePayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx
   "Last block of the previous tenure."
   previousTenureEnd: String!
   "Number of blocks of the previous tenure."
-  previousTenureBlocks: Int! @goField(forceResolver: true)
+  previousTenureBlocks: Int! @goField(name: "PreviousTenureBlockCount")
   "Cause: block_found or an extension kind."
   cause: String!
   "Hash160 of the miner's public key."
@@ -4746,7 +4723,7 @@ type PostCondition @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PostC
   "Condition code, e.g. sent_equal_to, sent, not_sent."
   conditionCode: String!
   "Amount (absent for non_fungible and pox)."
-  amount: String @goField(forceResolver: true)
+  amount: String @goField(name: "AmountOrNil")
   "The principal the condition is about."
   principal: PostConditionPrincipal!
   "The asset (fungible and non_fungible)."
@@ -4760,9 +4737,9 @@ type PostConditionPrincipal @goModel(model: "github.com/stxgraph/stxgraph/stacks
   "principal_origin, principal_standard or principal_contract."
   typeId: String! @goField(name: "TypeID")
   "Address (standard and contract principals)."
-  address: String @goField(forceResolver: true)
+  address: String @goField(name: "AddressOrNil")
   "Contract name (contract principals)."
-  contractName: String @goField(forceResolver: true)
+  contractName: String @goField(name: "ContractNameOrNil")
 }
 
 "The asset of a post-condition."
@@ -11650,7 +11627,7 @@ func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, fiel
 			return ec.fieldContext_ChainTip_mempoolUpdatedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ChainTip().MempoolUpdatedAt(ctx, obj)
+			return obj.MempoolUpdatedAtSeconds(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11661,7 +11638,7 @@ func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ChainTip_mempoolUpdatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChainTip", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChainTip", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
@@ -11880,7 +11857,7 @@ func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field 
 			return ec.fieldContext_Contract_clarityVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().ClarityVersion(ctx, obj)
+			return obj.ClarityVersionNumber(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
@@ -11891,7 +11868,7 @@ func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
@@ -11926,7 +11903,7 @@ func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Contract_abi(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().Abi(ctx, obj)
+			return obj.ABIText(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11937,7 +11914,7 @@ func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Contract_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Contract_transaction(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
@@ -13311,7 +13288,7 @@ func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Conte
 			return ec.fieldContext_MempoolTransaction_replacedByTxId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().ReplacedByTxID(ctx, obj)
+			return obj.ReplacedBy(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
@@ -13322,7 +13299,7 @@ func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_replacedByTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type Hex does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13884,7 +13861,7 @@ func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field g
 			return ec.fieldContext_Microblock_receiveTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Microblock().ReceiveTime(ctx, obj)
+			return obj.ReceiveTimeUnix(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -13895,7 +13872,7 @@ func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Microblock_receiveTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Microblock", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Microblock", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Microblock_parentBlock(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
@@ -14886,7 +14863,7 @@ func (ec *executionContext) _PostCondition_amount(ctx context.Context, field gra
 			return ec.fieldContext_PostCondition_amount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostCondition().Amount(ctx, obj)
+			return obj.AmountOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -14897,7 +14874,7 @@ func (ec *executionContext) _PostCondition_amount(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PostCondition_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostCondition", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostCondition", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostCondition_principal(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
@@ -15097,7 +15074,7 @@ func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context,
 			return ec.fieldContext_PostConditionPrincipal_address(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostConditionPrincipal().Address(ctx, obj)
+			return obj.AddressOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -15108,7 +15085,7 @@ func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
@@ -15120,7 +15097,7 @@ func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Con
 			return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostConditionPrincipal().ContractName(ctx, obj)
+			return obj.ContractNameOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -15131,7 +15108,7 @@ func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_chainTip(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -17463,7 +17440,7 @@ func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx contex
 			return ec.fieldContext_TenureChangePayload_previousTenureBlocks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TenureChangePayload().PreviousTenureBlocks(ctx, obj)
+			return obj.PreviousTenureBlockCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -17474,7 +17451,7 @@ func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenureChangePayload", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
@@ -23300,71 +23277,38 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 		case "blockHeight":
 			out.Values[i] = ec._ChainTip_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "blockHash":
 			out.Values[i] = ec._ChainTip_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indexBlockHash":
 			out.Values[i] = ec._ChainTip_indexBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnBlockHeight":
 			out.Values[i] = ec._ChainTip_burnBlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "microblockHash":
 			out.Values[i] = ec._ChainTip_microblockHash(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "microblockSequence":
 			out.Values[i] = ec._ChainTip_microblockSequence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "mempoolUpdatedAt":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ChainTip_mempoolUpdatedAt(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._ChainTip_mempoolUpdatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23510,86 +23454,20 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clarityVersion":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Contract_clarityVersion(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Contract_clarityVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sourceCode":
 			out.Values[i] = ec._Contract_sourceCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "abi":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Contract_abi(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Contract_abi(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "transaction":
 			field := field
 
@@ -24356,43 +24234,10 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "replacedByTxId":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_replacedByTxId(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_replacedByTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "receiptTimeIso":
 			out.Values[i] = ec._MempoolTransaction_receiptTimeIso(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24659,43 +24504,10 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "receiveTime":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Microblock_receiveTime(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Microblock_receiveTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parentBlock":
 			field := field
 
@@ -25320,65 +25132,32 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 		case "type":
 			out.Values[i] = ec._PostCondition_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "conditionCode":
 			out.Values[i] = ec._PostCondition_conditionCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostCondition_amount(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostCondition_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "principal":
 			out.Values[i] = ec._PostCondition_principal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "asset":
 			out.Values[i] = ec._PostCondition_asset(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "assetValue":
 			out.Values[i] = ec._PostCondition_assetValue(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25464,84 +25243,18 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 		case "typeId":
 			out.Values[i] = ec._PostConditionPrincipal_typeId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "address":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostConditionPrincipal_address(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostConditionPrincipal_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "contractName":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostConditionPrincipal_contractName(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostConditionPrincipal_contractName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26727,70 +26440,37 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 		case "tenureConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_tenureConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prevTenureConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_prevTenureConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnViewConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_burnViewConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "previousTenureEnd":
 			out.Values[i] = ec._TenureChangePayload_previousTenureEnd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "previousTenureBlocks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._TenureChangePayload_previousTenureBlocks(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._TenureChangePayload_previousTenureBlocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cause":
 			out.Values[i] = ec._TenureChangePayload_cause(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pubkeyHash":
 			out.Values[i] = ec._TenureChangePayload_pubkeyHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -20,14 +20,6 @@ func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
 	return &mempoolTransactionResolver{r}
 }
 
-func (r *Resolver) PostCondition() graph.PostConditionResolver { return &postConditionResolver{r} }
-func (r *Resolver) PostConditionPrincipal() graph.PostConditionPrincipalResolver {
-	return &postConditionPrincipalResolver{r}
-}
-func (r *Resolver) TenureChangePayload() graph.TenureChangePayloadResolver {
-	return &tenureChangePayloadResolver{r}
-}
-
 // maxEventLimit bounds a transaction's event window, as the reference's event_limit.
 const maxEventLimit = 100
 
@@ -164,43 +156,6 @@ func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.C
 	return contractCall(ctx, &t.TxFields)
 }
 
-func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.MempoolTx) ([]byte, error) {
-	if len(t.ReplacedByTxID) == 0 {
-		return nil, nil
-	}
-	return t.ReplacedByTxID, nil
-}
-
 func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields)
-}
-
-type postConditionResolver struct{ *Resolver }
-
-// Amount is absent for non-fungible and PoX conditions.
-func (r *postConditionResolver) Amount(_ context.Context, pc *tx.PostConditionJSON) (*string, error) {
-	return nonEmpty(pc.Amount), nil
-}
-
-type postConditionPrincipalResolver struct{ *Resolver }
-
-func (r *postConditionPrincipalResolver) Address(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
-	return nonEmpty(p.Address), nil
-}
-
-func (r *postConditionPrincipalResolver) ContractName(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
-	return nonEmpty(p.ContractName), nil
-}
-
-type tenureChangePayloadResolver struct{ *Resolver }
-
-func (r *tenureChangePayloadResolver) PreviousTenureBlocks(_ context.Context, p *tx.TenureChangeJSON) (int32, error) {
-	return int32(p.PreviousTenureBlocks), nil
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
