@@ -265,6 +265,19 @@ func Scale(s string, decimals int) *big.Int {
 	return v
 }
 
+// Unscale renders an integer scaled by 10^decimals with exactly decimals fractional digits, as
+// the reference does ("21000000.000000000000000000" for 21e24 at 18 decimals).
+func Unscale(integer string, decimals int) string {
+	if decimals == 0 {
+		return integer
+	}
+	if len(integer) <= decimals {
+		integer = strings.Repeat("0", decimals-len(integer)+1) + integer
+	}
+	cut := len(integer) - decimals
+	return integer[:cut] + "." + integer[cut:]
+}
+
 // Lower lower-cases a ticker as the canonical indexers do (Rust's and Python's full Unicode
 // lowercasing): like strings.ToLower except that 'İ' becomes "i̇" and a final capital sigma
 // becomes 'ς'.

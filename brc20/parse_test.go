@@ -151,6 +151,19 @@ func TestScale(t *testing.T) {
 	}
 }
 
+func TestUnscale(t *testing.T) {
+	for _, tc := range []struct {
+		integer string
+		dec     int
+		want    string
+	}{{"7", 0, "7"}, {"21000000000000000000000000", 18, "21000000.000000000000000000"}, {"1250", 2, "12.50"},
+		{"1", 18, "0.000000000000000001"}, {"0", 3, "0.000"}, {"125", 3, "0.125"}} {
+		if got := Unscale(tc.integer, tc.dec); got != tc.want {
+			t.Errorf("Unscale(%q, %d) = %q, want %q", tc.integer, tc.dec, got, tc.want)
+		}
+	}
+}
+
 func sc(s string, dec int) *big.Int { return Scale(s, dec) }
 
 func eqInt(a, b *big.Int) bool {

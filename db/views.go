@@ -3,8 +3,10 @@ package db
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/stxgraph/stxgraph/brc20"
 	"github.com/stxgraph/stxgraph/stacks/clarity"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
@@ -316,3 +318,89 @@ func (t *MempoolTx) ReplacedBy() []byte {
 	}
 	return t.ReplacedByTxID
 }
+
+// Views of BRC-20 rows. Amounts are stored as integers in units of 10^-decimals and shown as
+// decimal strings with exactly the token's decimals fractional digits.
+
+// MaxSupplyDecimal, MintLimitDecimal and MintedSupplyDecimal are the token's figures as shown.
+func (t *Brc20Token) MaxSupplyDecimal() string { return brc20.Unscale(t.MaxSupply, int(t.Decimals)) }
+
+func (t *Brc20Token) MintLimitDecimal() string { return brc20.Unscale(t.MintLimit, int(t.Decimals)) }
+
+func (t *Brc20Token) MintedSupplyDecimal() string {
+	return brc20.Unscale(t.MintedSupply, int(t.Decimals))
+}
+
+// AvailableBalance, TransferrableBalance and OverallBalance are the balance's figures as shown.
+func (b *Brc20Balance) AvailableBalance() string {
+	return brc20.Unscale(b.AvailBalance, int(b.Decimals))
+}
+
+func (b *Brc20Balance) TransferrableBalance() string {
+	return brc20.Unscale(b.TransBalance, int(b.Decimals))
+}
+
+func (b *Brc20Balance) OverallBalance() string { return brc20.Unscale(b.TotalBalance, int(b.Decimals)) }
+
+// Brc20Operation is the schema's enum of operation kinds, bound to this type by name; the values
+// are the schema's (the stored kinds in upper case).
+type Brc20Operation string
+
+// OperationKind is the operation's kind.
+func (o *Brc20Activity) OperationKind() Brc20Operation {
+	return Brc20Operation(strings.ToUpper(o.Operation))
+}
+
+// CreditedAddress is the address the operation credits: the receiver of a send, else the row's
+// address.
+func (o *Brc20Activity) CreditedAddress() string {
+	if o.ToAddress != nil {
+		return *o.ToAddress
+	}
+	return o.Address
+}
+
+// AmountDecimal is the amount minted, inscribed or sent; nil for a deploy.
+func (o *Brc20Activity) AmountDecimal() *string {
+	if o.Operation == "deploy" {
+		return nil
+	}
+	s := brc20.Unscale(o.Amount, int(o.Decimals))
+	return &s
+}
+
+// FromAddress is the inscriber of a transfer inscription (also the sender of its send); nil for
+// deploys and mints.
+func (o *Brc20Activity) FromAddress() *string {
+	if o.Operation != "transfer" && o.Operation != "transfer_send" {
+		return nil
+	}
+	return &o.Address
+}
+
+// Receiver is the receiver of a send; nil for other operations.
+func (o *Brc20Activity) Receiver() *string {
+	if o.Operation != "transfer_send" {
+		return nil
+	}
+	to := o.CreditedAddress()
+	return &to
+}
+
+// MaxSupplyDecimal and MintLimitDecimal are the token's figures, shown on deploys only.
+func (o *Brc20Activity) MaxSupplyDecimal() *string { return o.deployFigure(o.MaxSupply) }
+func (o *Brc20Activity) MintLimitDecimal() *string { return o.deployFigure(o.MintLimit) }
+
+func (o *Brc20Activity) deployFigure(v string) *string {
+	if o.Operation != "deploy" {
+		return nil
+	}
+	s := brc20.Unscale(v, int(o.Decimals))
+	return &s
+}
+
+// OrdinalNumberText is the inscribed sat's ordinal number in decimal.
+func (t *Brc20Transferable) OrdinalNumberText() string { return strconv.FormatInt(t.OrdinalNumber, 10) }
+
+// AmountDecimal is the amount the inscription carries, as shown.
+func (t *Brc20Transferable) AmountDecimal() string { return brc20.Unscale(t.Amount, int(t.Decimals)) }

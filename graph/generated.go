@@ -34,14 +34,11 @@ type ResolverRoot interface {
 	AccountTransactionConnection() AccountTransactionConnectionResolver
 	Block() BlockResolver
 	BlockConnection() BlockConnectionResolver
-	Brc20Activity() Brc20ActivityResolver
 	Brc20ActivityConnection() Brc20ActivityConnectionResolver
 	Brc20Address() Brc20AddressResolver
-	Brc20Balance() Brc20BalanceResolver
 	Brc20BalanceConnection() Brc20BalanceConnectionResolver
 	Brc20Token() Brc20TokenResolver
 	Brc20TokenConnection() Brc20TokenConnectionResolver
-	Brc20Transferable() Brc20TransferableResolver
 	Brc20TransferableConnection() Brc20TransferableConnectionResolver
 	Contract() ContractResolver
 	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
@@ -142,21 +139,21 @@ type ComplexityRoot struct {
 	}
 
 	Brc20Activity struct {
-		Address       func(childComplexity int) int
-		Amount        func(childComplexity int) int
-		BlockHash     func(childComplexity int) int
-		BlockHeight   func(childComplexity int) int
-		Decimals      func(childComplexity int) int
-		FromAddress   func(childComplexity int) int
-		InscriptionID func(childComplexity int) int
-		Location      func(childComplexity int) int
-		MaxSupply     func(childComplexity int) int
-		MintLimit     func(childComplexity int) int
-		Operation     func(childComplexity int) int
-		Ticker        func(childComplexity int) int
-		Timestamp     func(childComplexity int) int
-		ToAddress     func(childComplexity int) int
-		TxID          func(childComplexity int) int
+		AmountDecimal    func(childComplexity int) int
+		BlockHash        func(childComplexity int) int
+		BlockHeight      func(childComplexity int) int
+		CreditedAddress  func(childComplexity int) int
+		Decimals         func(childComplexity int) int
+		FromAddress      func(childComplexity int) int
+		InscriptionID    func(childComplexity int) int
+		Location         func(childComplexity int) int
+		MaxSupplyDecimal func(childComplexity int) int
+		MintLimitDecimal func(childComplexity int) int
+		OperationKind    func(childComplexity int) int
+		Receiver         func(childComplexity int) int
+		Ticker           func(childComplexity int) int
+		Timestamp        func(childComplexity int) int
+		TxID             func(childComplexity int) int
 	}
 
 	Brc20ActivityConnection struct {
@@ -172,7 +169,7 @@ type ComplexityRoot struct {
 	}
 
 	Brc20Address struct {
-		Activity      func(childComplexity int, tickers []string, operations []Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Activity      func(childComplexity int, tickers []string, operations []db.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) int
 		Address       func(childComplexity int) int
 		Balances      func(childComplexity int, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) int
 		Transferables func(childComplexity int, tickers []string, first *int32, after *string, offset *int32) int
@@ -218,23 +215,23 @@ type ComplexityRoot struct {
 	}
 
 	Brc20Token struct {
-		Address           func(childComplexity int) int
-		BlockHash         func(childComplexity int) int
-		BlockHeight       func(childComplexity int) int
-		Decimals          func(childComplexity int) int
-		DeployTimestamp   func(childComplexity int) int
-		DisplayTicker     func(childComplexity int) int
-		HolderCount       func(childComplexity int) int
-		Holders           func(childComplexity int, first *int32, after *string, offset *int32) int
-		InscriptionID     func(childComplexity int) int
-		InscriptionNumber func(childComplexity int) int
-		MaxSupply         func(childComplexity int) int
-		MintLimit         func(childComplexity int) int
-		MintedSupply      func(childComplexity int) int
-		SelfMint          func(childComplexity int) int
-		Ticker            func(childComplexity int) int
-		TxCount           func(childComplexity int) int
-		TxID              func(childComplexity int) int
+		Address             func(childComplexity int) int
+		BlockHash           func(childComplexity int) int
+		BlockHeight         func(childComplexity int) int
+		Decimals            func(childComplexity int) int
+		DeployTimestamp     func(childComplexity int) int
+		DisplayTicker       func(childComplexity int) int
+		HolderCount         func(childComplexity int) int
+		Holders             func(childComplexity int, first *int32, after *string, offset *int32) int
+		InscriptionID       func(childComplexity int) int
+		InscriptionNumber   func(childComplexity int) int
+		MaxSupplyDecimal    func(childComplexity int) int
+		MintLimitDecimal    func(childComplexity int) int
+		MintedSupplyDecimal func(childComplexity int) int
+		SelfMint            func(childComplexity int) int
+		Ticker              func(childComplexity int) int
+		TxCount             func(childComplexity int) int
+		TxID                func(childComplexity int) int
 	}
 
 	Brc20TokenConnection struct {
@@ -251,10 +248,11 @@ type ComplexityRoot struct {
 
 	Brc20Transferable struct {
 		Amount            func(childComplexity int) int
+		AmountDecimal     func(childComplexity int) int
 		Decimals          func(childComplexity int) int
 		InscriptionID     func(childComplexity int) int
 		InscriptionNumber func(childComplexity int) int
-		OrdinalNumber     func(childComplexity int) int
+		OrdinalNumberText func(childComplexity int) int
 		Ticker            func(childComplexity int) int
 	}
 
@@ -513,7 +511,7 @@ type ComplexityRoot struct {
 		BlockByBurnBlockHash     func(childComplexity int, hash []byte) int
 		Blocks                   func(childComplexity int, limit *int32, offset *int32) int
 		BlocksConnection         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
-		Brc20Activity            func(childComplexity int, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
+		Brc20Activity            func(childComplexity int, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
 		Brc20Address             func(childComplexity int, address string) int
 		Brc20Token               func(childComplexity int, ticker string) int
 		Brc20Tokens              func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
@@ -740,48 +738,22 @@ type BlockResolver interface {
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
 }
-type Brc20ActivityResolver interface {
-	Operation(ctx context.Context, obj *db.Brc20Activity) (Brc20Operation, error)
-
-	Address(ctx context.Context, obj *db.Brc20Activity) (string, error)
-
-	Amount(ctx context.Context, obj *db.Brc20Activity) (*string, error)
-	FromAddress(ctx context.Context, obj *db.Brc20Activity) (*string, error)
-	ToAddress(ctx context.Context, obj *db.Brc20Activity) (*string, error)
-	MaxSupply(ctx context.Context, obj *db.Brc20Activity) (*string, error)
-	MintLimit(ctx context.Context, obj *db.Brc20Activity) (*string, error)
-}
 type Brc20ActivityConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20ActivityConnection) (int32, error)
 }
 type Brc20AddressResolver interface {
 	Balances(ctx context.Context, obj *Brc20Address, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20BalanceConnection, error)
-	Activity(ctx context.Context, obj *Brc20Address, tickers []string, operations []Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
+	Activity(ctx context.Context, obj *Brc20Address, tickers []string, operations []db.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
 	Transferables(ctx context.Context, obj *Brc20Address, tickers []string, first *int32, after *string, offset *int32) (*Brc20TransferableConnection, error)
-}
-type Brc20BalanceResolver interface {
-	AvailableBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
-	TransferrableBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
-	OverallBalance(ctx context.Context, obj *db.Brc20Balance) (string, error)
 }
 type Brc20BalanceConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20BalanceConnection) (int32, error)
 }
 type Brc20TokenResolver interface {
-	MaxSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
-	MintLimit(ctx context.Context, obj *db.Brc20Token) (string, error)
-
-	MintedSupply(ctx context.Context, obj *db.Brc20Token) (string, error)
-
 	Holders(ctx context.Context, obj *db.Brc20Token, first *int32, after *string, offset *int32) (*Brc20HolderConnection, error)
 }
 type Brc20TokenConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20TokenConnection) (int32, error)
-}
-type Brc20TransferableResolver interface {
-	OrdinalNumber(ctx context.Context, obj *db.Brc20Transferable) (string, error)
-
-	Amount(ctx context.Context, obj *db.Brc20Transferable) (string, error)
 }
 type Brc20TransferableConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20TransferableConnection) (int32, error)
@@ -830,7 +802,7 @@ type QueryResolver interface {
 	Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error)
 	Brc20Tokens(ctx context.Context, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) (*Brc20TokenConnection, error)
 	Brc20Address(ctx context.Context, address string) (*Brc20Address, error)
-	Brc20Activity(ctx context.Context, tickers []string, operations []Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
+	Brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
 	MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error)
 	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
 }
@@ -1240,18 +1212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
 
-	case "Brc20Activity.address":
-		if e.ComplexityRoot.Brc20Activity.Address == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Brc20Activity.Address(childComplexity), true
 	case "Brc20Activity.amount":
-		if e.ComplexityRoot.Brc20Activity.Amount == nil {
+		if e.ComplexityRoot.Brc20Activity.AmountDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Activity.Amount(childComplexity), true
+		return e.ComplexityRoot.Brc20Activity.AmountDecimal(childComplexity), true
 	case "Brc20Activity.blockHash":
 		if e.ComplexityRoot.Brc20Activity.BlockHash == nil {
 			break
@@ -1264,6 +1230,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Activity.BlockHeight(childComplexity), true
+	case "Brc20Activity.address":
+		if e.ComplexityRoot.Brc20Activity.CreditedAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.CreditedAddress(childComplexity), true
 	case "Brc20Activity.decimals":
 		if e.ComplexityRoot.Brc20Activity.Decimals == nil {
 			break
@@ -1289,23 +1261,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20Activity.Location(childComplexity), true
 	case "Brc20Activity.maxSupply":
-		if e.ComplexityRoot.Brc20Activity.MaxSupply == nil {
+		if e.ComplexityRoot.Brc20Activity.MaxSupplyDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Activity.MaxSupply(childComplexity), true
+		return e.ComplexityRoot.Brc20Activity.MaxSupplyDecimal(childComplexity), true
 	case "Brc20Activity.mintLimit":
-		if e.ComplexityRoot.Brc20Activity.MintLimit == nil {
+		if e.ComplexityRoot.Brc20Activity.MintLimitDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Activity.MintLimit(childComplexity), true
+		return e.ComplexityRoot.Brc20Activity.MintLimitDecimal(childComplexity), true
 	case "Brc20Activity.operation":
-		if e.ComplexityRoot.Brc20Activity.Operation == nil {
+		if e.ComplexityRoot.Brc20Activity.OperationKind == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Activity.Operation(childComplexity), true
+		return e.ComplexityRoot.Brc20Activity.OperationKind(childComplexity), true
+	case "Brc20Activity.toAddress":
+		if e.ComplexityRoot.Brc20Activity.Receiver == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Activity.Receiver(childComplexity), true
 	case "Brc20Activity.ticker":
 		if e.ComplexityRoot.Brc20Activity.Ticker == nil {
 			break
@@ -1318,12 +1296,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20Activity.Timestamp(childComplexity), true
-	case "Brc20Activity.toAddress":
-		if e.ComplexityRoot.Brc20Activity.ToAddress == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Brc20Activity.ToAddress(childComplexity), true
 	case "Brc20Activity.txId":
 		if e.ComplexityRoot.Brc20Activity.TxID == nil {
 			break
@@ -1379,7 +1351,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Brc20Address.Activity(childComplexity, args["tickers"].([]string), args["operations"].([]Brc20Operation), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+		return e.ComplexityRoot.Brc20Address.Activity(childComplexity, args["tickers"].([]string), args["operations"].([]db.Brc20Operation), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
 	case "Brc20Address.address":
 		if e.ComplexityRoot.Brc20Address.Address == nil {
 			break
@@ -1607,23 +1579,23 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20Token.InscriptionNumber(childComplexity), true
 	case "Brc20Token.maxSupply":
-		if e.ComplexityRoot.Brc20Token.MaxSupply == nil {
+		if e.ComplexityRoot.Brc20Token.MaxSupplyDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Token.MaxSupply(childComplexity), true
+		return e.ComplexityRoot.Brc20Token.MaxSupplyDecimal(childComplexity), true
 	case "Brc20Token.mintLimit":
-		if e.ComplexityRoot.Brc20Token.MintLimit == nil {
+		if e.ComplexityRoot.Brc20Token.MintLimitDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Token.MintLimit(childComplexity), true
+		return e.ComplexityRoot.Brc20Token.MintLimitDecimal(childComplexity), true
 	case "Brc20Token.mintedSupply":
-		if e.ComplexityRoot.Brc20Token.MintedSupply == nil {
+		if e.ComplexityRoot.Brc20Token.MintedSupplyDecimal == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Token.MintedSupply(childComplexity), true
+		return e.ComplexityRoot.Brc20Token.MintedSupplyDecimal(childComplexity), true
 	case "Brc20Token.selfMint":
 		if e.ComplexityRoot.Brc20Token.SelfMint == nil {
 			break
@@ -1687,12 +1659,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20TokenEdge.Node(childComplexity), true
 
-	case "Brc20Transferable.amount", "Brc20Transferable.rawAmount":
+	case "Brc20Transferable.rawAmount":
 		if e.ComplexityRoot.Brc20Transferable.Amount == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Brc20Transferable.Amount(childComplexity), true
+	case "Brc20Transferable.amount":
+		if e.ComplexityRoot.Brc20Transferable.AmountDecimal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20Transferable.AmountDecimal(childComplexity), true
 	case "Brc20Transferable.decimals":
 		if e.ComplexityRoot.Brc20Transferable.Decimals == nil {
 			break
@@ -1712,11 +1690,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20Transferable.InscriptionNumber(childComplexity), true
 	case "Brc20Transferable.ordinalNumber":
-		if e.ComplexityRoot.Brc20Transferable.OrdinalNumber == nil {
+		if e.ComplexityRoot.Brc20Transferable.OrdinalNumberText == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Brc20Transferable.OrdinalNumber(childComplexity), true
+		return e.ComplexityRoot.Brc20Transferable.OrdinalNumberText(childComplexity), true
 	case "Brc20Transferable.ticker":
 		if e.ComplexityRoot.Brc20Transferable.Ticker == nil {
 			break
@@ -2754,7 +2732,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Brc20Activity(childComplexity, args["tickers"].([]string), args["operations"].([]Brc20Operation), args["address"].(*string), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
+		return e.ComplexityRoot.Query.Brc20Activity(childComplexity, args["tickers"].([]string), args["operations"].([]db.Brc20Operation), args["address"].(*string), args["blockHeight"].(*int32), args["first"].(*int32), args["after"].(*string), args["offset"].(*int32)), true
 	case "Query.brc20Address":
 		if e.ComplexityRoot.Query.Brc20Address == nil {
 			break
@@ -5058,15 +5036,15 @@ type Brc20Token {
   "Deployer address."
   address: String!
   "Maximum supply."
-  maxSupply: String! @goField(forceResolver: true)
+  maxSupply: String! @goField(name: "MaxSupplyDecimal")
   "Maximum amount per mint."
-  mintLimit: String! @goField(forceResolver: true)
+  mintLimit: String! @goField(name: "MintLimitDecimal")
   "Number of decimals (0-18)."
   decimals: Int!
   "Deploy time (the deploy block's header time) in milliseconds."
   deployTimestamp: Int!
   "Amount minted so far (burns are not subtracted)."
-  mintedSupply: String! @goField(forceResolver: true)
+  mintedSupply: String! @goField(name: "MintedSupplyDecimal")
   "Number of valid operations on the token: the deploy, mints, transfer inscriptions and sends."
   txCount: Int!
   "Whether only inscriptions whose parent is the deploy inscription may mint (self-mint tokens)."
@@ -5136,7 +5114,7 @@ type Brc20HolderEdge {
 }
 
 "An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's ` + "`" + `decimals` + "`" + ` fractional digits."
-type Brc20Holder {
+type Brc20Holder @goModel(model: "github.com/stxgraph/stxgraph/db.Brc20Balance") {
   "The holder's Bitcoin address."
   address: String!
   "Total balance: available plus transferable."
@@ -5244,7 +5222,7 @@ enum Brc20Operation {
 "One BRC-20 operation."
 type Brc20Activity {
   "Kind of operation."
-  operation: Brc20Operation! @goField(forceResolver: true)
+  operation: Brc20Operation! @goField(name: "OperationKind")
   "Ticker of the token, lower-case."
   ticker: String!
   "Inscription id of the deploy, mint or transfer inscription."
@@ -5258,19 +5236,19 @@ type Brc20Activity {
   "Where the inscription is after the operation: ` + "`" + `txid:vout:offset` + "`" + `."
   location: String!
   "The address the operation credits: the deployer, the minter, the inscriber, or the receiver of a send."
-  address: String! @goField(forceResolver: true)
+  address: String! @goField(name: "CreditedAddress")
   "Block time of the operation in milliseconds."
   timestamp: Int!
   "Amount minted, inscribed or sent (null for a deploy)."
-  amount: String @goField(forceResolver: true)
+  amount: String @goField(name: "AmountDecimal")
   "The sender: the inscriber of a transfer inscription (null for deploys and mints)."
-  fromAddress: String @goField(forceResolver: true)
+  fromAddress: String
   "The receiver of a send (null for other operations)."
-  toAddress: String @goField(forceResolver: true)
+  toAddress: String @goField(name: "Receiver")
   "Maximum supply of the token (deploys only)."
-  maxSupply: String @goField(forceResolver: true)
+  maxSupply: String @goField(name: "MaxSupplyDecimal")
   "Mint limit of the token (deploys only)."
-  mintLimit: String @goField(forceResolver: true)
+  mintLimit: String @goField(name: "MintLimitDecimal")
   "Number of decimals of the token."
   decimals: Int!
 }
@@ -5302,11 +5280,11 @@ type Brc20Transferable {
   "Inscription number."
   inscriptionNumber: Int!
   "The inscribed sat's ordinal number, as a decimal string."
-  ordinalNumber: String! @goField(forceResolver: true)
+  ordinalNumber: String! @goField(name: "OrdinalNumberText")
   "Ticker of the token, lower-case."
   ticker: String!
   "Amount the inscription carries."
-  amount: String! @goField(forceResolver: true)
+  amount: String! @goField(name: "AmountDecimal")
   "Amount the inscription carries, as an integer in units of 10^-decimals."
   rawAmount: String! @goField(name: "Amount")
   "Number of decimals of the token."
@@ -6859,8 +6837,8 @@ func (ec *executionContext) field_Brc20Address_activity_args(ctx context.Context
 	}
 	args["tickers"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "operations",
-		func(ctx context.Context, v any) ([]Brc20Operation, error) {
-			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]db.Brc20Operation, error) {
+			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operationᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -7225,8 +7203,8 @@ func (ec *executionContext) field_Query_brc20Activity_args(ctx context.Context, 
 	}
 	args["tickers"] = arg0
 	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "operations",
-		func(ctx context.Context, v any) ([]Brc20Operation, error) {
-			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx, v)
+		func(ctx context.Context, v any) ([]db.Brc20Operation, error) {
+			return ec.unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operationᚄ(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -9247,18 +9225,18 @@ func (ec *executionContext) _Brc20Activity_operation(ctx context.Context, field 
 			return ec.fieldContext_Brc20Activity_operation(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().Operation(ctx, obj)
+			return obj.OperationKind(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v Brc20Operation) graphql.Marshaler {
-			return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v db.Brc20Operation) graphql.Marshaler {
+			return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_operation(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type Brc20Operation does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type Brc20Operation does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9408,7 +9386,7 @@ func (ec *executionContext) _Brc20Activity_address(ctx context.Context, field gr
 			return ec.fieldContext_Brc20Activity_address(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().Address(ctx, obj)
+			return obj.CreditedAddress(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -9419,7 +9397,7 @@ func (ec *executionContext) _Brc20Activity_address(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9454,7 +9432,7 @@ func (ec *executionContext) _Brc20Activity_amount(ctx context.Context, field gra
 			return ec.fieldContext_Brc20Activity_amount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().Amount(ctx, obj)
+			return obj.AmountDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -9465,7 +9443,7 @@ func (ec *executionContext) _Brc20Activity_amount(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_fromAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9477,7 +9455,7 @@ func (ec *executionContext) _Brc20Activity_fromAddress(ctx context.Context, fiel
 			return ec.fieldContext_Brc20Activity_fromAddress(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().FromAddress(ctx, obj)
+			return obj.FromAddress(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -9488,7 +9466,7 @@ func (ec *executionContext) _Brc20Activity_fromAddress(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_fromAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_toAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9500,7 +9478,7 @@ func (ec *executionContext) _Brc20Activity_toAddress(ctx context.Context, field 
 			return ec.fieldContext_Brc20Activity_toAddress(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().ToAddress(ctx, obj)
+			return obj.Receiver(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -9511,7 +9489,7 @@ func (ec *executionContext) _Brc20Activity_toAddress(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_toAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_maxSupply(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9523,7 +9501,7 @@ func (ec *executionContext) _Brc20Activity_maxSupply(ctx context.Context, field 
 			return ec.fieldContext_Brc20Activity_maxSupply(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().MaxSupply(ctx, obj)
+			return obj.MaxSupplyDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -9534,7 +9512,7 @@ func (ec *executionContext) _Brc20Activity_maxSupply(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_maxSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_mintLimit(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9546,7 +9524,7 @@ func (ec *executionContext) _Brc20Activity_mintLimit(ctx context.Context, field 
 			return ec.fieldContext_Brc20Activity_mintLimit(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Activity().MintLimit(ctx, obj)
+			return obj.MintLimitDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -9557,7 +9535,7 @@ func (ec *executionContext) _Brc20Activity_mintLimit(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_mintLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Activity", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -9834,7 +9812,7 @@ func (ec *executionContext) _Brc20Address_activity(ctx context.Context, field gr
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Brc20Address().Activity(ctx, obj, fc.Args["tickers"].([]string), fc.Args["operations"].([]Brc20Operation), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+			return ec.Resolvers.Brc20Address().Activity(ctx, obj, fc.Args["tickers"].([]string), fc.Args["operations"].([]db.Brc20Operation), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Brc20ActivityConnection) graphql.Marshaler {
@@ -9967,7 +9945,7 @@ func (ec *executionContext) _Brc20Balance_availableBalance(ctx context.Context, 
 			return ec.fieldContext_Brc20Balance_availableBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Balance().AvailableBalance(ctx, obj)
+			return obj.AvailableBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -9978,7 +9956,7 @@ func (ec *executionContext) _Brc20Balance_availableBalance(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Balance_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Balance_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
@@ -9990,7 +9968,7 @@ func (ec *executionContext) _Brc20Balance_transferrableBalance(ctx context.Conte
 			return ec.fieldContext_Brc20Balance_transferrableBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Balance().TransferrableBalance(ctx, obj)
+			return obj.TransferrableBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10001,7 +9979,7 @@ func (ec *executionContext) _Brc20Balance_transferrableBalance(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Balance_transferrableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Balance_overallBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
@@ -10013,7 +9991,7 @@ func (ec *executionContext) _Brc20Balance_overallBalance(ctx context.Context, fi
 			return ec.fieldContext_Brc20Balance_overallBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Balance().OverallBalance(ctx, obj)
+			return obj.OverallBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10024,7 +10002,7 @@ func (ec *executionContext) _Brc20Balance_overallBalance(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Balance_overallBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Balance", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Balance", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20BalanceConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
@@ -10201,7 +10179,7 @@ func (ec *executionContext) fieldContext_Brc20BalanceEdge_node(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10224,7 +10202,7 @@ func (ec *executionContext) fieldContext_Brc20Holder_address(_ context.Context, 
 	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10233,7 +10211,7 @@ func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, fie
 			return ec.fieldContext_Brc20Holder_overallBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.OverallBalance, nil
+			return obj.OverallBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10244,10 +10222,10 @@ func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Holder_overallBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Holder", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10256,7 +10234,7 @@ func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, f
 			return ec.fieldContext_Brc20Holder_availableBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.AvailableBalance, nil
+			return obj.AvailableBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10267,10 +10245,10 @@ func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, f
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Holder_availableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Holder", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
-func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *Brc20Holder) (ret graphql.Marshaler) {
+func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -10279,7 +10257,7 @@ func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Contex
 			return ec.fieldContext_Brc20Holder_transferrableBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.TransferrableBalance, nil
+			return obj.TransferrableBalance(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10290,7 +10268,7 @@ func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Holder_transferrableBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Holder", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20HolderConnection_edges(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
@@ -10337,8 +10315,8 @@ func (ec *executionContext) _Brc20HolderConnection_nodes(ctx context.Context, fi
 			return obj.Nodes, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*Brc20Holder) graphql.Marshaler {
-			return ec.marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holderᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
+			return ec.marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10447,8 +10425,8 @@ func (ec *executionContext) _Brc20HolderEdge_node(ctx context.Context, field gra
 			return obj.Node, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *Brc20Holder) graphql.Marshaler {
-			return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Balance) graphql.Marshaler {
+			return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10660,7 +10638,7 @@ func (ec *executionContext) _Brc20Token_maxSupply(ctx context.Context, field gra
 			return ec.fieldContext_Brc20Token_maxSupply(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Token().MaxSupply(ctx, obj)
+			return obj.MaxSupplyDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10671,7 +10649,7 @@ func (ec *executionContext) _Brc20Token_maxSupply(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Token_maxSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Token", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Token", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_mintLimit(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
@@ -10683,7 +10661,7 @@ func (ec *executionContext) _Brc20Token_mintLimit(ctx context.Context, field gra
 			return ec.fieldContext_Brc20Token_mintLimit(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Token().MintLimit(ctx, obj)
+			return obj.MintLimitDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10694,7 +10672,7 @@ func (ec *executionContext) _Brc20Token_mintLimit(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Token_mintLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Token", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Token", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
@@ -10752,7 +10730,7 @@ func (ec *executionContext) _Brc20Token_mintedSupply(ctx context.Context, field 
 			return ec.fieldContext_Brc20Token_mintedSupply(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Token().MintedSupply(ctx, obj)
+			return obj.MintedSupplyDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -10763,7 +10741,7 @@ func (ec *executionContext) _Brc20Token_mintedSupply(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Token_mintedSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Token", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Token", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_txCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
@@ -11108,7 +11086,7 @@ func (ec *executionContext) _Brc20Transferable_ordinalNumber(ctx context.Context
 			return ec.fieldContext_Brc20Transferable_ordinalNumber(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Transferable().OrdinalNumber(ctx, obj)
+			return obj.OrdinalNumberText(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11119,7 +11097,7 @@ func (ec *executionContext) _Brc20Transferable_ordinalNumber(ctx context.Context
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_ordinalNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Transferable_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
@@ -11154,7 +11132,7 @@ func (ec *executionContext) _Brc20Transferable_amount(ctx context.Context, field
 			return ec.fieldContext_Brc20Transferable_amount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Brc20Transferable().Amount(ctx, obj)
+			return obj.AmountDecimal(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11165,7 +11143,7 @@ func (ec *executionContext) _Brc20Transferable_amount(ctx context.Context, field
 	)
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Brc20Transferable", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Transferable_rawAmount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
@@ -15857,7 +15835,7 @@ func (ec *executionContext) _Query_brc20Activity(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Brc20Activity(ctx, fc.Args["tickers"].([]string), fc.Args["operations"].([]Brc20Operation), fc.Args["address"].(*string), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
+			return ec.Resolvers.Query().Brc20Activity(ctx, fc.Args["tickers"].([]string), fc.Args["operations"].([]db.Brc20Operation), fc.Args["address"].(*string), fc.Args["blockHeight"].(*int32), fc.Args["first"].(*int32), fc.Args["after"].(*string), fc.Args["offset"].(*int32))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *Brc20ActivityConnection) graphql.Marshaler {
@@ -21525,310 +21503,79 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Brc20Activity")
 		case "operation":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_operation(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_operation(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "ticker":
 			out.Values[i] = ec._Brc20Activity_ticker(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "inscriptionId":
 			out.Values[i] = ec._Brc20Activity_inscriptionId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "blockHeight":
 			out.Values[i] = ec._Brc20Activity_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "blockHash":
 			out.Values[i] = ec._Brc20Activity_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "txId":
 			out.Values[i] = ec._Brc20Activity_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "location":
 			out.Values[i] = ec._Brc20Activity_location(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "address":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_address(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_address(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "timestamp":
 			out.Values[i] = ec._Brc20Activity_timestamp(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_amount(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "fromAddress":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_fromAddress(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_fromAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "toAddress":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_toAddress(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_toAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "maxSupply":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_maxSupply(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_maxSupply(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "mintLimit":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Activity_mintLimit(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Activity_mintLimit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "decimals":
 			out.Values[i] = ec._Brc20Activity_decimals(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -22147,127 +21894,28 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 		case "ticker":
 			out.Values[i] = ec._Brc20Balance_ticker(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "decimals":
 			out.Values[i] = ec._Brc20Balance_decimals(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "availableBalance":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Balance_availableBalance(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Balance_availableBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "transferrableBalance":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Balance_transferrableBalance(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Balance_transferrableBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "overallBalance":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Balance_overallBalance(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Balance_overallBalance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -22420,7 +22068,7 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 
 var brc20HolderImplementors = []string{"Brc20Holder"}
 
-func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *Brc20Holder) graphql.Marshaler {
+func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -22620,81 +22268,15 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "maxSupply":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Token_maxSupply(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Token_maxSupply(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "mintLimit":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Token_mintLimit(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Token_mintLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "decimals":
 			out.Values[i] = ec._Brc20Token_decimals(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22706,43 +22288,10 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "mintedSupply":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Token_mintedSupply(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Token_mintedSupply(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "txCount":
 			out.Values[i] = ec._Brc20Token_txCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -22961,103 +22510,37 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 		case "inscriptionId":
 			out.Values[i] = ec._Brc20Transferable_inscriptionId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "inscriptionNumber":
 			out.Values[i] = ec._Brc20Transferable_inscriptionNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "ordinalNumber":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Transferable_ordinalNumber(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Transferable_ordinalNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "ticker":
 			out.Values[i] = ec._Brc20Transferable_ticker(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Brc20Transferable_amount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Brc20Transferable_amount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "rawAmount":
 			out.Values[i] = ec._Brc20Transferable_rawAmount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "decimals":
 			out.Values[i] = ec._Brc20Transferable_decimals(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27895,11 +27378,11 @@ func (ec *executionContext) marshalNBrc20BalanceEdge2ᚖgithubᚗcomᚋstxgraph�
 	return ec._Brc20BalanceEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holderᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20Holder) graphql.Marshaler {
+func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx, sel, v[i])
+		return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -27911,7 +27394,7 @@ func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Holder(ctx context.Context, sel ast.SelectionSet, v *Brc20Holder) graphql.Marshaler {
+func (ec *executionContext) marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Balance) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
 			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
@@ -27957,14 +27440,21 @@ func (ec *executionContext) marshalNBrc20HolderEdge2ᚖgithubᚗcomᚋstxgraph�
 	return ec._Brc20HolderEdge(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx context.Context, v any) (Brc20Operation, error) {
-	var res Brc20Operation
-	err := res.UnmarshalGQL(v)
+func (ec *executionContext) unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx context.Context, v any) (db.Brc20Operation, error) {
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.Brc20Operation(tmp)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx context.Context, sel ast.SelectionSet, v Brc20Operation) graphql.Marshaler {
-	return v
+func (ec *executionContext) marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx context.Context, sel ast.SelectionSet, v db.Brc20Operation) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
 }
 
 func (ec *executionContext) marshalNBrc20Token2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Tokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Token) graphql.Marshaler {
@@ -29094,16 +28584,16 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
-func (ec *executionContext) unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx context.Context, v any) ([]Brc20Operation, error) {
+func (ec *executionContext) unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operationᚄ(ctx context.Context, v any) ([]db.Brc20Operation, error) {
 	if v == nil {
 		return nil, nil
 	}
 	vSlice := graphql.CoerceList(v)
 	var err error
-	res := make([]Brc20Operation, len(vSlice))
+	res := make([]db.Brc20Operation, len(vSlice))
 	for i := range vSlice {
 		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, vSlice[i])
+		res[i], err = ec.unmarshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx, vSlice[i])
 		if err != nil {
 			return nil, err
 		}
@@ -29111,14 +28601,14 @@ func (ec *executionContext) unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraph�
 	return res, nil
 }
 
-func (ec *executionContext) marshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operationᚄ(ctx context.Context, sel ast.SelectionSet, v []Brc20Operation) graphql.Marshaler {
+func (ec *executionContext) marshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operationᚄ(ctx context.Context, sel ast.SelectionSet, v []db.Brc20Operation) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20Operation(ctx, sel, v[i])
+		return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {

@@ -122,24 +122,12 @@ type Brc20BalanceEdge struct {
 	Node *db.Brc20Balance `json:"node"`
 }
 
-// An address's balance of a BRC-20 token; amounts are decimal strings with exactly the token's `decimals` fractional digits.
-type Brc20Holder struct {
-	// The holder's Bitcoin address.
-	Address string `json:"address"`
-	// Total balance: available plus transferable.
-	OverallBalance string `json:"overallBalance"`
-	// Balance free to inscribe transfers from.
-	AvailableBalance string `json:"availableBalance"`
-	// Balance inscribed in transfer inscriptions not yet sent.
-	TransferrableBalance string `json:"transferrableBalance"`
-}
-
 // A page of a BRC-20 token's holders.
 type Brc20HolderConnection struct {
 	// The holders with their cursors.
 	Edges []*Brc20HolderEdge `json:"edges"`
 	// The holders of the page (the nodes of `edges`).
-	Nodes []*Brc20Holder `json:"nodes"`
+	Nodes []*db.Brc20Balance `json:"nodes"`
 	// Where the page sits in the list.
 	PageInfo *PageInfo `json:"pageInfo"`
 	// Number of addresses holding the token.
@@ -151,7 +139,7 @@ type Brc20HolderEdge struct {
 	// Cursor of the holder (for `after`).
 	Cursor string `json:"cursor"`
 	// The holder.
-	Node *Brc20Holder `json:"node"`
+	Node *db.Brc20Balance `json:"node"`
 }
 
 // A page of BRC-20 tokens.
@@ -313,70 +301,6 @@ type TransactionsWithTransfersPage struct {
 	Total int32 `json:"total"`
 	// The page, newest first.
 	Results []*TransactionWithTransfers `json:"results"`
-}
-
-// Kinds of BRC-20 operation.
-type Brc20Operation string
-
-const (
-	// A token deploy.
-	Brc20OperationDeploy Brc20Operation = "DEPLOY"
-	// A mint.
-	Brc20OperationMint Brc20Operation = "MINT"
-	// A transfer inscription: its amount moves from available to transferable.
-	Brc20OperationTransfer Brc20Operation = "TRANSFER"
-	// The first move of a transfer inscription: its amount goes to the receiver.
-	Brc20OperationTransferSend Brc20Operation = "TRANSFER_SEND"
-)
-
-var AllBrc20Operation = []Brc20Operation{
-	Brc20OperationDeploy,
-	Brc20OperationMint,
-	Brc20OperationTransfer,
-	Brc20OperationTransferSend,
-}
-
-func (e Brc20Operation) IsValid() bool {
-	switch e {
-	case Brc20OperationDeploy, Brc20OperationMint, Brc20OperationTransfer, Brc20OperationTransferSend:
-		return true
-	}
-	return false
-}
-
-func (e Brc20Operation) String() string {
-	return string(e)
-}
-
-func (e *Brc20Operation) UnmarshalGQL(v any) error {
-	str, ok := v.(string)
-	if !ok {
-		return fmt.Errorf("enums must be strings")
-	}
-
-	*e = Brc20Operation(str)
-	if !e.IsValid() {
-		return fmt.Errorf("%s is not a valid Brc20Operation", str)
-	}
-	return nil
-}
-
-func (e Brc20Operation) MarshalGQL(w io.Writer) {
-	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
-}
-
-func (e *Brc20Operation) UnmarshalJSON(b []byte) error {
-	s, err := strconv.Unquote(string(b))
-	if err != nil {
-		return err
-	}
-	return e.UnmarshalGQL(s)
-}
-
-func (e Brc20Operation) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	e.MarshalGQL(&buf)
-	return buf.Bytes(), nil
 }
 
 // Orders of the token list.

@@ -53,31 +53,6 @@ func (r *queryResolver) Brc20Token(ctx context.Context, ticker string) (*db.Brc2
 	return loaders.For(ctx).Brc20Token.Load(ctx, ticker)()
 }
 
-func (r *brc20TokenResolver) MaxSupply(_ context.Context, t *db.Brc20Token) (string, error) {
-	return scaled(t.MaxSupply, int(t.Decimals)), nil
-}
-
-func (r *brc20TokenResolver) MintLimit(_ context.Context, t *db.Brc20Token) (string, error) {
-	return scaled(t.MintLimit, int(t.Decimals)), nil
-}
-
-func (r *brc20TokenResolver) MintedSupply(_ context.Context, t *db.Brc20Token) (string, error) {
-	return scaled(t.MintedSupply, int(t.Decimals)), nil
-}
-
-// scaled renders an integer scaled by 10^decimals with exactly decimals fractional digits, as
-// the reference does ("21000000.000000000000000000" for 21e24 at 18 decimals).
-func scaled(integer string, decimals int) string {
-	if decimals == 0 {
-		return integer
-	}
-	if len(integer) <= decimals {
-		integer = strings.Repeat("0", decimals-len(integer)+1) + integer
-	}
-	cut := len(integer) - decimals
-	return integer[:cut] + "." + integer[cut:]
-}
-
 // A BRC-20 cursor is the key of a row in its list (db.Brc20Cursor) with the list's tag, as
 // base64url JSON: balances exceed int64 and tickers and addresses may hold any character.
 type brc20List string
@@ -230,14 +205,8 @@ func (r *brc20TokenResolver) Holders(ctx context.Context, t *db.Brc20Token, firs
 	if err != nil {
 		return nil, err
 	}
-	c := &graph.Brc20HolderConnection{Nodes: make([]*graph.Brc20Holder, len(pg.nodes)), PageInfo: pg.info,
-		TotalCount: int32(t.HolderCount)}
-	for i, b := range pg.nodes {
-		c.Nodes[i] = &graph.Brc20Holder{Address: b.Address, OverallBalance: scaled(b.TotalBalance, int(b.Decimals)),
-			AvailableBalance: scaled(b.AvailBalance, int(b.Decimals)), TransferrableBalance: scaled(b.TransBalance, int(b.Decimals))}
-	}
-	c.Edges = edges(pageOf[*graph.Brc20Holder]{nodes: c.Nodes, cursors: pg.cursors}, func(cur string, h *graph.Brc20Holder) *graph.Brc20HolderEdge {
-		return &graph.Brc20HolderEdge{Cursor: cur, Node: h}
-	})
-	return c, nil
+	return &graph.Brc20HolderConnection{Nodes: pg.nodes, PageInfo: pg.info, TotalCount: int32(t.HolderCount),
+		Edges: edges(pg, func(c string, b *db.Brc20Balance) *graph.Brc20HolderEdge {
+			return &graph.Brc20HolderEdge{Cursor: c, Node: b}
+		})}, nil
 }

@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -15,25 +14,17 @@ import (
 
 type (
 	brc20AddressResolver                struct{ *Resolver }
-	brc20BalanceResolver                struct{ *Resolver }
 	brc20BalanceConnectionResolver      struct{ *Resolver }
-	brc20ActivityResolver               struct{ *Resolver }
 	brc20ActivityConnectionResolver     struct{ *Resolver }
-	brc20TransferableResolver           struct{ *Resolver }
 	brc20TransferableConnectionResolver struct{ *Resolver }
 )
 
 func (r *Resolver) Brc20Address() graph.Brc20AddressResolver { return &brc20AddressResolver{r} }
-func (r *Resolver) Brc20Balance() graph.Brc20BalanceResolver { return &brc20BalanceResolver{r} }
 func (r *Resolver) Brc20BalanceConnection() graph.Brc20BalanceConnectionResolver {
 	return &brc20BalanceConnectionResolver{r}
 }
-func (r *Resolver) Brc20Activity() graph.Brc20ActivityResolver { return &brc20ActivityResolver{r} }
 func (r *Resolver) Brc20ActivityConnection() graph.Brc20ActivityConnectionResolver {
 	return &brc20ActivityConnectionResolver{r}
-}
-func (r *Resolver) Brc20Transferable() graph.Brc20TransferableResolver {
-	return &brc20TransferableResolver{r}
 }
 func (r *Resolver) Brc20TransferableConnection() graph.Brc20TransferableConnectionResolver {
 	return &brc20TransferableConnectionResolver{r}
@@ -73,23 +64,11 @@ func (r *brc20BalanceConnectionResolver) TotalCount(ctx context.Context, c *grap
 	return int32(n), err
 }
 
-func (r *brc20BalanceResolver) AvailableBalance(_ context.Context, b *db.Brc20Balance) (string, error) {
-	return scaled(b.AvailBalance, int(b.Decimals)), nil
-}
-
-func (r *brc20BalanceResolver) TransferrableBalance(_ context.Context, b *db.Brc20Balance) (string, error) {
-	return scaled(b.TransBalance, int(b.Decimals)), nil
-}
-
-func (r *brc20BalanceResolver) OverallBalance(_ context.Context, b *db.Brc20Balance) (string, error) {
-	return scaled(b.TotalBalance, int(b.Decimals)), nil
-}
-
-func (r *brc20AddressResolver) Activity(ctx context.Context, a *graph.Brc20Address, tickers []string, operations []graph.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
+func (r *brc20AddressResolver) Activity(ctx context.Context, a *graph.Brc20Address, tickers []string, operations []db.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
 	return r.brc20Activity(ctx, tickers, operations, a.Address, blockHeight, first, after, offset)
 }
 
-func (r *queryResolver) Brc20Activity(ctx context.Context, tickers []string, operations []graph.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
+func (r *queryResolver) Brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
 	a := ""
 	if address != nil {
 		if err := checkText("address", *address); err != nil {
@@ -101,7 +80,7 @@ func (r *queryResolver) Brc20Activity(ctx context.Context, tickers []string, ope
 }
 
 // brc20Activity pages the operations the filters keep, newest first.
-func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operations []graph.Brc20Operation, address string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
+func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
 	}
@@ -128,58 +107,6 @@ func (r *brc20ActivityConnectionResolver) TotalCount(ctx context.Context, c *gra
 	return int32(n), err
 }
 
-func (r *brc20ActivityResolver) Operation(_ context.Context, o *db.Brc20Activity) (graph.Brc20Operation, error) {
-	return graph.Brc20Operation(strings.ToUpper(o.Operation)), nil
-}
-
-// Address is the address the operation credits: the receiver of a send, else the row's address.
-func (r *brc20ActivityResolver) Address(_ context.Context, o *db.Brc20Activity) (string, error) {
-	if o.ToAddress != nil {
-		return *o.ToAddress, nil
-	}
-	return o.Address, nil
-}
-
-func (r *brc20ActivityResolver) Amount(_ context.Context, o *db.Brc20Activity) (*string, error) {
-	if o.Operation == "deploy" {
-		return nil, nil
-	}
-	s := scaled(o.Amount, int(o.Decimals))
-	return &s, nil
-}
-
-func (r *brc20ActivityResolver) FromAddress(_ context.Context, o *db.Brc20Activity) (*string, error) {
-	if o.Operation != "transfer" && o.Operation != "transfer_send" {
-		return nil, nil
-	}
-	return &o.Address, nil
-}
-
-func (r *brc20ActivityResolver) ToAddress(ctx context.Context, o *db.Brc20Activity) (*string, error) {
-	if o.Operation != "transfer_send" {
-		return nil, nil
-	}
-	to, err := r.Address(ctx, o)
-	return &to, err
-}
-
-func (r *brc20ActivityResolver) MaxSupply(_ context.Context, o *db.Brc20Activity) (*string, error) {
-	return deployFigure(o, o.MaxSupply), nil
-}
-
-func (r *brc20ActivityResolver) MintLimit(_ context.Context, o *db.Brc20Activity) (*string, error) {
-	return deployFigure(o, o.MintLimit), nil
-}
-
-// deployFigure formats a token figure shown on deploys only.
-func deployFigure(o *db.Brc20Activity, v string) *string {
-	if o.Operation != "deploy" {
-		return nil
-	}
-	s := scaled(v, int(o.Decimals))
-	return &s
-}
-
 func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20Address, tickers []string, first *int32, after *string, offset *int32) (*graph.Brc20TransferableConnection, error) {
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
@@ -202,12 +129,4 @@ func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20
 func (r *brc20TransferableConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20TransferableConnection) (int32, error) {
 	n, err := r.Store.Brc20TransferableCount(ctx, c.Filter)
 	return int32(n), err
-}
-
-func (r *brc20TransferableResolver) OrdinalNumber(_ context.Context, t *db.Brc20Transferable) (string, error) {
-	return strconv.FormatInt(t.OrdinalNumber, 10), nil
-}
-
-func (r *brc20TransferableResolver) Amount(_ context.Context, t *db.Brc20Transferable) (string, error) {
-	return scaled(t.Amount, int(t.Decimals)), nil
 }
