@@ -21,17 +21,21 @@ var deferrableIndexes = []string{
 	"principal_tx_positions_transfers_idx",
 }
 
-// DeferIndexes drops the deferrable indexes when the database holds no chain yet, recording
-// their definitions in deferred_indexes in the same transaction, and reports whether it did.
-// They stay recorded until RestoreIndexes builds them, so that after an import killed half way
-// the next process to migrate the database (every command that writes it) builds them.
-func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
+// DeferUpkeep, when the database holds no chain yet, drops the deferrable indexes, recording
+// their definitions in deferred_indexes, and leaves the per-principal totals to be recomputed
+// (see recomputeTotals), all in one transaction, and reports whether it did. Both stay recorded
+// until CompleteUpkeep does the work, so that after an import killed half way the next process
+// to migrate the database (every command that writes it) does it.
+func (s *Store) DeferUpkeep(ctx context.Context) (bool, error) {
 	deferred := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// The chain tip lock keeps ingestion out while the chain is found empty and the indexes go.
 		var empty bool
 		if err := tx.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM blocks) AND NOT EXISTS (SELECT 1 FROM txs)
 			FROM chain_tip FOR UPDATE`).Scan(&empty); err != nil || !empty {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE chain_tip SET totals_deferred = true"); err != nil {
 			return err
 		}
 		var names []string
@@ -47,18 +51,27 @@ func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
 				return err
 			}
 		}
-		deferred = len(names) > 0
+		deferred = true
 		return nil
 	})
 	return deferred, err
 }
 
-// RestoreIndexes builds the indexes DeferIndexes dropped. It runs without the driver's read
-// timeout: on a large chain the builds take minutes.
-func (s *Store) RestoreIndexes(ctx context.Context) error {
+// CompleteUpkeep recomputes the totals and builds the indexes DeferUpkeep left. It runs without
+// the driver's read timeout: on a large chain the work takes minutes.
+func (s *Store) CompleteUpkeep(ctx context.Context) error {
 	mdb, closeDB := s.migrationDB()
 	defer closeDB()
-	return restoreIndexes(ctx, mdb)
+	return completeUpkeep(ctx, mdb)
+}
+
+// completeUpkeep does what DeferUpkeep left: the totals first, so that the index on their
+// positions is built over the final rows.
+func completeUpkeep(ctx context.Context, bdb *bun.DB) error {
+	if err := recomputeTotals(ctx, bdb); err != nil {
+		return err
+	}
+	return restoreIndexes(ctx, bdb)
 }
 
 // restoreWorkers is how many indexes are built (or tables analyzed) at once: each is mostly
@@ -82,8 +95,8 @@ func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
 
 // eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each
 // of the n.
-func eachAtOnce(items []string, n int, fn func(string) error) error {
-	next := make(chan string)
+func eachAtOnce[T any](items []T, n int, fn func(T) error) error {
+	next := make(chan T)
 	errs := make(chan error, n)
 	for range n {
 		go func() {

@@ -19,9 +19,9 @@ func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 	defer store.Close()
 	want := indexDefs(t, store)
 
-	deferred, err := store.DeferIndexes(ctx)
+	deferred, err := store.DeferUpkeep(ctx)
 	if err != nil || !deferred {
-		t.Fatalf("DeferIndexes on an empty chain: deferred %v, err %v", deferred, err)
+		t.Fatalf("DeferUpkeep on an empty chain: deferred %v, err %v", deferred, err)
 	}
 	during := indexDefs(t, store)
 	if len(during) >= len(want) {
@@ -37,8 +37,8 @@ func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 	if got := indexDefs(t, store); !slices.Equal(got, want) {
 		t.Fatalf("indexes after migrate:\n%v\nwant:\n%v", got, want)
 	}
-	if err := store.RestoreIndexes(ctx); err != nil {
-		t.Fatalf("RestoreIndexes with nothing deferred: %v", err)
+	if err := store.CompleteUpkeep(ctx); err != nil {
+		t.Fatalf("CompleteUpkeep with nothing deferred: %v", err)
 	}
 
 	if _, err := store.DB.ExecContext(ctx, `INSERT INTO blocks (index_block_hash, block_hash, block_height, parent_index_block_hash, parent_block_hash,
@@ -46,8 +46,8 @@ func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 		miner_txid, canonical) VALUES ('\x01', '\x02', 1, '', '', '', 0, '\x03', 1, 0, 0, '', true)`); err != nil {
 		t.Fatal(err)
 	}
-	if deferred, err := store.DeferIndexes(ctx); err != nil || deferred {
-		t.Fatalf("DeferIndexes on a chain with a block: deferred %v, err %v", deferred, err)
+	if deferred, err := store.DeferUpkeep(ctx); err != nil || deferred {
+		t.Fatalf("DeferUpkeep on a chain with a block: deferred %v, err %v", deferred, err)
 	}
 	if got := indexDefs(t, store); !slices.Equal(got, want) {
 		t.Fatalf("indexes of a chain with a block changed:\n%v", got)
