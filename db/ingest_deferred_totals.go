@@ -42,8 +42,7 @@ SELECT principal, max(seq) FROM principal_event_positions GROUP BY principal`
 var checkpointsRecomputeSQL = `
 WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all) AS (` + totalsRows(anchored) + `
 ), per AS (
-	SELECT principal COLLATE "C" AS principal, block_height, sum(received) AS received, sum(sent) AS sent, sum(fees) AS fees,
-		sum(rewards) AS rewards, sum(tx_count) AS tx_count, sum(tx_count_all) AS tx_count_all
+	SELECT principal COLLATE "C" AS principal, block_height, ` + perSums + `
 	FROM d WHERE principal IS NOT NULL GROUP BY 1, 2
 ), cp AS (
 	SELECT principal, block_height, sum(received) OVER w AS received, sum(sent) OVER w AS sent, sum(fees) OVER w AS fees,
@@ -65,37 +64,46 @@ type totalsRecompute struct {
 	sql    string
 }
 
-// totalsRecomputes are independent of each other and run at once.
+// totalsRecomputes are independent of each other and run at once, the longest first.
 var totalsRecomputes = []totalsRecompute{
 	{[]string{"principal_stx_checkpoints", "principal_stx_totals"}, checkpointsRecomputeSQL},
 	{[]string{"principal_event_positions", "principal_event_counts"}, eventPositionsRecomputeSQL},
 	{[]string{"principal_tx_positions"}, txPositionsRecomputeSQL},
 }
 
-// recomputeTotals recomputes what an import deferred, if it did. The chain tip lock, held until
-// the flag is cleared, keeps ingestion out meanwhile; the recomputations run beside it on other
-// connections, each emptying and filling its tables in one transaction, so that one killed half
-// way leaves the flag set and the next migration does them all again.
-func recomputeTotals(ctx context.Context, bdb *bun.DB) error {
+// withDeferredTotals calls run with the recomputations of the totals an import deferred, none
+// if it did not. The chain tip lock, held until the flag is cleared after run, keeps ingestion
+// out meanwhile; the recomputations run beside it on other connections, each emptying and
+// filling its tables in one transaction, so that one killed half way leaves the flag set and
+// the next migration does them all again.
+func withDeferredTotals(ctx context.Context, bdb *bun.DB, run func(recomputes []func() error) error) error {
 	var exists bool
 	// Before the migration that adds the flag there is nothing deferred.
 	if err := bdb.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute
-		WHERE attrelid = to_regclass('chain_tip') AND attname = 'totals_deferred' AND NOT attisdropped)`).Scan(&exists); err != nil || !exists {
+		WHERE attrelid = to_regclass('chain_tip') AND attname = 'totals_deferred' AND NOT attisdropped)`).Scan(&exists); err != nil {
 		return err
 	}
-	return bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var deferred bool
-		if err := tx.QueryRowContext(ctx, "SELECT totals_deferred FROM chain_tip FOR UPDATE").Scan(&deferred); err != nil || !deferred {
+	deferred := false
+	if exists {
+		err := bdb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			if err := tx.QueryRowContext(ctx, "SELECT totals_deferred FROM chain_tip FOR UPDATE").Scan(&deferred); err != nil || !deferred {
+				return err
+			}
+			var recomputes []func() error
+			for _, r := range totalsRecomputes {
+				recomputes = append(recomputes, func() error { return recompute(ctx, bdb, r.tables, r.sql) })
+			}
+			if err := run(recomputes); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, "UPDATE chain_tip SET totals_deferred = false")
+			return err
+		})
+		if err != nil || deferred {
 			return err
 		}
-		if err := eachAtOnce(totalsRecomputes, restoreWorkers, func(r totalsRecompute) error {
-			return recompute(ctx, bdb, r.tables, r.sql)
-		}); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, "UPDATE chain_tip SET totals_deferred = false")
-		return err
-	})
+	}
+	return run(nil)
 }
 
 // primaryKey is a table's primary key constraint; Table is the name as regclass prints it.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -23,7 +25,7 @@ var deferrableIndexes = []string{
 
 // DeferUpkeep, when the database holds no chain yet, drops the deferrable indexes, recording
 // their definitions in deferred_indexes, and leaves the per-principal totals to be recomputed
-// (see recomputeTotals), all in one transaction, and reports whether it did. Both stay recorded
+// (see withDeferredTotals), all in one transaction, and reports whether it did. Both stay recorded
 // until CompleteUpkeep does the work, so that after an import killed half way the next process
 // to migrate the database (every command that writes it) does it.
 func (s *Store) DeferUpkeep(ctx context.Context) (bool, error) {
@@ -65,32 +67,54 @@ func (s *Store) CompleteUpkeep(ctx context.Context) error {
 	return completeUpkeep(ctx, mdb)
 }
 
-// completeUpkeep does what DeferUpkeep left: the totals first, so that the index on their
-// positions is built over the final rows.
+// completeUpkeep does what DeferUpkeep left, on restoreWorkers connections at once: the
+// recomputations of the totals first, then the index builds, those on the recomputed tables
+// last, so that they are built over the final rows.
 func completeUpkeep(ctx context.Context, bdb *bun.DB) error {
-	if err := recomputeTotals(ctx, bdb); err != nil {
+	names, err := deferredIndexes(ctx, bdb)
+	if err != nil {
 		return err
 	}
-	return restoreIndexes(ctx, bdb)
+	var jobs []func() error
+	for _, name := range names {
+		jobs = append(jobs, func() error { return restoreIndex(ctx, bdb, name) })
+	}
+	return withDeferredTotals(ctx, bdb, func(recomputes []func() error) error {
+		return eachAtOnce(append(recomputes, jobs...), restoreWorkers, func(job func() error) error { return job() })
+	})
 }
 
 // restoreWorkers is how many indexes are built (or tables analyzed) at once: each is mostly
 // one backend reading a table.
 const restoreWorkers = 2
 
-// restoreIndexes builds the deferred indexes, each in one transaction with the removal of its
-// record, so that an index is either built or still recorded.
-func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
+// deferredIndexes names the indexes to build, those on the tables the totals recomputations fill last
+// (index names start with their table's).
+func deferredIndexes(ctx context.Context, bdb *bun.DB) ([]string, error) {
 	// Before the migration that creates the table there is nothing to restore.
 	var exists bool
 	if err := bdb.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
-		return err
+		return nil, err
 	}
 	var names []string
 	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
-		return err
+		return nil, err
 	}
-	return eachAtOnce(names, restoreWorkers, func(name string) error { return restoreIndex(ctx, bdb, name) })
+	onRecomputed := func(name string) bool {
+		return slices.ContainsFunc(totalsRecomputes, func(r totalsRecompute) bool {
+			return slices.ContainsFunc(r.tables, func(t string) bool { return strings.HasPrefix(name, t+"_") })
+		})
+	}
+	slices.SortStableFunc(names, func(a, b string) int {
+		if onRecomputed(a) == onRecomputed(b) {
+			return 0
+		}
+		if onRecomputed(a) {
+			return 1
+		}
+		return -1
+	})
+	return names, nil
 }
 
 // eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each

@@ -10,31 +10,36 @@ import "strings"
 // checkpoints (its totals after each block) and its transactions' positions in its lists.
 
 // inBlocks selects the rows of the blocks in ?0, the ones a change to which rows count adds or
-// subtracts; anchored selects every row of a block, for a recomputation (see recomputeTotals).
+// subtracts; anchored selects every row of a block, for a recomputation (see totalsRecomputes).
 const (
 	inBlocks = "index_block_hash = ANY(?0)"
 	anchored = "index_block_hash <> ''"
 )
 
 // totalsRows are the counted rows of the blocks that blocks selects, one per principal and
-// amount, with the height at which they count.
+// amount, with the height at which they count. The amounts a row does not carry are NULL
+// (typed in the first branch, which sets the column types), which sum skips without adding.
 func totalsRows(blocks string) string {
 	return strings.ReplaceAll(`
-	SELECT recipient, block_height, amount, 0, 0, 0, 0, 0 FROM stx_events
+	SELECT recipient, block_height, amount, NULL::numeric, NULL::numeric, NULL::numeric, 0, 0 FROM stx_events
 	WHERE $blocks AND canonical AND microblock_canonical AND recipient IS NOT NULL
 	UNION ALL
-	SELECT sender, block_height, 0, amount, 0, 0, 0, 0 FROM stx_events
+	SELECT sender, block_height, NULL, amount, NULL, NULL, 0, 0 FROM stx_events
 	WHERE $blocks AND canonical AND microblock_canonical AND sender IS NOT NULL
 	UNION ALL
-	SELECT CASE WHEN sponsored THEN sponsor_address ELSE sender_address END, block_height, 0, 0, fee_rate, 0, 0, 0 FROM txs
+	SELECT CASE WHEN sponsored THEN sponsor_address ELSE sender_address END, block_height, NULL, NULL, fee_rate, NULL, 0, 0 FROM txs
 	WHERE $blocks AND canonical AND microblock_canonical
 	UNION ALL
-	SELECT principal, block_height, 0, 0, 0, 0, CASE WHEN `+transferRolesSQL+` THEN 1 ELSE 0 END, 1 FROM principal_txs
+	SELECT principal, block_height, NULL, NULL, NULL, NULL, CASE WHEN `+transferRolesSQL+` THEN 1 ELSE 0 END, 1 FROM principal_txs
 	WHERE $blocks AND canonical AND microblock_canonical
 	UNION ALL
-	SELECT recipient, mature_block_height, 0, 0, 0, coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced, 0, 0
+	SELECT recipient, mature_block_height, NULL, NULL, NULL, coinbase_amount + tx_fees_anchored + tx_fees_streamed_confirmed + tx_fees_streamed_produced, 0, 0
 	FROM miner_rewards WHERE $blocks AND canonical`, "$blocks", blocks)
 }
+
+// perSums sum the totalsRows (d) of a group.
+const perSums = `coalesce(sum(received), 0) AS received, coalesce(sum(sent), 0) AS sent, coalesce(sum(fees), 0) AS fees,
+		coalesce(sum(rewards), 0) AS rewards, sum(tx_count) AS tx_count, sum(tx_count_all) AS tx_count_all`
 
 // txPositionOrder orders a principal's transactions in its lists.
 const txPositionOrder = "block_height, microblock_sequence, tx_index, tx_id"
@@ -46,8 +51,7 @@ const txPositionOrder = "block_height, microblock_sequence, tx_index, tx_id"
 var totalsSQL = `
 WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all) AS (` + totalsRows(inBlocks) + `
 ), per AS (
-	SELECT principal, block_height, sum(received) AS received, sum(sent) AS sent, sum(fees) AS fees, sum(rewards) AS rewards,
-		sum(tx_count) AS tx_count, sum(tx_count_all) AS tx_count_all
+	SELECT principal, block_height, ` + perSums + `
 	FROM d WHERE principal IS NOT NULL GROUP BY principal, block_height
 ), prev AS (
 	SELECT t.* FROM principal_stx_totals t WHERE t.principal IN (SELECT principal FROM per)
