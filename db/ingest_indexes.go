@@ -71,7 +71,7 @@ func (s *Store) CompleteUpkeep(ctx context.Context) error {
 // recomputations of the totals first, then the index builds, those on the recomputed tables
 // last, so that they are built over the final rows.
 func completeUpkeep(ctx context.Context, bdb *bun.DB) error {
-	names, err := deferredIndexes(ctx, bdb)
+	names, err := indexesToRestore(ctx, bdb)
 	if err != nil {
 		return err
 	}
@@ -88,9 +88,9 @@ func completeUpkeep(ctx context.Context, bdb *bun.DB) error {
 // one backend reading a table.
 const restoreWorkers = 2
 
-// deferredIndexes names the indexes to build, those on the tables the totals recomputations fill last
-// (index names start with their table's).
-func deferredIndexes(ctx context.Context, bdb *bun.DB) ([]string, error) {
+// indexesToRestore names the indexes to build, those on the tables that the recomputations of
+// the totals fill last (an index's name starts with its table's).
+func indexesToRestore(ctx context.Context, bdb *bun.DB) ([]string, error) {
 	// Before the migration that creates the table there is nothing to restore.
 	var exists bool
 	if err := bdb.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
@@ -100,21 +100,17 @@ func deferredIndexes(ctx context.Context, bdb *bun.DB) ([]string, error) {
 	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
 		return nil, err
 	}
-	onRecomputed := func(name string) bool {
-		return slices.ContainsFunc(totalsRecomputes, func(r totalsRecompute) bool {
+	var first, last []string
+	for _, name := range names {
+		if slices.ContainsFunc(totalsRecomputes, func(r totalsRecompute) bool {
 			return slices.ContainsFunc(r.tables, func(t string) bool { return strings.HasPrefix(name, t+"_") })
-		})
+		}) {
+			last = append(last, name)
+		} else {
+			first = append(first, name)
+		}
 	}
-	slices.SortStableFunc(names, func(a, b string) int {
-		if onRecomputed(a) == onRecomputed(b) {
-			return 0
-		}
-		if onRecomputed(a) {
-			return 1
-		}
-		return -1
-	})
-	return names, nil
+	return append(first, last...), nil
 }
 
 // eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each

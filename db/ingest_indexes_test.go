@@ -9,9 +9,9 @@ import (
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
-// The indexes an import into an empty chain defers are all back, as they were, after the next
-// migration (every writing command's start), which is what completes an import killed before
-// it built them; a chain that holds blocks keeps its indexes.
+// The indexes an import into an empty chain defers are all back, as they were, and its totals
+// no longer deferred, after the next migration (every writing command's start), which is what
+// completes an import killed before its end; a chain that holds blocks keeps its indexes.
 func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,8 +31,14 @@ func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 	if !slices.Contains(want, sender) || slices.Contains(during, sender) {
 		t.Fatalf("txs_sender_idx is not among the deferred indexes: %v", during)
 	}
+	if !totalsDeferred(t, store) {
+		t.Fatal("the totals of an import into an empty chain are not deferred")
+	}
 	if _, err := store.Migrate(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if totalsDeferred(t, store) {
+		t.Fatal("the totals are still deferred after migrate")
 	}
 	if got := indexDefs(t, store); !slices.Equal(got, want) {
 		t.Fatalf("indexes after migrate:\n%v\nwant:\n%v", got, want)
@@ -46,7 +52,7 @@ func TestDeferredIndexesComeBackOnMigrate(t *testing.T) {
 		miner_txid, canonical) VALUES ('\x01', '\x02', 1, '', '', '', 0, '\x03', 1, 0, 0, '', true)`); err != nil {
 		t.Fatal(err)
 	}
-	if deferred, err := store.DeferUpkeep(ctx); err != nil || deferred {
+	if deferred, err := store.DeferUpkeep(ctx); err != nil || deferred || totalsDeferred(t, store) {
 		t.Fatalf("DeferUpkeep on a chain with a block: deferred %v, err %v", deferred, err)
 	}
 	if got := indexDefs(t, store); !slices.Equal(got, want) {
@@ -62,4 +68,13 @@ func indexDefs(t *testing.T, store *db.Store) []string {
 		t.Fatal(err)
 	}
 	return defs
+}
+
+func totalsDeferred(t *testing.T, store *db.Store) bool {
+	t.Helper()
+	var deferred bool
+	if err := store.DB.NewRaw("SELECT totals_deferred FROM chain_tip").Scan(context.Background(), &deferred); err != nil {
+		t.Fatal(err)
+	}
+	return deferred
 }
