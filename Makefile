@@ -86,7 +86,7 @@ bench-chain: postgres
 # path and the server's peak RSS, and writes them to bench/RESULTS.md (keeping the run before).
 LOADTEST_PORT ?= 3998
 LOADTEST_DURATION ?= 10s
-# LOADTEST_CHAIN sets the chain's flags (loadgen prepare -h): `-blocks 5000` is the chain five
+# LOADTEST_CHAIN sets the chain's flags (loadgen prepare -h): `-txs 295` is the chain five
 # times larger, whose busy account is in 250,000 transfers.
 LOADTEST_CHAIN ?=
 LOADTEST_RESULTS ?= bench/RESULTS.md

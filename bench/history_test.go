@@ -176,7 +176,7 @@ func TestHistoryChainAccounts(t *testing.T) {
 }
 
 // BenchmarkChainReads times the history chain's reads that name no account, one at a time:
-// a page of blocks (183 transactions each), five transactions by id, a contract's events.
+// a page of blocks (61 transactions each), five transactions by id, a contract's events.
 func BenchmarkChainReads(b *testing.B) {
 	srv, err := historyServer()
 	if err != nil {

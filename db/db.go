@@ -222,12 +222,6 @@ func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*
 	return names, nil
 }
 
-// Analyze refreshes the planner statistics of every table (after bulk loads).
-func (s *Store) Analyze(ctx context.Context) error {
-	_, err := s.DB.ExecContext(ctx, "ANALYZE")
-	return err
-}
-
 // MigrationStatus lists every known migration and whether it is applied.
 type MigrationStatus struct {
 	Name    string

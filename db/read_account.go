@@ -38,6 +38,8 @@ type StxBalance struct {
 	// sender or sponsor) out. Nil for reads at an earlier block.
 	MempoolInbound  *string `bun:"mempool_inbound"`
 	MempoolOutbound *string `bun:"mempool_outbound"`
+	// EstimatedBalance is the balance after them (nil with them).
+	EstimatedBalance *string `bun:"estimated_balance"`
 	// LatestTxID is the newest canonical transaction the principal took part in, and
 	// LatestMempoolTxID its newest pending one that it sends, sponsors or receives STX in.
 	LatestTxID        []byte `bun:"latest_tx_id"`
@@ -99,21 +101,22 @@ func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
-		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound"
+		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound, NULL AS estimated_balance, mp.latest AS latest_mempool_tx_id"
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}
-	return `WITH tip AS MATERIALIZED (SELECT coalesce((SELECT block_height FROM chain_tip WHERE id), 0) AS tip),
-at AS MATERIALIZED (SELECT ` + h + ` AS h, tip.tip, coalesce((SELECT burn_block_height FROM blocks
+	return `WITH tip AS MATERIALIZED (SELECT coalesce(max(block_height), 0) AS tip,
+	coalesce(bool_or(microblock_sequence IS NOT NULL), false) AS streaming FROM chain_tip WHERE id),
+at AS MATERIALIZED (SELECT ` + h + ` AS h, tip.tip, tip.streaming, coalesce((SELECT burn_block_height FROM blocks
 	WHERE canonical AND block_height = least(` + h + `, tip.tip) LIMIT 1), 0) AS b FROM tip)
-SELECT k.principal,
-	t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received AS balance,
+SELECT k.principal, ` + balanceSQL + ` AS balance,
 	t.total_sent, t.total_received, t.total_fees_sent, t.total_miner_rewards_received,
 	l.tx_id AS lock_tx_id, coalesce(l.locked, 0) AS locked, coalesce(l.block_height, 0) AS lock_height,
 	coalesce((SELECT burn_block_height FROM blocks WHERE canonical AND blocks.block_height = l.block_height LIMIT 1), 0) AS burnchain_lock_height,
 	coalesce(l.unlock, 0) AS burnchain_unlock_height, ` + mempool + `, ` + latestFigures + `
 FROM ` + principals + ` AS k(principal) CROSS JOIN at CROSS JOIN pox_state ps
 CROSS JOIN LATERAL (` + totals + `) t
+CROSS JOIN LATERAL (` + pendingTxs + `) mp
 LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
 }
 
@@ -140,26 +143,31 @@ const historicalTotals = `SELECT coalesce(c.total_received, 0) AS total_received
 	FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM principal_stx_checkpoints
 		WHERE principal = k.principal AND block_height <= at.h ORDER BY block_height DESC LIMIT 1) c ON true`
 
-// mempoolFigures sum the principal's pending (unpruned) mempool transactions.
-const mempoolFigures = `coalesce((SELECT sum(token_transfer_amount) FROM mempool_txs
-		WHERE NOT pruned AND token_transfer_recipient_address = k.principal), 0) AS mempool_inbound,
-	coalesce((SELECT sum(coalesce(token_transfer_amount, 0) + fee_rate) FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal), 0)
-	+ coalesce((SELECT sum(fee_rate) FROM mempool_txs WHERE NOT pruned AND sponsored AND sponsor_address = k.principal), 0) AS mempool_outbound`
+// pendingTxs are the figures of the principal's pending (unpruned) mempool transactions, in one
+// pass over the rows it sends, sponsors or receives: what they move in and out, and the newest.
+const pendingTxs = `SELECT sum(token_transfer_amount) FILTER (WHERE token_transfer_recipient_address = k.principal) AS inbound,
+	coalesce(sum(coalesce(token_transfer_amount, 0) + fee_rate) FILTER (WHERE sender_address = k.principal), 0)
+	+ coalesce(sum(fee_rate) FILTER (WHERE sponsored AND sponsor_address = k.principal), 0) AS outbound,
+	(array_agg(tx_id ORDER BY receipt_time DESC, tx_id DESC))[1] AS latest
+	FROM mempool_txs WHERE NOT pruned
+	AND (sender_address = k.principal OR sponsor_address = k.principal OR token_transfer_recipient_address = k.principal)`
 
-// latestFigures are the newest canonical and the newest pending transaction of the principal, and
-// how many transactions it took part in (its running tx_count_all, plus its few unconfirmed
-// microblock transactions above the tip), each one index probe: the figures every balance row
-// carries alike, whatever state it is read at.
+// balanceSQL is the balance the totals make.
+const balanceSQL = `t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received`
+
+// mempoolFigures are the pending figures a balance at the tip carries.
+const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound AS mempool_outbound,
+	` + balanceSQL + ` + coalesce(mp.inbound, 0) - mp.outbound AS estimated_balance, mp.latest AS latest_mempool_tx_id`
+
+// latestFigures are the newest canonical transaction of the principal and how many transactions
+// it took part in (its running tx_count_all, plus its unconfirmed microblock transactions above
+// the tip, counted only while the tip streams some), each one index probe: the figures every
+// balance row carries alike, whatever state it is read at.
 const latestFigures = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
 	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
-		AND block_height > at.tip) AS tx_count,
+		AND block_height > at.tip AND at.streaming) AS tx_count,
 	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
-		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id,
-	(SELECT tx_id FROM (
-		(SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sender_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
-		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND sponsor_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
-		UNION ALL (SELECT tx_id, receipt_time FROM mempool_txs WHERE NOT pruned AND token_transfer_recipient_address = k.principal ORDER BY receipt_time DESC LIMIT 1)
-	) m ORDER BY receipt_time DESC, tx_id DESC LIMIT 1) AS latest_mempool_tx_id`
+		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id`
 
 // lockInForce is the PoX lock in force at Stacks height h and burn height b, as the reference
 // finds it: the newest pox-1 stx_lock event (ignored once pox-1 is force-unlocked), overridden by

@@ -2,8 +2,10 @@ package db
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/stxgraph/stxgraph/stacks/clarity"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -166,6 +168,39 @@ func (b *Block) BlockTimeIso() string {
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
 func (b *Block) BurnBlockTimeIso() string { return isoTime(b.BurnBlockTime) }
 
+// ShownTenureHeight is the stored tenure height (Nakamoto), else -1 for a signed block whose
+// tenure is unknown, else the block height (each pre-Nakamoto block is its own tenure).
+func (b *Block) ShownTenureHeight() int32 {
+	switch {
+	case b.TenureHeight != nil:
+		return *b.TenureHeight
+	case b.SignerBitvec != nil:
+		return -1
+	default:
+		return b.BlockHeight
+	}
+}
+
+// TxResultValue is the transaction's result as {hex, repr}.
+func (t *Tx) TxResultValue() (*tx.ValueJSON, error) { return clarityValue(t.RawResult) }
+
+// DecodedValue is the printed value as {hex, repr}.
+func (e *ContractLog) DecodedValue() (*tx.ValueJSON, error) { return clarityValue(e.Value) }
+
+// DecodedValue is the token's value as {hex, repr}.
+func (e *NftEvent) DecodedValue() (*tx.ValueJSON, error) { return clarityValue(e.Value) }
+
+// clarityValue renders stored Clarity bytes as {hex, repr}. Ingestion decoded them once
+// already, so a failure here is an internal error.
+func clarityValue(b []byte) (*tx.ValueJSON, error) {
+	v, _, err := clarity.Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("stored Clarity value does not decode: %w", err)
+	}
+	j := tx.NewValueJSON(v)
+	return &j, nil
+}
+
 // SenderOrEmpty and RecipientOrEmpty render a missing party (mint, burn) as "", as the
 // reference does.
 func (e *StxEvent) SenderOrEmpty() string    { return deref(e.Sender) }
@@ -246,3 +281,38 @@ var assetEventTypes = map[int16]AssetEventType{AssetEventTransfer: "transfer", A
 func (e *StxEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }
 func (e *FtEvent) AssetEventType() AssetEventType  { return assetEventTypes[e.AssetEventTypeID] }
 func (e *NftEvent) AssetEventType() AssetEventType { return assetEventTypes[e.AssetEventTypeID] }
+
+// MempoolUpdatedAtSeconds renders the mempool's last change as unix seconds, as the reference's
+// mempool ETag does.
+func (t *ChainTip) MempoolUpdatedAtSeconds() string {
+	return strconv.FormatFloat(float64(t.MempoolUpdatedAt.UnixMicro())/1e6, 'f', -1, 64)
+}
+
+// ReceiveTimeUnix is when the API received the microblock, in unix seconds.
+func (m *Microblock) ReceiveTimeUnix() int32 { return int32(m.ReceiveTime.Unix()) }
+
+// ABIText is the contract interface as JSON text, nil when the node reported none.
+func (c *SmartContract) ABIText() *string {
+	if len(c.ABI) == 0 || string(c.ABI) == "null" {
+		return nil
+	}
+	abi := string(c.ABI)
+	return &abi
+}
+
+// ClarityVersionNumber is the Clarity version, nil before Clarity 2.
+func (c *SmartContract) ClarityVersionNumber() *int32 {
+	if c.ClarityVersion == nil {
+		return nil
+	}
+	v := int32(*c.ClarityVersion)
+	return &v
+}
+
+// ReplacedBy is the transaction that replaced this one, nil when none did.
+func (t *MempoolTx) ReplacedBy() []byte {
+	if len(t.ReplacedByTxID) == 0 {
+		return nil
+	}
+	return t.ReplacedByTxID
+}

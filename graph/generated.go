@@ -43,26 +43,18 @@ type ResolverRoot interface {
 	Brc20TokenConnection() Brc20TokenConnectionResolver
 	Brc20Transferable() Brc20TransferableResolver
 	Brc20TransferableConnection() Brc20TransferableConnectionResolver
-	ChainTip() ChainTipResolver
 	Contract() ContractResolver
-	ContractLogData() ContractLogDataResolver
 	FungibleTokenAssetEvent() FungibleTokenAssetEventResolver
 	MempoolTransaction() MempoolTransactionResolver
 	MempoolTransactionConnection() MempoolTransactionConnectionResolver
 	Microblock() MicroblockResolver
 	Mutation() MutationResolver
-	NftAsset() NftAssetResolver
-	NftTransfer() NftTransferResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
-	PostCondition() PostConditionResolver
-	PostConditionPrincipal() PostConditionPrincipalResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
 	StxAssetEvent() StxAssetEventResolver
-	StxBalance() StxBalanceResolver
 	StxLockEvent() StxLockEventResolver
 	Subscription() SubscriptionResolver
-	TenureChangePayload() TenureChangePayloadResolver
 	Transaction() TransactionResolver
 }
 
@@ -130,8 +122,8 @@ type ComplexityRoot struct {
 		ParentIndexBlockHash     func(childComplexity int) int
 		ParentMicroblockHash     func(childComplexity int) int
 		ParentMicroblockSequence func(childComplexity int) int
+		ShownTenureHeight        func(childComplexity int) int
 		StreamedMicroblockHashes func(childComplexity int) int
-		TenureHeight             func(childComplexity int) int
 		Transactions             func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TxCount                  func(childComplexity int) int
 		TxIds                    func(childComplexity int) int
@@ -286,13 +278,13 @@ type ComplexityRoot struct {
 	}
 
 	ChainTip struct {
-		BlockHash          func(childComplexity int) int
-		BlockHeight        func(childComplexity int) int
-		BurnBlockHeight    func(childComplexity int) int
-		IndexBlockHash     func(childComplexity int) int
-		MempoolUpdatedAt   func(childComplexity int) int
-		MicroblockHash     func(childComplexity int) int
-		MicroblockSequence func(childComplexity int) int
+		BlockHash               func(childComplexity int) int
+		BlockHeight             func(childComplexity int) int
+		BurnBlockHeight         func(childComplexity int) int
+		IndexBlockHash          func(childComplexity int) int
+		MempoolUpdatedAtSeconds func(childComplexity int) int
+		MicroblockHash          func(childComplexity int) int
+		MicroblockSequence      func(childComplexity int) int
 	}
 
 	ClarityValue struct {
@@ -307,16 +299,16 @@ type ComplexityRoot struct {
 	}
 
 	Contract struct {
-		Abi            func(childComplexity int) int
-		Block          func(childComplexity int) int
-		BlockHeight    func(childComplexity int) int
-		Canonical      func(childComplexity int) int
-		ClarityVersion func(childComplexity int) int
-		ContractID     func(childComplexity int) int
-		Events         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
-		SourceCode     func(childComplexity int) int
-		Transaction    func(childComplexity int) int
-		TxID           func(childComplexity int) int
+		ABIText              func(childComplexity int) int
+		Block                func(childComplexity int) int
+		BlockHeight          func(childComplexity int) int
+		Canonical            func(childComplexity int) int
+		ClarityVersionNumber func(childComplexity int) int
+		ContractID           func(childComplexity int) int
+		Events               func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		SourceCode           func(childComplexity int) int
+		Transaction          func(childComplexity int) int
+		TxID                 func(childComplexity int) int
 	}
 
 	ContractCallPayload struct {
@@ -339,8 +331,8 @@ type ComplexityRoot struct {
 
 	ContractLogData struct {
 		ContractIdentifier func(childComplexity int) int
+		DecodedValue       func(childComplexity int) int
 		Topic              func(childComplexity int) int
-		Value              func(childComplexity int) int
 	}
 
 	ExecutionCost struct {
@@ -399,7 +391,7 @@ type ComplexityRoot struct {
 		Pruned                func(childComplexity int) int
 		ReceiptTime           func(childComplexity int) int
 		ReceiptTimeIso        func(childComplexity int) int
-		ReplacedByTxID        func(childComplexity int) int
+		ReplacedBy            func(childComplexity int) int
 		SenderAddress         func(childComplexity int) int
 		SmartContract         func(childComplexity int) int
 		SponsorAddress        func(childComplexity int) int
@@ -433,7 +425,7 @@ type ComplexityRoot struct {
 		MicroblockParentHash func(childComplexity int) int
 		MicroblockSequence   func(childComplexity int) int
 		ParentBlock          func(childComplexity int) int
-		ReceiveTime          func(childComplexity int) int
+		ReceiveTimeUnix      func(childComplexity int) int
 		Transactions         func(childComplexity int) int
 	}
 
@@ -462,16 +454,16 @@ type ComplexityRoot struct {
 	NftAsset struct {
 		AssetEventType   func(childComplexity int) int
 		AssetIdentifier  func(childComplexity int) int
+		DecodedValue     func(childComplexity int) int
 		RecipientOrEmpty func(childComplexity int) int
 		SenderOrEmpty    func(childComplexity int) int
-		Value            func(childComplexity int) int
 	}
 
 	NftTransfer struct {
 		AssetIdentifier func(childComplexity int) int
+		DecodedValue    func(childComplexity int) int
 		Recipient       func(childComplexity int) int
 		Sender          func(childComplexity int) int
-		Value           func(childComplexity int) int
 	}
 
 	NonFungibleTokenAssetEvent struct {
@@ -495,7 +487,7 @@ type ComplexityRoot struct {
 	}
 
 	PostCondition struct {
-		Amount        func(childComplexity int) int
+		AmountOrNil   func(childComplexity int) int
 		Asset         func(childComplexity int) int
 		AssetValue    func(childComplexity int) int
 		ConditionCode func(childComplexity int) int
@@ -510,9 +502,9 @@ type ComplexityRoot struct {
 	}
 
 	PostConditionPrincipal struct {
-		Address      func(childComplexity int) int
-		ContractName func(childComplexity int) int
-		TypeID       func(childComplexity int) int
+		AddressOrNil      func(childComplexity int) int
+		ContractNameOrNil func(childComplexity int) int
+		TypeID            func(childComplexity int) int
 	}
 
 	Query struct {
@@ -583,8 +575,8 @@ type ComplexityRoot struct {
 		LockHeight                func(childComplexity int) int
 		LockTxID                  func(childComplexity int) int
 		Locked                    func(childComplexity int) int
-		PendingBalanceInbound     func(childComplexity int) int
-		PendingBalanceOutbound    func(childComplexity int) int
+		MempoolInbound            func(childComplexity int) int
+		MempoolOutbound           func(childComplexity int) int
 		TotalFeesSent             func(childComplexity int) int
 		TotalMinerRewardsReceived func(childComplexity int) int
 		TotalReceived             func(childComplexity int) int
@@ -620,13 +612,13 @@ type ComplexityRoot struct {
 	}
 
 	TenureChangePayload struct {
-		BurnViewConsensusHash   func(childComplexity int) int
-		Cause                   func(childComplexity int) int
-		PrevTenureConsensusHash func(childComplexity int) int
-		PreviousTenureBlocks    func(childComplexity int) int
-		PreviousTenureEnd       func(childComplexity int) int
-		PubkeyHash              func(childComplexity int) int
-		TenureConsensusHash     func(childComplexity int) int
+		BurnViewConsensusHash    func(childComplexity int) int
+		Cause                    func(childComplexity int) int
+		PrevTenureConsensusHash  func(childComplexity int) int
+		PreviousTenureBlockCount func(childComplexity int) int
+		PreviousTenureEnd        func(childComplexity int) int
+		PubkeyHash               func(childComplexity int) int
+		TenureConsensusHash      func(childComplexity int) int
 	}
 
 	TokenTransferPayload struct {
@@ -677,7 +669,7 @@ type ComplexityRoot struct {
 		TokenTransfer          func(childComplexity int) int
 		TxID                   func(childComplexity int) int
 		TxIndex                func(childComplexity int) int
-		TxResult               func(childComplexity int) int
+		TxResultValue          func(childComplexity int) int
 		TxStatus               func(childComplexity int) int
 		TxType                 func(childComplexity int) int
 		VMError                func(childComplexity int) int
@@ -744,8 +736,6 @@ type BlockResolver interface {
 	TxIds(ctx context.Context, obj *db.Block) ([][]byte, error)
 	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
-
-	TenureHeight(ctx context.Context, obj *db.Block) (int32, error)
 }
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
@@ -796,33 +786,21 @@ type Brc20TransferableResolver interface {
 type Brc20TransferableConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *Brc20TransferableConnection) (int32, error)
 }
-type ChainTipResolver interface {
-	MempoolUpdatedAt(ctx context.Context, obj *db.ChainTip) (string, error)
-}
 type ContractResolver interface {
-	ClarityVersion(ctx context.Context, obj *db.SmartContract) (*int32, error)
-
-	Abi(ctx context.Context, obj *db.SmartContract) (*string, error)
 	Transaction(ctx context.Context, obj *db.SmartContract) (*db.Tx, error)
 	Block(ctx context.Context, obj *db.SmartContract) (*db.Block, error)
 	Events(ctx context.Context, obj *db.SmartContract, first *int32, after *string, last *int32, before *string) (*ContractEventConnection, error)
-}
-type ContractLogDataResolver interface {
-	Value(ctx context.Context, obj *db.ContractLog) (*tx.ValueJSON, error)
 }
 type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
 }
 type MempoolTransactionResolver interface {
-	ReplacedByTxID(ctx context.Context, obj *db.MempoolTx) ([]byte, error)
-
 	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
 }
 type MempoolTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *MempoolTransactionConnection) (*int32, error)
 }
 type MicroblockResolver interface {
-	ReceiveTime(ctx context.Context, obj *db.Microblock) (int32, error)
 	ParentBlock(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Block(ctx context.Context, obj *db.Microblock) (*db.Block, error)
 	Transactions(ctx context.Context, obj *db.Microblock) ([]*db.Tx, error)
@@ -831,21 +809,8 @@ type MutationResolver interface {
 	FaucetStx(ctx context.Context, address string, stacking *bool) (*FaucetResult, error)
 	FaucetBtc(ctx context.Context, address string) (*FaucetResult, error)
 }
-type NftAssetResolver interface {
-	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
-}
-type NftTransferResolver interface {
-	Value(ctx context.Context, obj *db.NftEvent) (*tx.ValueJSON, error)
-}
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
-}
-type PostConditionResolver interface {
-	Amount(ctx context.Context, obj *tx.PostConditionJSON) (*string, error)
-}
-type PostConditionPrincipalResolver interface {
-	Address(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
-	ContractName(ctx context.Context, obj *tx.PrincipalJSON) (*string, error)
 }
 type QueryResolver interface {
 	ChainTip(ctx context.Context) (*db.ChainTip, error)
@@ -875,11 +840,6 @@ type SmartContractLogEventResolver interface {
 type StxAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxEvent) (*db.Tx, error)
 }
-type StxBalanceResolver interface {
-	EstimatedBalance(ctx context.Context, obj *db.StxBalance) (*string, error)
-	PendingBalanceInbound(ctx context.Context, obj *db.StxBalance) (*string, error)
-	PendingBalanceOutbound(ctx context.Context, obj *db.StxBalance) (*string, error)
-}
 type StxLockEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxLockEvent) (*db.Tx, error)
 }
@@ -890,14 +850,9 @@ type SubscriptionResolver interface {
 	AddressTransactions(ctx context.Context, principal string) (<-chan *db.Tx, error)
 	Brc20Activity(ctx context.Context, ticker *string, address *string) (<-chan *db.Brc20Activity, error)
 }
-type TenureChangePayloadResolver interface {
-	PreviousTenureBlocks(ctx context.Context, obj *tx.TenureChangeJSON) (int32, error)
-}
 type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
 	Microblock(ctx context.Context, obj *db.Tx) (*db.Microblock, error)
-
-	TxResult(ctx context.Context, obj *db.Tx) (*tx.ValueJSON, error)
 
 	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
 
@@ -1211,18 +1166,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.ParentMicroblockSequence(childComplexity), true
+	case "Block.tenureHeight":
+		if e.ComplexityRoot.Block.ShownTenureHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.ShownTenureHeight(childComplexity), true
 	case "Block.streamedMicroblockHashes":
 		if e.ComplexityRoot.Block.StreamedMicroblockHashes == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.StreamedMicroblockHashes(childComplexity), true
-	case "Block.tenureHeight":
-		if e.ComplexityRoot.Block.TenureHeight == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Block.TenureHeight(childComplexity), true
 	case "Block.transactions":
 		if e.ComplexityRoot.Block.Transactions == nil {
 			break
@@ -1857,11 +1812,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ChainTip.IndexBlockHash(childComplexity), true
 	case "ChainTip.mempoolUpdatedAt":
-		if e.ComplexityRoot.ChainTip.MempoolUpdatedAt == nil {
+		if e.ComplexityRoot.ChainTip.MempoolUpdatedAtSeconds == nil {
 			break
 		}
 
-		return e.ComplexityRoot.ChainTip.MempoolUpdatedAt(childComplexity), true
+		return e.ComplexityRoot.ChainTip.MempoolUpdatedAtSeconds(childComplexity), true
 	case "ChainTip.microblockHash":
 		if e.ComplexityRoot.ChainTip.MicroblockHash == nil {
 			break
@@ -1908,11 +1863,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.CoinbasePayload.VRFProof(childComplexity), true
 
 	case "Contract.abi":
-		if e.ComplexityRoot.Contract.Abi == nil {
+		if e.ComplexityRoot.Contract.ABIText == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Contract.Abi(childComplexity), true
+		return e.ComplexityRoot.Contract.ABIText(childComplexity), true
 	case "Contract.block":
 		if e.ComplexityRoot.Contract.Block == nil {
 			break
@@ -1932,11 +1887,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Contract.Canonical(childComplexity), true
 	case "Contract.clarityVersion":
-		if e.ComplexityRoot.Contract.ClarityVersion == nil {
+		if e.ComplexityRoot.Contract.ClarityVersionNumber == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Contract.ClarityVersion(childComplexity), true
+		return e.ComplexityRoot.Contract.ClarityVersionNumber(childComplexity), true
 	case "Contract.id":
 		if e.ComplexityRoot.Contract.ContractID == nil {
 			break
@@ -2036,18 +1991,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ContractLogData.ContractIdentifier(childComplexity), true
+	case "ContractLogData.value":
+		if e.ComplexityRoot.ContractLogData.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractLogData.DecodedValue(childComplexity), true
 	case "ContractLogData.topic":
 		if e.ComplexityRoot.ContractLogData.Topic == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ContractLogData.Topic(childComplexity), true
-	case "ContractLogData.value":
-		if e.ComplexityRoot.ContractLogData.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.ContractLogData.Value(childComplexity), true
 
 	case "ExecutionCost.readCount":
 		if e.ComplexityRoot.ExecutionCost.ReadCount == nil {
@@ -2278,11 +2233,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MempoolTransaction.ReceiptTimeIso(childComplexity), true
 	case "MempoolTransaction.replacedByTxId":
-		if e.ComplexityRoot.MempoolTransaction.ReplacedByTxID == nil {
+		if e.ComplexityRoot.MempoolTransaction.ReplacedBy == nil {
 			break
 		}
 
-		return e.ComplexityRoot.MempoolTransaction.ReplacedByTxID(childComplexity), true
+		return e.ComplexityRoot.MempoolTransaction.ReplacedBy(childComplexity), true
 	case "MempoolTransaction.senderAddress":
 		if e.ComplexityRoot.MempoolTransaction.SenderAddress == nil {
 			break
@@ -2431,11 +2386,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Microblock.ParentBlock(childComplexity), true
 	case "Microblock.receiveTime":
-		if e.ComplexityRoot.Microblock.ReceiveTime == nil {
+		if e.ComplexityRoot.Microblock.ReceiveTimeUnix == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Microblock.ReceiveTime(childComplexity), true
+		return e.ComplexityRoot.Microblock.ReceiveTimeUnix(childComplexity), true
 	case "Microblock.transactions":
 		if e.ComplexityRoot.Microblock.Transactions == nil {
 			break
@@ -2546,6 +2501,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftAsset.AssetIdentifier(childComplexity), true
+	case "NftAsset.value":
+		if e.ComplexityRoot.NftAsset.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftAsset.DecodedValue(childComplexity), true
 	case "NftAsset.recipient":
 		if e.ComplexityRoot.NftAsset.RecipientOrEmpty == nil {
 			break
@@ -2558,12 +2519,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftAsset.SenderOrEmpty(childComplexity), true
-	case "NftAsset.value":
-		if e.ComplexityRoot.NftAsset.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.NftAsset.Value(childComplexity), true
 
 	case "NftTransfer.assetIdentifier":
 		if e.ComplexityRoot.NftTransfer.AssetIdentifier == nil {
@@ -2571,6 +2526,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftTransfer.AssetIdentifier(childComplexity), true
+	case "NftTransfer.value":
+		if e.ComplexityRoot.NftTransfer.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftTransfer.DecodedValue(childComplexity), true
 	case "NftTransfer.recipient":
 		if e.ComplexityRoot.NftTransfer.Recipient == nil {
 			break
@@ -2583,12 +2544,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftTransfer.Sender(childComplexity), true
-	case "NftTransfer.value":
-		if e.ComplexityRoot.NftTransfer.Value == nil {
-			break
-		}
-
-		return e.ComplexityRoot.NftTransfer.Value(childComplexity), true
 
 	case "NonFungibleTokenAssetEvent.asset":
 		if e.ComplexityRoot.NonFungibleTokenAssetEvent.Asset == nil {
@@ -2660,11 +2615,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.PoisonMicroblockPayload.MicroblockHeader2(childComplexity), true
 
 	case "PostCondition.amount":
-		if e.ComplexityRoot.PostCondition.Amount == nil {
+		if e.ComplexityRoot.PostCondition.AmountOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostCondition.Amount(childComplexity), true
+		return e.ComplexityRoot.PostCondition.AmountOrNil(childComplexity), true
 	case "PostCondition.asset":
 		if e.ComplexityRoot.PostCondition.Asset == nil {
 			break
@@ -2716,17 +2671,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		return e.ComplexityRoot.PostConditionAsset.ContractName(childComplexity), true
 
 	case "PostConditionPrincipal.address":
-		if e.ComplexityRoot.PostConditionPrincipal.Address == nil {
+		if e.ComplexityRoot.PostConditionPrincipal.AddressOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostConditionPrincipal.Address(childComplexity), true
+		return e.ComplexityRoot.PostConditionPrincipal.AddressOrNil(childComplexity), true
 	case "PostConditionPrincipal.contractName":
-		if e.ComplexityRoot.PostConditionPrincipal.ContractName == nil {
+		if e.ComplexityRoot.PostConditionPrincipal.ContractNameOrNil == nil {
 			break
 		}
 
-		return e.ComplexityRoot.PostConditionPrincipal.ContractName(childComplexity), true
+		return e.ComplexityRoot.PostConditionPrincipal.ContractNameOrNil(childComplexity), true
 	case "PostConditionPrincipal.typeId":
 		if e.ComplexityRoot.PostConditionPrincipal.TypeID == nil {
 			break
@@ -3126,17 +3081,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.StxBalance.Locked(childComplexity), true
 	case "StxBalance.pendingBalanceInbound":
-		if e.ComplexityRoot.StxBalance.PendingBalanceInbound == nil {
+		if e.ComplexityRoot.StxBalance.MempoolInbound == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxBalance.PendingBalanceInbound(childComplexity), true
+		return e.ComplexityRoot.StxBalance.MempoolInbound(childComplexity), true
 	case "StxBalance.pendingBalanceOutbound":
-		if e.ComplexityRoot.StxBalance.PendingBalanceOutbound == nil {
+		if e.ComplexityRoot.StxBalance.MempoolOutbound == nil {
 			break
 		}
 
-		return e.ComplexityRoot.StxBalance.PendingBalanceOutbound(childComplexity), true
+		return e.ComplexityRoot.StxBalance.MempoolOutbound(childComplexity), true
 	case "StxBalance.totalFeesSent":
 		if e.ComplexityRoot.StxBalance.TotalFeesSent == nil {
 			break
@@ -3291,11 +3246,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TenureChangePayload.PrevTenureConsensusHash(childComplexity), true
 	case "TenureChangePayload.previousTenureBlocks":
-		if e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks == nil {
+		if e.ComplexityRoot.TenureChangePayload.PreviousTenureBlockCount == nil {
 			break
 		}
 
-		return e.ComplexityRoot.TenureChangePayload.PreviousTenureBlocks(childComplexity), true
+		return e.ComplexityRoot.TenureChangePayload.PreviousTenureBlockCount(childComplexity), true
 	case "TenureChangePayload.previousTenureEnd":
 		if e.ComplexityRoot.TenureChangePayload.PreviousTenureEnd == nil {
 			break
@@ -3586,11 +3541,11 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Transaction.TxIndex(childComplexity), true
 	case "Transaction.txResult":
-		if e.ComplexityRoot.Transaction.TxResult == nil {
+		if e.ComplexityRoot.Transaction.TxResultValue == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Transaction.TxResult(childComplexity), true
+		return e.ComplexityRoot.Transaction.TxResultValue(childComplexity), true
 	case "Transaction.txStatus":
 		if e.ComplexityRoot.Transaction.TxStatus == nil {
 			break
@@ -3964,7 +3919,7 @@ type ChainTip {
   "Sequence of that microblock."
   microblockSequence: Int
   "When the mempool last changed, as unix seconds with a fraction (changes whenever a transaction enters or leaves it)."
-  mempoolUpdatedAt: String! @goField(forceResolver: true)
+  mempoolUpdatedAt: String! @goField(name: "MempoolUpdatedAtSeconds")
 }
 
 "A Stacks anchor block."
@@ -4027,7 +3982,7 @@ type Block {
   "Clarity execution cost of the block."
   executionCost: ExecutionCost!
   "Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block."
-  tenureHeight: Int! @goField(forceResolver: true)
+  tenureHeight: Int! @goField(name: "ShownTenureHeight")
   "blockTime as ISO 8601."
   blockTimeIso: String!
   "burnBlockTime as ISO 8601."
@@ -4148,7 +4103,7 @@ type Microblock @goModel(model: "github.com/stxgraph/stxgraph/db.Microblock") {
   "Height the microblock's transactions take: the confirming block's height (parent height + 1)."
   blockHeight: Int!
   "Unix time the API received the microblock."
-  receiveTime: Int! @goField(forceResolver: true)
+  receiveTime: Int! @goField(name: "ReceiveTimeUnix")
   "The anchor block this microblock was streamed on top of."
   parentBlock: Block
   "The anchor block that confirmed this microblock (null while unconfirmed)."
@@ -4190,11 +4145,11 @@ type Contract @goModel(model: "github.com/stxgraph/stxgraph/db.SmartContract") {
   "Whether the deployment is on the canonical chain."
   canonical: Boolean!
   "Clarity version the contract was deployed with (null before Clarity 2)."
-  clarityVersion: Int
+  clarityVersion: Int @goField(name: "ClarityVersionNumber")
   "Clarity source code."
   sourceCode: String!
   "The contract interface (functions, variables, maps, tokens) as JSON text, as the node reports it."
-  abi: String @goField(forceResolver: true)
+  abi: String @goField(name: "ABIText")
   "The deploy transaction."
   transaction: Transaction
   "The block of the deploy transaction."
@@ -4292,7 +4247,7 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   "Status."
   txStatus: TxStatus!
   "Clarity result."
-  txResult: ClarityValue!
+  txResult: ClarityValue! @goField(name: "TxResultValue")
   "Number of events."
   eventCount: Int!
   "Hash of the parent block."
@@ -4365,7 +4320,7 @@ type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.Mempool
   "Status: pending or why it was dropped."
   txStatus: TxStatus!
   "The transaction that replaced this one."
-  replacedByTxId: Hex @goField(forceResolver: true)
+  replacedByTxId: Hex @goField(name: "ReplacedBy")
   "receiptTime as ISO 8601."
   receiptTimeIso: String!
   "Payload type."
@@ -4527,9 +4482,9 @@ type StxBalance {
   "Balance after the pending mempool transactions (tip reads only, null for historical reads)."
   estimatedBalance: Uint128
   "STX the pending mempool transactions send to the account (tip reads only)."
-  pendingBalanceInbound: Uint128
+  pendingBalanceInbound: Uint128 @goField(name: "MempoolInbound")
   "STX and fees the pending mempool transactions take from the account (tip reads only)."
-  pendingBalanceOutbound: Uint128
+  pendingBalanceOutbound: Uint128 @goField(name: "MempoolOutbound")
   "Total STX sent (transfers and burns)."
   totalSent: Uint128!
   "Total STX received (transfers and mints)."
@@ -4601,7 +4556,7 @@ type NftTransfer @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "Asset identifier <contract id>::<token name>."
   assetIdentifier: String!
   "The token's Clarity value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
   "Sender (null for a mint)."
   sender: String
   "Recipient (null for a burn)."
@@ -4754,7 +4709,7 @@ type TenureChangePayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx
   "Last block of the previous tenure."
   previousTenureEnd: String!
   "Number of blocks of the previous tenure."
-  previousTenureBlocks: Int! @goField(forceResolver: true)
+  previousTenureBlocks: Int! @goField(name: "PreviousTenureBlockCount")
   "Cause: block_found or an extension kind."
   cause: String!
   "Hash160 of the miner's public key."
@@ -4768,7 +4723,7 @@ type PostCondition @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PostC
   "Condition code, e.g. sent_equal_to, sent, not_sent."
   conditionCode: String!
   "Amount (absent for non_fungible and pox)."
-  amount: String @goField(forceResolver: true)
+  amount: String @goField(name: "AmountOrNil")
   "The principal the condition is about."
   principal: PostConditionPrincipal!
   "The asset (fungible and non_fungible)."
@@ -4782,9 +4737,9 @@ type PostConditionPrincipal @goModel(model: "github.com/stxgraph/stxgraph/stacks
   "principal_origin, principal_standard or principal_contract."
   typeId: String! @goField(name: "TypeID")
   "Address (standard and contract principals)."
-  address: String @goField(forceResolver: true)
+  address: String @goField(name: "AddressOrNil")
   "Contract name (contract principals)."
-  contractName: String @goField(forceResolver: true)
+  contractName: String @goField(name: "ContractNameOrNil")
 }
 
 "The asset of a post-condition."
@@ -4854,7 +4809,7 @@ type ContractLogData @goModel(model: "github.com/stxgraph/stxgraph/db.ContractLo
   "Topic (print)."
   topic: String!
   "The printed value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
 }
 
 "A PoX lock of STX."
@@ -4962,7 +4917,7 @@ type NftAsset @goModel(model: "github.com/stxgraph/stxgraph/db.NftEvent") {
   "Recipient (\"\" for a burn)."
   recipient: String! @goField(name: "RecipientOrEmpty")
   "The token's Clarity value."
-  value: ClarityValue! @goField(forceResolver: true)
+  value: ClarityValue! @goField(name: "DecodedValue")
 }
 
 # ---- Account events and BRC-20 holders ----
@@ -9049,7 +9004,7 @@ func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graph
 			return ec.fieldContext_Block_tenureHeight(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().TenureHeight(ctx, obj)
+			return obj.ShownTenureHeight(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -9060,7 +9015,7 @@ func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graph
 	)
 }
 func (ec *executionContext) fieldContext_Block_tenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11672,7 +11627,7 @@ func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, fiel
 			return ec.fieldContext_ChainTip_mempoolUpdatedAt(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ChainTip().MempoolUpdatedAt(ctx, obj)
+			return obj.MempoolUpdatedAtSeconds(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
@@ -11683,7 +11638,7 @@ func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_ChainTip_mempoolUpdatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("ChainTip", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("ChainTip", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
@@ -11902,7 +11857,7 @@ func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field 
 			return ec.fieldContext_Contract_clarityVersion(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().ClarityVersion(ctx, obj)
+			return obj.ClarityVersionNumber(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
@@ -11913,7 +11868,7 @@ func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field 
 	)
 }
 func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
@@ -11948,7 +11903,7 @@ func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.Col
 			return ec.fieldContext_Contract_abi(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Contract().Abi(ctx, obj)
+			return obj.ABIText(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -11959,7 +11914,7 @@ func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.Col
 	)
 }
 func (ec *executionContext) fieldContext_Contract_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Contract", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Contract_transaction(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
@@ -12377,7 +12332,7 @@ func (ec *executionContext) _ContractLogData_value(ctx context.Context, field gr
 			return ec.fieldContext_ContractLogData_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.ContractLogData().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -12392,7 +12347,7 @@ func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context
 		Object:     "ContractLogData",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -13333,7 +13288,7 @@ func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Conte
 			return ec.fieldContext_MempoolTransaction_replacedByTxId(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().ReplacedByTxID(ctx, obj)
+			return obj.ReplacedBy(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
@@ -13344,7 +13299,7 @@ func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_replacedByTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, true, errors.New("field of type Hex does not have child fields"))
+	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
@@ -13906,7 +13861,7 @@ func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field g
 			return ec.fieldContext_Microblock_receiveTime(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Microblock().ReceiveTime(ctx, obj)
+			return obj.ReceiveTimeUnix(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -13917,7 +13872,7 @@ func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field g
 	)
 }
 func (ec *executionContext) fieldContext_Microblock_receiveTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Microblock", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Microblock", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Microblock_parentBlock(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
@@ -14458,7 +14413,7 @@ func (ec *executionContext) _NftAsset_value(ctx context.Context, field graphql.C
 			return ec.fieldContext_NftAsset_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftAsset().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -14473,7 +14428,7 @@ func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field
 		Object:     "NftAsset",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -14513,7 +14468,7 @@ func (ec *executionContext) _NftTransfer_value(ctx context.Context, field graphq
 			return ec.fieldContext_NftTransfer_value(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.NftTransfer().Value(ctx, obj)
+			return obj.DecodedValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -14528,7 +14483,7 @@ func (ec *executionContext) fieldContext_NftTransfer_value(_ context.Context, fi
 		Object:     "NftTransfer",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -14908,7 +14863,7 @@ func (ec *executionContext) _PostCondition_amount(ctx context.Context, field gra
 			return ec.fieldContext_PostCondition_amount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostCondition().Amount(ctx, obj)
+			return obj.AmountOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -14919,7 +14874,7 @@ func (ec *executionContext) _PostCondition_amount(ctx context.Context, field gra
 	)
 }
 func (ec *executionContext) fieldContext_PostCondition_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostCondition", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostCondition", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostCondition_principal(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
@@ -15119,7 +15074,7 @@ func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context,
 			return ec.fieldContext_PostConditionPrincipal_address(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostConditionPrincipal().Address(ctx, obj)
+			return obj.AddressOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -15130,7 +15085,7 @@ func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context,
 	)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
@@ -15142,7 +15097,7 @@ func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Con
 			return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PostConditionPrincipal().ContractName(ctx, obj)
+			return obj.ContractNameOrNil(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -15153,7 +15108,7 @@ func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Con
 	)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Query_chainTip(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -16662,7 +16617,7 @@ func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, fi
 			return ec.fieldContext_StxBalance_estimatedBalance(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().EstimatedBalance(ctx, obj)
+			return obj.EstimatedBalance, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16673,7 +16628,7 @@ func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, fi
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_estimatedBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -16685,7 +16640,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Contex
 			return ec.fieldContext_StxBalance_pendingBalanceInbound(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().PendingBalanceInbound(ctx, obj)
+			return obj.MempoolInbound, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16696,7 +16651,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Contex
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceInbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -16708,7 +16663,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Conte
 			return ec.fieldContext_StxBalance_pendingBalanceOutbound(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.StxBalance().PendingBalanceOutbound(ctx, obj)
+			return obj.MempoolOutbound, nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16719,7 +16674,7 @@ func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Conte
 	)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceOutbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("StxBalance", field, true, true, errors.New("field of type Uint128 does not have child fields"))
+	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
@@ -17485,7 +17440,7 @@ func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx contex
 			return ec.fieldContext_TenureChangePayload_previousTenureBlocks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.TenureChangePayload().PreviousTenureBlocks(ctx, obj)
+			return obj.PreviousTenureBlockCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -17496,7 +17451,7 @@ func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx contex
 	)
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureBlocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("TenureChangePayload", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("TenureChangePayload", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
@@ -18312,7 +18267,7 @@ func (ec *executionContext) _Transaction_txResult(ctx context.Context, field gra
 			return ec.fieldContext_Transaction_txResult(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().TxResult(ctx, obj)
+			return obj.TxResultValue()
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
@@ -18327,7 +18282,7 @@ func (ec *executionContext) fieldContext_Transaction_txResult(_ context.Context,
 		Object:     "Transaction",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
 		},
@@ -21393,43 +21348,10 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "tenureHeight":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_tenureHeight(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_tenureHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "blockTimeIso":
 			out.Values[i] = ec._Block_blockTimeIso(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -23355,71 +23277,38 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 		case "blockHeight":
 			out.Values[i] = ec._ChainTip_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "blockHash":
 			out.Values[i] = ec._ChainTip_blockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "indexBlockHash":
 			out.Values[i] = ec._ChainTip_indexBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnBlockHeight":
 			out.Values[i] = ec._ChainTip_burnBlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "microblockHash":
 			out.Values[i] = ec._ChainTip_microblockHash(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "microblockSequence":
 			out.Values[i] = ec._ChainTip_microblockSequence(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "mempoolUpdatedAt":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ChainTip_mempoolUpdatedAt(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._ChainTip_mempoolUpdatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -23565,86 +23454,20 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "clarityVersion":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Contract_clarityVersion(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Contract_clarityVersion(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sourceCode":
 			out.Values[i] = ec._Contract_sourceCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "abi":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Contract_abi(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Contract_abi(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "transaction":
 			field := field
 
@@ -23939,51 +23762,18 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 		case "contractId":
 			out.Values[i] = ec._ContractLogData_contractId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "topic":
 			out.Values[i] = ec._ContractLogData_topic(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._ContractLogData_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._ContractLogData_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24444,43 +24234,10 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "replacedByTxId":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._MempoolTransaction_replacedByTxId(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._MempoolTransaction_replacedByTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "receiptTimeIso":
 			out.Values[i] = ec._MempoolTransaction_receiptTimeIso(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24747,43 +24504,10 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "receiveTime":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Microblock_receiveTime(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Microblock_receiveTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "parentBlock":
 			field := field
 
@@ -25110,61 +24834,28 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 		case "assetEventType":
 			out.Values[i] = ec._NftAsset_assetEventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "assetId":
 			out.Values[i] = ec._NftAsset_assetId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "sender":
 			out.Values[i] = ec._NftAsset_sender(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._NftAsset_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftAsset_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftAsset_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25201,55 +24892,22 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 		case "assetIdentifier":
 			out.Values[i] = ec._NftTransfer_assetIdentifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "value":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._NftTransfer_value(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._NftTransfer_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "sender":
 			out.Values[i] = ec._NftTransfer_sender(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "recipient":
 			out.Values[i] = ec._NftTransfer_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25474,65 +25132,32 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 		case "type":
 			out.Values[i] = ec._PostCondition_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "conditionCode":
 			out.Values[i] = ec._PostCondition_conditionCode(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "amount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostCondition_amount(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostCondition_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "principal":
 			out.Values[i] = ec._PostCondition_principal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "asset":
 			out.Values[i] = ec._PostCondition_asset(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "assetValue":
 			out.Values[i] = ec._PostCondition_assetValue(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -25618,84 +25243,18 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 		case "typeId":
 			out.Values[i] = ec._PostConditionPrincipal_typeId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "address":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostConditionPrincipal_address(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostConditionPrincipal_address(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "contractName":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PostConditionPrincipal_contractName(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PostConditionPrincipal_contractName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -26568,166 +26127,67 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 		case "balance":
 			out.Values[i] = ec._StxBalance_balance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "estimatedBalance":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_estimatedBalance(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_estimatedBalance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "pendingBalanceInbound":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_pendingBalanceInbound(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_pendingBalanceInbound(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "pendingBalanceOutbound":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._StxBalance_pendingBalanceOutbound(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._StxBalance_pendingBalanceOutbound(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "totalSent":
 			out.Values[i] = ec._StxBalance_totalSent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalReceived":
 			out.Values[i] = ec._StxBalance_totalReceived(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalFeesSent":
 			out.Values[i] = ec._StxBalance_totalFeesSent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "totalMinerRewardsReceived":
 			out.Values[i] = ec._StxBalance_totalMinerRewardsReceived(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lockTxId":
 			out.Values[i] = ec._StxBalance_lockTxId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "locked":
 			out.Values[i] = ec._StxBalance_locked(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "lockHeight":
 			out.Values[i] = ec._StxBalance_lockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnchainLockHeight":
 			out.Values[i] = ec._StxBalance_burnchainLockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnchainUnlockHeight":
 			out.Values[i] = ec._StxBalance_burnchainUnlockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -26980,70 +26440,37 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 		case "tenureConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_tenureConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "prevTenureConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_prevTenureConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "burnViewConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_burnViewConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "previousTenureEnd":
 			out.Values[i] = ec._TenureChangePayload_previousTenureEnd(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "previousTenureBlocks":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._TenureChangePayload_previousTenureBlocks(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._TenureChangePayload_previousTenureBlocks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "cause":
 			out.Values[i] = ec._TenureChangePayload_cause(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "pubkeyHash":
 			out.Values[i] = ec._TenureChangePayload_pubkeyHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27333,43 +26760,10 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "txResult":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Transaction_txResult(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Transaction_txResult(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "eventCount":
 			out.Values[i] = ec._Transaction_eventCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

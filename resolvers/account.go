@@ -18,8 +18,6 @@ import (
 // maxAccountTxsPage is the largest page of transactionsWithTransfers, as the reference's.
 const maxAccountTxsPage = 50
 
-func (r *Resolver) StxBalance() graph.StxBalanceResolver { return &stxBalanceResolver{r} }
-
 // validPrincipal checks an address or contract principal (c32check included) by the reference's
 // rule and with its message; principals it accepts but that never occur simply have no history.
 func validPrincipal(p string) error {
@@ -177,27 +175,6 @@ func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) 
 		return nil, err
 	}
 	return b.LatestMempoolTxID, nil
-}
-
-// stxBalanceResolver adds the mempool figures to tip balances (read with the balance).
-type stxBalanceResolver struct{ *Resolver }
-
-func (r *stxBalanceResolver) EstimatedBalance(_ context.Context, b *db.StxBalance) (*string, error) {
-	if b.MempoolInbound == nil || b.MempoolOutbound == nil {
-		return nil, nil
-	}
-	est := amount(b.Balance)
-	est.Add(est, amount(*b.MempoolInbound)).Sub(est, amount(*b.MempoolOutbound))
-	s := est.String()
-	return &s, nil
-}
-
-func (r *stxBalanceResolver) PendingBalanceInbound(_ context.Context, b *db.StxBalance) (*string, error) {
-	return b.MempoolInbound, nil
-}
-
-func (r *stxBalanceResolver) PendingBalanceOutbound(_ context.Context, b *db.StxBalance) (*string, error) {
-	return b.MempoolOutbound, nil
 }
 
 // Nonces are read for every account of a request in one statement.

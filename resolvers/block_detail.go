@@ -2,25 +2,12 @@ package resolvers
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/stxgraph/stxgraph/db"
-	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-// Block fields the reference's block JSON has beyond the block row, and the chain tip's
-// mempool clock.
-
-func (r *Resolver) ChainTip() graph.ChainTipResolver { return &chainTipResolver{r} }
-
-type chainTipResolver struct{ *Resolver }
-
-// MempoolUpdatedAt renders the mempool's last change as unix seconds, as the reference's
-// mempool ETag does.
-func (r *chainTipResolver) MempoolUpdatedAt(_ context.Context, t *db.ChainTip) (string, error) {
-	return strconv.FormatFloat(float64(t.MempoolUpdatedAt.UnixMicro())/1e6, 'f', -1, 64), nil
-}
+// Block fields the reference's block JSON has beyond the block row.
 
 func (r *queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error) {
 	return r.Store.BlockByBurnBlockHash(ctx, hash)
@@ -49,17 +36,4 @@ func (r *blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Bloc
 		hashes[i] = m.Hash
 	}
 	return hashes, err
-}
-
-// TenureHeight is the stored tenure height (Nakamoto), else -1 for a signed block whose tenure
-// is unknown, else the block height (each pre-Nakamoto block is its own tenure).
-func (r *blockResolver) TenureHeight(_ context.Context, b *db.Block) (int32, error) {
-	switch {
-	case b.TenureHeight != nil:
-		return *b.TenureHeight, nil
-	case b.SignerBitvec != nil:
-		return -1, nil
-	default:
-		return b.BlockHeight, nil
-	}
 }

@@ -16,14 +16,6 @@ func (r *queryResolver) Contract(ctx context.Context, id string) (*db.SmartContr
 	return loaders.For(ctx).ContractByID.Load(ctx, id)()
 }
 
-func (r *contractResolver) Abi(_ context.Context, c *db.SmartContract) (*string, error) {
-	if len(c.ABI) == 0 || string(c.ABI) == "null" {
-		return nil, nil
-	}
-	abi := string(c.ABI)
-	return &abi, nil
-}
-
 // Transaction is the deploy transaction.
 func (r *contractResolver) Transaction(ctx context.Context, c *db.SmartContract) (*db.Tx, error) {
 	key := db.TxKey{TxID: string(c.TxID), IndexBlockHash: string(c.IndexBlockHash), MicroblockHash: string(c.MicroblockHash)}
@@ -32,14 +24,6 @@ func (r *contractResolver) Transaction(ctx context.Context, c *db.SmartContract)
 
 func (r *contractResolver) Block(ctx context.Context, c *db.SmartContract) (*db.Block, error) {
 	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(c.IndexBlockHash))()
-}
-
-func (r *contractResolver) ClarityVersion(_ context.Context, c *db.SmartContract) (*int32, error) {
-	if c.ClarityVersion == nil {
-		return nil, nil
-	}
-	v := int32(*c.ClarityVersion)
-	return &v, nil
 }
 
 // Events are the contract's print events, newest first, paged by their chain position.

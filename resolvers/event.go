@@ -6,7 +6,6 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
-	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
 // Page sizes of the event listings, as the reference's.
@@ -74,9 +73,6 @@ func eventTx(ctx context.Context, e db.Event) (*db.Tx, error) {
 func (r *Resolver) SmartContractLogEvent() graph.SmartContractLogEventResolver {
 	return &contractLogEventResolver{r}
 }
-func (r *Resolver) ContractLogData() graph.ContractLogDataResolver {
-	return &contractLogEventResolver{r}
-}
 func (r *Resolver) StxLockEvent() graph.StxLockEventResolver   { return &stxLockEventResolver{r} }
 func (r *Resolver) StxAssetEvent() graph.StxAssetEventResolver { return &stxEventResolver{r} }
 func (r *Resolver) FungibleTokenAssetEvent() graph.FungibleTokenAssetEventResolver {
@@ -85,19 +81,12 @@ func (r *Resolver) FungibleTokenAssetEvent() graph.FungibleTokenAssetEventResolv
 func (r *Resolver) NonFungibleTokenAssetEvent() graph.NonFungibleTokenAssetEventResolver {
 	return &nftEventResolver{r}
 }
-func (r *Resolver) NftAsset() graph.NftAssetResolver       { return &nftEventResolver{r} }
-func (r *Resolver) NftTransfer() graph.NftTransferResolver { return &nftEventResolver{r} }
 
-// contractLogEventResolver serves SmartContractLogEvent and its contractLog object (ContractLogData),
-// both views of one contract_logs row.
+// contractLogEventResolver serves SmartContractLogEvent.
 type contractLogEventResolver struct{ *Resolver }
 
 func (r *contractLogEventResolver) Transaction(ctx context.Context, e *db.ContractLog) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *contractLogEventResolver) Value(_ context.Context, e *db.ContractLog) (*tx.ValueJSON, error) {
-	return clarityValue(e.Value)
 }
 
 type stxLockEventResolver struct{ *Resolver }
@@ -119,14 +108,9 @@ func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.T
 	return eventTx(ctx, e)
 }
 
-// nftEventResolver serves NonFungibleTokenAssetEvent, its asset object (NftAsset) and the
-// account-transfer view (NftTransfer).
+// nftEventResolver serves NonFungibleTokenAssetEvent.
 type nftEventResolver struct{ *Resolver }
 
 func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
-}
-
-func (r *nftEventResolver) Value(_ context.Context, e *db.NftEvent) (*tx.ValueJSON, error) {
-	return clarityValue(e.Value)
 }

@@ -31,10 +31,6 @@ func (r *microblockResolver) Transactions(ctx context.Context, m *db.Microblock)
 	return loaders.For(ctx).MicroblockTxs.Load(ctx, key)()
 }
 
-func (r *microblockResolver) ReceiveTime(_ context.Context, m *db.Microblock) (int32, error) {
-	return int32(m.ReceiveTime.Unix()), nil
-}
-
 func (r *Resolver) Microblock() graph.MicroblockResolver { return &microblockResolver{r} }
 
 // Microblock is the microblock that carried the transaction; nil for anchored transactions.

@@ -2,14 +2,12 @@ package resolvers
 
 import (
 	"context"
-	"fmt"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
-	"github.com/stxgraph/stxgraph/stacks/clarity"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -20,14 +18,6 @@ type mempoolTransactionResolver struct{ *Resolver }
 
 func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
 	return &mempoolTransactionResolver{r}
-}
-
-func (r *Resolver) PostCondition() graph.PostConditionResolver { return &postConditionResolver{r} }
-func (r *Resolver) PostConditionPrincipal() graph.PostConditionPrincipalResolver {
-	return &postConditionPrincipalResolver{r}
-}
-func (r *Resolver) TenureChangePayload() graph.TenureChangePayloadResolver {
-	return &tenureChangePayloadResolver{r}
 }
 
 // maxEventLimit bounds a transaction's event window, as the reference's event_limit.
@@ -147,20 +137,6 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 	return abi
 }
 
-// clarityValue renders serialized Clarity bytes as {hex, repr}.
-func clarityValue(b []byte) (*tx.ValueJSON, error) {
-	v, _, err := clarity.Decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("stored Clarity value does not decode: %w", err)
-	}
-	j := tx.NewValueJSON(v)
-	return &j, nil
-}
-
-func (r *transactionResolver) TxResult(_ context.Context, t *db.Tx) (*tx.ValueJSON, error) {
-	return clarityValue(t.RawResult)
-}
-
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
 // batched with every other transaction of the request.
 func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
@@ -180,43 +156,6 @@ func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.C
 	return contractCall(ctx, &t.TxFields)
 }
 
-func (r *mempoolTransactionResolver) ReplacedByTxID(_ context.Context, t *db.MempoolTx) ([]byte, error) {
-	if len(t.ReplacedByTxID) == 0 {
-		return nil, nil
-	}
-	return t.ReplacedByTxID, nil
-}
-
 func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields)
-}
-
-type postConditionResolver struct{ *Resolver }
-
-// Amount is absent for non-fungible and PoX conditions.
-func (r *postConditionResolver) Amount(_ context.Context, pc *tx.PostConditionJSON) (*string, error) {
-	return nonEmpty(pc.Amount), nil
-}
-
-type postConditionPrincipalResolver struct{ *Resolver }
-
-func (r *postConditionPrincipalResolver) Address(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
-	return nonEmpty(p.Address), nil
-}
-
-func (r *postConditionPrincipalResolver) ContractName(_ context.Context, p *tx.PrincipalJSON) (*string, error) {
-	return nonEmpty(p.ContractName), nil
-}
-
-type tenureChangePayloadResolver struct{ *Resolver }
-
-func (r *tenureChangePayloadResolver) PreviousTenureBlocks(_ context.Context, p *tx.TenureChangeJSON) (int32, error) {
-	return int32(p.PreviousTenureBlocks), nil
-}
-
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

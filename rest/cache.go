@@ -47,8 +47,8 @@ type principalTag struct {
 
 // lockTag is the lock state in an address route's ETag.
 type lockTag struct {
-	Locked                string `json:"locked"`
-	BurnchainUnlockHeight int    `json:"burnchain_unlock_height"`
+	Locked                string
+	BurnchainUnlockHeight int
 }
 
 func (t principalTag) etag(withMempool bool) string {

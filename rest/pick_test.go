@@ -57,3 +57,28 @@ func TestReshapeMissingCounterpart(t *testing.T) {
 		t.Errorf("reshape:\n got %s\nwant %s", got, want)
 	}
 }
+
+// The address routes' ETag inputs are read from the operation's data as encoding/json would
+// decode them: null ids are absent, escapes are undone, the page after them is never needed.
+func TestAccountTag(t *testing.T) {
+	t.Parallel()
+	id := func(s string) *string { return &s }
+	for _, c := range []struct {
+		data string
+		want principalTag
+	}{
+		{`{"account":{"latestTxId":"0xab","latestMempoolTxId":null,"balance":{"balance":"5","locked":"100","burnchain_unlock_height":42},"page":{}}}`,
+			principalTag{LatestTxID: id("0xab"), Balance: lockTag{Locked: "100", BurnchainUnlockHeight: 42}}},
+		{`{"account":{"balance":{"locked":"0","burnchain_unlock_height":0},"latestMempoolTxId":"0x\u0063d","latestTxId":null}}`,
+			principalTag{LatestMempoolTxID: id("0xcd"), Balance: lockTag{Locked: "0"}}},
+		{`{"account":null}`, principalTag{}},
+		{`{"tip":{}}`, principalTag{}},
+	} {
+		got := accountTag([]byte(c.data))
+		if deref(got.LatestTxID) != deref(c.want.LatestTxID) || (got.LatestTxID == nil) != (c.want.LatestTxID == nil) ||
+			deref(got.LatestMempoolTxID) != deref(c.want.LatestMempoolTxID) || (got.LatestMempoolTxID == nil) != (c.want.LatestMempoolTxID == nil) ||
+			got.Balance != c.want.Balance {
+			t.Errorf("accountTag(%s) = %+v (%v, %v), want %+v", c.data, got, deref(got.LatestTxID), deref(got.LatestMempoolTxID), c.want)
+		}
+	}
+}

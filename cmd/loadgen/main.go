@@ -48,7 +48,7 @@ var defaultPaths = []string{
 	"/extended/v1/address/{busy}/stx",
 	"/extended/v1/address/{idle}/stx",
 	"/extended/v1/address/{account}/stx",
-	"/extended/v1/address/{busy}/stx?until_block=500",
+	"/extended/v1/address/{busy}/stx?until_block=1500",
 	"/extended/v1/block?limit=20",
 	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20",
 	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20&offset=20000",
@@ -66,7 +66,7 @@ var defaultPaths = []string{
 // costs the first time at a chain state.
 var uncachedPaths = []string{
 	"/extended/v1/address/{account}/stx",
-	"/extended/v1/address/{busy}/stx?until_block=500",
+	"/extended/v1/address/{busy}/stx?until_block=1500",
 	"/extended/v1/address/{busy}/transactions_with_transfers?limit=20&offset=20000",
 	"/extended/v1/tx/events?address={busy}&limit=50&offset=20000",
 	"/extended/v1/block?limit=20",

@@ -32,7 +32,7 @@ func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdout, stderr io.Writer) error {
-	store, err := openStore(ctx, cfg.databaseURL)
+	store, err := openStore(ctx, cfg.databaseURL, cfg.pool())
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 	if err != nil || p.Applied == 0 {
 		return err
 	}
-	return store.AnalyzeChainData(ctx)
+	return store.VacuumChainData(ctx)
 }
 
 func rate(n int64, d time.Duration) float64 {
@@ -130,7 +130,7 @@ func exportEventsCommand(args []string, stdout, stderr io.Writer) int {
 }
 
 func exportEvents(ctx context.Context, cfg *config, file string, overwrite bool, stdout io.Writer) (err error) {
-	store, err := openStore(ctx, cfg.databaseURL)
+	store, err := openStore(ctx, cfg.databaseURL, cfg.pool())
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type inscriptionImport struct {
 }
 
 func importInscriptions(ctx context.Context, cfg *config, file string, stdout, stderr io.Writer) error {
-	store, err := openStore(ctx, cfg.databaseURL)
+	store, err := openStore(ctx, cfg.databaseURL, cfg.pool())
 	if err != nil {
 		return err
 	}

@@ -57,18 +57,21 @@ func TestEnvironmentConfiguration(t *testing.T) {
 	t.Setenv("STACKS_CHAIN_ID", "0x00000001")
 	t.Setenv("ENABLE_DEPRECATED_ENDPOINTS", "0")
 	t.Setenv("STXGRAPH_GRAPHQL_TIMEOUT", "3s")
+	t.Setenv("PG_CONNECTION_POOL_MAX", "4")
 	cfg, err := parseServe("--port", "4200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.apiPort != 4200 || cfg.chainID != 1 || cfg.deprecatedEndpoints || cfg.graphql.timeout != 3*time.Second || cfg.eventPort != 3700 {
-		t.Errorf("config = %+v: want flag port 4200 over env, mainnet chain id, deprecated off, 3s timeout, default event port", cfg)
+	if cfg.apiPort != 4200 || cfg.chainID != 1 || cfg.deprecatedEndpoints || cfg.graphql.timeout != 3*time.Second || cfg.eventPort != 3700 ||
+		cfg.pool().MaxOpen != 4 {
+		t.Errorf("config = %+v: want flag port 4200 over env, mainnet chain id, deprecated off, 3s timeout, default event port, 4 connections", cfg)
 	}
 	for env, value := range map[string]string{
 		"STACKS_BLOCKCHAIN_API_PORT":   "not-a-port",
 		"STACKS_CHAIN_ID":              "testnet",
 		"STACKS_CORE_EVENT_BODY_LIMIT": "1GB",
 		"STXGRAPH_GRAPHQL_TIMEOUT":     "10",
+		"PG_CONNECTION_POOL_MAX":       "0",
 	} {
 		t.Setenv(env, value)
 		if _, err := parseServe(); err == nil || !strings.Contains(err.Error(), env) {

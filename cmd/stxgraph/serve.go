@@ -91,7 +91,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	if cfg.noIngest {
 		open = openCurrent
 	}
-	store, err := open(ctx, cfg.databaseURL)
+	store, err := open(ctx, cfg.databaseURL, cfg.pool())
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func openReplica(ctx context.Context, cfg *config, store *db.Store) (*db.Store, 
 	if cfg.databaseReadURL == "" {
 		return store, nil, nil
 	}
-	reads := db.Open(cfg.databaseReadURL, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+	reads := db.Open(cfg.databaseReadURL, cfg.pool())
 	rep, err := db.NewReplication(ctx, store, reads)
 	// A database just created on the primary reaches the replica a moment later.
 	for deadline := time.Now().Add(replicaSchemaWait); db.IsMissingDatabase(err) && time.Now().Before(deadline); {
@@ -268,11 +268,11 @@ func databaseName(dsn string) string {
 }
 
 // openStore creates the database when missing, applies migrations and returns the store.
-func openStore(ctx context.Context, dsn string) (*db.Store, error) {
+func openStore(ctx context.Context, dsn string, pool db.PoolOptions) (*db.Store, error) {
 	if err := db.EnsureDatabase(ctx, dsn); err != nil {
 		return nil, err
 	}
-	store := db.Open(dsn, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+	store := db.Open(dsn, pool)
 	applied, err := store.Migrate(ctx)
 	if err != nil {
 		store.Close()
@@ -286,8 +286,8 @@ func openStore(ctx context.Context, dsn string) (*db.Store, error) {
 
 // openCurrent opens the database of an API process that does not ingest: it neither creates the
 // database nor migrates it, and refuses to start unless the schema is the one this binary has.
-func openCurrent(ctx context.Context, dsn string) (*db.Store, error) {
-	store := db.Open(dsn, db.PoolOptions{MaxOpen: 20, MaxIdleTime: 30 * time.Second})
+func openCurrent(ctx context.Context, dsn string, pool db.PoolOptions) (*db.Store, error) {
+	store := db.Open(dsn, pool)
 	pending, err := store.SchemaPending(ctx)
 	if err == nil && len(pending) > 0 {
 		err = fmt.Errorf("migrations %s are not applied", strings.Join(pending, ", "))

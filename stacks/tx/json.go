@@ -92,6 +92,9 @@ type TenureChangeJSON struct {
 	PubkeyHash              string `json:"pubkey_hash"`
 }
 
+// PreviousTenureBlockCount is PreviousTenureBlocks as a GraphQL Int (a block count fits).
+func (p TenureChangeJSON) PreviousTenureBlockCount() int32 { return int32(p.PreviousTenureBlocks) }
+
 // PostConditionJSON is one post-condition as the API shows it. Amount is absent for NFT and PoX
 // conditions; Asset for STX, staking and PoX; AssetValue except for NFTs.
 type PostConditionJSON struct {
@@ -108,6 +111,22 @@ type PrincipalJSON struct {
 	TypeID       string `json:"type_id"`
 	ContractName string `json:"contract_name,omitempty"`
 	Address      string `json:"address,omitempty"`
+}
+
+// AmountOrNil is the amount, nil where the condition has none.
+func (pc PostConditionJSON) AmountOrNil() *string { return nonEmpty(pc.Amount) }
+
+// AddressOrNil is the address, nil for the origin principal.
+func (p PrincipalJSON) AddressOrNil() *string { return nonEmpty(p.Address) }
+
+// ContractNameOrNil is the contract name, nil unless the principal is a contract.
+func (p PrincipalJSON) ContractNameOrNil() *string { return nonEmpty(p.ContractName) }
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // AssetJSON names a fungible or non-fungible asset.
