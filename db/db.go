@@ -155,7 +155,9 @@ func (s *Store) migrationDB() (bdb *bun.DB, closeDB func()) {
 		return s.DB, func() {}
 	}
 	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(s.dsn), pgdriver.WithReadTimeout(0), checkClient))
-	sqldb.SetMaxOpenConns(2)
+	// The work an import deferred runs on restoreWorkers connections, beside the one holding
+	// the migration lock and the one holding the chain tip lock.
+	sqldb.SetMaxOpenConns(restoreWorkers + 2)
 	return bun.NewDB(sqldb, pgdialect.New()), func() { sqldb.Close() }
 }
 
@@ -204,8 +206,9 @@ func (s *Store) withMigrator(ctx context.Context, run func(*migrate.Migrator) (*
 		return nil, err
 	}
 	// Migrations may name the indexes a bulk import deferred, and a process that migrates is
-	// about to use the database: an import killed before it rebuilt them is completed first.
-	if err := restoreIndexes(ctx, mdb); err != nil {
+	// about to use the database: an import killed before it completed its deferred upkeep is
+	// completed first.
+	if err := completeUpkeep(ctx, mdb); err != nil {
 		return nil, err
 	}
 	g, err := run(m)

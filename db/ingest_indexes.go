@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -21,17 +23,21 @@ var deferrableIndexes = []string{
 	"principal_tx_positions_transfers_idx",
 }
 
-// DeferIndexes drops the deferrable indexes when the database holds no chain yet, recording
-// their definitions in deferred_indexes in the same transaction, and reports whether it did.
-// They stay recorded until RestoreIndexes builds them, so that after an import killed half way
-// the next process to migrate the database (every command that writes it) builds them.
-func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
+// DeferUpkeep, when the database holds no chain yet, drops the deferrable indexes, recording
+// their definitions in deferred_indexes, and leaves the per-principal totals to be recomputed
+// (see withDeferredTotals), all in one transaction, and reports whether it did. Both stay recorded
+// until CompleteUpkeep does the work, so that after an import killed half way the next process
+// to migrate the database (every command that writes it) does it.
+func (s *Store) DeferUpkeep(ctx context.Context) (bool, error) {
 	deferred := false
 	err := s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// The chain tip lock keeps ingestion out while the chain is found empty and the indexes go.
 		var empty bool
 		if err := tx.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM blocks) AND NOT EXISTS (SELECT 1 FROM txs)
 			FROM chain_tip FOR UPDATE`).Scan(&empty); err != nil || !empty {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE chain_tip SET totals_deferred = true"); err != nil {
 			return err
 		}
 		var names []string
@@ -47,43 +53,70 @@ func (s *Store) DeferIndexes(ctx context.Context) (bool, error) {
 				return err
 			}
 		}
-		deferred = len(names) > 0
+		deferred = true
 		return nil
 	})
 	return deferred, err
 }
 
-// RestoreIndexes builds the indexes DeferIndexes dropped. It runs without the driver's read
-// timeout: on a large chain the builds take minutes.
-func (s *Store) RestoreIndexes(ctx context.Context) error {
+// CompleteUpkeep recomputes the totals and builds the indexes DeferUpkeep left. It runs without
+// the driver's read timeout: on a large chain the work takes minutes.
+func (s *Store) CompleteUpkeep(ctx context.Context) error {
 	mdb, closeDB := s.migrationDB()
 	defer closeDB()
-	return restoreIndexes(ctx, mdb)
+	return completeUpkeep(ctx, mdb)
+}
+
+// completeUpkeep does what DeferUpkeep left, on restoreWorkers connections at once: the
+// recomputations of the totals first, then the index builds, those on the recomputed tables
+// last, so that they are built over the final rows.
+func completeUpkeep(ctx context.Context, bdb *bun.DB) error {
+	names, err := indexesToRestore(ctx, bdb)
+	if err != nil {
+		return err
+	}
+	var jobs []func() error
+	for _, name := range names {
+		jobs = append(jobs, func() error { return restoreIndex(ctx, bdb, name) })
+	}
+	return withDeferredTotals(ctx, bdb, func(recomputes []func() error) error {
+		return eachAtOnce(append(recomputes, jobs...), restoreWorkers, func(job func() error) error { return job() })
+	})
 }
 
 // restoreWorkers is how many indexes are built (or tables analyzed) at once: each is mostly
 // one backend reading a table.
 const restoreWorkers = 2
 
-// restoreIndexes builds the deferred indexes, each in one transaction with the removal of its
-// record, so that an index is either built or still recorded.
-func restoreIndexes(ctx context.Context, bdb *bun.DB) error {
+// indexesToRestore names the indexes to build, those on the tables that the recomputations of
+// the totals fill last (an index's name starts with its table's).
+func indexesToRestore(ctx context.Context, bdb *bun.DB) ([]string, error) {
 	// Before the migration that creates the table there is nothing to restore.
 	var exists bool
 	if err := bdb.QueryRowContext(ctx, "SELECT to_regclass('deferred_indexes') IS NOT NULL").Scan(&exists); err != nil || !exists {
-		return err
+		return nil, err
 	}
 	var names []string
 	if err := bdb.NewRaw("SELECT name FROM deferred_indexes ORDER BY name").Scan(ctx, &names); err != nil {
-		return err
+		return nil, err
 	}
-	return eachAtOnce(names, restoreWorkers, func(name string) error { return restoreIndex(ctx, bdb, name) })
+	var first, last []string
+	for _, name := range names {
+		if slices.ContainsFunc(totalsRecomputes, func(r totalsRecompute) bool {
+			return slices.ContainsFunc(r.tables, func(t string) bool { return strings.HasPrefix(name, t+"_") })
+		}) {
+			last = append(last, name)
+		} else {
+			first = append(first, name)
+		}
+	}
+	return append(first, last...), nil
 }
 
 // eachAtOnce calls fn for every item, on up to n items at once, up to the first error of each
 // of the n.
-func eachAtOnce(items []string, n int, fn func(string) error) error {
-	next := make(chan string)
+func eachAtOnce[T any](items []T, n int, fn func(T) error) error {
+	next := make(chan T)
 	errs := make(chan error, n)
 	for range n {
 		go func() {

@@ -10,16 +10,16 @@ import (
 // them with the totals: a block's events are numbered after the principal's earlier ones when the
 // block starts counting, and dropped when it stops (blocks stop counting from the top).
 
-// eventPartiesSQL are the events of the blocks in ?0 with each principal they list them under,
-// one branch per kind (its index in eventTables) and principal column; an event whose sender is
-// its recipient is listed once.
-var eventPartiesSQL = func() string {
+// eventParties are the events of the blocks that blocks selects (see inBlocks) with each
+// principal they list them under, one branch per kind (its index in eventTables) and principal
+// column; an event whose sender is its recipient is listed once.
+func eventParties(blocks string) string {
 	var branches []string
 	for kind, t := range eventTables {
 		cols := principalColumns[t.kind]
 		for i, col := range cols {
 			branch := fmt.Sprintf(`SELECT %s, %d, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM %s WHERE index_block_hash = ANY(?0) AND canonical AND microblock_canonical`, col, kind, t.table)
+	FROM %s WHERE %s AND canonical AND microblock_canonical`, col, kind, t.table, blocks)
 			if i > 0 {
 				branch += " AND " + col + " IS DISTINCT FROM " + cols[0]
 			}
@@ -27,13 +27,16 @@ var eventPartiesSQL = func() string {
 		}
 	}
 	return strings.Join(branches, "\n\tUNION ALL\n\t")
-}()
+}
+
+// eventPositionOrder orders a principal's events in its list.
+const eventPositionOrder = "block_height, microblock_sequence, tx_index, event_index, kind, tx_id"
 
 // eventCountsSQL adds the blocks' events, multiplied by ?1 (1 or -1), to the principals'
 // counts; prev are the counts before the statement.
 var eventCountsSQL = `
 WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
-	eventPartiesSQL + `
+	eventParties(inBlocks) + `
 ), n AS (
 	SELECT principal, count(*) AS n FROM ev WHERE principal IS NOT NULL GROUP BY principal
 ), prev AS (
@@ -45,10 +48,9 @@ WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index,
 )`
 
 // eventPositionsAddSQL numbers the blocks' events after each principal's earlier ones.
-const eventPositionsAddSQL = `
+var eventPositionsAddSQL = `
 INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index)
-SELECT ev.principal, coalesce(prev.event_count, 0) + row_number() OVER (PARTITION BY ev.principal
-		ORDER BY ev.block_height, ev.microblock_sequence, ev.tx_index, ev.event_index, ev.kind, ev.tx_id),
+SELECT ev.principal, coalesce(prev.event_count, 0) + row_number() OVER (PARTITION BY ev.principal ORDER BY ` + eventPositionOrder + `),
 	ev.kind, ev.tx_id, ev.index_block_hash, ev.microblock_hash, ev.event_index
 FROM ev LEFT JOIN prev USING (principal) WHERE ev.principal IS NOT NULL
 ON CONFLICT (principal, seq) DO UPDATE SET kind = excluded.kind, tx_id = excluded.tx_id,

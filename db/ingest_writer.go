@@ -58,6 +58,9 @@ type Writer struct {
 	// state is the chain state after the writes applied so far, when a block applied in this
 	// transaction determined it; the next block can then often be applied without reading it.
 	state *chainState
+	// totalsDeferred says an import into an empty chain recomputes the totals at its end (see
+	// DeferUpkeep), so that nothing keeps them meanwhile.
+	totalsDeferred bool
 }
 
 // IngestOptions tune one message's transaction.
@@ -95,13 +98,13 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 	}
 	defer conn.Close()
 	return conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests) FROM chain_tip FOR UPDATE"
+		lock := "SELECT (SELECT coalesce(max(id), 0) FROM event_observer_requests), totals_deferred FROM chain_tip FOR UPDATE"
 		if opts.Relaxed {
 			lock = s.relaxedSettings(ctx) + lock
 		}
 		w := &Writer{tx: tx, conn: conn, ReceivedAt: receivedAt}
 		// No parameters: one simple-protocol round trip for both statements.
-		if err := tx.Tx.QueryRowContext(ctx, lock).Scan(&w.lastRequestID); err != nil {
+		if err := tx.Tx.QueryRowContext(ctx, lock).Scan(&w.lastRequestID, &w.totalsDeferred); err != nil {
 			return err
 		}
 		if err := fn(ctx, w); err != nil {

@@ -22,7 +22,8 @@ func importEventsCommand(args []string, stdout, stderr io.Writer) int {
 		"Replays a TSV event log (the reference API's export-events format, plain or .gz) through\n"+
 		"the event observer's code path, many messages per transaction. Records already applied\n"+
 		"(by id) are skipped, so an interrupted import can simply be run again. Into an empty\n"+
-		"database, the indexes only the API reads are built once at the end.",
+		"database, the indexes only the API reads are built, and the per-principal totals and\n"+
+		"positions computed, once at the end.",
 		"TSV file to replay (required)", args, stderr,
 		func(fs *flag.FlagSet) { fs.BoolVar(&wipe, "wipe", false, "empty every chain table first") },
 		func(ctx context.Context, cfg *config, file string) error {
@@ -46,10 +47,11 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 		return err
 	}
 	defer closer.Close()
-	// Into an empty chain, the indexes only the API reads are built once at the end.
-	deferred, err := store.DeferIndexes(ctx)
+	// Into an empty chain, the indexes only the API reads are built, and the per-principal
+	// totals computed, once at the end.
+	deferred, err := store.DeferUpkeep(ctx)
 	if err != nil {
-		return fmt.Errorf("defer indexes: %w", err)
+		return fmt.Errorf("defer upkeep: %w", err)
 	}
 	var opts ingest.ReplayOptions
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -71,8 +73,8 @@ func importEvents(ctx context.Context, cfg *config, file string, wipe bool, stdo
 	fmt.Fprintf(stdout, "read %d records: applied %d (%d blocks), skipped %d already applied, in %s (%.0f records/s)\n",
 		p.Done, p.Applied, p.Blocks, p.Skipped, p.Elapsed.Round(time.Millisecond), rate(p.Applied, p.Elapsed))
 	if deferred {
-		if rerr := store.RestoreIndexes(ctx); rerr != nil {
-			return errors.Join(err, fmt.Errorf("restore indexes: %w", rerr))
+		if rerr := store.CompleteUpkeep(ctx); rerr != nil {
+			return errors.Join(err, fmt.Errorf("complete deferred upkeep: %w", rerr))
 		}
 	}
 	if err != nil || p.Applied == 0 {

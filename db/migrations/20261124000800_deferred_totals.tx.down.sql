@@ -1,0 +1,1 @@
+ALTER TABLE chain_tip DROP COLUMN IF EXISTS totals_deferred;
