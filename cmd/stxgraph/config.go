@@ -142,10 +142,11 @@ func (c *config) databaseFlags(fs *flag.FlagSet) {
 		"a few per PostgreSQL core serve the most requests, since more backends than cores only take turns"))
 }
 
-// defaultPoolMax is twice the cores, at least 4. Beside a PostgreSQL on the same cores, more
+// defaultPoolMax is four connections per core. Beside a PostgreSQL on the same cores, more
 // backends each cost more per statement (on 2 cores the balance read's PostgreSQL CPU grows by a
-// third from 4 connections to 20), and a process on few cores cannot keep more of them busy.
-func defaultPoolMax() int { return max(4, 2*runtime.NumCPU()) }
+// third from 4 connections to 20) while the throughput stays; fewer than 8 there lengthen the
+// tail of the latencies.
+func defaultPoolMax() int { return 4 * runtime.NumCPU() }
 
 // pool sizes the connection pools.
 func (c *config) pool() db.PoolOptions {
