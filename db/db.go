@@ -74,9 +74,12 @@ func Open(dsn string, pool PoolOptions) *Store {
 // lock) to the end for nobody. JIT compilation is off: every statement here reads or writes a
 // bounded set of rows by index, yet on a large chain the planner's cost estimates of a custom
 // plan pass jit_above_cost, and compiling then takes tens of milliseconds for a statement that
-// runs in one.
+// runs in one. Prepared statements (prepared.go; every other statement is sent as text) take
+// their generic plan from the first execution: each is written as index probes whose cost no
+// parameter value changes, and under plan_cache_mode=auto the planner may instead keep planning
+// a custom plan at every execution, which costs several times running it.
 func checkClient(conf *pgdriver.Config) {
-	params := map[string]any{"client_connection_check_interval": "1s", "jit": "off"}
+	params := map[string]any{"client_connection_check_interval": "1s", "jit": "off", "plan_cache_mode": "force_generic_plan"}
 	for k, v := range conf.ConnParams {
 		params[k] = v
 	}

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// preparedMaxAge bounds how long a prepared statement lives. PostgreSQL (plan_cache_mode=auto)
-// switches a prepared statement to its generic plan once that costs no more than the custom
-// ones, and then keeps it for as long as the statement lives, even after the tables it was
-// planned on have grown by orders of magnitude (a bulk import with no ANALYZE since); preparing
-// again every minute bounds the time such a plan can serve.
+// preparedMaxAge bounds how long a prepared statement lives. The store's sessions run prepared
+// statements on their generic plan (checkClient), which PostgreSQL keeps for as long as the
+// statement lives, even after the tables it was planned on have grown by orders of magnitude (a
+// bulk import with no ANALYZE since); preparing again every minute bounds the time such a plan
+// can serve.
 const preparedMaxAge = time.Minute
 
 // prepared is one statement prepared on every pooled connection that runs it (database/sql
