@@ -41,7 +41,8 @@ func soakDBCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	admin := *bench.ServerURL()
 	admin.Path = "/postgres"
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin.String())))
+	// Copying a database of a gigabyte or more outlasts the driver's default read timeout.
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(admin.String()), pgdriver.WithReadTimeout(0)))
 	defer sqldb.Close()
 	soak := name + "_soak"
 	for _, q := range []string{`DROP DATABASE IF EXISTS "` + soak + `" WITH (FORCE)`,
