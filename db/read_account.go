@@ -120,9 +120,11 @@ CROSS JOIN LATERAL (` + pendingTxs + `) mp
 LEFT JOIN LATERAL (` + lockInForce + `) l ON true`
 }
 
-// tipTotals are the principal's running totals.
+// tipTotals are the principal's running totals. Each kind of totals also carries tx_count_all,
+// the running count of the principal's transactions (which latestFigures shows at every state).
 const tipTotals = `SELECT coalesce(pt.total_received, 0) AS total_received, coalesce(pt.total_sent, 0) AS total_sent,
-	coalesce(pt.total_fees_sent, 0) AS total_fees_sent, coalesce(pt.total_miner_rewards_received, 0) AS total_miner_rewards_received
+	coalesce(pt.total_fees_sent, 0) AS total_fees_sent, coalesce(pt.total_miner_rewards_received, 0) AS total_miner_rewards_received,
+	coalesce(pt.tx_count_all, 0) AS tx_count_all
 	FROM (SELECT 1) one LEFT JOIN principal_stx_totals pt ON pt.principal = k.principal`
 
 // unanchoredTotals add the unconfirmed microblock rows above the tip to the running totals. The
@@ -134,12 +136,13 @@ const unanchoredTotals = `SELECT r.total_received + coalesce((SELECT sum(amount)
 		WHERE sender = k.principal AND block_height > at.tip AND canonical AND microblock_canonical), 0) AS total_sent,
 	r.total_fees_sent + coalesce((SELECT sum(fee_rate) FROM txs WHERE index_block_hash = '' AND canonical AND microblock_canonical
 		AND ((sender_address = k.principal AND NOT sponsored) OR (sponsor_address = k.principal AND sponsored))), 0) AS total_fees_sent,
-	r.total_miner_rewards_received
+	r.total_miner_rewards_received, r.tx_count_all
 	FROM (` + tipTotals + `) r`
 
 // historicalTotals are the principal's newest checkpoint at or below h: one index probe.
 const historicalTotals = `SELECT coalesce(c.total_received, 0) AS total_received, coalesce(c.total_sent, 0) AS total_sent,
-	coalesce(c.total_fees_sent, 0) AS total_fees_sent, coalesce(c.total_miner_rewards_received, 0) AS total_miner_rewards_received
+	coalesce(c.total_fees_sent, 0) AS total_fees_sent, coalesce(c.total_miner_rewards_received, 0) AS total_miner_rewards_received,
+	coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0) AS tx_count_all
 	FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM principal_stx_checkpoints
 		WHERE principal = k.principal AND block_height <= at.h ORDER BY block_height DESC LIMIT 1) c ON true`
 
@@ -163,7 +166,7 @@ const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound 
 // it took part in (its running tx_count_all, plus its unconfirmed microblock transactions above
 // the tip, counted only while the tip streams some), each one index probe: the figures every
 // balance row carries alike, whatever state it is read at.
-const latestFigures = `coalesce((SELECT tx_count_all FROM principal_stx_totals WHERE principal = k.principal), 0)
+const latestFigures = `t.tx_count_all
 	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		AND block_height > at.tip AND at.streaming) AS tx_count,
 	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
