@@ -101,7 +101,7 @@ func stxBalancesSQL(at BalanceAt, principals, height string) string {
 	h, totals, mempool := "tip.tip", tipTotals, mempoolFigures
 	switch {
 	case at.Height > 0:
-		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound, NULL AS estimated_balance, mp.latest AS latest_mempool_tx_id"
+		h, totals, mempool = height, historicalTotals, "NULL AS mempool_inbound, NULL AS mempool_outbound, NULL AS estimated_balance"
 	case at.Unanchored:
 		h, totals = "tip.tip + 1", unanchoredTotals
 	}
@@ -160,13 +160,13 @@ const balanceSQL = `t.total_received - t.total_sent - t.total_fees_sent + t.tota
 
 // mempoolFigures are the pending figures a balance at the tip carries.
 const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound AS mempool_outbound,
-	` + balanceSQL + ` + coalesce(mp.inbound, 0) - mp.outbound AS estimated_balance, mp.latest AS latest_mempool_tx_id`
+	` + balanceSQL + ` + coalesce(mp.inbound, 0) - mp.outbound AS estimated_balance`
 
-// latestFigures are the newest canonical transaction of the principal and how many transactions
-// it took part in (its running tx_count_all, plus its unconfirmed microblock transactions above
-// the tip, counted only while the tip streams some), each one index probe: the figures every
-// balance row carries alike, whatever state it is read at.
-const latestFigures = `t.tx_count_all
+// latestFigures are the newest canonical and the newest pending transaction of the principal,
+// and how many transactions it took part in (its running tx_count_all, plus its unconfirmed
+// microblock transactions above the tip, counted only while the tip streams some): the figures
+// every balance row carries alike, whatever state it is read at.
+const latestFigures = `mp.latest AS latest_mempool_tx_id, t.tx_count_all
 	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		AND block_height > at.tip AND at.streaming) AS tx_count,
 	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
