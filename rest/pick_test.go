@@ -1,6 +1,9 @@
 package rest
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestPick(t *testing.T) {
 	t.Parallel()
@@ -74,11 +77,8 @@ func TestAccountTag(t *testing.T) {
 		{`{"account":null}`, principalTag{}},
 		{`{"tip":{}}`, principalTag{}},
 	} {
-		got := accountTag([]byte(c.data))
-		if deref(got.LatestTxID) != deref(c.want.LatestTxID) || (got.LatestTxID == nil) != (c.want.LatestTxID == nil) ||
-			deref(got.LatestMempoolTxID) != deref(c.want.LatestMempoolTxID) || (got.LatestMempoolTxID == nil) != (c.want.LatestMempoolTxID == nil) ||
-			got.Balance != c.want.Balance {
-			t.Errorf("accountTag(%s) = %+v (%v, %v), want %+v", c.data, got, deref(got.LatestTxID), deref(got.LatestMempoolTxID), c.want)
+		if got := accountTag([]byte(c.data)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("accountTag(%s) = %+v (ids %q, %q), want %+v", c.data, got, deref(got.LatestTxID), deref(got.LatestMempoolTxID), c.want)
 		}
 	}
 }
