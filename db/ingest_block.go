@@ -101,7 +101,7 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	if err := w.notify(blockNotice(b)); err != nil {
 		return nil, err
 	}
-	return res, w.sendAhead(ctx)
+	return res, w.sendAheadOnceLarge(ctx)
 }
 
 func blockNotice(b *Block) noticeJSON {
@@ -121,7 +121,9 @@ func (w *Writer) insertBlockRows(d *BlockData) error {
 	if !b.Canonical {
 		rows.markNonCanonical()
 	}
-	inserts, err := rows.inserts(w)
+	// The block is new (ApplyBlock returned for a stored one), so none of its rows is stored, and
+	// the statements queued before them touch the rows of other blocks only.
+	inserts, err := rows.inserts(w, toTable)
 	if err != nil {
 		return err
 	}
@@ -202,16 +204,17 @@ func asEvents[T Event](es []T) []Event {
 	return out
 }
 
-// inserts are the rows' inserts, one per table (nil for a table without rows).
-func (r *txRows) inserts(w *Writer) ([]rowWrite, error) {
+// inserts are the rows' inserts, one per table (nil for a table without rows or whose rows
+// are copied straight into it).
+func (r *txRows) inserts(w *Writer, mode copyMode) ([]rowWrite, error) {
 	var errs []error
 	add := func(q rowWrite, err error) rowWrite {
 		errs = append(errs, err)
 		return q
 	}
-	qs := []rowWrite{add(insertRows(w, r.txs)), add(insertRows(w, r.stx)), add(insertRows(w, r.ft)),
-		add(insertRows(w, r.nft)), add(insertRows(w, r.logs)), add(insertRows(w, r.locks)), add(insertRows(w, r.pox)),
-		add(insertRows(w, r.contracts)), add(insertRows(w, r.principals))}
+	qs := []rowWrite{add(insertRows(w, r.txs, mode)), add(insertRows(w, r.stx, mode)), add(insertRows(w, r.ft, mode)),
+		add(insertRows(w, r.nft, mode)), add(insertRows(w, r.logs, mode)), add(insertRows(w, r.locks, mode)),
+		add(insertRows(w, r.pox, mode)), add(insertRows(w, r.contracts, mode)), add(insertRows(w, r.principals, mode))}
 	return qs, errors.Join(errs...)
 }
 

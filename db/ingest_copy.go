@@ -13,42 +13,78 @@ import (
 )
 
 // copyMinRows is the number of rows of one table in one message from which they go to the
-// server as COPY data into a staging table rather than as a VALUES list: PostgreSQL turns a
-// VALUES list into expressions row by row, several times the cost of reading COPY text. A
-// replayed block of a busy chain has hundreds of transactions and events.
-const copyMinRows = 64
+// server as COPY data rather than as a VALUES list: PostgreSQL parses, analyzes and plans a
+// VALUES list expression by expression, several times the cost of reading COPY text, while a
+// COPY costs one more round trip. A block of a busy chain has dozens of transactions and
+// events, and twice as many principal rows.
+const copyMinRows = 16
 
 // rowWrite is one table's insert in a combined statement (see insertTogether): its text with
 // the given RETURNING list.
 type rowWrite func(returning string) string
 
-// insertRows is the insert of rows, nil when there are none: from the table's staging table
-// when they are many, else as a VALUES list. Duplicates (a retried message's rows) are ignored
-// either way. Staged rows are numbered by their insert, and copied to the server at the next
-// round trip, ahead of the queued statements (see copyStaged).
-func insertRows[T any](w *Writer, rows []T) (rowWrite, error) {
+// copyMode says where rows copied to the server go.
+type copyMode int
+
+const (
+	// toStaging: rows go to a staging table, from which an insert that skips the rows already
+	// stored reads them in queue order.
+	toStaging copyMode = iota
+	// toTable: rows go straight into their table, ahead of the statements queued with them: only
+	// for rows that cannot be stored yet and that no statement queued before them touches.
+	toTable
+)
+
+// insertRows is the insert of rows, nil when there are none or they are copied straight into
+// their table. Many rows are copied at the next round trip, ahead of the queued statements
+// (see copyStaged); few go as a VALUES list. Duplicates (a retried message's rows) are ignored
+// wherever an insert runs.
+func insertRows[T any](w *Writer, rows []T, mode copyMode) (rowWrite, error) {
 	if len(rows) < copyMinRows {
 		return valuesInsert(rowsInsert(w, rows)), nil
 	}
 	table := w.tx.Dialect().Tables().Get(reflect.TypeFor[T]())
-	st := w.staged[table.Name]
-	if st == nil {
-		st = &staging{table: table, cols: columnList(table)}
-		if w.staged == nil {
-			w.staged = map[string]*staging{}
-		}
-		w.staged[table.Name] = st
+	st := w.stagingOf(table, mode)
+	var lead []byte
+	if mode == toStaging {
+		w.stageSeq++
+		lead = strconv.AppendInt(nil, int64(w.stageSeq), 10)
+		lead = append(lead, '\t')
 	}
-	w.stageSeq++
-	seq := w.stageSeq
 	var err error
-	if st.data, err = appendCopyRows(st.data, w.tx.Dialect(), table, seq, reflect.ValueOf(rows)); err != nil {
+	if st.data, err = appendCopyRows(st.data, w.tx.Dialect(), table, lead, reflect.ValueOf(rows)); err != nil {
 		return nil, fmt.Errorf("copy %s: %w", table.Name, err)
 	}
+	if mode == toTable {
+		return nil, nil
+	}
+	seq := w.stageSeq
 	return func(returning string) string {
 		return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE stage_seq = %d ON CONFLICT DO NOTHING RETURNING %s",
 			table.Name, st.cols, st.cols, st.name(), seq, returning)
 	}, nil
+}
+
+// stagingOf is the buffer of the rows of table copied in mode, started on first use.
+func (w *Writer) stagingOf(table *schema.Table, mode copyMode) *staging {
+	key := stagingKey{table.Name, mode}
+	st := w.staged[key]
+	if st == nil {
+		st = &staging{table: table, cols: columnList(table)}
+		if mode == toTable {
+			st.direct = table.Name
+		}
+		if w.staged == nil {
+			w.staged = map[stagingKey]*staging{}
+		}
+		w.staged[key] = st
+	}
+	return st
+}
+
+type stagingKey struct {
+	table string
+	mode  copyMode
 }
 
 // staging holds one table's staged rows not copied to the server yet, as COPY text.
@@ -137,17 +173,19 @@ func (w *Writer) copyStaged(ctx context.Context, copies []stagedCopy) error {
 	return nil
 }
 
-// appendCopyRows appends the rows (a slice of struct pointers), led by seq, in COPY's text
-// format. Each value is the SQL literal the dialect writes in a VALUES list, unquoted and
+// appendCopyRows appends the rows (a slice of struct pointers), each led by lead, in COPY's
+// text format. Each value is the SQL literal the dialect writes in a VALUES list, unquoted and
 // escaped for COPY, so that both ways store the same values.
-func appendCopyRows(out []byte, d schema.Dialect, table *schema.Table, seq int, rows reflect.Value) ([]byte, error) {
+func appendCopyRows(out []byte, d schema.Dialect, table *schema.Table, lead []byte, rows reflect.Value) ([]byte, error) {
 	gen := schema.NewQueryGen(d)
 	var lit []byte
 	for i := 0; i < rows.Len(); i++ {
 		strct := rows.Index(i).Elem()
-		out = strconv.AppendInt(out, int64(seq), 10)
-		for _, f := range table.Fields {
-			out = append(out, '\t')
+		out = append(out, lead...)
+		for j, f := range table.Fields {
+			if j > 0 {
+				out = append(out, '\t')
+			}
 			lit = f.AppendValue(gen, lit[:0], strct)
 			var err error
 			if out, err = appendCopyValue(out, lit); err != nil {

@@ -182,7 +182,7 @@ func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxDa
 	}
 	rows := collectRows(kept)
 	rows.setHeight(height)
-	inserts, err := rows.inserts(w)
+	inserts, err := rows.inserts(w, toStaging)
 	if err != nil {
 		return err
 	}

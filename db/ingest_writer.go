@@ -27,9 +27,9 @@ type Writer struct {
 	tx bun.Tx
 	// conn is the transaction's connection, for COPY (see insertRows).
 	conn bun.Conn
-	// staged are rows for the staging tables by table name, and stageSeq numbers the inserts
-	// that read them.
-	staged   map[string]*staging
+	// staged are rows to copy, by table and where they go (see insertRows), and stageSeq
+	// numbers the inserts that read staging tables.
+	staged   map[stagingKey]*staging
 	stageSeq int
 	// sending, when not nil, delivers the outcome of the writes being sent (see sendAhead).
 	sending chan error
@@ -185,6 +185,26 @@ func (w *Writer) sendAhead(ctx context.Context) error {
 	w.sending = make(chan error, 1)
 	go func(done chan<- error) { done <- w.send(ctx, copies, q) }(w.sending)
 	return nil
+}
+
+// sendAheadBytes is how much queued data makes sendAheadOnceLarge send it. Each send costs the
+// server a few round trips (a COPY per table, then the statements), between which it waits
+// for us; a replay applying many blocks in one transaction therefore sends several together.
+const sendAheadBytes = 512 << 10
+
+// sendAheadOnceLarge is sendAhead once the queued writes reach sendAheadBytes.
+func (w *Writer) sendAheadOnceLarge(ctx context.Context) error {
+	size := len(w.requestRows)
+	for _, st := range w.staged {
+		size += len(st.data)
+	}
+	for _, q := range w.batch {
+		size += len(q)
+	}
+	if size < sendAheadBytes {
+		return nil
+	}
+	return w.sendAhead(ctx)
 }
 
 // wait waits for the writes being sent and returns their error.
