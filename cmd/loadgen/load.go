@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -60,16 +61,13 @@ type result struct {
 
 // load runs the workers and merges what they measured.
 func load(ctx context.Context, o loadOptions) *result {
-	transport := &http.Transport{MaxIdleConnsPerHost: o.conns, MaxConnsPerHost: o.conns, DisableCompression: true}
-	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: transport, Timeout: o.timeout}
 	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 	perWorker := make([][]*pathResult, o.conns)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range o.conns {
-		wg.Go(func() { perWorker[w] = worker(ctx, client, o, w) })
+		wg.Go(func() { perWorker[w] = worker(ctx, o, w) })
 	}
 	wg.Wait()
 	r := &result{mixed: true}
@@ -89,21 +87,30 @@ func load(ctx context.Context, o loadOptions) *result {
 	return r
 }
 
-// worker requests the paths in turn, starting at its own offset so that every path is under
-// load at every moment.
-func worker(ctx context.Context, client *http.Client, o loadOptions, w int) []*pathResult {
+// worker requests the paths in turn on its own connection, starting at its own offset so that
+// every path is under load at every moment.
+func worker(ctx context.Context, o loadOptions, w int) []*pathResult {
 	rs := make([]*pathResult, len(o.paths))
 	for i := range rs {
 		rs[i] = &pathResult{}
 	}
+	c, err := newConn(o.base, o.timeout)
+	if err != nil {
+		for _, r := range rs {
+			r.errors, r.firstErr = 1, err.Error()
+		}
+		return rs
+	}
+	defer c.close()
 	rnd := rand.New(rand.NewPCG(uint64(w), 13))
 	for n := w; ctx.Err() == nil; n++ {
 		i := n % len(o.paths)
 		path := o.path(i, rnd)
 		began := time.Now()
-		err := get(ctx, client, o.base+path)
+		err := c.get(ctx, path)
 		switch {
-		case ctx.Err() != nil: // cut off by the end of the run: not a measurement
+		case cutOff(ctx, err): // not a measurement
+			return rs
 		case err != nil:
 			rs[i].errors++
 			if rs[i].firstErr == "" {
@@ -114,6 +121,11 @@ func worker(ctx context.Context, client *http.Client, o loadOptions, w int) []*p
 		}
 	}
 	return rs
+}
+
+// cutOff says whether a request ended because the run did.
+func cutOff(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
 }
 
 // get fetches a URL and reads the whole body; an answer other than 2xx is an error.

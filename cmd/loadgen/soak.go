@@ -101,11 +101,14 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	go ingestBlocks(ctx, *o, strings.TrimSuffix(*events, "/"), *blockEvery, st.block)
 	tokens := make(chan struct{}, lo.conns)
 	go pace(ctx, rate, tokens)
-	transport := &http.Transport{MaxIdleConnsPerHost: lo.conns, MaxConnsPerHost: lo.conns, DisableCompression: true}
-	client := &http.Client{Transport: transport, Timeout: lo.timeout}
 	var wg sync.WaitGroup
 	for w := range lo.conns {
+		c, err := newConn(lo.base, lo.timeout)
+		if err != nil {
+			return err
+		}
 		wg.Go(func() {
+			defer c.close()
 			rnd := rand.New(rand.NewPCG(uint64(w), 17))
 			for n := w; ; n++ {
 				select {
@@ -114,8 +117,8 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				case <-tokens:
 				}
 				began := time.Now()
-				err := get(ctx, client, lo.base+lo.path(n%len(lo.paths), rnd))
-				if ctx.Err() != nil {
+				err := c.get(ctx, lo.path(n%len(lo.paths), rnd))
+				if cutOff(ctx, err) {
 					return
 				}
 				st.request(err, time.Since(began))
@@ -135,7 +138,6 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	}
 	wg.Wait()
-	transport.CloseIdleConnections()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.firstErr != "" {
