@@ -61,6 +61,12 @@ func fixtureRecords(t *testing.T, name string) []*tsv.Record {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	return records(t, r)
+}
+
+// records reads every record of r.
+func records(t *testing.T, r *tsv.Reader) []*tsv.Record {
+	t.Helper()
 	var recs []*tsv.Record
 	for {
 		rec, err := r.Next()

@@ -1,37 +1,47 @@
 package ingest
 
 import (
-	"context"
+	"bytes"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/ingest/tsv"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 )
 
 // Blocks large enough that their rows are copied straight into their tables, next to the
 // statements of a fork and of microblocks as large: those the next block confirms (whose
 // unconfirmed rows give way to the block's copies in the same round trip) and the last one,
-// left unconfirmed. Every transaction is stored once, where the chain puts it, and the
-// per-principal figures agree with the rows.
+// left unconfirmed. The chain is replayed in batches, whose queued writes go to the server
+// several blocks at a time, and ends as when applied one message per transaction. Every
+// transaction is stored once, where the chain puts it, and the per-principal figures agree
+// with the rows.
 func TestLargeBlocksBesideForkAndMicroblocks(t *testing.T) {
 	t.Parallel()
-	g, err := chaingen.New(chaingen.Options{Seed: 12, Blocks: 8, TxsPerBlock: 40, Accounts: 12, BusyShare: 0.3,
-		ContractCallsPerBlock: 2, ForkAt: 5, MicroblockEvery: 3, MicroblockTxs: 20})
+	g, err := chaingen.New(chaingen.Options{Seed: 12, Blocks: 23, TxsPerBlock: 40, Accounts: 12, BusyShare: 0.3,
+		ContractCallsPerBlock: 2, ForkAt: 5, MicroblockEvery: 12, MicroblockTxs: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := newStore(t)
-	in := NewIngester(store)
-	ctx := context.Background()
-	if err := g.Each(func(m chaingen.Message) error {
-		_, err := in.Apply(ctx, Message{Path: m.Path, Payload: m.Payload, ReceivedAt: m.ReceivedAt})
-		return err
-	}); err != nil {
+	var log bytes.Buffer
+	w := tsv.NewWriter(&log)
+	if _, err := chaingen.WriteTSV(w, g); err != nil {
 		t.Fatal(err)
 	}
-	st, mbTxs := g.Stats(), int64(g.Options().MicroblockTxs)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A batch holds the writes of the blocks between two reads of the database (a fork, a
+	// microblock) and sends them once they pass 512 KiB, a request log's payloads included: the
+	// blocks between two microblocks must pass that.
+	o := g.Options()
+	if between := log.Len() / o.Blocks * (o.MicroblockEvery - 1); between < 512<<10 {
+		t.Fatalf("%d bytes of messages between two microblocks; the test needs more than 512 KiB", between)
+	}
+	st, mbTxs := g.Stats(), int64(o.MicroblockTxs)
 	if st.Microblocks < 2 {
 		t.Fatalf("the chain streamed %d microblocks; the test needs a confirmed one and the unconfirmed last", st.Microblocks)
 	}
+	store, _ := replay(t, tsvReader(t, log.Bytes()))
 	for _, c := range []struct {
 		what, query string
 		want        int64
@@ -48,4 +58,14 @@ func TestLargeBlocksBesideForkAndMicroblocks(t *testing.T) {
 	}
 	checkTotals(t, store)
 	checkPositions(t, store)
+	checkAsOneByOne(t, store, records(t, tsvReader(t, log.Bytes())))
+}
+
+func tsvReader(t *testing.T, b []byte) *tsv.Reader {
+	t.Helper()
+	r, err := tsv.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
