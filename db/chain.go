@@ -8,9 +8,14 @@ import (
 
 // ChainTip returns the canonical tip (a zero tip before the first block).
 func (s *Store) ChainTip(ctx context.Context) (*ChainTip, error) {
-	tip := new(ChainTip)
-	err := s.DB.NewSelect().Model(tip).Where("id").Scan(ctx)
-	return tip, err
+	var tips []*ChainTip
+	if err := s.scanPrepared(ctx, chainTipSQL, &tips); err != nil {
+		return nil, err
+	}
+	if len(tips) == 0 {
+		return nil, sql.ErrNoRows
+	}
+	return tips[0], nil
 }
 
 // Reads of the chain tip's one row go by its key (WHERE id): ingestion rewrites the row many
@@ -29,33 +34,32 @@ const (
 
 // BlockByHeight returns the canonical block at height, or nil.
 func (s *Store) BlockByHeight(ctx context.Context, height int32) (*Block, error) {
-	b := new(Block)
-	err := s.DB.NewSelect().Model(b).Where("block_height = ? AND canonical", height).Limit(1).Scan(ctx)
-	return orNil(b, err)
+	var bs []*Block
+	err := s.scanPrepared(ctx, blockSelect+" WHERE block_height = $1 AND canonical LIMIT 1", &bs, height)
+	return first(bs, err)
 }
 
 // BlockByHash returns the block whose block hash or index block hash is hash, preferring the
 // canonical and highest one, or nil.
 func (s *Store) BlockByHash(ctx context.Context, hash []byte) (*Block, error) {
-	b := new(Block)
-	err := s.DB.NewSelect().Model(b).Where("block_hash = ? OR index_block_hash = ?", hash, hash).
-		OrderExpr("canonical DESC, block_height DESC").Limit(1).Scan(ctx)
-	return orNil(b, err)
+	var bs []*Block
+	err := s.scanPrepared(ctx, blockSelect+` WHERE block_hash = $1::bytea OR index_block_hash = $1::bytea
+		ORDER BY canonical DESC, block_height DESC LIMIT 1`, &bs, hash)
+	return first(bs, err)
 }
 
 // Blocks returns canonical blocks newest first.
 func (s *Store) Blocks(ctx context.Context, limit, offset int) ([]*Block, error) {
 	var bs []*Block
-	err := s.DB.NewSelect().Model(&bs).Where("canonical").OrderExpr("block_height DESC").
-		Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
+	err := s.scanPrepared(ctx, blockSelect+" WHERE canonical ORDER BY block_height DESC LIMIT $1 OFFSET $2", &bs, limit, offset)
 	return bs, err
 }
 
 // BurnBlockByHash returns the burn block with that hash, or nil.
 func (s *Store) BurnBlockByHash(ctx context.Context, hash []byte) (*BurnBlock, error) {
-	b := new(BurnBlock)
-	err := s.DB.NewSelect().Model(b).Where("burn_block_hash = ?", hash).Scan(ctx)
-	return orNil(b, err)
+	var bs []*BurnBlock
+	err := s.scanPrepared(ctx, burnBlockSelect+" WHERE burn_block_hash = $1", &bs, hash)
+	return first(bs, err)
 }
 
 // BurnBlockByHeight returns the canonical burn block at height, or nil.
@@ -79,6 +83,6 @@ func orNil[T any](v *T, err error) (*T, error) {
 // BurnBlocksByHash returns the burn blocks with these hashes (keys are raw hash bytes as strings).
 func (s *Store) BurnBlocksByHash(ctx context.Context, hashes []string) ([]*BurnBlock, error) {
 	var bs []*BurnBlock
-	err := s.DB.NewSelect().Model(&bs).Where("burn_block_hash = ANY(?)", byteKeys(hashes)).Scan(ctx)
+	err := s.scanPrepared(ctx, burnBlockSelect+" WHERE burn_block_hash = ANY($1::bytea[])", &bs, byteaKeys(hashes))
 	return bs, err
 }

@@ -30,15 +30,8 @@ type Store struct {
 	// own connections from it.
 	dsn string
 
-	tipBalance        prepared // the one-principal balance read at the tip (read_account.go)
-	historicalBalance prepared // and at an earlier height
-	// principalEventsPage is the page of a principal's events, principalTransfers the asset
-	// events of a page of its transactions (read_event.go).
-	principalEventsPage, principalTransfers prepared
-	// principalTxPages are the transactions_with_transfers pages, by kind (read_tx.go).
-	principalTxPages [3]prepared
-	// principalTxsFirst are the first pages of an account's transactions (read_graph_tx.go).
-	principalTxsFirst [2]prepared
+	// prepared are the reads run as prepared statements (prepared.go).
+	prepared preparedSet
 
 	statements *statementCount
 	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
@@ -55,7 +48,7 @@ type PoolOptions struct {
 
 // Open connects to the database at dsn (a postgres:// URL) without touching its schema.
 func Open(dsn string, pool PoolOptions) *Store {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), checkClient))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), checkClient, guardConnections))
 	if pool.MaxOpen > 0 {
 		sqldb.SetMaxOpenConns(pool.MaxOpen)
 		sqldb.SetMaxIdleConns(pool.MaxOpen)
@@ -97,13 +90,32 @@ func NewStore(sqldb *sql.DB) *Store {
 // figure of /metrics.
 func (s *Store) Statements() int64 { return s.statements.n.Load() }
 
-// statementCount counts bun's statements (a query hook) and the prepared ones (prepared.scan).
-type statementCount struct{ n atomic.Int64 }
+// Observe calls fn with every statement the store runs from now on, through bun or prepared, with
+// its arguments written in, and the context it ran under (tests count and explain the statements
+// of a read). It replaces the observer set before.
+func (s *Store) Observe(fn func(ctx context.Context, query string)) { s.statements.observe.Store(&fn) }
+
+// statementCount counts the statements the store runs, bun's (a query hook) and the prepared ones
+// (scanPrepared), and shows them to an observer.
+type statementCount struct {
+	n       atomic.Int64
+	observe atomic.Pointer[func(context.Context, string)]
+}
+
+// ran counts a statement; query renders its text, only for an observer.
+func (c *statementCount) ran(ctx context.Context, query func() string) {
+	c.n.Add(1)
+	if fn := c.observe.Load(); fn != nil {
+		(*fn)(ctx, query())
+	}
+}
 
 func (c *statementCount) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
 	return ctx
 }
-func (c *statementCount) AfterQuery(context.Context, *bun.QueryEvent) { c.n.Add(1) }
+func (c *statementCount) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
+	c.ran(ctx, func() string { return e.Query })
+}
 
 // Close closes the pool.
 func (s *Store) Close() error { return s.DB.Close() }

@@ -3,8 +3,14 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // preparedMaxAge bounds how long a prepared statement lives. The store's sessions run prepared
@@ -14,9 +20,14 @@ import (
 // can serve.
 const preparedMaxAge = time.Minute
 
-// prepared is one statement prepared on every pooled connection that runs it (database/sql
-// prepares it on a connection at its first use there), and prepared again after preparedMaxAge.
-// The zero value is ready; each prepared value always runs the same query.
+// The reads that run on every request are prepared statements: their keys travel as parameters
+// ($1, $2, …), so PostgreSQL neither parses a statement holding hundreds of key literals nor
+// plans it again at every execution, and the store does not render those literals. A statement
+// is prepared on every pooled connection that runs it (database/sql prepares it on a connection
+// at its first use there) and keyed by its text: statements are built from a fixed set of
+// shapes (a list, its keyset direction, whether a cursor is set), so the set stays small.
+
+// prepared is one statement and when it was prepared.
 type prepared struct {
 	mu   sync.Mutex
 	stmt *sql.Stmt
@@ -43,31 +54,151 @@ func (p *prepared) current(ctx context.Context, s *Store, query string) (*sql.St
 	return stmt, nil
 }
 
-// scan runs query with args and scans its rows into dest as bun scans a query's.
-func (p *prepared) scan(ctx context.Context, s *Store, query string, dest any, args ...any) error {
-	stmt, err := p.current(ctx, s, query)
+// preparedSet holds the store's prepared statements by text.
+type preparedSet struct {
+	mu sync.Mutex
+	m  map[string]*prepared
+}
+
+func (ps *preparedSet) get(query string) *prepared {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.m[query]
+	if p == nil {
+		if ps.m == nil {
+			ps.m = map[string]*prepared{}
+		}
+		p = &prepared{}
+		ps.m[query] = p
+	}
+	return p
+}
+
+// scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
+// dest as bun scans a query's. No rows is not an error.
+func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
+	stmt, err := s.prepared.get(query).current(ctx, s, query)
 	if err != nil {
 		return err
 	}
-	s.statements.n.Add(1)
+	s.statements.ran(ctx, func() string { return s.render(query, args) })
 	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	return s.DB.ScanRows(ctx, rows, dest)
+	if err := s.DB.ScanRows(ctx, rows, dest); err != nil && !isNoRows(err) {
+		return err
+	}
+	return nil
 }
 
-// PreparedStatements are the reads the store runs as prepared statements, outside bun's query
-// hooks, by name, with $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset
-// ($2::bigint, $3::bigint) and $4 a height ($4::integer), for a balance $2 a height
-// ($2::integer), for transfers $2, $3 and $4 the tx_id, index_block_hash and microblock_hash of
-// transactions ($2::bytea[], $3::bytea[], $4::bytea[]): plan checks explain them beside the
-// hooked ones.
+// render writes the parameters of a prepared statement into its text as literals, as bun
+// writes a query's arguments.
+func (s *Store) render(query string, args []any) string {
+	gen := s.DB.QueryGen()
+	for i := len(args); i >= 1; i-- { // $12 before $1
+		query = strings.ReplaceAll(query, "$"+strconv.Itoa(i), string(gen.AppendQuery(nil, "?", args[i-1])))
+	}
+	return query
+}
+
+// numbered turns the ? placeholders of q into $1, $2, … in order. q must hold no other ?.
+func numbered(q string) string {
+	var b strings.Builder
+	n := 0
+	for {
+		i := strings.IndexByte(q, '?')
+		if i < 0 {
+			b.WriteString(q)
+			return b.String()
+		}
+		n++
+		b.WriteString(q[:i])
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
+		q = q[i+1:]
+	}
+}
+
+// byteaArray renders byte strings as the text of a bytea[] parameter.
+func byteaArray(vs [][]byte) string {
+	b := []byte{'{'}
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = hex.AppendEncode(append(b, `"\\x`...), v)
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}
+
+// byteaKeys renders loader keys (raw bytes held in strings) as the text of a bytea[] parameter.
+func byteaKeys(keys []string) string {
+	b := []byte{'{'}
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = hex.AppendEncode(append(b, `"\\x`...), []byte(k))
+		b = append(b, '"')
+	}
+	return string(append(b, '}'))
+}
+
+// textArray renders strings as the text of a text[] parameter, each quoted so that commas,
+// braces, quotes and backslashes (a BRC-20 ticker may hold any of them) stay inside it.
+func textArray(vs []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for _, r := range []byte(v) {
+			if r == '"' || r == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(r)
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// PreparedStatements are the fixed reads the store runs as prepared statements, by name, with
+// $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset ($2::bigint, $3::bigint)
+// and $4 a height ($4::integer), for a balance $2 a height ($2::integer), for transfers $2, $3
+// and $4 the tx_id, index_block_hash and microblock_hash of transactions ($2::bytea[],
+// $3::bytea[], $4::bytea[]): plan checks explain them beside the statements the reads run.
 func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
 		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page,
 		"principal-txs-first":  principalTxsFirstSQL[0], "principal-txs-first-reverse": principalTxsFirstSQL[1]}
+}
+
+// The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their
+// column lists follow the models. Reads append their WHERE with $n parameters.
+var (
+	renderer            = bun.NewDB(nil, pgdialect.New())
+	chainTipSelect      = renderer.NewSelect().Model((*ChainTip)(nil)).String()
+	blockSelect         = renderer.NewSelect().Model((*Block)(nil)).String()
+	burnBlockSelect     = renderer.NewSelect().Model((*BurnBlock)(nil)).String()
+	txSelect            = renderer.NewSelect().Model((*Tx)(nil)).String()
+	mempoolTxSelect     = renderer.NewSelect().Model((*MempoolTx)(nil)).String()
+	contractsByIDSelect = renderer.NewSelect().Model((*SmartContract)(nil)).DistinctOn("contract_id").String()
+	chainTipSQL         = chainTipSelect + " WHERE id"
+)
+
+// first is the first row of a lookup, or nil when it found none.
+func first[T any](rows []*T, err error) (*T, error) {
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return rows[0], nil
 }

@@ -68,9 +68,9 @@ func (s *Store) StxBalances(ctx context.Context, principals []string, at Balance
 	var err error
 	switch {
 	case len(principals) == 1 && at == (BalanceAt{}):
-		err = s.tipBalance.scan(ctx, s, tipBalanceSQL, &rows, principals[0])
+		err = s.scanPrepared(ctx, tipBalanceSQL, &rows, principals[0])
 	case len(principals) == 1 && at.Height > 0:
-		err = s.historicalBalance.scan(ctx, s, historicalBalanceSQL, &rows, principals[0], at.Height)
+		err = s.scanPrepared(ctx, historicalBalanceSQL, &rows, principals[0], at.Height)
 	default:
 		err = s.DB.NewRaw(stxBalancesSQL(at, "unnest(?0::text[])", "?1"), pgdialect.Array(principals), at.Height).Scan(ctx, &rows)
 	}

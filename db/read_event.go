@@ -4,13 +4,10 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // EventType names the five event kinds as the reference API does.
@@ -111,14 +108,9 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([
 	for i, k := range keys {
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
 	}
-	q := `SELECT e.* FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
-		CROSS JOIN (SELECT ?::bigint AS lo, ?::bigint AS hi) w
-		CROSS JOIN LATERAL (` + unionEvents(`e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
-			AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`) + `) e
-		ORDER BY e.event_index`
 	var rows []*eventRow
-	err := s.DB.NewRaw(q, pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs), w.Offset, int64(w.Offset)+int64(w.Limit)).Scan(ctx, &rows)
-	if err != nil && !isNoRows(err) {
+	err := s.scanPrepared(ctx, txEventsSQL, &rows, byteaArray(ids), byteaArray(blocks), byteaArray(mbs), w.Offset, int64(w.Offset)+int64(w.Limit))
+	if err != nil {
 		return nil, err
 	}
 	es := make([]Event, len(rows))
@@ -127,6 +119,14 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([
 	}
 	return es, nil
 }
+
+// txEventsSQL reads the events of transactions ($1, $2, $3: their tx_id, index_block_hash and
+// microblock_hash) whose event_index is in [$4, $5), by each table's primary key.
+var txEventsSQL = `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+	CROSS JOIN (SELECT $4::bigint AS lo, $5::bigint AS hi) w
+	CROSS JOIN LATERAL (` + unionEvents(`e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
+		AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`) + `) e
+	ORDER BY e.event_index`
 
 // EventFilter selects the events of one transaction (TxID) or involving one principal.
 type EventFilter struct {
@@ -220,8 +220,8 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys [
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
 	}
 	var rows []*eventRow
-	if err := s.principalTransfers.scan(ctx, s, principalTransfersSQL, &rows, principal,
-		byteaArray(ids), byteaArray(blocks), byteaArray(mbs)); err != nil && !isNoRows(err) {
+	if err := s.scanPrepared(ctx, principalTransfersSQL, &rows, principal,
+		byteaArray(ids), byteaArray(blocks), byteaArray(mbs)); err != nil {
 		return nil, err
 	}
 	t := new(Transfers)
@@ -239,18 +239,6 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys [
 }
 
 // byteaArray is the text form of a bytea[] parameter of a prepared statement.
-func byteaArray(vs [][]byte) string {
-	b := []byte{'{'}
-	for i, v := range vs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = hex.AppendEncode(append(b, `"\\x`...), v)
-		b = append(b, '"')
-	}
-	return string(append(b, '}'))
-}
-
 // principalTransfersSQL reads the asset events in which the principal ($1) sends or receives of
 // the transactions whose tx_id, index_block_hash and microblock_hash are the elements of $2, $3
 // and $4. It starts from the transactions (primary-key probes), never from the principal's
@@ -312,7 +300,7 @@ var principalEventsSQL = func() string {
 // cost is the page's, whatever the offset and the principal's history.
 func (s *Store) principalEvents(ctx context.Context, f EventFilter) ([]Event, error) {
 	var rows []*eventRow
-	if err := s.principalEventsPage.scan(ctx, s, principalEventsSQL, &rows, f.Principal, f.Limit, f.Offset); err != nil && !isNoRows(err) {
+	if err := s.scanPrepared(ctx, principalEventsSQL, &rows, f.Principal, f.Limit, f.Offset); err != nil {
 		return nil, err
 	}
 	es := make([]Event, len(rows))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // EventKinds is a set of event kinds. It is comparable, so that loaders can batch on it.
@@ -73,9 +71,9 @@ func (s *Store) EventsOfPrincipals(ctx context.Context, principals []string, kin
 		return nil, nil
 	}
 	var rows []*principalEventRow
-	err := pagePerKey{Select: "k.principal, e.*", Keys: pgdialect.Array(principals), Type: "text", Key: "principal",
+	err := pagePerKey{Select: "k.principal, e.*", Keys: textArray(principals), Type: "text", Key: "principal",
 		Inner: "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") u ORDER BY " + order,
-		Args:  args, Limit: k.Limit, As: "e"}.scan(ctx, s.DB, &rows)
+		Args:  args, Limit: k.Limit, As: "e"}.scan(ctx, s, &rows)
 	if err != nil && !isNoRows(err) {
 		return nil, err
 	}

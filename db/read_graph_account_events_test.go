@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
@@ -63,11 +61,10 @@ type lastQuery struct {
 	q  string
 }
 
-func (l *lastQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-func (l *lastQuery) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+func (l *lastQuery) observe(_ context.Context, query string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.q = e.Query
+	l.q = query
 }
 
 // A page of a long history is read along the partial indexes, one short index scan per kind and
@@ -78,7 +75,7 @@ func TestEventsOfPrincipalsPlan(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	seedHistories(t, store, 3000)
 	hook := &lastQuery{}
-	store.DB.AddQueryHook(hook)
+	store.Observe(hook.observe)
 	ctx := context.Background()
 	indexes := []string{"stx_events_sender_idx", "stx_events_recipient_idx", "ft_events_sender_idx", "ft_events_recipient_idx",
 		"nft_events_sender_idx", "nft_events_recipient_idx", "stx_lock_events_address_idx", "contract_logs_contract_idx"}

@@ -21,7 +21,7 @@ func byteKeys(keys []string) any {
 // BlocksByIndexHash returns the blocks with these index block hashes.
 func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Block, error) {
 	var bs []*Block
-	err := s.DB.NewSelect().Model(&bs).Where("index_block_hash = ANY(?)", byteKeys(hashes)).Scan(ctx)
+	err := s.scanPrepared(ctx, blockSelect+" WHERE index_block_hash = ANY($1::bytea[])", &bs, byteaKeys(hashes))
 	return bs, err
 }
 
@@ -29,8 +29,8 @@ func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Bloc
 func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 	where, args, order := k.clause([]string{"block_height"}, 1, true)
 	var bs []*Block
-	err := s.DB.NewSelect().Model(&bs).Where("canonical").Where(where, args...).
-		OrderExpr(order).Limit(int64(k.Limit)).Scan(ctx)
+	q := numbered(blockSelect + " WHERE canonical AND " + where + " ORDER BY " + order + " LIMIT ?")
+	err := s.scanPrepared(ctx, q, &bs, append(args, k.Limit)...)
 	return bs, err
 }
 
@@ -40,9 +40,9 @@ func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset) ([]*Tx, error) {
 	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
 	var txs []*Tx
-	err := pagePerKey{Select: "t.*", Keys: byteKeys(hashes), Type: "bytea", Key: "h",
+	err := pagePerKey{Select: "t.*", Keys: byteaKeys(hashes), Type: "bytea", Key: "h",
 		Inner: "SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND " + where + " ORDER BY " + order,
-		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s.DB, &txs)
+		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s, &txs)
 	return txs, err
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/uptrace/bun/dialect/pgdialect"
-
 	"github.com/stxgraph/stxgraph/brc20"
 )
 
@@ -141,13 +139,13 @@ func (s *Store) Brc20HoldersOf(ctx context.Context, tickers []string, p Brc20Pag
 	}
 	var rows []*Brc20Balance
 	err := pagePerKey{
-		Select: "b.*", Keys: pgdialect.Array(tickers), Type: "text", Key: "ticker",
+		Select: "b.*", Keys: textArray(tickers), Type: "text", Key: "ticker",
 		Inner: `SELECT b.ticker, b.address, b.avail_balance, b.trans_balance, b.total_balance, t.decimals
 			FROM brc20_balances AS b JOIN brc20_tokens AS t ON t.ticker = b.ticker
 			WHERE b.ticker = k.ticker AND b.total_balance > 0 AND ` + cond + `
 			ORDER BY b.total_balance DESC, b.address DESC OFFSET ?`,
 		Args: append(args, p.Offset), Limit: p.Limit, As: "b",
-	}.scan(ctx, s.DB, &rows)
+	}.scan(ctx, s, &rows)
 	return rows, err
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/uptrace/bun"
 )
 
 // Keyset is one page of a list read in keyset order: up to Limit rows after a cursor (exclusive),
@@ -58,10 +56,11 @@ func (k Keyset) clause(cols []string, ints int, desc bool) (where string, args [
 
 // pagePerKey is a statement that reads one page for each key of a batch: the keys are unnested
 // as k(Key) and each is joined to Inner, a per-key SELECT with its ORDER BY that refers to k.Key,
-// limited to Limit rows. The arguments are the keys, Inner's, then the limit.
+// limited to Limit rows. It runs prepared, with the keys, Inner's arguments, then the limit as
+// its parameters (Inner writes its own as ?).
 type pagePerKey struct {
 	Select string // the outer select list, e.g. "t.*"
-	Keys   any    // the keys, an array parameter (byteKeys, pgdialect.Array)
+	Keys   string // the keys, the text of an array parameter (byteaKeys, textArray)
 	Type   string // the keys' element type: "bytea", "text"
 	Key    string // the column name of a key in Inner
 	Inner  string // the per-key SELECT, ordered
@@ -72,10 +71,10 @@ type pagePerKey struct {
 }
 
 // scan runs the statement into dest.
-func (p pagePerKey) scan(ctx context.Context, db bun.IDB, dest any) error {
+func (p pagePerKey) scan(ctx context.Context, s *Store, dest any) error {
 	q := fmt.Sprintf("SELECT %s FROM unnest(?::%s[]) AS k(%s) CROSS JOIN LATERAL (\n\t\t%s LIMIT ?) %s%s",
 		p.Select, p.Type, p.Key, p.Inner, p.As, p.Tail)
 	args := make([]any, 0, len(p.Args)+2)
 	args = append(append(append(args, p.Keys), p.Args...), p.Limit)
-	return db.NewRaw(q, args...).Scan(ctx, dest)
+	return s.scanPrepared(ctx, numbered(q), dest, args...)
 }

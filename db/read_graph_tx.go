@@ -22,9 +22,8 @@ func (s *Store) TxsByKey(ctx context.Context, keys []TxKey) ([]*Tx, error) {
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
 	}
 	var txs []*Tx
-	err := s.DB.NewSelect().Model(&txs).
-		Where("(tx_id, index_block_hash, microblock_hash) IN (SELECT * FROM unnest(?::bytea[], ?::bytea[], ?::bytea[]))",
-			pgdialect.Array(ids), pgdialect.Array(blocks), pgdialect.Array(mbs)).Scan(ctx)
+	err := s.scanPrepared(ctx, txSelect+` WHERE (tx_id, index_block_hash, microblock_hash) IN
+		(SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]))`, &txs, byteaArray(ids), byteaArray(blocks), byteaArray(mbs))
 	return txs, err
 }
 
@@ -49,22 +48,19 @@ func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keys
 		if k.Reverse {
 			v = 1
 		}
-		err := s.principalTxsFirst[v].scan(ctx, s, principalTxsFirstSQL[v], &rows, principals[0], k.Limit)
-		if isNoRows(err) {
-			err = nil
-		}
+		err := s.scanPrepared(ctx, principalTxsFirstSQL[v], &rows, principals[0], k.Limit)
 		return rows, err
 	}
 	where, args, order := k.clause(principalTxOrder, 3, true)
 	_, _, outer := k.clause(txOrder, 3, true)
-	err := pagePerKey{Select: "k.principal, t.*", Keys: pgdialect.Array(principals), Type: "text", Key: "principal",
+	err := pagePerKey{Select: "k.principal, t.*", Keys: textArray(principals), Type: "text", Key: "principal",
 		Inner: `SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND ` + where + `
 		ORDER BY ` + order,
 		Args: args, Limit: k.Limit, As: "p",
 		Tail: `
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
-		ORDER BY k.principal, ` + outer}.scan(ctx, s.DB, &rows)
+		ORDER BY k.principal, ` + outer}.scan(ctx, s, &rows)
 	return rows, err
 }
 

@@ -18,11 +18,11 @@ func (t *MempoolTx) Fields() *TxFields { return &t.TxFields }
 // unconfirmed microblock rows above the tip only with unanchored.
 func (s *Store) CanonicalTxsByID(ctx context.Context, ids []string, unanchored bool) ([]*Tx, error) {
 	var txs []*Tx
-	q := s.DB.NewSelect().Model(&txs).Where("tx_id = ANY(?) AND canonical AND microblock_canonical", byteKeys(ids))
+	q := txSelect + " WHERE tx_id = ANY($1::bytea[]) AND canonical AND microblock_canonical"
 	if !unanchored {
-		q = q.Where("block_height <= (SELECT block_height FROM chain_tip WHERE id)")
+		q += " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)"
 	}
-	return txs, q.Scan(ctx)
+	return txs, s.scanPrepared(ctx, q, &txs, byteaKeys(ids))
 }
 
 // PrincipalTxQuery selects the part of a principal's history a page is read from.
@@ -55,8 +55,7 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 		v = txPageUnanchored
 	}
 	var rows []*principalPageRow
-	err := s.principalTxPages[v].scan(ctx, s, principalTxPageSQL[v].page, &rows, args...)
-	if err != nil && !isNoRows(err) {
+	if err := s.scanPrepared(ctx, principalTxPageSQL[v].page, &rows, args...); err != nil {
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
@@ -161,12 +160,12 @@ func (s *Store) TxIDsOfBlocks(ctx context.Context, hashes []string) ([]*BlockTxI
 	}
 	// string_agg keeps the order of the sorted subquery: it has no ORDER BY of its own, which on
 	// PostgreSQL 15 would sort again what the index already returns in order.
-	err := s.DB.NewRaw(`SELECT k.h AS index_block_hash, ids.tx_ids FROM unnest(?::bytea[]) AS k(h)
+	err := s.scanPrepared(ctx, `SELECT k.h AS index_block_hash, ids.tx_ids FROM unnest($1::bytea[]) AS k(h)
 		CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
 			WHERE index_block_hash = k.h AND canonical AND microblock_canonical
 			ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
-		WHERE ids.tx_ids IS NOT NULL`, byteKeys(hashes)).Scan(ctx, &rows)
-	if err != nil && !isNoRows(err) {
+		WHERE ids.tx_ids IS NOT NULL`, &rows, byteaKeys(hashes))
+	if err != nil {
 		return nil, err
 	}
 	blocks := make([]*BlockTxIDs, len(rows))
@@ -233,8 +232,7 @@ func (s *Store) StreamedMicroblockHashesOfBlocks(ctx context.Context, hashes []s
 // BlockByBurnBlockHash returns the highest canonical block anchored in this burn block (or, when
 // none is canonical, the highest non-canonical one), or nil.
 func (s *Store) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*Block, error) {
-	b := new(Block)
-	err := s.DB.NewSelect().Model(b).Where("burn_block_hash = ?", hash).
-		OrderExpr("canonical DESC, block_height DESC").Limit(1).Scan(ctx)
-	return orNil(b, err)
+	var bs []*Block
+	err := s.scanPrepared(ctx, blockSelect+" WHERE burn_block_hash = $1 ORDER BY canonical DESC, block_height DESC LIMIT 1", &bs, hash)
+	return first(bs, err)
 }

@@ -141,7 +141,8 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 // batched with every other transaction of the request.
 func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
 	l, o, err := page(limit, offset, maxEventLimit)
-	if err != nil || l == 0 {
+	// Event indexes run from 0 to the row's event count: a window past it has none to read.
+	if err != nil || l == 0 || int32(o) >= t.EventCount {
 		return []db.Event{}, err
 	}
 	key := loaders.TxEventsKey{Tx: t.Key(), Window: db.EventWindow{Offset: int32(o), Limit: int32(l)}}

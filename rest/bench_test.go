@@ -10,11 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/uptrace/bun"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/loaders"
@@ -108,8 +105,6 @@ var benchPaths = map[string]string{
 // (50,000 transfers) next to an idle one.
 func BenchmarkPaths(b *testing.B) {
 	store := withBusyAccount(b, 50_000)
-	stmts := &statementCount{}
-	store.DB.AddQueryHook(stmts)
 	h := handler(b, store)
 	names := make([]string, 0, len(benchPaths))
 	for n := range benchPaths {
@@ -119,7 +114,7 @@ func BenchmarkPaths(b *testing.B) {
 	for _, name := range names {
 		b.Run(name, func(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, benchPaths[name], nil)
-			before := stmts.n.Load()
+			before := store.Statements()
 			for b.Loop() {
 				w := httptest.NewRecorder()
 				h.ServeHTTP(w, req)
@@ -127,19 +122,10 @@ func BenchmarkPaths(b *testing.B) {
 					b.Fatalf("%s: %d %s", name, w.Code, w.Body)
 				}
 			}
-			b.ReportMetric(float64(stmts.n.Load()-before)/float64(b.N), "bun-stmts/op")
+			b.ReportMetric(float64(store.Statements()-before)/float64(b.N), "stmts/op")
 		})
 	}
 }
-
-// statementCount counts the SQL statements the store runs through bun; the prepared tip balance
-// read (db/prepared.go) bypasses bun's hooks and is not counted.
-type statementCount struct{ n atomic.Int64 }
-
-func (s *statementCount) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
-	return ctx
-}
-func (s *statementCount) AfterQuery(context.Context, *bun.QueryEvent) { s.n.Add(1) }
 
 // BenchmarkGraphQLHop compares the balance path through the fixed GraphQL operation (and the
 // reshaping) with the same resolvers called directly: the cost of the in-process GraphQL hop.

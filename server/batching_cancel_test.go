@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -37,8 +35,7 @@ type requestStats struct {
 
 type requestStatsKey struct{}
 
-func (perRequest) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-func (perRequest) AfterQuery(ctx context.Context, _ *bun.QueryEvent) {
+func (perRequest) observe(ctx context.Context, _ string) {
 	if st, ok := ctx.Value(requestStatsKey{}).(*requestStats); ok {
 		if n := st.statements.Add(1); n == st.cancelAfter {
 			st.cancel()
@@ -56,7 +53,7 @@ func TestEndedRequestsRunNoFurtherStatements(t *testing.T) {
 	store := dbtest.New(t)
 	t.Cleanup(func() { store.Close() })
 	chain{blocks: 20, txsPerBlock: 5, eventsPerTx: 2, sender: testSender}.seed(t, store)
-	store.DB.AddQueryHook(perRequest{})
+	store.Observe(perRequest{}.observe)
 	h, err := server.New(server.Config{Store: store})
 	if err != nil {
 		t.Fatal(err)

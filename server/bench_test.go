@@ -56,7 +56,7 @@ func BenchmarkChainReads(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := &statements{}
-	store.DB.AddQueryHook(s)
+	store.Observe(s.observe)
 	// Answers are kept per version of the chain state the notices name.
 	events, err := store.Listen(b.Context())
 	if err != nil {

@@ -10,18 +10,16 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/server"
 )
 
 // statements counts the SQL statements a store runs (a bun query hook).
+// statements counts the statements a store runs.
 type statements struct{ n atomic.Int64 }
 
-func (s *statements) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-func (s *statements) AfterQuery(context.Context, *bun.QueryEvent)                        { s.n.Add(1) }
+func (s *statements) observe(context.Context, string) { s.n.Add(1) }
 
 // api is a real HTTP server on loopback over a fresh database.
 type api struct {
@@ -55,7 +53,7 @@ func startAPI(t testing.TB, cfg server.Config, listen bool) *api {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	s := &statements{}
-	store.DB.AddQueryHook(s)
+	store.Observe(s.observe)
 	return &api{url: srv.URL, store: store, sql: s, events: cfg.Events}
 }
 

@@ -62,6 +62,7 @@ func (c chain) insertBlock(ctx context.Context, t testing.TB, store *db.Store, h
 		}
 		for i := range c.txsPerBlock {
 			row := txRow(b, i, c.sender)
+			row.EventCount = int32(c.eventsPerTx)
 			if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 				return err
 			}
