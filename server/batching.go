@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,20 @@ type run struct {
 	op      *loaders.Operation
 	mu      sync.Mutex
 	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by mu
+
+	// plans holds the plan of each selection an object of the operation was planned with: the
+	// objects of one list share theirs, and collecting a selection's fields is most of what
+	// planning costs.
+	plansMu sync.Mutex
+	plans   map[planKey]*object
+}
+
+// planKey names a selection set of the operation document (by its first element, which the
+// document holds for as long as the operation runs) on one object type.
+type planKey struct {
+	first *ast.Selection
+	n     int
+	def   string
 }
 
 type runKey struct{}
@@ -155,16 +170,20 @@ func (r *run) finishLocked(f *field) {
 // context with their index between a field and the fields of the objects it returned; the root
 // fields' parent context has no field.
 func objectKeyOf(fc *graphql.FieldContext) objectKey {
-	var path []string
+	var path string
 	p := fc.Parent
 	for p != nil && p.Index != nil {
-		path = append([]string{strconv.Itoa(*p.Index)}, path...)
+		if path == "" {
+			path = strconv.Itoa(*p.Index)
+		} else {
+			path = strconv.Itoa(*p.Index) + "/" + path
+		}
 		p = p.Parent
 	}
 	if p == nil || p.Field.Field == nil {
 		p = nil
 	}
-	return objectKey{fc: p, path: strings.Join(path, "/")}
+	return objectKey{fc: p, path: path}
 }
 
 // Batching is the gqlgen extension that runs every query, and every subscription event, as an
@@ -249,13 +268,14 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
+	r := &run{objects: map[objectKey]*object{}, plans: map[planKey]*object{}}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
-		root = b.plan(oc, oc.Operation.SelectionSet, b.schema.Query)
+		root = r.plan(b, oc, oc.Operation.SelectionSet, b.schema.Query)
 	case ast.Subscription:
 		ctx = loaders.With(ctx, loaders.NewWithWait(b.store, b.wait))
-		if root = b.eventPlan(oc); root == nil {
+		if root = b.eventPlan(r, oc); root == nil {
 			return next(ctx)
 		}
 	default:
@@ -266,7 +286,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	defer op.End()
-	r := &run{op: op, objects: map[objectKey]*object{}}
+	r.op = op
 	r.mu.Lock()
 	r.objects[root.key] = root
 	r.advanceLocked(root)
@@ -276,7 +296,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 
 // eventPlan is the plan of one subscription event: the object its one root field streams (whose
 // resolver ran once, when the subscription started).
-func (b *Batching) eventPlan(oc *graphql.OperationContext) *object {
+func (b *Batching) eventPlan(r *run, oc *graphql.OperationContext) *object {
 	roots := graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{b.schema.Subscription.Name})
 	if len(roots) != 1 || roots[0].Definition == nil {
 		return nil
@@ -285,7 +305,7 @@ func (b *Batching) eventPlan(oc *graphql.OperationContext) *object {
 	if def == nil || def.Kind != ast.Object {
 		return nil
 	}
-	return b.plan(oc, roots[0].Selections, def)
+	return r.plan(b, oc, roots[0].Selections, def)
 }
 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
@@ -308,13 +328,13 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 	}()
 	res, err = next(ctx)
 	if err == nil {
-		children = b.children(graphql.GetOperationContext(ctx), fc.Field, res)
+		children = b.children(r, graphql.GetOperationContext(ctx), fc.Field, res)
 	}
 	return res, err
 }
 
 // children plans the objects gqlgen will resolve field f's selection on: those of res.
-func (b *Batching) children(oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
+func (b *Batching) children(r *run, oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
 	if f.Definition == nil {
 		return nil
 	}
@@ -323,18 +343,18 @@ func (b *Batching) children(oc *graphql.OperationContext, f graphql.CollectedFie
 		return nil
 	}
 	var out []*object
-	b.objects(oc, f.Selections, def, reflect.ValueOf(res), "", &out)
+	b.objects(r, oc, f.Selections, def, reflect.ValueOf(res), "", &out)
 	return out
 }
 
 // objects plans every object of v (lists flattened, keeping their positions; nulls have none).
-func (b *Batching) objects(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
+func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return
 	case reflect.Interface:
 		if !v.IsNil() {
-			b.objects(oc, sel, def, v.Elem(), path, out)
+			b.objects(r, oc, sel, def, v.Elem(), path, out)
 		}
 		return
 	case reflect.Pointer:
@@ -347,7 +367,7 @@ func (b *Batching) objects(oc *graphql.OperationContext, sel ast.SelectionSet, d
 			if path != "" {
 				p = path + "/" + p
 			}
-			b.objects(oc, sel, def, v.Index(i), p, out)
+			b.objects(r, oc, sel, def, v.Index(i), p, out)
 		}
 		return
 	}
@@ -356,7 +376,7 @@ func (b *Batching) objects(oc *graphql.OperationContext, sel ast.SelectionSet, d
 			return // its fields bring their own tokens
 		}
 	}
-	o := b.plan(oc, sel, def)
+	o := r.plan(b, oc, sel, def)
 	o.key.path = path
 	*out = append(*out, o)
 }
@@ -373,6 +393,22 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 		}
 	}
 	return nil
+}
+
+// plan returns a new object of type def planned for selection sel, from the run's plans.
+func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
+	k := planKey{n: len(sel), def: def.Name}
+	if len(sel) > 0 {
+		k.first = &sel[0]
+	}
+	r.plansMu.Lock()
+	p := r.plans[k]
+	if p == nil {
+		p = b.plan(oc, sel, def)
+		r.plans[k] = p
+	}
+	r.plansMu.Unlock()
+	return &object{slots: slices.Clone(p.slots), pending: p.pending}
 }
 
 // plan lists the fields of an object of type def with selection sel whose start the tokens must
