@@ -4,11 +4,14 @@
 // change to that part: an answer is kept under the versions of the parts it reads, as they were
 // before computing it, only if they are still current when it is done, and served only while
 // they stay. The size is bounded by a byte budget, least recently used out first, which also
-// ages out the answers of versions that have moved on.
+// ages out the answers of versions that have moved on. Identical requests that arrive while an
+// answer is being computed wait for it rather than computing it again (Do), so a cold page that
+// many clients open at once, as after every new block, costs one computation.
 package respcache
 
 import (
 	"container/list"
+	"context"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -80,8 +83,19 @@ type Cache struct {
 	used   int64
 	order  *list.List
 	items  map[string]*list.Element
+	// flights are the answers being computed, by stamped key.
+	flights map[string]*flight
 
-	hits, misses, evictions atomic.Int64
+	hits, misses, evictions, shared atomic.Int64
+}
+
+// flight is one computation of an answer that identical requests wait for.
+type flight struct {
+	done   chan struct{}
+	answer Answer
+	ok     bool // the answer may be served to the waiters (and kept)
+	// waiters counts the requests waiting for it; guarded by the cache's mu.
+	waiters int
 }
 
 // New returns a cache of the answers at versions' state holding at most budget bytes, or nil
@@ -90,7 +104,8 @@ func New(budget int64, versions Versions) *Cache {
 	if budget <= 0 || versions == nil {
 		return nil
 	}
-	return &Cache{versions: versions, budget: budget, order: list.New(), items: map[string]*list.Element{}}
+	return &Cache{versions: versions, budget: budget, order: list.New(), items: map[string]*list.Element{},
+		flights: map[string]*flight{}}
 }
 
 // Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
@@ -115,10 +130,13 @@ func (c *Cache) Get(key string, reads Parts, at db.StateVersion) (Answer, bool) 
 	if c == nil {
 		return Answer{}, false
 	}
-	key += reads.stamp(at)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.items[key]
+	return c.getLocked(key+reads.stamp(at), reads, at)
+}
+
+func (c *Cache) getLocked(stamped string, reads Parts, at db.StateVersion) (Answer, bool) {
+	el, ok := c.items[stamped]
 	if !ok || !c.current(reads, at) {
 		c.misses.Add(1)
 		return Answer{}, false
@@ -126,6 +144,51 @@ func (c *Cache) Get(key string, reads Parts, at db.StateVersion) (Answer, bool) 
 	c.order.MoveToFront(el)
 	c.hits.Add(1)
 	return el.Value.(*entry).answer, true
+}
+
+// Do serves the answer under key for the parts it reads at at: the one kept, else the one an
+// identical request is computing now (waiting for it while ctx lasts), else compute's, which says
+// whether its answer may be served to others and kept (an error may not). shared reports an
+// answer that compute did not make here; when the computation waited for fails, compute runs.
+func (c *Cache) Do(ctx context.Context, key string, reads Parts, at db.StateVersion, compute func() (Answer, bool)) (a Answer, shared bool) {
+	if c == nil {
+		a, _ = compute()
+		return a, false
+	}
+	stamped := key + reads.stamp(at)
+	c.mu.Lock()
+	if a, ok := c.getLocked(stamped, reads, at); ok {
+		c.mu.Unlock()
+		return a, true
+	}
+	if f := c.flights[stamped]; f != nil {
+		f.waiters++
+		c.mu.Unlock()
+		select {
+		case <-f.done:
+			if f.ok {
+				c.shared.Add(1)
+				return f.answer, true
+			}
+		case <-ctx.Done():
+		}
+		a, _ = compute()
+		return a, false
+	}
+	f := &flight{done: make(chan struct{})}
+	c.flights[stamped] = f
+	c.mu.Unlock()
+	defer func() { // also when compute panics: the waiters then compute for themselves
+		c.mu.Lock()
+		delete(c.flights, stamped)
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	f.answer, f.ok = compute()
+	if f.ok {
+		c.Put(key, reads, at, f.answer)
+	}
+	return f.answer, false
 }
 
 // Put stores a under key if the parts it reads are still at the versions of at, which it was
@@ -161,11 +224,13 @@ func (c *Cache) removeLocked(el *list.Element) {
 	c.used -= e.size
 }
 
-// Stats are the cache's counters since it was made.
+// Stats are the cache's counters since it was made. Shared counts the answers served to a
+// request from an identical one's computation; Waiting is how many requests wait for one now.
 type Stats struct {
-	Hits, Misses, Evictions int64
-	Entries                 int
-	Bytes                   int64
+	Hits, Misses, Evictions, Shared int64
+	Waiting                         int
+	Entries                         int
+	Bytes                           int64
 }
 
 // Stats reports the counters and the current size.
@@ -175,5 +240,10 @@ func (c *Cache) Stats() Stats {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(), Entries: len(c.items), Bytes: c.used}
+	st := Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Evictions: c.evictions.Load(), Shared: c.shared.Load(),
+		Entries: len(c.items), Bytes: c.used}
+	for _, f := range c.flights {
+		st.Waiting += f.waiters
+	}
+	return st
 }

@@ -3,7 +3,10 @@ package respcache
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stxgraph/stxgraph/db"
 )
@@ -105,5 +108,53 @@ func TestNilCacheCachesNothing(t *testing.T) {
 		if _, ok := c.Get("a", Chain, live); ok {
 			t.Error("disabled cache served an answer")
 		}
+	}
+}
+
+// Identical requests that arrive while an answer is computed wait for it: one computation serves
+// them all. When it fails (its answer may not be shared), each computes its own.
+func TestIdenticalRequestsShareOneComputation(t *testing.T) {
+	at := db.StateVersion{Chain: 3, Live: true}
+	for _, tc := range []struct {
+		name     string
+		ok       bool
+		computed int64
+	}{
+		{"shared", true, 1},
+		{"failed", false, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(1<<20, &state{at})
+			release := make(chan struct{})
+			var computed atomic.Int64
+			compute := func() (Answer, bool) {
+				if computed.Add(1) == 1 {
+					<-release // the first computation lasts until every request has arrived
+				}
+				return answer(10), tc.ok
+			}
+			var wg sync.WaitGroup
+			results := make([]Answer, 5)
+			for i := range results {
+				wg.Go(func() { results[i], _ = c.Do(t.Context(), "k", Chain, at, compute) })
+			}
+			// The four other requests are waiting once the first has started and the flight is seen.
+			for c.Stats().Waiting < 4 {
+				time.Sleep(time.Millisecond)
+			}
+			close(release)
+			wg.Wait()
+			if n := computed.Load(); n != tc.computed {
+				t.Errorf("computed %d times, want %d", n, tc.computed)
+			}
+			for i, a := range results {
+				if len(a.Body) != 10 {
+					t.Errorf("request %d got %q", i, a.Body)
+				}
+			}
+			if _, kept := c.Get("k", Chain, at); kept != tc.ok {
+				t.Errorf("kept %v, want %v", kept, tc.ok)
+			}
+		})
 	}
 }

@@ -132,50 +132,54 @@ func (a *API) serve(rt route) http.Handler {
 			writeError(w, err)
 			return
 		}
-		// An answer kept at the current chain state needs no statement, If-None-Match included.
+		// An answer kept at the current chain state needs no statement, If-None-Match included;
+		// identical requests arriving while it is computed wait for it.
 		key := r.URL.Path + "?" + r.URL.RawQuery
-		at, cache := a.opts.Answers.Version()
-		if cache {
-			if ans, ok := a.opts.Answers.Get(key, reads, at); ok {
-				writeAnswer(w, r, ans)
-				return
-			}
+		at, _ := a.opts.Answers.Version()
+		var failed error
+		ans, shared := a.opts.Answers.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
+			var ans respcache.Answer
+			ans, failed = a.answer(w, r, rt, vars)
+			return ans, failed == nil && ans.Body != nil
+		})
+		switch {
+		case shared || failed == nil && ans.Body != nil:
+			writeAnswer(w, r, ans)
+		case failed != nil:
+			writeError(w, failed)
 		}
-		if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
-			data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
-			if err != nil {
-				writeError(w, err)
-				return
-			}
-			if tag := rt.etag(data); notModified(r, tag) {
-				setETag(w, tag)
-				w.WriteHeader(http.StatusNotModified)
-				return
-			}
-		}
-		data, err := a.ops.raw(r.Context(), rt.op, vars)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		body, err := rt.body(r, vars, data)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		ans := respcache.Answer{Body: body}
-		if rt.etag != nil {
-			ans.ETag = rt.etag(data)
-		}
-		if cache {
-			a.opts.Answers.Put(key, reads, at, ans)
-		}
-		writeAnswer(w, r, ans)
 	})
 }
 
-// writeAnswer writes a 200 with its ETag (when it has one) and JSON body, or a 304 when the
-// request already holds that ETag.
+// answer computes rt's answer to r; with an If-None-Match naming the current state it answers
+// 304 itself and returns no answer.
+func (a *API) answer(w http.ResponseWriter, r *http.Request, rt route, vars map[string]any) (respcache.Answer, error) {
+	if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
+		data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
+		if err != nil {
+			return respcache.Answer{}, err
+		}
+		if tag := rt.etag(data); notModified(r, tag) {
+			setETag(w, tag)
+			w.WriteHeader(http.StatusNotModified)
+			return respcache.Answer{}, nil
+		}
+	}
+	data, err := a.ops.raw(r.Context(), rt.op, vars)
+	if err != nil {
+		return respcache.Answer{}, err
+	}
+	body, err := rt.body(r, vars, data)
+	if err != nil {
+		return respcache.Answer{}, err
+	}
+	ans := respcache.Answer{Body: body}
+	if rt.etag != nil {
+		ans.ETag = rt.etag(data)
+	}
+	return ans, nil
+}
+
 func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {
 	setETag(w, ans.ETag)
 	if ans.ETag != "" && notModified(r, ans.ETag) {

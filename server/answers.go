@@ -74,16 +74,16 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			return
 		}
 		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
-		if ans, ok := p.cache.Get(key, doc.reads, at); ok {
+		ans, shared := p.cache.Do(r.Context(), key, doc.reads, at, func() (respcache.Answer, bool) {
+			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			ok := rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`))
+			return respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")}, ok
+		})
+		if shared {
 			w.Header().Set("Content-Type", ans.ContentType)
 			w.WriteHeader(http.StatusOK)
 			w.Write(ans.Body) //nolint:errcheck // client gone
-			return
-		}
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`)) {
-			p.cache.Put(key, doc.reads, at, respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")})
 		}
 	})
 }
