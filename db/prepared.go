@@ -60,11 +60,16 @@ type preparedSet struct {
 	m  map[string]*prepared
 }
 
+// maxPrepared bounds the statements kept prepared (on every pooled connection): a page of
+// transactions names the columns its query shows, and clients choose the shapes.
+const maxPrepared = 512
+
+// get returns the statement of query, or nil when the set is full and query is not in it.
 func (ps *preparedSet) get(query string) *prepared {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[query]
-	if p == nil {
+	if p == nil && len(ps.m) < maxPrepared {
 		if ps.m == nil {
 			ps.m = map[string]*prepared{}
 		}
@@ -76,13 +81,21 @@ func (ps *preparedSet) get(query string) *prepared {
 
 // scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
 // dest as bun scans a query's. No rows is not an error.
+// Beyond maxPrepared statements, a new one runs unprepared (the driver writes the parameters in).
 func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
-	stmt, err := s.prepared.get(query).current(ctx, s, query)
-	if err != nil {
-		return err
+	var rows *sql.Rows
+	var err error
+	if p := s.prepared.get(query); p != nil {
+		var stmt *sql.Stmt
+		if stmt, err = p.current(ctx, s, query); err != nil {
+			return err
+		}
+		s.statements.ran(ctx, func() string { return s.render(query, args) })
+		rows, err = stmt.QueryContext(ctx, args...)
+	} else {
+		s.statements.ran(ctx, func() string { return s.render(query, args) })
+		rows, err = s.DB.DB.QueryContext(ctx, query, args...)
 	}
-	s.statements.ran(ctx, func() string { return s.render(query, args) })
-	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
@@ -123,7 +136,12 @@ func numbered(q string) string {
 
 // byteaArray renders byte strings as the text of a bytea[] parameter.
 func byteaArray(vs [][]byte) string {
-	b := []byte{'{'}
+	n := 2
+	for _, v := range vs {
+		n += 2*len(v) + 6
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
 	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
@@ -136,15 +154,11 @@ func byteaArray(vs [][]byte) string {
 
 // byteaKeys renders loader keys (raw bytes held in strings) as the text of a bytea[] parameter.
 func byteaKeys(keys []string) string {
-	b := []byte{'{'}
+	vs := make([][]byte, len(keys))
 	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = hex.AppendEncode(append(b, `"\\x`...), []byte(k))
-		b = append(b, '"')
+		vs[i] = []byte(k)
 	}
-	return string(append(b, '}'))
+	return byteaArray(vs)
 }
 
 // textArray renders strings as the text of a text[] parameter, each quoted so that commas,
@@ -179,7 +193,7 @@ func PreparedStatements() map[string]string {
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
 		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page,
-		"principal-txs-first":  principalTxsFirstSQL[0], "principal-txs-first-reverse": principalTxsFirstSQL[1]}
+		"principal-txs-first":  principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
 }
 
 // The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their

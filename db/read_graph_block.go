@@ -37,10 +37,10 @@ func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 // TxsOfBlocks returns, for each of these index block hashes, one page of the transactions the
 // block holds (anchored and confirmed-microblock ones) in chain order
 // (microblock_sequence, tx_index). One LATERAL statement serves every block in the batch.
-func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset) ([]*Tx, error) {
+func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset, cols TxColumns) ([]*Tx, error) {
 	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
 	var txs []*Tx
-	err := pagePerKey{Select: "t.*", Keys: byteaKeys(hashes), Type: "bytea", Key: "h",
+	err := pagePerKey{Select: cols.selectList("t"), Keys: byteaKeys(hashes), Type: "bytea", Key: "h",
 		Inner: "SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND " + where + " ORDER BY " + order,
 		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s, &txs)
 	return txs, err

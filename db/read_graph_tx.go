@@ -41,19 +41,15 @@ type PrincipalTxRow struct {
 // TxsOfPrincipals returns, for each principal, one page of the canonical transactions it took
 // part in, newest first, in one LATERAL statement over the principal_txs index; the first page of
 // one principal (an account read) in a prepared one.
-func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keyset) ([]*PrincipalTxRow, error) {
+func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keyset, cols TxColumns) ([]*PrincipalTxRow, error) {
 	var rows []*PrincipalTxRow
 	if len(principals) == 1 && !k.After.Set {
-		v := 0
-		if k.Reverse {
-			v = 1
-		}
-		err := s.scanPrepared(ctx, principalTxsFirstSQL[v], &rows, principals[0], k.Limit)
+		err := s.scanPrepared(ctx, principalTxsFirstSQL(k.Reverse, cols), &rows, principals[0], k.Limit)
 		return rows, err
 	}
 	where, args, order := k.clause(principalTxOrder, 3, true)
 	_, _, outer := k.clause(txOrder, 3, true)
-	err := pagePerKey{Select: "k.principal, t.*", Keys: textArray(principals), Type: "text", Key: "principal",
+	err := pagePerKey{Select: "k.principal, " + cols.selectList("t"), Keys: textArray(principals), Type: "text", Key: "principal",
 		Inner: `SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND ` + where + `
 		ORDER BY ` + order,
@@ -70,21 +66,18 @@ var (
 	txOrder          = []string{"t.block_height", "t.microblock_sequence", "t.tx_index"}
 )
 
-// principalTxsFirstSQL are the first page of one principal's transactions, newest first and
-// (Reverse) oldest first: prepared, since planning the statement costs PostgreSQL more than
-// running it. $1 is the principal and $2 the limit.
-var principalTxsFirstSQL = func() (out [2]string) {
-	for v, reverse := range []bool{false, true} {
-		k := Keyset{Reverse: reverse}
-		_, _, order := k.clause(principalTxOrder, 3, true)
-		_, _, outer := k.clause(txOrder, 3, true)
-		out[v] = `SELECT $1::text AS principal, t.* FROM (SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
+// principalTxsFirstSQL is the first page of one principal's transactions, newest first or
+// (reverse) oldest first, reading cols: prepared, since planning the statement costs PostgreSQL
+// more than running it. $1 is the principal and $2 the limit.
+func principalTxsFirstSQL(reverse bool, cols TxColumns) string {
+	k := Keyset{Reverse: reverse}
+	_, _, order := k.clause(principalTxOrder, 3, true)
+	_, _, outer := k.clause(txOrder, 3, true)
+	return `SELECT $1::text AS principal, ` + cols.selectList("t") + ` FROM (SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = $1::text AND p.canonical AND p.microblock_canonical ORDER BY ` + order + ` LIMIT $2::bigint) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
 		ORDER BY ` + outer
-	}
-	return out
-}()
+}
 
 // TxsOfPrincipalIn returns the transactions a principal took part in within one anchor block
 // (indexBlockHash) or within these unconfirmed microblocks, in chain order: what an address

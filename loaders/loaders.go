@@ -20,10 +20,12 @@ import (
 const DefaultWait = time.Millisecond
 
 // Page asks for one keyset page of the list under Parent (a block's index hash, a principal, a
-// contract id). Keys with the same Keyset share one SQL statement.
+// contract id) and, for a list of transactions, the columns its query shows. Keys with the same
+// Keyset and Columns share one SQL statement.
 type Page struct {
-	Parent string
-	Keyset db.Keyset
+	Parent  string
+	Keyset  db.Keyset
+	Columns db.TxColumns
 }
 
 // Loaders holds every loader of one request.
@@ -81,7 +83,7 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		})),
 		PrincipalEvents: newLoader(s, wait, principalEvents(store)),
 		ContractByID:    newLoader(s, wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
-		ContractLogs: newLoader(s, wait, paged(store.ContractLogsOf, func(l *db.ContractLog) (string, *db.ContractLog) {
+		ContractLogs: newLoader(s, wait, paged(allColumns(store.ContractLogsOf), func(l *db.ContractLog) (string, *db.ContractLog) {
 			return l.ContractIdentifier, l
 		})),
 		MempoolTxByID:      newLoader(s, wait, byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
@@ -170,24 +172,36 @@ func grouped[K comparable, V any](fetch func(context.Context, []K) ([]V, error),
 // paged adapts a "fetch one page of the children of these parents" store method: keys asking for
 // the same page (the same cursor, size and direction) share one statement, so a query runs one
 // statement per distinct page argument per level, however many parents it reaches.
-func paged[R, V any](fetch func(context.Context, []string, db.Keyset) ([]R, error), split func(R) (string, V)) dataloader.BatchFunc[Page, []V] {
+func paged[R, V any](fetch func(context.Context, []string, db.Keyset, db.TxColumns) ([]R, error), split func(R) (string, V)) dataloader.BatchFunc[Page, []V] {
+	type shape struct {
+		keyset  db.Keyset
+		columns db.TxColumns
+	}
 	return func(ctx context.Context, keys []Page) []*dataloader.Result[[]V] {
-		byPage := map[db.Keyset][]string{}
+		byPage := map[shape][]string{}
 		for _, k := range keys {
-			byPage[k.Keyset] = append(byPage[k.Keyset], k.Parent)
+			sh := shape{k.Keyset, k.Columns}
+			byPage[sh] = append(byPage[sh], k.Parent)
 		}
 		found := make(map[Page][]V, len(keys))
-		for ks, parents := range byPage {
-			rows, err := fetch(ctx, parents, ks)
+		for sh, parents := range byPage {
+			rows, err := fetch(ctx, parents, sh.keyset, sh.columns)
 			if err != nil {
 				return failed[[]V](len(keys), err)
 			}
 			for _, r := range rows {
 				parent, v := split(r)
-				k := Page{Parent: parent, Keyset: ks}
+				k := Page{Parent: parent, Keyset: sh.keyset, Columns: sh.columns}
 				found[k] = append(found[k], v)
 			}
 		}
 		return answer(keys, found)
+	}
+}
+
+// allColumns adapts a page read of rows that are not transactions, which reads all its columns.
+func allColumns[R any](fetch func(context.Context, []string, db.Keyset) ([]R, error)) func(context.Context, []string, db.Keyset, db.TxColumns) ([]R, error) {
+	return func(ctx context.Context, parents []string, k db.Keyset, _ db.TxColumns) ([]R, error) {
+		return fetch(ctx, parents, k)
 	}
 }

@@ -91,7 +91,8 @@ func (r *blockResolver) Transactions(ctx context.Context, b *db.Block, first *in
 	if err != nil {
 		return nil, err
 	}
-	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, loaders.Page{Parent: string(b.IndexBlockHash), Keyset: ks})()
+	page := loaders.Page{Parent: string(b.IndexBlockHash), Keyset: ks, Columns: txPageColumns(ctx)}
+	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, page)()
 	if err != nil {
 		return nil, err
 	}

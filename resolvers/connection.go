@@ -201,7 +201,8 @@ func (r *accountResolver) Transactions(ctx context.Context, a *db.Account, first
 		// costing a statement of its own on the next level.
 		latestOf(ctx, a.Principal)
 	}
-	rows, err := loaders.For(ctx).PrincipalTxs.Load(ctx, loaders.Page{Parent: a.Principal, Keyset: ks})()
+	page := loaders.Page{Parent: a.Principal, Keyset: ks, Columns: txPageColumns(ctx)}
+	rows, err := loaders.For(ctx).PrincipalTxs.Load(ctx, page)()
 	if err != nil {
 		return nil, err
 	}
