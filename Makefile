@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest graphiql chromium btcd soak
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest loadtest-paths graphiql chromium btcd soak
 
 run: postgres build
 	$(BIN) serve --demo
@@ -79,11 +79,15 @@ bench-chain: postgres
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) ./internal/chaingen
 	$(GO) test -run='^$$' -bench=. -benchtime=$(BENCHTIME) -timeout=60m ./bench -args $(BENCHFLAGS)
 
-# Load test: `stxgraph serve` on that chain's database, then cmd/loadgen with 32 connections on
-# each path alone for LOADTEST_DURATION (the REST paths, a different account per request, and the
-# two GraphQL reads; then the reads whose first computation matters again on a second server
-# that keeps no answers); it prints req/s, p50/p90/p99, errors and SQL statements per request per
-# path and the server's peak RSS, and writes them to bench/RESULTS.md (keeping the run before).
+# Load test on that chain's database (built the first time, as by loadgen prepare): cmd/loadgen
+# mixes measures the pgbench -S ceiling of this machine's PostgreSQL, then loads each of two mixes
+# of reads shaped like wallet and explorer traffic (REST and GraphQL, parameters drawn over the
+# whole chain: cmd/loadgen/mix.go) from 32 connections for LOADTEST_DURATION on a freshly started
+# `stxgraph serve` that keeps answers, then each read of the mixes alone on a server started with
+# --answer-cache-bytes 0 (its first computation). It prints req/s, p50/p99, errors, the server's
+# and PostgreSQL's CPU and the SQL statements per request, and each rate over pgbench's and the
+# reference's, and writes them to bench/RESULTS.md (keeping the run before). It takes about 20
+# times LOADTEST_DURATION.
 LOADTEST_PORT ?= 3998
 LOADTEST_DURATION ?= 10s
 # LOADTEST_CHAIN sets the chain's flags (loadgen prepare -h): `-txs 295` is the chain five
@@ -91,14 +95,20 @@ LOADTEST_DURATION ?= 10s
 LOADTEST_CHAIN ?=
 LOADTEST_RESULTS ?= bench/RESULTS.md
 loadtest: postgres build
+	$(GO) run ./cmd/loadgen mixes -server $(BIN) -port $(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION) \
+		-results $(LOADTEST_RESULTS) -note "stxgraph $(VERSION)$(if $(LOADTEST_CHAIN), chain $(LOADTEST_CHAIN))" $(LOADTEST_CHAIN)
+
+# The fixed paths of the busiest and idle accounts, each alone for LOADTEST_DURATION (loadgen run's
+# defaults), then the reads whose first computation matters again on a second server that keeps
+# no answers; printed only.
+loadtest-paths: postgres build
 	@set -e; url=$$($(GO) run ./cmd/loadgen prepare $(LOADTEST_CHAIN)); \
 	$(BIN) serve --database-url "$$url" --port $(LOADTEST_PORT) --event-port $$(($(LOADTEST_PORT) + 1)) \
 		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest.log" & pid=$$!; \
 	$(BIN) serve --database-url "$$url" --port $$(($(LOADTEST_PORT) + 2)) --event-port $$(($(LOADTEST_PORT) + 3)) --answer-cache-bytes 0 \
 		2>"$${TMPDIR:-/tmp}/stxgraph-loadtest-uncached.log" & pid2=$$!; trap 'kill $$pid $$pid2' EXIT; \
 	$(GO) run ./cmd/loadgen run -wait 30s -url http://127.0.0.1:$(LOADTEST_PORT) -c 32 -d $(LOADTEST_DURATION) \
-		-uncached http://127.0.0.1:$$(($(LOADTEST_PORT) + 2)) -pid $$pid -results $(LOADTEST_RESULTS) \
-		-note "stxgraph $(VERSION)$(if $(LOADTEST_CHAIN), chain $(LOADTEST_CHAIN))" $(LOADTEST_CHAIN)
+		-uncached http://127.0.0.1:$$(($(LOADTEST_PORT) + 2)) -pid $$pid $(LOADTEST_CHAIN)
 
 # Loopback load test of the REST paths at 32 connections (req/s, p50/p99 per path).
 load: postgres
@@ -111,10 +121,12 @@ bench-brc20-lookups: postgres
 	$(GO) test -count=1 -run='^$$' -bench=BenchmarkBrc20TokenLookup -benchtime=$(BENCHTIME) ./rest
 
 # Soak test: `stxgraph serve` on a copy of that chain's database; cmd/loadgen measures the peak
-# mixed-load rate, then holds SOAK_FRACTION of it for SOAK_DURATION while posting a new block
-# every few seconds to the event observer, and prints per minute the requests, p50/p99, errors,
-# blocks ingested and the server's RSS. SOAK_CHAIN sets the chain's flags (loadgen prepare -h),
-# SOAK_FLAGS the soak's (loadgen soak -h).
+# rate of the REST and GraphQL mixes together (those of `make loadtest`, drawn with a seed), then
+# holds SOAK_FRACTION of it for SOAK_DURATION while posting to the event observer a new block
+# every 5 s and 10 signed mempool transactions a second, and prints per minute the requests,
+# p50/p99, errors, blocks and mempool transactions ingested and the server's RSS. SOAK_CHAIN sets
+# the chain's flags (loadgen prepare -h), SOAK_FLAGS the soak's (loadgen soak -h: -block-every,
+# -mempool-rate, -draw-seed…).
 SOAK_DURATION ?= 10m
 SOAK_FRACTION ?= 0.8
 SOAK_CHAIN ?=

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -22,6 +24,7 @@ type conn struct {
 	c          net.Conn
 	br         *bufio.Reader
 	req        []byte
+	body       bytes.Buffer // a GraphQL answer, read for its errors
 }
 
 // newConn is a connection to base's host, dialled at the first request.
@@ -41,8 +44,9 @@ func newConn(base string, timeout time.Duration) (*conn, error) {
 }
 
 // get fetches path (with its query) and reads the whole body; an answer other than 2xx is an
-// error. A failed exchange closes the connection; the next request dials again. A request
-// still running at ctx's deadline ends with context.DeadlineExceeded.
+// error, and so is a GraphQL answer (a path under /graphql) with errors. A failed exchange
+// closes the connection; the next request dials again. A request still running at ctx's
+// deadline ends with context.DeadlineExceeded.
 func (c *conn) get(ctx context.Context, path string) error {
 	deadline := time.Now().Add(c.timeout)
 	end, ok := ctx.Deadline()
@@ -57,11 +61,17 @@ func (c *conn) get(ctx context.Context, path string) error {
 		}
 		return err
 	}
-	if status/100 != 2 {
+	success := status/100 == 2
+	if b := c.body.Bytes(); graphQL(path) && (!success || bytes.Contains(b, []byte(`"errors":`))) {
+		return fmt.Errorf("HTTP %d, GraphQL errors: %s", status, b[:min(len(b), 300)])
+	}
+	if !success {
 		return fmt.Errorf("HTTP %d", status)
 	}
 	return nil
 }
+
+func graphQL(path string) bool { return strings.HasPrefix(path, "/graphql") }
 
 // exchange writes the request and reads the answer by deadline, dialling first when the
 // connection is closed, and keeps it open when it may.
@@ -85,7 +95,12 @@ func (c *conn) exchange(ctx context.Context, deadline time.Time, path string) (i
 	if err != nil {
 		return 0, err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	var body io.Writer = io.Discard
+	if graphQL(path) {
+		c.body.Reset()
+		body = &c.body
+	}
+	_, err = io.Copy(body, resp.Body)
 	resp.Body.Close()
 	if err != nil {
 		return 0, err

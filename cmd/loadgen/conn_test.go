@@ -10,8 +10,8 @@ import (
 )
 
 // A connection follows the server: it dials again after an answer that closes the connection,
-// reads chunked bodies, counts a non-2xx answer and gives up on an answer slower than its
-// timeout, and ends with the run.
+// reads chunked bodies, counts a non-2xx answer and a GraphQL answer with errors, gives up on
+// an answer slower than its timeout, and ends with the run.
 func TestConn(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -26,6 +26,12 @@ func TestConn(t *testing.T) {
 			http.NotFound(w, r)
 		case "/slow":
 			time.Sleep(300 * time.Millisecond)
+		case "/graphql":
+			if r.URL.Query().Get("query") == "bad" {
+				w.Write([]byte(`{"errors":[{"message":"no such field"}],"data":null}`))
+				return
+			}
+			w.Write([]byte(`{"data":{"errorsField":"errors"}}`))
 		}
 	}))
 	defer srv.Close()
@@ -39,6 +45,7 @@ func TestConn(t *testing.T) {
 		path, wantErr string
 	}{
 		{"/close", ""}, {"/close?again=1", ""}, {"/chunked", ""}, {"/missing", "HTTP 404"}, {"/slow", "timeout"}, {"/ok", ""},
+		{"/graphql?query=ok", ""}, {"/graphql?query=bad", "GraphQL errors: {\"errors\":[{\"message\":\"no such field\"}]"},
 	} {
 		err := c.get(ctx, step.path)
 		if (err == nil) != (step.wantErr == "") || (err != nil && !strings.Contains(err.Error(), step.wantErr)) {

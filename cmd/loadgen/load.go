@@ -20,10 +20,12 @@ import (
 )
 
 // loadOptions describe one load run: conns workers, each with its own keep-alive connection,
-// request the paths round-robin for the duration.
+// request the paths round-robin, or draw the mix's reads, for the duration.
 type loadOptions struct {
 	base     string
 	paths    []string
+	mix      *mix
+	seed     uint64 // of the workers' draws
 	conns    int
 	duration time.Duration
 	timeout  time.Duration
@@ -38,6 +40,37 @@ func (o loadOptions) path(i int, rnd *rand.Rand) string {
 		path = strings.ReplaceAll(path, "{account}", o.accounts[rnd.IntN(len(o.accounts))])
 	}
 	return path
+}
+
+// kinds name what the run measures apart: the paths, or the mix's reads.
+func (o loadOptions) kinds() []string {
+	if o.mix == nil {
+		return o.paths
+	}
+	names := make([]string, len(o.mix.reads))
+	for i, r := range o.mix.reads {
+		names[i] = r.name
+	}
+	return names
+}
+
+// drawer is worker w's: its own stream of the run's seed.
+func (o loadOptions) drawer(w int) *drawer {
+	var c *chainParams
+	if o.mix != nil {
+		c = o.mix.chain
+	}
+	return newDrawer(c, o.seed, uint64(w))
+}
+
+// next is a worker's n-th request: the index of its kind, and its path.
+func (o loadOptions) next(n int, d *drawer) (int, string) {
+	if o.mix == nil {
+		i := n % len(o.paths)
+		return i, o.path(i, d.rnd)
+	}
+	i := o.mix.pick(d.rnd)
+	return i, o.mix.reads[i].path(d)
 }
 
 // pathResult is what one path measured over elapsed.
@@ -72,7 +105,7 @@ func load(ctx context.Context, o loadOptions) *result {
 	wg.Wait()
 	r := &result{mixed: true}
 	elapsed := time.Since(start)
-	for i, p := range o.paths {
+	for i, p := range o.kinds() {
 		merged := &pathResult{path: p, elapsed: elapsed, statements: -1}
 		for _, rs := range perWorker {
 			merged.latencies = append(merged.latencies, rs[i].latencies...)
@@ -88,9 +121,9 @@ func load(ctx context.Context, o loadOptions) *result {
 }
 
 // worker requests the paths in turn on its own connection, starting at its own offset so that
-// every path is under load at every moment.
+// every path is under load at every moment, or draws the mix's reads.
 func worker(ctx context.Context, o loadOptions, w int) []*pathResult {
-	rs := make([]*pathResult, len(o.paths))
+	rs := make([]*pathResult, len(o.kinds()))
 	for i := range rs {
 		rs[i] = &pathResult{}
 	}
@@ -102,10 +135,9 @@ func worker(ctx context.Context, o loadOptions, w int) []*pathResult {
 		return rs
 	}
 	defer c.close()
-	rnd := rand.New(rand.NewPCG(uint64(w), 13))
+	d := o.drawer(w)
 	for n := w; ctx.Err() == nil; n++ {
-		i := n % len(o.paths)
-		path := o.path(i, rnd)
+		i, path := o.next(n, d)
 		began := time.Now()
 		err := c.get(ctx, path)
 		switch {

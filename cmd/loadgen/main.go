@@ -1,4 +1,4 @@
-// Command loadgen load-tests a running stxgraph on a synthetic chain:
+// Command loadgen load-tests stxgraph on a synthetic chain:
 //
 //	loadgen prepare [chain flags]            build (once) the chain's database and print its URL
 //	loadgen tsv -o FILE [chain flags]        write the chain as an event-replay TSV file (.gz: gzip)
@@ -7,19 +7,27 @@
 //	                                         report req/s, p50, p90, p99 and errors per path
 //	                                         (each path alone for D, or all together with
 //	                                         -mixed; -wait D2: first wait for the server)
-//
+//	loadgen mixes [-server BIN] [-c N] [-d D] [chain flags]
+//	                                         the load benchmark: pgbench -S, then the REST and
+//	                                         GraphQL mixes (mix.go), each on a freshly started
+//	                                         server, then each of their reads alone on a server
+//	                                         keeping no answers; reports req/s, p50, p99, errors,
+//	                                         the server's and PostgreSQL's CPU and the SQL
+//	                                         statements per request
 //	loadgen soak-db [chain flags]            copy the chain's database for a soak and print its URL
 //	loadgen soak [-url U] [-events E] [-pid P] [-d D] [chain flags]
-//	                                         measure the peak mixed rate, then hold 80% of it for
-//	                                         D while posting new blocks to the event observer;
-//	                                         prints requests, p50/p99, errors and the server's
-//	                                         RSS per interval
+//	                                         measure the peak rate of both mixes together, then
+//	                                         hold 80% of it for D while posting new blocks and
+//	                                         mempool transactions to the event observer; prints
+//	                                         requests, p50/p99, errors and the server's RSS per
+//	                                         interval
 //
 // Paths may hold placeholders filled in from the chain: {busy}, {crowd} and {idle} (the busy
 // account, an ordinary one with a few hundred transactions, and the idle one), {account} (a
 // different account of the chain at each request), {contract} (the id of the printing contract)
 // and {txids} (five tx_id=… query parameters of the chain's transactions). Without paths, run
-// requests the paths of the load benchmark (defaultPaths), the two GraphQL reads included.
+// requests fixed paths of the chain's busiest and idle accounts (defaultPaths), two GraphQL
+// reads included.
 // With the server's pid, run also reports its peak RSS; -results writes the table to a
 // Markdown file, keeping the run before.
 package main
@@ -89,10 +97,11 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand, "soak-db": soakDBCommand, "soak": soakCommand,
+		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand, "mixes": mixesCommand,
+		"soak-db": soakDBCommand, "soak": soakCommand,
 	}
 	if len(args) == 0 || cmds[args[0]] == nil {
-		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|soak-db|soak [flags]; loadgen <command> -h lists the flags")
+		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|mixes|soak-db|soak [flags]; loadgen <command> -h lists the flags")
 		return 2
 	}
 	if err := cmds[args[0]](ctx, args[1:], stdout, stderr); err != nil {
@@ -125,16 +134,22 @@ func prepareCommand(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	log.Info("preparing the chain database (the first build replays the whole chain)", "chain", o.Key())
-	dsn, err := bench.ChainDB(ctx, *o, *rebuild, func(p ingest.Progress) {
-		log.Info("replaying", "blocks", p.Blocks, "messages", p.Done, "elapsed", p.Elapsed.Round(time.Second))
-	})
+	dsn, err := chainDB(ctx, *o, *rebuild, stderr)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(stdout, dsn)
 	return err
+}
+
+// chainDB builds the chain's database unless it is built already, logging how the build goes,
+// and returns its URL.
+func chainDB(ctx context.Context, o chaingen.Options, rebuild bool, stderr io.Writer) (string, error) {
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log.Info("preparing the chain database (the first build replays the whole chain)", "chain", o.Key())
+	return bench.ChainDB(ctx, o, rebuild, func(p ingest.Progress) {
+		log.Info("replaying", "blocks", p.Blocks, "messages", p.Done, "elapsed", p.Elapsed.Round(time.Second))
+	})
 }
 
 func tsvCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -208,6 +223,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
 	}
+	loadAvg := loadAverage()
 	var r *result
 	if *mixed {
 		r = load(ctx, lo)
@@ -232,7 +248,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	if *results != "" {
-		return writeResults(*results, r, lo.conns, lo.duration, *note)
+		return writeResults(*results, r.markdown(lo.conns, lo.duration, loadAvg, *note))
 	}
 	return nil
 }

@@ -21,20 +21,44 @@ const (
 // for the same reads on the same kind of machine and chain.
 const resultsHead = `# Load benchmark
 
-Written by ` + "`make loadtest`" + ` (cmd/loadgen): ` + "`stxgraph serve`" + ` on the benchmark chain's database
-(loadgen prepare), each path alone from 32 keep-alive connections on loopback, sharing the
-machine's cores with the load generator. sql/req is the server's SQL statements per request
-(stxgraph_sql_statements_total); the machine's load average is noted, since other work on it
-moves the figures. Requests still running when a path's time is up are neither timed nor
-counted as errors: a path with no requests completed none within its time. The server keeps
-answers per chain state (the answer cache), so a repeated read is served from memory; the rows
-marked "(no answer cache)" measure the same kinds of reads on a second server started with
-` + "`--answer-cache-bytes 0`" + `, i.e. what a read costs the first time at a chain state.
+Written by ` + "`make loadtest`" + ` (cmd/loadgen mixes): ` + "`stxgraph serve`" + ` on the benchmark chain's database
+(loadgen prepare; by default 3,001 blocks, 183,002 transactions, 10,000 accounts, the busiest
+in 50,314 transfers), loaded from 32 keep-alive connections on loopback; the load generator, the server
+and PostgreSQL share the machine's cores.
 
-## Reference figures
+The traffic is two mixes shaped like a wallet's and an explorer's (cmd/loadgen/mix.go): each
+request draws a read by its weight, then the read's parameters over the whole chain with a
+seeded generator: accounts by popularity (Zipf: the busiest account takes about 2% of the
+draws and a quarter fall beyond the thousandth account), blocks, transaction ids and offsets
+uniformly; a read's name shows its parameters in braces. The REST paths are under
+/extended/v1.
 
-The reference API v8.13.6 on a 2-core machine, on a synthetic chain of 3,000 blocks, 182,941
-transactions and one account in 50,428 transfers, ` + "`wrk -t2 -c32`" + `, one path at a time:
+- Mixes: each on a freshly started server with its answer cache, which keeps answers per chain
+  state, so that a repeated read is served from memory; the figures include the server's first
+  seconds, while its connections open and the cache fills.
+- First computation: each read of the mixes alone on a server started with
+  ` + "`--answer-cache-bytes 0`" + `, i.e. what the read costs the first time at a chain state.
+- server CPU and PostgreSQL CPU: user and system CPU time per request, of the server process and
+  of the PostgreSQL backends serving the chain database (the cluster's background work left out),
+  from /proc; sql/req:
+  the server's SQL statements per request (stxgraph_sql_statements_total).
+- × pgbench -S: req/s over the rate of ` + "`pgbench -S -c 32 -j 2`" + ` (one primary-key lookup per
+  transaction, scale 10) measured in the same run: the server against PostgreSQL answering
+  one statement per request.
+- × reference: req/s over the reference API's on the same kind of machine, measured on another
+  day (bench/REFERENCE.md): 136 req/s for /stx of a different account each request, 72 for
+  /block?limit=20, and 270–285 (taken as 278) for a diverse REST mix.
+
+Requests still running when a run's time is up are neither timed nor counted as errors; a
+GraphQL answer with errors counts as an error. The machine's load average before the run is
+noted, since other work on it moves the figures.
+
+## Reference figures and targets
+
+The targets were set from the reference API v8.13.6 on another 2-core machine (one that ran it
+2.4–5.4× faster than this kind does, bench/REFERENCE.md), on a synthetic chain of 3,000
+blocks, 182,941 transactions and one account in 50,428 transfers, ` + "`wrk -t2 -c32`" + `, one path
+at a time (` + "`make loadtest-paths`" + ` measures these paths alone):
 
 | read | reference req/s | target req/s |
 |---|---|---|
@@ -50,9 +74,9 @@ transactions and one account in 50,428 transfers, ` + "`wrk -t2 -c32`" + `, one 
 | GraphQL busiest account: balance + 20 txs with totalCount | – | ≥ 3,000 |
 `
 
-// writeResults writes r as the latest run of the results file at path, the former latest run
-// becoming the previous one.
-func writeResults(path string, r *result, conns int, d time.Duration, note string) error {
+// writeResults writes run, the Markdown of one run, as the latest run of the results file at
+// path, the former latest run becoming the previous one.
+func writeResults(path, run string) error {
 	previous := ""
 	if b, err := os.ReadFile(path); err == nil {
 		s := string(b)
@@ -68,28 +92,44 @@ func writeResults(path string, r *result, conns int, d time.Duration, note strin
 	}
 	var b strings.Builder
 	b.WriteString(resultsHead)
+	b.WriteString("\n" + latestHeading + "\n\n" + strings.TrimRight(run, "\n") + "\n")
+	if previous != "" {
+		b.WriteString("\n" + previous)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// runLine opens a run's Markdown: when, how, and the machine's load average before it.
+func runLine(conns int, d time.Duration, each, loadAvg, note string) string {
 	if note != "" {
 		note = " " + note + "."
 	}
-	fmt.Fprintf(&b, "\n%s\n\n%s, %d connections, %s per path, load average before the run %s.%s\n\n",
-		latestHeading, time.Now().UTC().Format("2006-01-02 15:04 MST"), conns, d, loadAverage(), note)
-	b.WriteString("| path | requests | req/s | p50 ms | p99 ms | errors | sql/req |\n|---|---|---|---|---|---|---|\n")
+	return fmt.Sprintf("%s, %d connections, %s %s, load average before the run %s.%s\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), conns, d, each, loadAvg, note)
+}
+
+// markdown is a run of paths as a Markdown table.
+func (r *result) markdown(conns int, d time.Duration, loadAvg, note string) string {
+	var b strings.Builder
+	b.WriteString(runLine(conns, d, "per path", loadAvg, note))
+	b.WriteString("\n| path | requests | req/s | p50 ms | p99 ms | errors | sql/req |\n|---|---|---|---|---|---|---|\n")
 	for _, p := range r.paths {
-		ms := func(q float64) string { return fmt.Sprintf("%.2f", bench.Percentile(p.latencies, q).Seconds()*1000) }
 		label, path := "", p.path
 		if rest, ok := strings.CutPrefix(path, uncachedLabel); ok {
 			label, path = uncachedLabel, rest
 		}
 		fmt.Fprintf(&b, "| %s`%s` | %d | %.0f | %s | %s | %d | %s |\n", label, shortPath(path), len(p.latencies),
-			float64(len(p.latencies))/p.elapsed.Seconds(), ms(50), ms(99), p.errors, perRequest(p.statements))
+			float64(len(p.latencies))/p.elapsed.Seconds(), ms(p.latencies, 50), ms(p.latencies, 99), p.errors, perRequest(p.statements))
 	}
 	if r.peakRSS > 0 {
 		fmt.Fprintf(&b, "\nPeak RSS of the server: %d MB.\n", r.peakRSS/1024)
 	}
-	if previous != "" {
-		b.WriteString("\n" + previous)
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return b.String()
+}
+
+// ms is the q-th percentile of sorted latencies in milliseconds.
+func ms(sorted []time.Duration, q float64) string {
+	return fmt.Sprintf("%.2f", bench.Percentile(sorted, q).Seconds()*1000)
 }
 
 // shortPath keeps a table cell readable: a GraphQL query is named by its first words.

@@ -17,7 +17,7 @@ func TestWriteResults(t *testing.T) {
 			latencies: []time.Duration{ms, ms, ms}}}, peakRSS: 2048}
 	}
 	for _, r := range []*result{run("/first", time.Millisecond, 2), run("/second", 2*time.Millisecond, 3), run("/third", 3*time.Millisecond, -1)} {
-		if err := writeResults(path, r, 32, time.Second, "build x"); err != nil {
+		if err := writeResults(path, r.markdown(32, time.Second, "0.5", "build x")); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -20,6 +22,8 @@ import (
 
 	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
+	"github.com/stxgraph/stxgraph/stacks/c32"
+	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
 // soakDBCommand copies the prepared chain database into a scratch one (the soak's ingestion
@@ -57,9 +61,10 @@ func soakDBCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return err
 }
 
-// soakCommand measures the peak mixed-load rate, then holds fraction of it for the duration
-// while new blocks are posted to the event observer, printing per interval the requests,
-// p50/p99, errors, blocks ingested and the server's resident memory.
+// soakCommand measures the peak rate of the REST and GraphQL mixes together, then holds
+// fraction of it for the duration while new blocks and mempool transactions are posted to the
+// event observer, printing per interval the requests, p50/p99, errors, blocks and mempool
+// transactions ingested and the server's resident memory.
 func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -73,19 +78,22 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fraction := fs.Float64("fraction", 0.8, "share of the peak rate to hold")
 	interval := fs.Duration("interval", time.Minute, "reporting interval")
 	blockEvery := fs.Duration("block-every", 5*time.Second, "time between ingested blocks")
+	mempoolRate := fs.Float64("mempool-rate", 10, "mempool transactions posted per second")
+	fs.Uint64Var(&lo.seed, "draw-seed", 1, "seed of the requests' parameter draws and of the mempool transactions")
 	pid := fs.Int("pid", 0, "server process id, for its resident memory")
 	wait := fs.Duration("wait", 30*time.Second, "first wait up to this long for the server")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	subst, err := placeholders(*o)
+	dsn, err := chainDB(ctx, *o, false, stderr)
 	if err != nil {
 		return err
 	}
-	lo.paths = fill(subst, defaultPaths)
-	if lo.accounts, err = accountAddresses(*o); err != nil {
+	chain, err := loadChain(ctx, dsn, *o)
+	if err != nil {
 		return err
 	}
+	lo.mix = combinedMix(chain)
 	lo.base = strings.TrimSuffix(lo.base, "/")
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
@@ -99,6 +107,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer cancel()
 	var st soakStats
 	go ingestBlocks(ctx, *o, strings.TrimSuffix(*events, "/"), *blockEvery, st.block)
+	go postMempool(ctx, *o, lo.seed, strings.TrimSuffix(*events, "/"), *mempoolRate, st.mempoolTx)
 	tokens := make(chan struct{}, lo.conns)
 	go pace(ctx, rate, tokens)
 	var wg sync.WaitGroup
@@ -109,15 +118,16 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		wg.Go(func() {
 			defer c.close()
-			rnd := rand.New(rand.NewPCG(uint64(w), 17))
+			d := lo.drawer(w)
 			for n := w; ; n++ {
 				select {
 				case <-ctx.Done():
 					return
 				case <-tokens:
 				}
+				_, path := lo.next(n, d)
 				began := time.Now()
-				err := c.get(ctx, lo.path(n%len(lo.paths), rnd))
+				err := c.get(ctx, path)
 				if cutOff(ctx, err) {
 					return
 				}
@@ -125,7 +135,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		})
 	}
-	fmt.Fprintln(stdout, "elapsed  requests   req/s  p50 ms  p99 ms  errors  blocks  block errors  RSS MB")
+	fmt.Fprintln(stdout, "elapsed  requests   req/s  p50 ms  p99 ms  errors  blocks  block errors  mempool txs  mempool errors  RSS MB")
 	start := time.Now()
 	tick := time.NewTicker(*interval)
 	defer tick.Stop()
@@ -146,7 +156,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// measurePeak is the mixed rate lo's paths reach over d with every connection busy.
+// measurePeak is the rate lo's mix reaches over d with every connection busy.
 func measurePeak(ctx context.Context, lo loadOptions, d time.Duration) float64 {
 	lo.duration = d
 	r := load(ctx, lo)
@@ -183,6 +193,7 @@ type soakStats struct {
 	mu                      sync.Mutex
 	lat                     []time.Duration
 	errs, blocks, blockErrs int
+	mempool, mempoolErrs    int
 	firstErr                string
 }
 
@@ -208,6 +219,17 @@ func (st *soakStats) block(err error) {
 	st.blocks++
 }
 
+func (st *soakStats) mempoolTx(err error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err != nil {
+		st.mempoolErrs++
+		st.noteFirst("mempool: " + err.Error())
+		return
+	}
+	st.mempool++
+}
+
 func (st *soakStats) noteFirst(msg string) {
 	if st.firstErr == "" {
 		st.firstErr = msg
@@ -217,13 +239,13 @@ func (st *soakStats) noteFirst(msg string) {
 // report prints one line for the interval just ended and starts the next.
 func (st *soakStats) report(w io.Writer, elapsed, interval time.Duration, pid int) {
 	st.mu.Lock()
-	l, e, b, be := st.lat, st.errs, st.blocks, st.blockErrs
-	st.lat, st.errs, st.blocks, st.blockErrs = nil, 0, 0, 0
+	l, e, b, be, m, me := st.lat, st.errs, st.blocks, st.blockErrs, st.mempool, st.mempoolErrs
+	st.lat, st.errs, st.blocks, st.blockErrs, st.mempool, st.mempoolErrs = nil, 0, 0, 0, 0, 0
 	st.mu.Unlock()
 	slices.Sort(l)
-	fmt.Fprintf(w, "%7s  %8d  %6.0f  %6.2f  %6.2f  %6d  %6d  %12d  %6s\n", elapsed.Round(time.Second), len(l),
+	fmt.Fprintf(w, "%7s  %8d  %6.0f  %6.2f  %6.2f  %6d  %6d  %12d  %11d  %14d  %6s\n", elapsed.Round(time.Second), len(l),
 		float64(len(l))/interval.Seconds(), bench.Percentile(l, 50).Seconds()*1000, bench.Percentile(l, 99).Seconds()*1000,
-		e, b, be, rss(pid))
+		e, b, be, m, me, rss(pid))
 }
 
 // ingestBlocks posts the blocks that follow the prepared chain to the event observer, one every
@@ -266,6 +288,55 @@ func ingestBlocks(ctx context.Context, o chaingen.Options, events string, d time
 			}
 		}
 	}
+}
+
+// postMempool posts rate signed STX transfers a second to the event observer, one per
+// /new_mempool_tx message as a stacks-node relays them, until ctx ends. Their nonces are far
+// above any the chain's blocks use, so they stay pending and the mempool grows through the
+// soak, as on a congested network.
+func postMempool(ctx context.Context, o chaingen.Options, seed uint64, events string, rate float64, done func(error)) {
+	if rate <= 0 {
+		return
+	}
+	g, err := chaingen.New(o)
+	if err != nil {
+		done(err)
+		return
+	}
+	rnd := rand.New(rand.NewPCG(seed, 0x3e3))
+	client := &http.Client{Timeout: time.Minute}
+	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
+	defer tick.Stop()
+	accounts := g.Accounts()
+	for n := uint64(0); ; n++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		from, to := accounts[rnd.IntN(len(accounts))], accounts[rnd.IntN(len(accounts))]
+		body, err := mempoolMessage(from, to, 1<<40+n, o.Mainnet)
+		if err == nil {
+			err = post(ctx, client, events+chaingen.PathNewMempoolTx, body)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		done(err)
+	}
+}
+
+// mempoolMessage is a /new_mempool_tx message of one signed transfer of 1 µSTX.
+func mempoolMessage(from, to chaingen.Account, nonce uint64, mainnet bool) ([]byte, error) {
+	t, err := tx.NewTokenTransfer(tx.TransferOptions{Recipient: c32.Principal{Address: to.Address}, Amount: 1,
+		Memo: "loadgen soak", Nonce: nonce, Fee: 180, Mainnet: mainnet})
+	if err != nil {
+		return nil, err
+	}
+	if err := t.SignSingleSig(from.Key, true); err != nil {
+		return nil, err
+	}
+	return json.Marshal([]string{"0x" + hex.EncodeToString(t.Encode())})
 }
 
 func post(ctx context.Context, client *http.Client, url string, body []byte) error {
