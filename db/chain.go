@@ -64,9 +64,9 @@ func (s *Store) BurnBlockByHash(ctx context.Context, hash []byte) (*BurnBlock, e
 
 // BurnBlockByHeight returns the canonical burn block at height, or nil.
 func (s *Store) BurnBlockByHeight(ctx context.Context, height int32) (*BurnBlock, error) {
-	b := new(BurnBlock)
-	err := s.DB.NewSelect().Model(b).Where("burn_block_height = ? AND canonical", height).Limit(1).Scan(ctx)
-	return orNil(b, err)
+	var bs []*BurnBlock
+	err := s.scanPrepared(ctx, burnBlockSelect+" WHERE burn_block_height = $1 AND canonical LIMIT 1", &bs, height)
+	return first(bs, err)
 }
 
 // orNil maps "no rows" to a nil result without error: absence is not a failure for lookups.

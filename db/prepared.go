@@ -206,7 +206,15 @@ var (
 	txSelect            = renderer.NewSelect().Model((*Tx)(nil)).String()
 	mempoolTxSelect     = renderer.NewSelect().Model((*MempoolTx)(nil)).String()
 	contractsByIDSelect = renderer.NewSelect().Model((*SmartContract)(nil)).DistinctOn("contract_id").String()
-	chainTipSQL         = chainTipSelect + " WHERE id"
+	contractLogSelect   = renderer.NewSelect().Model((*ContractLog)(nil)).String()
+	minerRewardSelect   = renderer.NewSelect().Model((*MinerReward)(nil)).String()
+	microblockSelect    = renderer.NewSelect().Model((*Microblock)(nil)).String()
+	// A microblock's rows, one per anchor block that confirmed it (microblockByHashSelect), or one
+	// per place in its parent's stream (streamedMicroblockSelect).
+	microblockByHashSelect   = renderer.NewSelect().Model((*Microblock)(nil)).DistinctOn("microblock_hash").String()
+	streamedMicroblockSelect = renderer.NewSelect().Model((*Microblock)(nil)).
+					DistinctOn("parent_index_block_hash, microblock_sequence, microblock_hash").String()
+	chainTipSQL = chainTipSelect + " WHERE id"
 )
 
 // first is the first row of a lookup, or nil when it found none.

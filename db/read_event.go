@@ -75,7 +75,7 @@ func scanInto[T any, PT interface {
 }](ctx context.Context, s *Store, table string, query func(string) (string, []any), out []Event) ([]Event, error) {
 	q, args := query(table)
 	var rows []*T
-	if err := s.DB.NewRaw(q, args...).Scan(ctx, &rows); err != nil && !isNoRows(err) {
+	if err := s.scanPrepared(ctx, numbered(q), &rows, args...); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
@@ -146,21 +146,21 @@ var principalColumns = map[EventType][]string{
 	EventNonFungibleTokenAsset: {"sender", "recipient"},
 }
 
-// Events returns one page of canonical events, newest first. A principal's events of every kind
-// are read by position (principalEvents). Otherwise each kind (and, for a principal, each of its
-// columns) is read along its own ordered index up to offset+limit rows and the results merged.
+// Events returns one page of canonical events, newest first. A transaction's events of the kinds
+// asked for are read in one statement (txEventsPage), a principal's events of every kind by
+// position (principalEvents). Otherwise each kind and each of its principal's columns is read
+// along its own ordered index up to offset+limit rows and the results merged.
 func (s *Store) Events(ctx context.Context, f EventFilter) ([]Event, error) {
-	if f.TxID == nil && f.Principal != "" && allEventTypes(f.Types) {
+	if f.TxID != nil {
+		return s.txEventsPage(ctx, f)
+	}
+	if f.Principal != "" && allEventTypes(f.Types) {
 		return s.principalEvents(ctx, f)
 	}
 	n := f.Offset + f.Limit
 	var out []Event
 	for _, k := range f.Types {
 		es, err := s.scanEvents(ctx, []EventType{k}, func(table string) (string, []any) {
-			if f.TxID != nil {
-				return fmt.Sprintf(`SELECT * FROM %s WHERE tx_id = ? AND canonical AND microblock_canonical ORDER BY %s LIMIT ?`,
-					table, eventOrderDesc), []any{f.TxID, n}
-			}
 			var q string
 			var args []any
 			for i, col := range principalColumns[k] {
@@ -182,6 +182,32 @@ func (s *Store) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	return window(out, f.Offset, f.Limit), nil
 }
 
+// txEventsPage is one page of a transaction's canonical events of the kinds f.Types, newest
+// first: one statement whose branches each read a kind's table along its tx_id index, up to
+// offset+limit rows.
+func (s *Store) txEventsPage(ctx context.Context, f EventFilter) ([]Event, error) {
+	var branches []string
+	for _, t := range eventTables {
+		if slices.Contains(f.Types, t.kind) {
+			branches = append(branches, "("+t.selectAll()+" WHERE e.tx_id = $1 AND e.canonical AND e.microblock_canonical ORDER BY "+
+				eventOrderDesc+" LIMIT $2)")
+		}
+	}
+	if len(branches) == 0 {
+		return nil, nil
+	}
+	q := "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") u ORDER BY " + eventOrderDesc + " LIMIT $3 OFFSET $4"
+	var rows []*eventRow
+	if err := s.scanPrepared(ctx, q, &rows, f.TxID, f.Offset+f.Limit, f.Limit, f.Offset); err != nil {
+		return nil, err
+	}
+	es := make([]Event, len(rows))
+	for i, r := range rows {
+		es[i] = r.event()
+	}
+	return es, nil
+}
+
 func window[T any](xs []T, offset, limit int) []T {
 	if offset >= len(xs) {
 		return nil
@@ -193,14 +219,11 @@ func window[T any](xs []T, offset, limit int) []T {
 // unconfirmed microblock ones above the tip only with unanchored.
 func (s *Store) ContractEvents(ctx context.Context, contractID string, limit, offset int, unanchored bool) ([]*ContractLog, error) {
 	var logs []*ContractLog
-	q := s.DB.NewSelect().Model(&logs).Where("contract_identifier = ? AND canonical AND microblock_canonical", contractID)
+	q := contractLogSelect + " WHERE contract_identifier = $1 AND canonical AND microblock_canonical"
 	if !unanchored {
-		q = q.Where("block_height <= (SELECT block_height FROM chain_tip WHERE id)")
+		q += " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)"
 	}
-	err := q.OrderExpr(eventOrderDesc).Limit(int64(limit)).Offset(int64(offset)).Scan(ctx)
-	if isNoRows(err) {
-		err = nil
-	}
+	err := s.scanPrepared(ctx, q+" ORDER BY "+eventOrderDesc+" LIMIT $2 OFFSET $3", &logs, contractID, limit, offset)
 	return logs, err
 }
 

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // AccountNonces are the nonce figures of a principal, as the reference's getAddressNonces
@@ -24,14 +22,14 @@ type AccountNonces struct {
 // (sender_address, nonce) and (sponsor_address, nonce) indexes.
 func (s *Store) NoncesOf(ctx context.Context, principals []string) ([]*AccountNonces, error) {
 	var rows []*AccountNonces
-	err := s.DB.NewRaw(`SELECT k.principal,
+	err := s.scanPrepared(ctx, `SELECT k.principal,
 		greatest((SELECT max(nonce) FROM txs WHERE sender_address = k.principal AND canonical AND microblock_canonical),
 			(SELECT max(sponsor_nonce) FROM txs WHERE sponsor_address = k.principal AND sponsored AND canonical AND microblock_canonical))::bigint AS last_executed,
 		greatest((SELECT max(nonce) FROM mempool_txs WHERE sender_address = k.principal AND NOT pruned),
 			(SELECT max(sponsor_nonce) FROM mempool_txs WHERE sponsor_address = k.principal AND sponsored AND NOT pruned))::bigint AS last_mempool,
 		ARRAY(SELECT nonce::bigint FROM mempool_txs WHERE sender_address = k.principal AND NOT pruned
 			UNION SELECT sponsor_nonce::bigint FROM mempool_txs WHERE sponsor_address = k.principal AND sponsored AND NOT pruned) AS pending
-		FROM unnest(?::text[]) AS k(principal)`, pgdialect.Array(principals)).Scan(ctx, &rows)
+		FROM unnest($1::text[]) AS k(principal)`, &rows, textArray(principals))
 	for _, r := range rows {
 		r.derive()
 	}

@@ -1,22 +1,9 @@
 package db
 
-import (
-	"context"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
-)
+import "context"
 
 // Batched reads behind the GraphQL block edges. Keys are raw hash bytes carried as strings (so
 // that loaders can use them as map keys); every method answers a whole batch in one statement.
-
-// byteKeys converts loader keys back to bytea parameters.
-func byteKeys(keys []string) any {
-	out := make([][]byte, len(keys))
-	for i, k := range keys {
-		out[i] = []byte(k)
-	}
-	return pgdialect.Array(out)
-}
 
 // BlocksByIndexHash returns the blocks with these index block hashes.
 func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Block, error) {
@@ -50,8 +37,8 @@ func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset, cols
 // confirmed (microblock_canonical), in sequence order.
 func (s *Store) MicroblocksAccepted(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
-	err := s.DB.NewSelect().Model(&ms).Where("index_block_hash = ANY(?) AND microblock_canonical", byteKeys(hashes)).
-		OrderExpr("microblock_sequence").Scan(ctx)
+	err := s.scanPrepared(ctx, microblockSelect+" WHERE index_block_hash = ANY($1::bytea[]) AND microblock_canonical ORDER BY microblock_sequence",
+		&ms, byteaKeys(hashes))
 	return ms, err
 }
 
@@ -59,9 +46,8 @@ func (s *Store) MicroblocksAccepted(ctx context.Context, hashes []string) ([]*Mi
 // hashes (whatever later happened to them), in sequence order, one row per microblock.
 func (s *Store) MicroblocksStreamed(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
-	err := s.DB.NewSelect().Model(&ms).DistinctOn("parent_index_block_hash, microblock_sequence, microblock_hash").
-		Where("parent_index_block_hash = ANY(?)", byteKeys(hashes)).
-		OrderExpr("parent_index_block_hash, microblock_sequence, microblock_hash, microblock_canonical DESC, canonical DESC").Scan(ctx)
+	err := s.scanPrepared(ctx, streamedMicroblockSelect+` WHERE parent_index_block_hash = ANY($1::bytea[])
+		ORDER BY parent_index_block_hash, microblock_sequence, microblock_hash, microblock_canonical DESC, canonical DESC`, &ms, byteaKeys(hashes))
 	return ms, err
 }
 
@@ -69,9 +55,8 @@ func (s *Store) MicroblocksStreamed(ctx context.Context, hashes []string) ([]*Mi
 // confirmation if any, else the newest.
 func (s *Store) MicroblocksByHash(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
-	err := s.DB.NewSelect().Model(&ms).DistinctOn("microblock_hash").
-		Where("microblock_hash = ANY(?)", byteKeys(hashes)).
-		OrderExpr("microblock_hash, canonical DESC, microblock_canonical DESC, block_height DESC").Scan(ctx)
+	err := s.scanPrepared(ctx, microblockByHashSelect+` WHERE microblock_hash = ANY($1::bytea[])
+		ORDER BY microblock_hash, canonical DESC, microblock_canonical DESC, block_height DESC`, &ms, byteaKeys(hashes))
 	return ms, err
 }
 
@@ -83,10 +68,8 @@ func (s *Store) TxsOfMicroblocks(ctx context.Context, keys []MicroblockKey) ([]*
 		mbs[i], blocks[i] = []byte(k.MicroblockHash), []byte(k.IndexBlockHash)
 	}
 	var txs []*Tx
-	err := s.DB.NewSelect().Model(&txs).
-		Where("(microblock_hash, index_block_hash) IN (SELECT * FROM unnest(?::bytea[], ?::bytea[]))",
-			pgdialect.Array(mbs), pgdialect.Array(blocks)).
-		OrderExpr("tx_index").Scan(ctx)
+	err := s.scanPrepared(ctx, txSelect+` WHERE (microblock_hash, index_block_hash) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))
+		ORDER BY tx_index`, &txs, byteaArray(mbs), byteaArray(blocks))
 	return txs, err
 }
 
@@ -100,7 +83,7 @@ type MicroblockKey struct {
 // MinerRewardsOfBlocks returns the miner rewards matured by the blocks with these index block hashes.
 func (s *Store) MinerRewardsOfBlocks(ctx context.Context, hashes []string) ([]*MinerReward, error) {
 	var rs []*MinerReward
-	err := s.DB.NewSelect().Model(&rs).Where("index_block_hash = ANY(?)", byteKeys(hashes)).
-		OrderExpr("recipient, from_index_block_hash, reward_index").Scan(ctx)
+	err := s.scanPrepared(ctx, minerRewardSelect+" WHERE index_block_hash = ANY($1::bytea[]) ORDER BY recipient, from_index_block_hash, reward_index",
+		&rs, byteaKeys(hashes))
 	return rs, err
 }

@@ -205,14 +205,11 @@ const microblockStateSQL = `SELECT m.microblock_hash, min(m.microblock_sequence)
 // order, with their canonical transaction counts.
 func (s *Store) MicroblockTxCountsOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
 	var rows []*MicroblockTxCount
-	err := s.DB.NewRaw(`SELECT b.index_block_hash, mb.microblock_hash,
+	err := s.scanPrepared(ctx, `SELECT b.index_block_hash, mb.microblock_hash,
 		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical) AS tx_count
 		FROM blocks b CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash")+`) mb
-		WHERE b.index_block_hash = ANY(?)
-		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, byteKeys(hashes)).Scan(ctx, &rows)
-	if isNoRows(err) {
-		err = nil
-	}
+		WHERE b.index_block_hash = ANY($1::bytea[])
+		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaKeys(hashes))
 	return rows, err
 }
 
@@ -220,12 +217,9 @@ func (s *Store) MicroblockTxCountsOfBlocks(ctx context.Context, hashes []string)
 // each block (by the state of MicroblockTxCountsOfBlocks), in sequence order.
 func (s *Store) StreamedMicroblockHashesOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
 	var rows []*MicroblockTxCount
-	err := s.DB.NewRaw(`SELECT k.h AS index_block_hash, mb.microblock_hash
-		FROM unnest(?::bytea[]) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb
-		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, byteKeys(hashes)).Scan(ctx, &rows)
-	if isNoRows(err) {
-		err = nil
-	}
+	err := s.scanPrepared(ctx, `SELECT k.h AS index_block_hash, mb.microblock_hash
+		FROM unnest($1::bytea[]) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb
+		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaKeys(hashes))
 	return rows, err
 }
 

@@ -309,13 +309,15 @@ func (b *Batching) eventPlan(r *run, oc *graphql.OperationContext) *object {
 }
 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
+	// Most fields are struct reads: they run inline and cannot wait, so the plan leaves them out.
+	// The field's context is the innermost one, found before the run, which is far out.
+	fc := graphql.GetFieldContext(ctx)
+	if len(fc.Field.Selections) == 0 && !b.concurrent[fc.Object][fc.Field.Name] {
+		return next(ctx)
+	}
 	r, _ := ctx.Value(runKey{}).(*run)
 	if r == nil {
 		return next(ctx)
-	}
-	fc := graphql.GetFieldContext(ctx)
-	if len(fc.Field.Selections) == 0 && !b.concurrent[fc.Object][fc.Field.Name] {
-		return next(ctx) // a struct read: it runs inline and cannot wait, so the plan leaves it out
 	}
 	r.mu.Lock()
 	f := r.enterLocked(fc)
