@@ -59,9 +59,13 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
-		var total int64
-		err := s.DB.DB.QueryRowContext(ctx, principalTxPageSQL[v].total, args...).Scan(&total)
-		return total, nil, err
+		var totals []struct {
+			Total int64 `bun:"total"`
+		}
+		if err := s.scanPrepared(ctx, principalTxPageSQL[v].total, &totals, args...); err != nil || len(totals) == 0 {
+			return 0, nil, err
+		}
+		return totals[0].Total, nil, nil
 	}
 	return rows[0].Total, pageTxs(rows), nil
 }
@@ -106,7 +110,7 @@ var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
 	)
 	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
-		out[v].total = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u)
+		out[v].total = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u) AS total
 	WHERE $2::bigint IS NOT NULL AND $3::bigint IS NOT NULL`
 	}
 	return out
