@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/driver/pgdriver"
 	"github.com/uptrace/bun/migrate"
+	"github.com/uptrace/bun/schema"
 
 	"github.com/stxgraph/stxgraph/db/migrations"
 )
@@ -90,23 +92,47 @@ func NewStore(sqldb *sql.DB) *Store {
 // figure of /metrics.
 func (s *Store) Statements() int64 { return s.statements.n.Load() }
 
-// Observe calls fn with every statement the store runs from now on, through bun or prepared, with
-// its arguments written in, and the context it ran under (tests count and explain the statements
-// of a read). It replaces the observer set before.
-func (s *Store) Observe(fn func(ctx context.Context, query string)) { s.statements.observe.Store(&fn) }
+// Observe calls fn with every statement the store runs from now on, through bun or prepared, and
+// the context it ran under (tests count and explain the statements of a read). It replaces the
+// observer set before.
+func (s *Store) Observe(fn func(ctx context.Context, st Statement)) { s.statements.observe.Store(&fn) }
+
+// Statement is one statement the store ran: bun's with its arguments written in, or a prepared
+// one with its parameters ($1, $2, …) in Args.
+type Statement struct {
+	Query string
+	Args  []any
+	gen   schema.QueryGen
+}
+
+// Statement is query as a prepared statement with args as its parameters.
+func (s *Store) Statement(query string, args ...any) Statement {
+	return Statement{Query: query, Args: args, gen: s.DB.QueryGen()}
+}
+
+// Text is the statement with its parameters written in as literals, as bun writes arguments.
+func (st Statement) Text() string {
+	q := st.Query
+	for i := len(st.Args); i >= 1; i-- { // $12 before $1
+		q = strings.ReplaceAll(q, "$"+strconv.Itoa(i), st.Literal(i-1))
+	}
+	return q
+}
+
+// Literal is the i-th parameter as an SQL literal.
+func (st Statement) Literal(i int) string { return string(st.gen.AppendQuery(nil, "?", st.Args[i])) }
 
 // statementCount counts the statements the store runs, bun's (a query hook) and the prepared ones
 // (scanPrepared), and shows them to an observer.
 type statementCount struct {
 	n       atomic.Int64
-	observe atomic.Pointer[func(context.Context, string)]
+	observe atomic.Pointer[func(context.Context, Statement)]
 }
 
-// ran counts a statement; query renders its text, only for an observer.
-func (c *statementCount) ran(ctx context.Context, query func() string) {
+func (c *statementCount) ran(ctx context.Context, st Statement) {
 	c.n.Add(1)
 	if fn := c.observe.Load(); fn != nil {
-		(*fn)(ctx, query())
+		(*fn)(ctx, st)
 	}
 }
 
@@ -114,7 +140,7 @@ func (c *statementCount) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) con
 	return ctx
 }
 func (c *statementCount) AfterQuery(ctx context.Context, e *bun.QueryEvent) {
-	c.ran(ctx, func() string { return e.Query })
+	c.ran(ctx, Statement{Query: e.Query})
 }
 
 // Close closes the pool.

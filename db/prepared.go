@@ -90,10 +90,10 @@ func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args .
 		if stmt, err = p.current(ctx, s, query); err != nil {
 			return err
 		}
-		s.statements.ran(ctx, func() string { return s.render(query, args) })
+		s.statements.ran(ctx, s.Statement(query, args...))
 		rows, err = stmt.QueryContext(ctx, args...)
 	} else {
-		s.statements.ran(ctx, func() string { return s.render(query, args) })
+		s.statements.ran(ctx, s.Statement(query, args...))
 		rows, err = s.DB.DB.QueryContext(ctx, query, args...)
 	}
 	if err != nil {
@@ -104,16 +104,6 @@ func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args .
 		return err
 	}
 	return nil
-}
-
-// render writes the parameters of a prepared statement into its text as literals, as bun
-// writes a query's arguments.
-func (s *Store) render(query string, args []any) string {
-	gen := s.DB.QueryGen()
-	for i := len(args); i >= 1; i-- { // $12 before $1
-		query = strings.ReplaceAll(query, "$"+strconv.Itoa(i), string(gen.AppendQuery(nil, "?", args[i-1])))
-	}
-	return query
 }
 
 // numbered turns the ? placeholders of q into $1, $2, … in order. q must hold no other ?.

@@ -128,14 +128,17 @@ const tipTotals = `SELECT coalesce(pt.total_received, 0) AS total_received, coal
 	FROM (SELECT 1) one LEFT JOIN principal_stx_totals pt ON pt.principal = k.principal`
 
 // unanchoredTotals add the unconfirmed microblock rows above the tip to the running totals. The
-// fees are found by the empty index_block_hash of those rows (the planner knows that value is
-// rare; a height bound against the tip, unknown at planning, would walk the sender's history).
+// fees are found among the rows with an empty index_block_hash, the unconfirmed ones, read
+// first (the OFFSET 0 keeps the planner from starting at the sender's index instead, which
+// walks its whole history on a long chain; a height bound against the tip, unknown at
+// planning, would do the same).
 const unanchoredTotals = `SELECT r.total_received + coalesce((SELECT sum(amount) FROM stx_events
 		WHERE recipient = k.principal AND block_height > at.tip AND canonical AND microblock_canonical), 0) AS total_received,
 	r.total_sent + coalesce((SELECT sum(amount) FROM stx_events
 		WHERE sender = k.principal AND block_height > at.tip AND canonical AND microblock_canonical), 0) AS total_sent,
-	r.total_fees_sent + coalesce((SELECT sum(fee_rate) FROM txs WHERE index_block_hash = '' AND canonical AND microblock_canonical
-		AND ((sender_address = k.principal AND NOT sponsored) OR (sponsor_address = k.principal AND sponsored))), 0) AS total_fees_sent,
+	r.total_fees_sent + coalesce((SELECT sum(u.fee_rate) FROM (SELECT fee_rate, sender_address, sponsor_address, sponsored FROM txs
+		WHERE index_block_hash = '' AND canonical AND microblock_canonical OFFSET 0) u
+		WHERE (u.sender_address = k.principal AND NOT u.sponsored) OR (u.sponsor_address = k.principal AND u.sponsored)), 0) AS total_fees_sent,
 	r.total_miner_rewards_received, r.tx_count_all
 	FROM (` + tipTotals + `) r`
 

@@ -61,10 +61,10 @@ type lastQuery struct {
 	q  string
 }
 
-func (l *lastQuery) observe(_ context.Context, query string) {
+func (l *lastQuery) observe(_ context.Context, st db.Statement) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.q = query
+	l.q = st.Text()
 }
 
 // A page of a long history is read along the partial indexes, one short index scan per kind and

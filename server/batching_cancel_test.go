@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -35,7 +36,7 @@ type requestStats struct {
 
 type requestStatsKey struct{}
 
-func (perRequest) observe(ctx context.Context, _ string) {
+func (perRequest) observe(ctx context.Context, _ db.Statement) {
 	if st, ok := ctx.Value(requestStatsKey{}).(*requestStats); ok {
 		if n := st.statements.Add(1); n == st.cancelAfter {
 			st.cancel()

@@ -19,7 +19,7 @@ import (
 // statements counts the statements a store runs.
 type statements struct{ n atomic.Int64 }
 
-func (s *statements) observe(context.Context, string) { s.n.Add(1) }
+func (s *statements) observe(context.Context, db.Statement) { s.n.Add(1) }
 
 // api is a real HTTP server on loopback over a fresh database.
 type api struct {

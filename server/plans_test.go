@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,19 +46,19 @@ var longArray = regexp.MustCompile(`'\{[^']{200,}\}'`)
 // capturedSQL records the read statements a store runs.
 type capturedSQL struct {
 	mu    sync.Mutex
-	stmts []string
+	stmts []db.Statement
 }
 
-func (c *capturedSQL) observe(_ context.Context, query string) {
-	q := strings.TrimSpace(query)
-	if u := strings.ToUpper(strings.TrimLeft(q, "( \t\n")); strings.HasPrefix(u, "SELECT") || strings.HasPrefix(u, "WITH") {
+func (c *capturedSQL) observe(_ context.Context, st db.Statement) {
+	st.Query = strings.TrimSpace(st.Query)
+	if u := strings.ToUpper(strings.TrimLeft(st.Query, "( \t\n")); strings.HasPrefix(u, "SELECT") || strings.HasPrefix(u, "WITH") {
 		c.mu.Lock()
-		c.stmts = append(c.stmts, q)
+		c.stmts = append(c.stmts, st)
 		c.mu.Unlock()
 	}
 }
 
-func (c *capturedSQL) take() []string {
+func (c *capturedSQL) take() []db.Statement {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stmts
@@ -146,21 +147,32 @@ func TestQueryPlans(t *testing.T) {
 			if len(stmts) == 0 {
 				t.Fatal("the read ran no statement")
 			}
-			slices.Sort(stmts) // loaders batch concurrently: the order they ran in varies
+			// Loaders batch concurrently: the order the statements ran in varies.
+			slices.SortFunc(stmts, func(a, b db.Statement) int { return strings.Compare(a.Text(), b.Text()) })
 			var out strings.Builder
 			for i, s := range stmts {
-				fmt.Fprintf(&out, "-- statement %d\n%s\n\n%s\n", i+1, s, checkPlan(t, store, s))
+				fmt.Fprintf(&out, "-- statement %d%s\n%s\n\n%s\n", i+1, preparedNote(s), s.Text(), checkPlan(t, store, s))
 			}
 			writePlans(t, r.name, out.String())
 		})
 	}
+	// The fixed prepared reads at the far ends of their parameters: each parameter is named by
+	// its cast, and the busy account's deepest offset.
+	params := map[string]any{"$1::text": busy, "$2::bigint": int64(50), "$3::bigint": mustAtoi(t, deep), "$4::integer": mustAtoi(t, mid),
+		"$2::integer": mustAtoi(t, mid), "$2::bytea[]": page[0], "$3::bytea[]": page[1], "$4::bytea[]": page[2]}
 	for name, q := range db.PreparedStatements() {
 		t.Run(name, func(t *testing.T) {
-			stmt := strings.NewReplacer("$1::text", "'"+busy+"'::text", "$2::bigint", "50::bigint", "$3::bigint", deep+"::bigint",
-				"$4::integer", mid+"::integer", "$2::integer", mid+"::integer",
-				"$2::bytea[]", "'"+page[0]+"'::bytea[]", "$3::bytea[]", "'"+page[1]+"'::bytea[]", "$4::bytea[]", "'"+page[2]+"'::bytea[]").Replace(q)
+			var args []any
+			for i := 1; ; i++ {
+				arg, ok := castParam(q, i, params)
+				if !ok {
+					break
+				}
+				args = append(args, arg)
+			}
+			st := store.Statement(q, args...)
 			writePlans(t, name, fmt.Sprintf("-- prepared, $1 = the busy account, $2 = 50 (a height: %s), $3 = %s, $4 = %s\n%s\n\n%s\n",
-				mid, deep, mid, q, checkPlan(t, store, stmt)))
+				mid, deep, mid, q, checkPlan(t, store, st)))
 		})
 	}
 }
@@ -195,23 +207,64 @@ func planDB(t *testing.T) (*db.Store, *chaingen.Generator) {
 	return store, g
 }
 
-// checkPlan explains stmt with sequential scans disabled, as the planner sees a chain too large
+// castParam is the parameter $i of q, found in params by its cast in q.
+func castParam(q string, i int, params map[string]any) (any, bool) {
+	for key, v := range params {
+		if strings.HasPrefix(key, "$"+strconv.Itoa(i)+"::") && strings.Contains(q, key) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func mustAtoi(t *testing.T, s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// preparedNote marks, in the written plans, a statement explained as the server runs it:
+// prepared, on its generic plan.
+func preparedNote(st db.Statement) string {
+	if len(st.Args) == 0 {
+		return ""
+	}
+	return " (prepared: its generic plan)"
+}
+
+// checkPlan explains st with sequential scans disabled, as the planner sees a chain too large
 // to scan: the returned text plan must not scan a history table, and executed, no node may
-// touch more than maxPlanRows rows.
-func checkPlan(t *testing.T, store *db.Store, stmt string) string {
+// touch more than maxPlanRows rows. A prepared statement is explained on the generic plan the
+// server's sessions run it on (whatever its parameters, one plan), with its parameters.
+func checkPlan(t *testing.T, store *db.Store, st db.Statement) string {
 	t.Helper()
 	ctx := context.Background()
+	stmt := st.Query
 	var text []string
 	var js string
 	err := store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
 			return err
+		}
+		if len(st.Args) > 0 {
+			if _, err := tx.ExecContext(ctx, "PREPARE planned AS "+st.Query); err != nil {
+				return err
+			}
+			defer tx.ExecContext(ctx, "DEALLOCATE planned") //nolint:errcheck // the transaction's connection is dropped if it fails
+			lits := make([]string, len(st.Args))
+			for i := range st.Args {
+				lits[i] = st.Literal(i)
+			}
+			stmt = "EXECUTE planned(" + strings.Join(lits, ", ") + ")"
 		}
 		if err := tx.NewRaw("EXPLAIN (COSTS OFF) "+stmt).Scan(ctx, &text); err != nil {
 			return err
 		}
 		return tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+stmt).Scan(ctx, &js)
 	})
+	stmt = st.Text()
 	if err != nil {
 		t.Fatalf("explain %s: %v", stmt, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -24,10 +25,10 @@ func TestTransactionPagesReadTheirColumnsOnly(t *testing.T) {
 		mu    sync.Mutex
 		stmts []string
 	}
-	a.store.Observe(func(_ context.Context, q string) {
+	a.store.Observe(func(_ context.Context, st db.Statement) {
 		captured.mu.Lock()
 		defer captured.mu.Unlock()
-		captured.stmts = append(captured.stmts, q)
+		captured.stmts = append(captured.stmts, st.Query)
 		a.sql.n.Add(1)
 	})
 	pages := map[string]string{
