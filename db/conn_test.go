@@ -39,21 +39,7 @@ func TestCutOffPreparedReadLeavesNoStatementBehind(t *testing.T) {
 	if _, err := store.ChainTip(short); err == nil {
 		t.Fatal("the read finished although its table was locked")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var waiting int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d statements still wait in PostgreSQL after their caller gave up", waiting)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	dbtest.AwaitNoLockWaits(t, tx, 10*time.Second)
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}

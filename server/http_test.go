@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -166,20 +167,5 @@ func TestQueryDeadlineCancelsStatement(t *testing.T) {
 		t.Fatalf("status %d %s; want 503 with the time limit's message", resp.StatusCode, b)
 	}
 	// The statement must be gone from the server while the lock is still held.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		var waiting int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if waiting == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d statements still wait in PostgreSQL after the request's deadline", waiting)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	dbtest.AwaitNoLockWaits(t, tx, 20*time.Second)
 }
