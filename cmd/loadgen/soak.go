@@ -98,6 +98,12 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := waitReady(ctx, lo.base+"/extended", *wait); err != nil {
 		return err
 	}
+	// The generator replays the prepared chain before it reaches a new block: done now, it
+	// takes no CPU from the server while the peak and the soak are measured.
+	feed, first, err := newBlockFeed(*o)
+	if err != nil {
+		return err
+	}
 	peakRate := measurePeak(ctx, lo, *peakFor)
 	rate := peakRate * *fraction
 	fmt.Fprintf(stdout, "peak %.0f req/s over %s with %d connections; soaking at %.0f req/s for %s\n",
@@ -106,7 +112,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	ctx, cancel := context.WithTimeout(ctx, lo.duration)
 	defer cancel()
 	var st soakStats
-	go ingestBlocks(ctx, *o, strings.TrimSuffix(*events, "/"), *blockEvery, st.block)
+	go ingestBlocks(ctx, feed, first, strings.TrimSuffix(*events, "/"), *blockEvery, st.block)
 	go postMempool(ctx, *o, lo.seed, strings.TrimSuffix(*events, "/"), *mempoolRate, st.mempoolTx)
 	tokens := make(chan struct{}, lo.conns)
 	go pace(ctx, rate, tokens)
@@ -136,15 +142,19 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		})
 	}
 	fmt.Fprintln(stdout, "elapsed  requests   req/s  p50 ms  p99 ms  errors  blocks  block errors  mempool txs  mempool errors  RSS MB")
-	start := time.Now()
+	start, last := time.Now(), time.Now()
 	tick := time.NewTicker(*interval)
 	defer tick.Stop()
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
+			if since := time.Since(last); since >= time.Second { // the last, shorter interval
+				st.report(stdout, time.Since(start), since, *pid)
+			}
 		case <-tick.C:
 			st.report(stdout, time.Since(start), *interval, *pid)
+			last = time.Now()
 		}
 	}
 	wg.Wait()
@@ -248,26 +258,31 @@ func (st *soakStats) report(w io.Writer, elapsed, interval time.Duration, pid in
 		e, b, be, m, me, rss(pid))
 }
 
-// ingestBlocks posts the blocks that follow the prepared chain to the event observer, one every
-// d, each until it is accepted, as a stacks-node delivers them.
-func ingestBlocks(ctx context.Context, o chaingen.Options, events string, d time.Duration, done func(error)) {
+// newBlockFeed is the chain's generator moved past the prepared chain, and the first message
+// that follows it.
+func newBlockFeed(o chaingen.Options) (*chaingen.Generator, chaingen.Message, error) {
 	have := o.Blocks
 	o.Blocks += 10_000
 	g, err := chaingen.New(o)
 	if err != nil {
-		done(err)
-		return
+		return nil, chaingen.Message{}, err
 	}
-	client := &http.Client{Timeout: time.Minute}
 	for {
 		m, err := g.Next()
 		if err != nil {
-			done(err)
-			return
+			return nil, chaingen.Message{}, err
 		}
-		if g.Stats().Blocks <= int64(have+1) { // already in the prepared database (with genesis)
-			continue
+		if g.Stats().Blocks > int64(have+1) { // the prepared database holds those (with genesis)
+			return g, m, nil
 		}
+	}
+}
+
+// ingestBlocks posts first and the messages of g that follow it to the event observer, a block
+// every d, each until it is accepted, as a stacks-node delivers them.
+func ingestBlocks(ctx context.Context, g *chaingen.Generator, first chaingen.Message, events string, d time.Duration, done func(error)) {
+	client := &http.Client{Timeout: time.Minute}
+	for m := first; ; {
 		for {
 			err := post(ctx, client, events+m.Path, m.Payload)
 			if ctx.Err() != nil {
@@ -286,6 +301,11 @@ func ingestBlocks(ctx context.Context, o chaingen.Options, events string, d time
 				return
 			case <-time.After(d):
 			}
+		}
+		var err error
+		if m, err = g.Next(); err != nil {
+			done(err)
+			return
 		}
 	}
 }
