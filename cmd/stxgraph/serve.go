@@ -63,11 +63,12 @@ func serveCommand(args []string, _, stderr io.Writer) int {
 }
 
 // Garbage collection of the API process: its heap is mostly each request's short-lived
-// objects, so letting it grow further between collections than Go's default buys CPU for
-// requests (about a quarter more reads per second), and a soft limit keeps it bounded. GOGC and
-// GOMEMLIMIT, when set, win.
+// objects (a page of 20 blocks with their transactions allocates 4 MB), so letting it grow
+// further between collections than Go's default buys CPU for requests, and a soft limit keeps it
+// bounded. 1000% against 400% gave a block page by height 10% more reads per second for a peak
+// RSS of about 400 MB instead of 150. GOGC and GOMEMLIMIT, when set, win.
 const (
-	gcPercent   = 400
+	gcPercent   = 1000
 	memoryLimit = 1 << 30
 )
 
