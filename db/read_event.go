@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -102,14 +103,17 @@ type EventWindow struct {
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
 // window, in event_index order per transaction: one statement whatever the number of rows and
-// kinds, each kind's primary key probed once per transaction.
-func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([]Event, error) {
+// kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed once for keys[i].
+func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow) ([]Event, error) {
 	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
+	ks := make([]string, len(keys))
 	for i, k := range keys {
 		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
+		ks[i] = strconv.Itoa(int(kinds[i]))
 	}
 	var rows []*eventRow
-	err := s.scanPrepared(ctx, txEventsSQL, &rows, byteaArray(ids), byteaArray(blocks), byteaArray(mbs), w.Offset, int64(w.Offset)+int64(w.Limit))
+	err := s.scanPrepared(ctx, txEventsSQL, &rows, byteaArray(ids), byteaArray(blocks), byteaArray(mbs),
+		"{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -121,12 +125,21 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, w EventWindow) ([
 }
 
 // txEventsSQL reads the events of transactions ($1, $2, $3: their tx_id, index_block_hash and
-// microblock_hash) whose event_index is in [$4, $5), by each table's primary key.
-var txEventsSQL = `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
-	CROSS JOIN (SELECT $4::bigint AS lo, $5::bigint AS hi) w
-	CROSS JOIN LATERAL (` + unionEvents(`e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
-		AND e.microblock_hash = k.microblock_hash AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`) + `) e
+// microblock_hash) whose event_index is in [$5, $6), by the primary key of each table whose kind
+// is in the transaction's kinds ($4, EventKinds): a branch whose kind is not is cut before its
+// probe (a condition on the transaction alone, a one-time filter).
+var txEventsSQL = func() string {
+	branches := make([]string, len(eventTables))
+	for i, t := range eventTables {
+		branches[i] = t.selectAll() + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
+		AND e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash AND e.microblock_hash = k.microblock_hash
+		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`
+	}
+	return `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::integer[]) AS k(tx_id, index_block_hash, microblock_hash, kinds)
+	CROSS JOIN (SELECT $5::bigint AS lo, $6::bigint AS hi) w
+	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e
 	ORDER BY e.event_index`
+}()
 
 // EventFilter selects the events of one transaction (TxID) or involving one principal.
 type EventFilter struct {

@@ -259,6 +259,17 @@ var txTypes = map[int16]TxType{
 	TypeVersionedSmartContract: "smart_contract", TypeTenureChange: "tenure_change", TypeNakamotoCoinbase: "coinbase",
 }
 
+// EventKindsOfType is the kinds of events a transaction of the stored type can emit: an STX
+// transfer runs no contract code, so it emits STX events only (a Bitcoin-originated transfer as
+// well); every other type can emit any kind. Reads of a transaction's events probe only these
+// kinds' tables.
+func EventKindsOfType(typeID int16) EventKinds {
+	if typeID == TypeTokenTransfer {
+		return KindsOf([]EventType{EventStxAsset})
+	}
+	return KindsOf(AllEventTypes)
+}
+
 // TxType is the kind of the transaction's payload.
 func (f *TxFields) TxType() (TxType, error) {
 	t, ok := txTypes[f.TypeID]

@@ -202,3 +202,27 @@ func checkEventPages(t *testing.T, store *db.Store) {
 		}
 	}
 }
+
+// eventTables are the tables of each event kind.
+var eventTables = map[db.EventType]string{
+	db.EventSmartContractLog: "contract_logs", db.EventStxLock: "stx_lock_events", db.EventStxAsset: "stx_events",
+	db.EventFungibleTokenAsset: "ft_events", db.EventNonFungibleTokenAsset: "nft_events",
+}
+
+// checkEventKinds checks the rule reads of a transaction's events rely on: every stored event is
+// of a kind its transaction's type can emit (db.EventKindsOfType).
+func checkEventKinds(t *testing.T, store *db.Store) {
+	t.Helper()
+	for kind, table := range eventTables {
+		var types []int16
+		q := "SELECT DISTINCT t.type_id FROM " + table + " e JOIN txs t USING (tx_id, index_block_hash, microblock_hash)"
+		if err := store.DB.NewRaw(q).Scan(context.Background(), &types); err != nil {
+			t.Fatal(err)
+		}
+		for _, typeID := range types {
+			if !db.EventKindsOfType(typeID).Has(kind) {
+				t.Errorf("a transaction of type %d has a %s event", typeID, kind)
+			}
+		}
+	}
+}

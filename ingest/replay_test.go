@@ -29,6 +29,7 @@ func TestReplayFixtures(t *testing.T) {
 			}
 			checkTotals(t, store)
 			checkPositions(t, store)
+			checkEventKinds(t, store)
 			checkFacts(t, store, name)
 			if exportedFixtures[name] {
 				checkExport(t, store, name)

@@ -11,6 +11,7 @@ import (
 // TxEventsKey asks for the events of one transaction row within a per-transaction window.
 type TxEventsKey struct {
 	Tx     db.TxKey
+	Kinds  db.EventKinds // those the transaction's type can emit (db.EventKindsOfType)
 	Window db.EventWindow
 }
 
@@ -18,19 +19,25 @@ type TxEventsKey struct {
 // window (a request normally has one).
 func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 	return func(ctx context.Context, keys []TxEventsKey) []*dataloader.Result[[]db.Event] {
-		byWindow := map[db.EventWindow][]db.TxKey{}
+		byWindow := map[db.EventWindow][]TxEventsKey{}
 		for _, k := range keys {
-			byWindow[k.Window] = append(byWindow[k.Window], k.Tx)
+			byWindow[k.Window] = append(byWindow[k.Window], k)
 		}
 		found := make(map[TxEventsKey][]db.Event, len(keys))
-		for w, txs := range byWindow {
-			es, err := store.EventsOfTxs(ctx, txs, w)
+		for w, ks := range byWindow {
+			txs, kinds := make([]db.TxKey, len(ks)), make([]db.EventKinds, len(ks))
+			kindsOf := make(map[db.TxKey]db.EventKinds, len(ks))
+			for i, k := range ks {
+				txs[i], kinds[i], kindsOf[k.Tx] = k.Tx, k.Kinds, k.Kinds
+			}
+			es, err := store.EventsOfTxs(ctx, txs, kinds, w)
 			if err != nil {
 				return failed[[]db.Event](len(keys), err)
 			}
 			for _, e := range es {
 				p := e.Position()
-				k := TxEventsKey{Tx: db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}, Window: w}
+				tx := db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
+				k := TxEventsKey{Tx: tx, Kinds: kindsOf[tx], Window: w}
 				found[k] = append(found[k], e)
 			}
 		}

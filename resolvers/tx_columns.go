@@ -16,7 +16,7 @@ var txFieldColumns = func() map[string]db.TxColumns {
 	named := map[string][]string{
 		"__typename": nil, "txId": nil, "txIndex": nil, "blockHeight": nil, "canonical": nil,
 		"microblockCanonical": nil, "microblockSequence": nil, "microblockHash": nil, "eventCount": nil,
-		"block": nil, "microblock": nil, "events": nil,
+		"block": nil, "microblock": nil, "events": {"type_id"},
 		"sender": {"sender_address"}, "senderAddress": {"sender_address"},
 		"sponsor": {"sponsor_address"}, "sponsorAddress": {"sponsor_address"},
 		"nonce": {"nonce"}, "feeRate": {"fee_rate"}, "sponsorNonce": {"sponsor_nonce"}, "sponsored": {"sponsored"},
