@@ -28,10 +28,24 @@ func guardConnections(conf *pgdriver.Config) {
 		return &guardedConn{Conn: nc}, nil
 	}
 	conf.ResetSessionFunc = func(_ context.Context, cn *pgdriver.Conn) error {
-		if g, ok := cn.Conn().(*guardedConn); ok && g.broken.Load() {
+		if g := guardOf(cn.Conn()); g != nil && g.broken.Load() {
 			return driver.ErrBadConn
 		}
 		return nil
+	}
+}
+
+// guardOf finds the guard under a connection, which TLS wraps.
+func guardOf(c net.Conn) *guardedConn {
+	for {
+		switch v := c.(type) {
+		case *guardedConn:
+			return v
+		case interface{ NetConn() net.Conn }:
+			c = v.NetConn()
+		default:
+			return nil
+		}
 	}
 }
 
