@@ -24,8 +24,9 @@ const preparedMaxAge = time.Minute
 // ($1, $2, …), so PostgreSQL neither parses a statement holding hundreds of key literals nor
 // plans it again at every execution, and the store does not render those literals. A statement
 // is prepared on every pooled connection that runs it (database/sql prepares it on a connection
-// at its first use there) and keyed by its text: statements are built from a fixed set of
-// shapes (a list, its keyset direction, whether a cursor is set), so the set stays small.
+// at its first use there) and keyed by its text: statements are built from a few shapes (a
+// list, its keyset direction, whether a cursor is set, the columns a page shows), and the set
+// is bounded all the same (maxPrepared).
 
 // prepared is one statement and when it was prepared.
 type prepared struct {
@@ -80,20 +81,22 @@ func (ps *preparedSet) get(query string) *prepared {
 }
 
 // scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
-// dest as bun scans a query's. No rows is not an error.
-// Beyond maxPrepared statements, a new one runs unprepared (the driver writes the parameters in).
+// dest as bun scans a query's; no rows is not an error. Past maxPrepared statements, a new one
+// runs unprepared (the driver writes the parameters in).
 func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
-	var rows *sql.Rows
-	var err error
+	var stmt *sql.Stmt
 	if p := s.prepared.get(query); p != nil {
-		var stmt *sql.Stmt
+		var err error
 		if stmt, err = p.current(ctx, s, query); err != nil {
 			return err
 		}
-		s.statements.ran(ctx, s.Statement(query, args...))
+	}
+	s.statements.ran(ctx, s.Statement(query, args...))
+	var rows *sql.Rows
+	var err error
+	if stmt != nil {
 		rows, err = stmt.QueryContext(ctx, args...)
 	} else {
-		s.statements.ran(ctx, s.Statement(query, args...))
 		rows, err = s.DB.DB.QueryContext(ctx, query, args...)
 	}
 	if err != nil {
