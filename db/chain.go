@@ -83,6 +83,6 @@ func orNil[T any](v *T, err error) (*T, error) {
 // BurnBlocksByHash returns the burn blocks with these hashes (keys are raw hash bytes as strings).
 func (s *Store) BurnBlocksByHash(ctx context.Context, hashes []string) ([]*BurnBlock, error) {
 	var bs []*BurnBlock
-	err := s.scanPrepared(ctx, burnBlockSelect+" WHERE burn_block_hash = ANY($1::bytea[])", &bs, byteaKeys(hashes))
+	err := s.scanPrepared(ctx, burnBlockSelect+" WHERE burn_block_hash = ANY($1::bytea[])", &bs, byteaArray(hashes))
 	return bs, err
 }

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,31 +126,38 @@ func numbered(q string) string {
 	}
 }
 
-// byteaArray renders byte strings as the text of a bytea[] parameter.
-func byteaArray(vs [][]byte) string {
-	n := 2
-	for _, v := range vs {
-		n += 2*len(v) + 6
-	}
-	b := make([]byte, 0, n)
+// byteaArray renders byte strings (as raw bytes, or held in strings as loader keys carry them)
+// as the text of a bytea[] parameter.
+func byteaArray[T ~string | ~[]byte](vs []T) string {
+	return byteaArrayOf(vs, func(v T) T { return v })
+}
+
+// byteaArrayOf renders one byte string of each key (one column of a composite key) as the text
+// of a bytea[] parameter.
+func byteaArrayOf[K any, T ~string | ~[]byte](keys []K, part func(K) T) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, 0, 2+len(keys)*72) // a 32-byte hash and its quoting
 	b = append(b, '{')
-	for i, v := range vs {
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = hex.AppendEncode(append(b, `"\\x`...), v)
+		v := part(k)
+		b = append(b, `"\\x`...)
+		for j := 0; j < len(v); j++ {
+			b = append(b, digits[v[j]>>4], digits[v[j]&0x0f])
+		}
 		b = append(b, '"')
 	}
 	return string(append(b, '}'))
 }
 
-// byteaKeys renders loader keys (raw bytes held in strings) as the text of a bytea[] parameter.
-func byteaKeys(keys []string) string {
-	vs := make([][]byte, len(keys))
-	for i, k := range keys {
-		vs[i] = []byte(k)
-	}
-	return byteaArray(vs)
+// txKeyArrays renders the tx_id, index_block_hash and microblock_hash of transaction rows as three
+// bytea[] parameters, the columns a statement unnests together.
+func txKeyArrays(keys []TxKey) (ids, blocks, microblocks string) {
+	return byteaArrayOf(keys, func(k TxKey) string { return k.TxID }),
+		byteaArrayOf(keys, func(k TxKey) string { return k.IndexBlockHash }),
+		byteaArrayOf(keys, func(k TxKey) string { return k.MicroblockHash })
 }
 
 // textArray renders strings as the text of a text[] parameter, each quoted so that commas,

@@ -105,15 +105,13 @@ type EventWindow struct {
 // window, in event_index order per transaction: one statement whatever the number of rows and
 // kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed once for keys[i].
 func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow) ([]Event, error) {
-	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
-	ks := make([]string, len(keys))
-	for i, k := range keys {
-		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
-		ks[i] = strconv.Itoa(int(kinds[i]))
+	ks := make([]string, len(kinds))
+	for i, k := range kinds {
+		ks[i] = strconv.Itoa(int(k))
 	}
+	ids, blocks, mbs := txKeyArrays(keys)
 	var rows []*eventRow
-	err := s.scanPrepared(ctx, txEventsSQL, &rows, byteaArray(ids), byteaArray(blocks), byteaArray(mbs),
-		"{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
+	err := s.scanPrepared(ctx, txEventsSQL, &rows, ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -251,13 +249,9 @@ type Transfers struct {
 // principal sends or receives, newest event first, in one prepared statement
 // (principalTransfersSQL).
 func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys []TxKey) (*Transfers, error) {
-	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
-	for i, k := range keys {
-		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
-	}
+	ids, blocks, mbs := txKeyArrays(keys)
 	var rows []*eventRow
-	if err := s.scanPrepared(ctx, principalTransfersSQL, &rows, principal,
-		byteaArray(ids), byteaArray(blocks), byteaArray(mbs)); err != nil {
+	if err := s.scanPrepared(ctx, principalTransfersSQL, &rows, principal, ids, blocks, mbs); err != nil {
 		return nil, err
 	}
 	t := new(Transfers)
@@ -274,7 +268,6 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys [
 	return t, nil
 }
 
-// byteaArray is the text form of a bytea[] parameter of a prepared statement.
 // principalTransfersSQL reads the asset events in which the principal ($1) sends or receives of
 // the transactions whose tx_id, index_block_hash and microblock_hash are the elements of $2, $3
 // and $4. It starts from the transactions (primary-key probes), never from the principal's

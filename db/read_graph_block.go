@@ -8,7 +8,7 @@ import "context"
 // BlocksByIndexHash returns the blocks with these index block hashes.
 func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Block, error) {
 	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+" WHERE index_block_hash = ANY($1::bytea[])", &bs, byteaKeys(hashes))
+	err := s.scanPrepared(ctx, blockSelect+" WHERE index_block_hash = ANY($1::bytea[])", &bs, byteaArray(hashes))
 	return bs, err
 }
 
@@ -27,7 +27,7 @@ func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset, cols TxColumns) ([]*Tx, error) {
 	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
 	var txs []*Tx
-	err := pagePerKey{Select: cols.selectList("t"), Keys: byteaKeys(hashes), Type: "bytea", Key: "h",
+	err := pagePerKey{Select: cols.selectList("t"), Keys: byteaArray(hashes), Type: "bytea", Key: "h",
 		Inner: "SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND " + where + " ORDER BY " + order,
 		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s, &txs)
 	return txs, err
@@ -38,7 +38,7 @@ func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset, cols
 func (s *Store) MicroblocksAccepted(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
 	err := s.scanPrepared(ctx, microblockSelect+" WHERE index_block_hash = ANY($1::bytea[]) AND microblock_canonical ORDER BY microblock_sequence",
-		&ms, byteaKeys(hashes))
+		&ms, byteaArray(hashes))
 	return ms, err
 }
 
@@ -47,7 +47,7 @@ func (s *Store) MicroblocksAccepted(ctx context.Context, hashes []string) ([]*Mi
 func (s *Store) MicroblocksStreamed(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
 	err := s.scanPrepared(ctx, streamedMicroblockSelect+` WHERE parent_index_block_hash = ANY($1::bytea[])
-		ORDER BY parent_index_block_hash, microblock_sequence, microblock_hash, microblock_canonical DESC, canonical DESC`, &ms, byteaKeys(hashes))
+		ORDER BY parent_index_block_hash, microblock_sequence, microblock_hash, microblock_canonical DESC, canonical DESC`, &ms, byteaArray(hashes))
 	return ms, err
 }
 
@@ -56,20 +56,17 @@ func (s *Store) MicroblocksStreamed(ctx context.Context, hashes []string) ([]*Mi
 func (s *Store) MicroblocksByHash(ctx context.Context, hashes []string) ([]*Microblock, error) {
 	var ms []*Microblock
 	err := s.scanPrepared(ctx, microblockByHashSelect+` WHERE microblock_hash = ANY($1::bytea[])
-		ORDER BY microblock_hash, canonical DESC, microblock_canonical DESC, block_height DESC`, &ms, byteaKeys(hashes))
+		ORDER BY microblock_hash, canonical DESC, microblock_canonical DESC, block_height DESC`, &ms, byteaArray(hashes))
 	return ms, err
 }
 
 // TxsOfMicroblocks returns the transactions of these microblocks as confirmed by the given anchor
 // blocks (empty index block hash: still unconfirmed), in tx order.
 func (s *Store) TxsOfMicroblocks(ctx context.Context, keys []MicroblockKey) ([]*Tx, error) {
-	mbs, blocks := make([][]byte, len(keys)), make([][]byte, len(keys))
-	for i, k := range keys {
-		mbs[i], blocks[i] = []byte(k.MicroblockHash), []byte(k.IndexBlockHash)
-	}
 	var txs []*Tx
 	err := s.scanPrepared(ctx, txSelect+` WHERE (microblock_hash, index_block_hash) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))
-		ORDER BY tx_index`, &txs, byteaArray(mbs), byteaArray(blocks))
+		ORDER BY tx_index`, &txs, byteaArrayOf(keys, func(k MicroblockKey) string { return k.MicroblockHash }),
+		byteaArrayOf(keys, func(k MicroblockKey) string { return k.IndexBlockHash }))
 	return txs, err
 }
 
@@ -84,6 +81,6 @@ type MicroblockKey struct {
 func (s *Store) MinerRewardsOfBlocks(ctx context.Context, hashes []string) ([]*MinerReward, error) {
 	var rs []*MinerReward
 	err := s.scanPrepared(ctx, minerRewardSelect+" WHERE index_block_hash = ANY($1::bytea[]) ORDER BY recipient, from_index_block_hash, reward_index",
-		&rs, byteaKeys(hashes))
+		&rs, byteaArray(hashes))
 	return rs, err
 }

@@ -30,6 +30,6 @@ func (s *Store) MempoolCount(ctx context.Context) (int64, error) {
 // MempoolTxsByID returns the mempool rows (pruned or not) with these tx ids.
 func (s *Store) MempoolTxsByID(ctx context.Context, ids []string) ([]*MempoolTx, error) {
 	var txs []*MempoolTx
-	err := s.scanPrepared(ctx, mempoolTxSelect+" WHERE tx_id = ANY($1::bytea[])", &txs, byteaKeys(ids))
+	err := s.scanPrepared(ctx, mempoolTxSelect+" WHERE tx_id = ANY($1::bytea[])", &txs, byteaArray(ids))
 	return txs, err
 }

@@ -17,13 +17,10 @@ type TxKey struct {
 
 // TxsByKey returns the transaction rows with these keys.
 func (s *Store) TxsByKey(ctx context.Context, keys []TxKey) ([]*Tx, error) {
-	ids, blocks, mbs := make([][]byte, len(keys)), make([][]byte, len(keys)), make([][]byte, len(keys))
-	for i, k := range keys {
-		ids[i], blocks[i], mbs[i] = []byte(k.TxID), []byte(k.IndexBlockHash), []byte(k.MicroblockHash)
-	}
+	ids, blocks, mbs := txKeyArrays(keys)
 	var txs []*Tx
 	err := s.scanPrepared(ctx, txSelect+` WHERE (tx_id, index_block_hash, microblock_hash) IN
-		(SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]))`, &txs, byteaArray(ids), byteaArray(blocks), byteaArray(mbs))
+		(SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[]))`, &txs, ids, blocks, mbs)
 	return txs, err
 }
 

@@ -22,7 +22,7 @@ func (s *Store) CanonicalTxsByID(ctx context.Context, ids []string, unanchored b
 	if !unanchored {
 		q += " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)"
 	}
-	return txs, s.scanPrepared(ctx, q, &txs, byteaKeys(ids))
+	return txs, s.scanPrepared(ctx, q, &txs, byteaArray(ids))
 }
 
 // PrincipalTxQuery selects the part of a principal's history a page is read from.
@@ -168,7 +168,7 @@ func (s *Store) TxIDsOfBlocks(ctx context.Context, hashes []string) ([]*BlockTxI
 		CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
 			WHERE index_block_hash = k.h AND canonical AND microblock_canonical
 			ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
-		WHERE ids.tx_ids IS NOT NULL`, &rows, byteaKeys(hashes))
+		WHERE ids.tx_ids IS NOT NULL`, &rows, byteaArray(hashes))
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Store) MicroblockTxCountsOfBlocks(ctx context.Context, hashes []string)
 		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical) AS tx_count
 		FROM blocks b CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash")+`) mb
 		WHERE b.index_block_hash = ANY($1::bytea[])
-		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaKeys(hashes))
+		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaArray(hashes))
 	return rows, err
 }
 
@@ -223,7 +223,7 @@ func (s *Store) StreamedMicroblockHashesOfBlocks(ctx context.Context, hashes []s
 	var rows []*MicroblockTxCount
 	err := s.scanPrepared(ctx, `SELECT k.h AS index_block_hash, mb.microblock_hash
 		FROM unnest($1::bytea[]) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb
-		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaKeys(hashes))
+		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaArray(hashes))
 	return rows, err
 }
 

@@ -180,14 +180,14 @@ func (c *Cache) Do(ctx context.Context, key string, reads Parts, at db.StateVers
 	c.mu.Unlock()
 	defer func() { // also when compute panics: the waiters then compute for themselves
 		c.mu.Lock()
+		if f.ok {
+			c.putLocked(stamped, reads, at, f.answer)
+		}
 		delete(c.flights, stamped)
 		c.mu.Unlock()
 		close(f.done)
 	}()
 	f.answer, f.ok = compute()
-	if f.ok {
-		c.Put(key, reads, at, f.answer)
-	}
 	return f.answer, false
 }
 
@@ -199,10 +199,13 @@ func (c *Cache) Put(key string, reads Parts, at db.StateVersion, a Answer) {
 	if c == nil {
 		return
 	}
-	key += reads.stamp(at)
-	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.putLocked(key+reads.stamp(at), reads, at, a)
+}
+
+func (c *Cache) putLocked(key string, reads Parts, at db.StateVersion, a Answer) {
+	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	if size > c.budget || !c.current(reads, at) {
 		return
 	}

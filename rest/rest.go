@@ -137,16 +137,16 @@ func (a *API) serve(rt route) http.Handler {
 		key := r.URL.Path + "?" + r.URL.RawQuery
 		at, _ := a.opts.Answers.Version()
 		var failed error
-		ans, shared := a.opts.Answers.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
+		ans, _ := a.opts.Answers.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
 			var ans respcache.Answer
 			ans, failed = a.answer(w, r, rt, vars)
 			return ans, failed == nil && ans.Body != nil
 		})
 		switch {
-		case shared || failed == nil && ans.Body != nil:
-			writeAnswer(w, r, ans)
 		case failed != nil:
 			writeError(w, failed)
+		case ans.Body != nil: // none when a 304 was written
+			writeAnswer(w, r, ans)
 		}
 	})
 }

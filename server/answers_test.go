@@ -4,8 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
@@ -84,4 +89,74 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Identical requests that arrive while their answer is being computed wait for it: while the
+// first one's statement waits on a lock, the others run none of their own, and every one gets
+// the answer. REST paths and GraphQL documents alike.
+func TestIdenticalRequestsWaitForOneComputation(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
+	chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}.seed(t, a.store)
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
+	gql := func(q string) string { return "/graphql?query=" + url.QueryEscape(q) }
+	for _, tc := range []struct{ path, warm string }{
+		{"/extended/v1/block?limit=2", "/extended/v1/block?limit=3"},
+		{gql(`{ blocksConnection(first: 2) { nodes { height } } }`), gql(`{ blocksConnection(first: 3) { nodes { height } } }`)},
+	} {
+		path := tc.path
+		t.Run(path, func(t *testing.T) {
+			// The same statements with other parameters prepare them first: a statement being
+			// prepared holds its preparation's lock in the process, not only in PostgreSQL.
+			get(t, a.url+tc.warm)
+			ctx := context.Background()
+			tx, err := a.store.DB.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback() //nolint:errcheck // released below
+			if _, err := tx.ExecContext(ctx, "LOCK TABLE blocks IN ACCESS EXCLUSIVE MODE"); err != nil {
+				t.Fatal(err)
+			}
+			const requests = 8
+			bodies := make([]string, requests)
+			var wg sync.WaitGroup
+			for i := range requests {
+				wg.Go(func() { bodies[i] = get(t, a.url+path) })
+			}
+			// Give every request time to arrive: each one computing its own answer would show as a
+			// statement waiting on the lock.
+			deadline := time.Now().Add(time.Second)
+			for time.Now().Before(deadline) {
+				if n := dbtest.LockWaits(t, tx); n > 1 {
+					t.Fatalf("%d identical requests' statements wait on the lock; want the first one's alone", n)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if err := tx.Rollback(); err != nil {
+				t.Fatal(err)
+			}
+			wg.Wait()
+			for i, b := range bodies {
+				if b != bodies[0] || !strings.Contains(b, "height") {
+					t.Errorf("request %d answered %.200s; the first %.200s", i, b, bodies[0])
+				}
+			}
+		})
+	}
+}
+
+// get is the body of a 200 answer to a GET of url.
+func get(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Error(err)
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: status %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
 }

@@ -218,26 +218,19 @@ func (st *soakStats) request(err error, took time.Duration) {
 	st.lat = append(st.lat, took)
 }
 
-func (st *soakStats) block(err error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err != nil {
-		st.blockErrs++
-		st.noteFirst("ingestion: " + err.Error())
-		return
-	}
-	st.blocks++
-}
+func (st *soakStats) block(err error)     { st.posted(&st.blocks, &st.blockErrs, "ingestion", err) }
+func (st *soakStats) mempoolTx(err error) { st.posted(&st.mempool, &st.mempoolErrs, "mempool", err) }
 
-func (st *soakStats) mempoolTx(err error) {
+// posted counts one message posted to the event observer, accepted or failed.
+func (st *soakStats) posted(accepted, failed *int, what string, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if err != nil {
-		st.mempoolErrs++
-		st.noteFirst("mempool: " + err.Error())
+		*failed++
+		st.noteFirst(what + ": " + err.Error())
 		return
 	}
-	st.mempool++
+	*accepted++
 }
 
 func (st *soakStats) noteFirst(msg string) {

@@ -18,11 +18,7 @@ func AwaitNoLockWaits(tb testing.TB, q Querier, within time.Duration) {
 	tb.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		var waiting int
-		if err := q.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&waiting); err != nil {
-			tb.Fatal(err)
-		}
+		waiting := LockWaits(tb, q)
 		if waiting == 0 {
 			return
 		}
@@ -31,4 +27,15 @@ func AwaitNoLockWaits(tb testing.TB, q Querier, within time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// LockWaits is how many other sessions of q's database wait for a lock now.
+func LockWaits(tb testing.TB, q Querier) int {
+	tb.Helper()
+	var n int
+	if err := q.QueryRowContext(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`).Scan(&n); err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
