@@ -15,6 +15,7 @@ const (
 	EUNAVAILABLE = "unavailable" // a backing service is down: 503
 	EFORBIDDEN   = "forbidden"   // the operation is switched off or not configured: 403
 	ERATELIMIT   = "rate_limited"
+	ECONFLICT    = "conflict" // the same request is being handled by another call: 409
 	EGONE        = "gone"     // a disabled (deprecated) endpoint: 410
 	ECANCELED    = "canceled" // the client went away before its answer: 499, which nobody receives
 	EINTERNAL    = "internal" // a bug or an unexpected failure: 500

@@ -26,26 +26,64 @@ type FaucetReservation struct {
 	Address  string
 	IP       string // "" when unknown: IP quotas are then skipped
 	Stacking bool
+	// RequestID is the client's name for this request ("" when it gave none): a retry under the
+	// same id is answered by the first request's payout.
+	RequestID string
+	// Lease is how long the reservation counts against the limits before a transaction is
+	// recorded for it: longer than any payout takes, so that only a request whose process died
+	// stops counting.
+	Lease time.Duration
 }
 
-// Advisory-lock namespaces (the first key of pg_advisory_xact_lock(int, int)). Address locks are
-// always taken before IP locks, so two requests never wait on each other in a cycle.
+// FaucetReserved is the outcome of a reservation: a new reservation (ID), a full quota (Wait),
+// or the earlier request under the same request id (Earlier).
+type FaucetReserved struct {
+	ID      int64
+	Wait    time.Duration
+	Earlier *FaucetRequest
+}
+
+// FaucetRequest is a recorded faucet request.
+type FaucetRequest struct {
+	ID       int64
+	Address  string
+	Stacking bool
+	TxID     string // "" until the payout is signed
+	TxRaw    string
+	Leased   bool // its lease still runs: the process that took it may still be paying
+}
+
+// Advisory-lock namespaces (the first key of pg_advisory_xact_lock(int, int)). Request-id locks are
+// taken before address locks, and those before IP locks, so two requests never wait on each other in a cycle.
 const (
+	lockFaucetRequest int32 = 0x46524531 // "FRE1"
 	lockFaucetAddress int32 = 0x46414431 // "FAD1"
 	lockFaucetIP      int32 = 0x46495031 // "FIP1"
 )
 
 // ReserveFaucetRequest checks every quota and, when all have room, records the request; the
-// check and the insert run under advisory locks on the address and the IP, so concurrent
-// requests from any number of processes are counted exactly. It returns the new row's id, or
-// (0, wait) when a quota is full, wait being how long until it has room again.
-func (s *Store) ReserveFaucetRequest(ctx context.Context, r FaucetReservation, quotas []FaucetQuota) (id int64, wait time.Duration, err error) {
+// check and the insert run under advisory locks on the request id, the address and the IP, so
+// concurrent requests from any number of processes are counted exactly. A request id seen before
+// is answered with its earlier request instead, unless that one died unsigned (its lease ran
+// out), which is then forgotten.
+func (s *Store) ReserveFaucetRequest(ctx context.Context, r FaucetReservation, quotas []FaucetQuota) (res FaucetReserved, err error) {
 	err = s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(? || ':' || ?))", lockFaucetAddress, r.Currency, r.Address); err != nil {
+		res = FaucetReserved{}
+		if r.RequestID != "" {
+			if err := lockFaucet(ctx, tx, lockFaucetRequest, r.Currency, r.RequestID); err != nil {
+				return err
+			}
+			earlier, err := earlierFaucetRequest(ctx, tx, r)
+			if err != nil || earlier != nil {
+				res.Earlier = earlier
+				return err
+			}
+		}
+		if err := lockFaucet(ctx, tx, lockFaucetAddress, r.Currency, r.Address); err != nil {
 			return err
 		}
 		if r.IP != "" {
-			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(? || ':' || ?))", lockFaucetIP, r.Currency, r.IP); err != nil {
+			if err := lockFaucet(ctx, tx, lockFaucetIP, r.Currency, r.IP); err != nil {
 				return err
 			}
 		}
@@ -54,18 +92,43 @@ func (s *Store) ReserveFaucetRequest(ctx context.Context, r FaucetReservation, q
 			if err != nil {
 				return err
 			}
-			wait = max(wait, w)
+			res.Wait = max(res.Wait, w)
 		}
-		if wait > 0 {
+		if res.Wait > 0 {
 			return nil
 		}
-		return tx.NewRaw(`INSERT INTO faucet_requests (currency, address, ip, stacking) VALUES (?, ?, ?, ?) RETURNING id`,
-			r.Currency, r.Address, r.IP, r.Stacking).Scan(ctx, &id)
+		return tx.NewRaw(`INSERT INTO faucet_requests (currency, address, ip, stacking, request_id, lease_until)
+			VALUES (?, ?, ?, ?, NULLIF(?, ''), now() + make_interval(secs => ?)) RETURNING id`,
+			r.Currency, r.Address, r.IP, r.Stacking, r.RequestID, r.Lease.Seconds()).Scan(ctx, &res.ID)
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("faucet rate limit: %w", err)
+		return FaucetReserved{}, fmt.Errorf("faucet rate limit: %w", err)
 	}
-	return id, wait, nil
+	return res, nil
+}
+
+func lockFaucet(ctx context.Context, tx bun.Tx, space int32, currency, key string) error {
+	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?, hashtext(? || ':' || ?))", space, currency, key)
+	return err
+}
+
+// earlierFaucetRequest finds r's request id's earlier request; one that died before it was
+// signed is deleted and reported as none.
+func earlierFaucetRequest(ctx context.Context, tx bun.Tx, r FaucetReservation) (*FaucetRequest, error) {
+	var e FaucetRequest
+	err := tx.NewRaw(`SELECT id, address, stacking, tx_id, tx_raw, coalesce(lease_until > now(), false)
+		FROM faucet_requests WHERE currency = ? AND request_id = ? FOR UPDATE`, r.Currency, r.RequestID).
+		Scan(ctx, &e.ID, &e.Address, &e.Stacking, &e.TxID, &e.TxRaw, &e.Leased)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case e.TxID == "" && !e.Leased:
+		_, err := tx.ExecContext(ctx, "DELETE FROM faucet_requests WHERE id = ?", e.ID)
+		return nil, err
+	}
+	return &e, nil
 }
 
 // quotaWait returns 0 when q has room, else the time until its Max-th newest request leaves
@@ -85,6 +148,7 @@ func quotaWait(ctx context.Context, tx bun.Tx, r FaucetReservation, q FaucetQuot
 	err := tx.NewRaw(`SELECT extract(epoch FROM occurred_at + make_interval(secs => ?) - now()) * 1000
 		FROM faucet_requests
 		WHERE ? = ? AND currency = ? AND (stacking OR NOT ?) AND occurred_at > now() - make_interval(secs => ?)
+			AND (tx_id <> '' OR lease_until > now())
 		ORDER BY occurred_at DESC OFFSET ? LIMIT 1`,
 		q.Window.Seconds(), col, key, r.Currency, q.StackingOnly, q.Window.Seconds(), q.Max-1).Scan(ctx, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -96,9 +160,18 @@ func quotaWait(ctx context.Context, tx bun.Tx, r FaucetReservation, q FaucetQuot
 	return max(time.Duration(ms)*time.Millisecond, time.Second), nil
 }
 
-// CompleteFaucetRequest records the transaction that paid a reserved request.
-func (s *Store) CompleteFaucetRequest(ctx context.Context, id int64, txID string) error {
-	_, err := s.DB.ExecContext(ctx, "UPDATE faucet_requests SET tx_id = ? WHERE id = ?", txID, id)
+// RecordFaucetPayout records the signed transaction of a reserved request, before it is
+// broadcast, so that a retry finds it whatever happens to this process next.
+func (s *Store) RecordFaucetPayout(ctx context.Context, id int64, txID, txRaw string) error {
+	_, err := s.DB.ExecContext(ctx, "UPDATE faucet_requests SET tx_id = ?, tx_raw = ? WHERE id = ?", txID, txRaw, id)
+	return err
+}
+
+// ForgetFaucetPayout clears a recorded transaction that never reached the chain (its inputs or
+// nonce went to another payout), renewing the reservation's lease for a new payout.
+func (s *Store) ForgetFaucetPayout(ctx context.Context, id int64, lease time.Duration) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE faucet_requests SET tx_id = '', tx_raw = '',
+		lease_until = now() + make_interval(secs => ?) WHERE id = ?`, lease.Seconds(), id)
 	return err
 }
 

@@ -27,8 +27,9 @@ func TestReserveFaucetRequestConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id, wait, err := stores[i%2].ReserveFaucetRequest(context.Background(),
-				db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", IP: "192.0.2.1"}, quotas)
+			res, err := stores[i%2].ReserveFaucetRequest(context.Background(),
+				db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", IP: "192.0.2.1", Lease: time.Minute}, quotas)
+			id, wait := res.ID, res.Wait
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -53,15 +54,54 @@ func TestReserveFaucetRequestConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	stacking := append(quotas, db.FaucetQuota{StackingOnly: true, Max: 1, Window: 48 * time.Hour})
-	r := db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", Stacking: true}
-	if id, wait, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || id == 0 || wait != 0 {
-		t.Fatalf("after a cancel: %d %v %v", id, wait, err)
+	r := db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", Stacking: true, Lease: time.Minute}
+	if res, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || res.ID == 0 || res.Wait != 0 {
+		t.Fatalf("after a cancel: %+v %v", res, err)
 	}
 	r.Address = "ST2OTHER"
-	if id, _, _ := s.ReserveFaucetRequest(context.Background(), r, stacking); id == 0 {
+	if res, _ := s.ReserveFaucetRequest(context.Background(), r, stacking); res.ID == 0 {
 		t.Fatal("first stacking request of another address refused")
 	}
-	if id, wait, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || id != 0 || wait < 47*time.Hour {
-		t.Errorf("second stacking request: %d %v %v, want a wait of about 48h", id, wait, err)
+	if res, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || res.ID != 0 || res.Wait < 47*time.Hour {
+		t.Errorf("second stacking request: %+v %v, want a wait of about 48h", res, err)
+	}
+}
+
+// A request id names one request: seen again it gives the earlier request (signed or still
+// leased) instead of a new reservation; an unsigned one whose lease ran out is forgotten, and
+// neither it nor its quota place stays.
+func TestFaucetRequestID(t *testing.T) {
+	t.Parallel()
+	s := dbtest.New(t)
+	defer s.Close()
+	ctx := context.Background()
+	quota := []db.FaucetQuota{{Max: 1, Window: time.Hour}}
+	r := db.FaucetReservation{Currency: "btc", Address: "bcrt1qaddr", RequestID: "k1", Lease: time.Minute}
+	first, err := s.ReserveFaucetRequest(ctx, r, quota)
+	if err != nil || first.ID == 0 {
+		t.Fatalf("%+v %v", first, err)
+	}
+	again, err := s.ReserveFaucetRequest(ctx, r, quota)
+	if err != nil || again.ID != 0 || again.Earlier == nil || again.Earlier.ID != first.ID || !again.Earlier.Leased || again.Earlier.TxID != "" {
+		t.Fatalf("leased repeat: %+v %v", again, err)
+	}
+	if err := s.RecordFaucetPayout(ctx, first.ID, "ab12", "0100"); err != nil {
+		t.Fatal(err)
+	}
+	signed, err := s.ReserveFaucetRequest(ctx, r, quota)
+	if err != nil || signed.Earlier == nil || signed.Earlier.TxID != "ab12" || signed.Earlier.TxRaw != "0100" || signed.Earlier.Address != r.Address {
+		t.Fatalf("signed repeat: %+v %v", signed, err)
+	}
+
+	// An unsigned reservation whose lease ran out: the retry reserves anew.
+	dead := db.FaucetReservation{Currency: "btc", Address: "bcrt1qdead", RequestID: "k2", Lease: time.Millisecond}
+	if res, err := s.ReserveFaucetRequest(ctx, dead, quota); err != nil || res.ID == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	dead.Lease = time.Minute
+	retried, err := s.ReserveFaucetRequest(ctx, dead, quota)
+	if err != nil || retried.ID == 0 || retried.Earlier != nil || retried.Wait != 0 {
+		t.Fatalf("retry after the lease: %+v %v", retried, err)
 	}
 }

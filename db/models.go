@@ -394,19 +394,6 @@ type EventObserverRequest struct {
 	Payload          json.RawMessage `bun:"payload,type:jsonb"`
 }
 
-// FaucetRequest is a faucet payout (reserved under the rate limits, then paid: see faucet.go).
-type FaucetRequest struct {
-	bun.BaseModel `bun:"table:faucet_requests"`
-
-	ID         int64     `bun:"id,pk,autoincrement"`
-	Currency   string    `bun:"currency"`
-	Address    string    `bun:"address"`
-	IP         string    `bun:"ip"`
-	TxID       string    `bun:"tx_id"`
-	Stacking   bool      `bun:"stacking"`
-	OccurredAt time.Time `bun:"occurred_at"`
-}
-
 // Brc20Token is a deployed BRC-20 token; amounts are integers scaled by 10^Decimals.
 type Brc20Token struct {
 	bun.BaseModel `bun:"table:brc20_tokens"`

@@ -1,6 +1,7 @@
 package faucet
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -143,8 +144,9 @@ func (b *BTC) Close() {
 	}
 }
 
-// Send pays the configured amount to address and returns the broadcast transaction.
-func (b *BTC) Send(ctx context.Context, addr string) (Sent, error) {
+// Send pays the configured amount to address and returns the broadcast transaction. Each signed
+// transaction goes to record before it is broadcast, and is not broadcast when record fails.
+func (b *BTC) Send(ctx context.Context, addr string, record func(Sent) error) (Sent, error) {
 	to, err := b.parseAddress(addr)
 	if err != nil {
 		return Sent{}, err
@@ -155,7 +157,7 @@ func (b *BTC) Send(ctx context.Context, addr string) (Sent, error) {
 	}
 	rate := b.feeRate(ctx, node)
 	for attempt := 1; ; attempt++ {
-		sent, retry, err := b.send(ctx, node, to, rate)
+		sent, retry, err := b.send(ctx, node, to, rate, record)
 		if err == nil || !retry || attempt == broadcastAttempts {
 			return sent, err
 		}
@@ -164,7 +166,7 @@ func (b *BTC) Send(ctx context.Context, addr string) (Sent, error) {
 
 // send makes one attempt; retry says whether the node rejected inputs that a fresh listing may
 // replace.
-func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, rate int64) (Sent, bool, error) {
+func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, rate int64, record func(Sent) error) (Sent, bool, error) {
 	toScript, err := txscript.PayToAddrScript(to)
 	if err != nil {
 		return Sent{}, false, stxgraph.Errorf(stxgraph.EINVALID, "cannot pay to %s", to.EncodeAddress())
@@ -180,6 +182,13 @@ func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, ra
 		slog.Error("BTC faucet: signing failed", "err", err)
 		return Sent{}, false, stxgraph.Errorf(stxgraph.EINTERNAL, "the BTC faucet could not sign its transaction")
 	}
+	var raw strings.Builder
+	_ = tx.Serialize(hex.NewEncoder(&raw))
+	signed := Sent{TxID: tx.TxHash().String(), TxRaw: raw.String()}
+	if err := record(signed); err != nil {
+		b.release(inputs, false)
+		return Sent{}, false, err
+	}
 	// Once sent, the transaction may be relayed even if the caller goes away: finish the call so
 	// that its outputs are accounted for.
 	txid, err := node.Send(context.WithoutCancel(ctx), tx)
@@ -188,7 +197,7 @@ func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, ra
 		b.release(inputs, rejected && inputsGone(rerr))
 		if !rejected {
 			slog.Warn("BTC faucet: broadcast failed", "err", err)
-			return Sent{}, false, errUnavailable
+			return Sent{}, false, &unknownOutcome{errUnavailable}
 		}
 		slog.Warn("BTC faucet: node rejected transaction", "code", rerr.Code, "reason", rerr.Message)
 		if inputsGone(rerr) {
@@ -196,13 +205,49 @@ func (b *BTC) send(ctx context.Context, node *rpc.Client, to address.Address, ra
 		}
 		return Sent{}, false, stxgraph.Errorf(stxgraph.EINTERNAL, "the Bitcoin node rejected the faucet transaction")
 	}
-	var raw strings.Builder
-	_ = tx.Serialize(hex.NewEncoder(&raw))
 	b.broadcast(tx, inputs, changeScript)
 	if got := tx.TxHash(); *txid != got {
 		slog.Warn("BTC faucet: node reported another transaction id", "node", txid.String(), "computed", got.String())
 	}
-	return Sent{TxID: tx.TxHash().String(), TxRaw: raw.String()}, false, nil
+	return signed, false, nil
+}
+
+// Resend broadcasts a recorded payout again. The node answers that it already has a transaction
+// in its mempool or chain; any other refusal means its coins went to another transaction, so it
+// can never be paid.
+func (b *BTC) Resend(ctx context.Context, s Sent) error {
+	raw, err := hex.DecodeString(s.TxRaw)
+	if err != nil {
+		return fmt.Errorf("recorded payout %s: %w", s.TxID, err)
+	}
+	var tx wire.MsgTx
+	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
+		return fmt.Errorf("recorded payout %s: %w", s.TxID, err)
+	}
+	node, err := b.connect(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = node.Send(ctx, &tx)
+	rerr, rejected := rpc.IsRPCError(err)
+	switch {
+	case err == nil:
+		return nil
+	case !rejected:
+		slog.Warn("BTC faucet: broadcast failed", "err", err)
+		return errUnavailable
+	case alreadyKnown(rerr):
+		return nil
+	}
+	return errNotPaid
+}
+
+// alreadyKnown tells the node's refusals of a transaction it already has (bitcoind:
+// txn-already-in-mempool, "Transaction already in block chain", "outputs already in utxo set";
+// btcd: "already have transaction", "transaction already exists").
+func alreadyKnown(err *btcjson.RPCError) bool {
+	m := strings.ToLower(err.Message)
+	return strings.Contains(m, "already")
 }
 
 // inputsGone tells the node's rejections of spent or unknown inputs (bitcoind: missing-inputs,

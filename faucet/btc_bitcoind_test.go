@@ -44,7 +44,7 @@ func TestBTCOnBitcoindSpendsBothKinds(t *testing.T) {
 
 	b := bitcoindFaucet(t, node, key, 100_000_000)
 	to := recipient(t, "bitcoind both", "p2sh")
-	sent, err := b.Send(context.Background(), to)
+	sent, err := b.Send(context.Background(), to, noRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestBTCOnBitcoindConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = b.Send(context.Background(), recipient(t, fmt.Sprint("bitcoind concurrent", i), "p2wpkh"))
+			_, errs[i] = b.Send(context.Background(), recipient(t, fmt.Sprint("bitcoind concurrent", i), "p2wpkh"), noRecord)
 		}()
 	}
 	wg.Wait()
@@ -113,7 +113,7 @@ func TestBTCOnBitcoindConcurrent(t *testing.T) {
 	}
 	// After a block the change is confirmed and listed by scantxoutset; the next request spends it.
 	node.Mine()
-	if _, err := b.Send(context.Background(), recipient(t, "after block", "p2tr")); err != nil {
+	if _, err := b.Send(context.Background(), recipient(t, "after block", "p2tr"), noRecord); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -132,11 +132,11 @@ func TestBTCOnBitcoindSkipsMempoolSpends(t *testing.T) {
 			node.Fund(scriptOf(t, p2pkh.EncodeAddress()), 3_00000000, 120, true)
 			first := bitcoindFaucet(t, node, key, 0)
 			second := bitcoindFaucet(t, node, key, 0)
-			a, err := first.Send(context.Background(), recipient(t, "first", "p2wpkh"))
+			a, err := first.Send(context.Background(), recipient(t, "first", "p2wpkh"), noRecord)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := second.Send(context.Background(), recipient(t, "second", "p2wpkh"))
+			b, err := second.Send(context.Background(), recipient(t, "second", "p2wpkh"), noRecord)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,11 +179,11 @@ func TestBTCOnBitcoindRejected(t *testing.T) {
 	to := recipient(t, "rejected", "p2wpkh")
 
 	node.RejectNext = "non-mandatory-script-verify-flag (Signature must be zero for failed CHECK(MULTI)SIG operation)"
-	_, err := b.Send(context.Background(), to)
+	_, err := b.Send(context.Background(), to, noRecord)
 	if stxgraph.ErrorCode(err) != stxgraph.EINTERNAL || strings.Contains(stxgraph.ErrorMessage(err), "script") {
 		t.Fatalf("rejected broadcast: %v (%s), want EINTERNAL without the node's reason", err, stxgraph.ErrorCode(err))
 	}
-	sent, err := b.Send(context.Background(), to)
+	sent, err := b.Send(context.Background(), to, noRecord)
 	if err != nil {
 		t.Fatalf("after a rejection: %v", err)
 	}
@@ -201,7 +201,7 @@ func TestBTCOnBitcoindRetriesTakenInputs(t *testing.T) {
 	node.Fund(scriptOf(t, p2pkh.EncodeAddress()), 2_00000000, 120, true)
 	b := bitcoindFaucet(t, node, key, 0)
 	node.RejectNext = "bad-txns-inputs-missingorspent"
-	if _, err := b.Send(context.Background(), recipient(t, "taken", "p2wpkh")); err != nil {
+	if _, err := b.Send(context.Background(), recipient(t, "taken", "p2wpkh"), noRecord); err != nil {
 		t.Fatal(err)
 	}
 	if n := node.Calls("sendrawtransaction"); n != 2 || len(node.Mempool()) != 1 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -169,7 +170,7 @@ func TestBTCSend(t *testing.T) {
 	b := newTestBTC(t, node, key, 0)
 	to := recipient(t, "send", "p2wpkh")
 
-	sent, err := b.Send(context.Background(), to)
+	sent, err := b.Send(context.Background(), to, noRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestBTCConcurrentRequests(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sent[i], errs[i] = b.Send(context.Background(), addrs[i])
+			sent[i], errs[i] = b.Send(context.Background(), addrs[i], noRecord)
 		}()
 	}
 	wg.Wait()
@@ -262,7 +263,7 @@ func TestBTCSpendsP2WPKHCoins(t *testing.T) {
 
 	key2 := testKey("p2wpkh-faucet")
 	p2pkh2, p2wpkh2 := keyAddrs(t, key2)
-	funding, err := funder.Send(context.Background(), p2wpkh2.EncodeAddress())
+	funding, err := funder.Send(context.Background(), p2wpkh2.EncodeAddress(), noRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestBTCSpendsP2WPKHCoins(t *testing.T) {
 		t.Fatalf("faucet P2PKH address %s, want %s", got, p2pkh2)
 	}
 	to := recipient(t, "p2wpkh", "p2tr")
-	sent, err := b.Send(context.Background(), to)
+	sent, err := b.Send(context.Background(), to, noRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,10 +288,10 @@ func TestBTCSpendsP2WPKHCoins(t *testing.T) {
 	}
 
 	// What is left (about 2 BTC) pays one more request; after that the faucet is out of coins.
-	if _, err := b.Send(context.Background(), to); err != nil {
+	if _, err := b.Send(context.Background(), to, noRecord); err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.Send(context.Background(), to)
+	_, err = b.Send(context.Background(), to, noRecord)
 	if stxgraph.ErrorCode(err) != stxgraph.EUNAVAILABLE || !strings.Contains(stxgraph.ErrorMessage(err), "out of coins") {
 		t.Fatalf("third request: %v (%s), want EUNAVAILABLE out of coins", err, stxgraph.ErrorCode(err))
 	}
@@ -332,7 +333,7 @@ func TestBTCSpendableOutputs(t *testing.T) {
 			t.Errorf("output %+v: want a mature 50 BTC coinbase", o)
 		}
 	}
-	sent, err := b.Send(context.Background(), recipient(t, "spendable", "p2wpkh"))
+	sent, err := b.Send(context.Background(), recipient(t, "spendable", "p2wpkh"), noRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestBTCOutOfCoins(t *testing.T) {
 	t.Parallel()
 	node := fundedNode(t, testKey("out-of-coins miner"))
 	b := newTestBTC(t, node, testKey("out-of-coins empty"), 0)
-	_, err := b.Send(context.Background(), recipient(t, "out", "p2wpkh"))
+	_, err := b.Send(context.Background(), recipient(t, "out", "p2wpkh"), noRecord)
 	if stxgraph.ErrorCode(err) != stxgraph.EUNAVAILABLE || !strings.Contains(stxgraph.ErrorMessage(err), "out of coins") {
 		t.Fatalf("got %v (%s), want EUNAVAILABLE out of coins", err, stxgraph.ErrorCode(err))
 	}
@@ -444,7 +445,7 @@ func TestBTCAddresses(t *testing.T) {
 		}
 	}
 	// Send validates before it contacts the node (which does not exist here).
-	if _, err := b.Send(context.Background(), "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"); stxgraph.ErrorCode(err) != stxgraph.EINVALID {
+	if _, err := b.Send(context.Background(), "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", noRecord); stxgraph.ErrorCode(err) != stxgraph.EINVALID {
 		t.Errorf("Send to a mainnet address: %v, want EINVALID", err)
 	}
 }
@@ -459,7 +460,7 @@ func TestBTCNodeDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	_, err = b.Send(context.Background(), recipient(t, "down", "p2wpkh"))
+	_, err = b.Send(context.Background(), recipient(t, "down", "p2wpkh"), noRecord)
 	if stxgraph.ErrorCode(err) != stxgraph.EUNAVAILABLE {
 		t.Fatalf("got %v (%s), want EUNAVAILABLE", err, stxgraph.ErrorCode(err))
 	}
@@ -467,5 +468,35 @@ func TestBTCNodeDown(t *testing.T) {
 		if strings.Contains(stxgraph.ErrorMessage(err), secret) {
 			t.Errorf("message %q shows %q", stxgraph.ErrorMessage(err), secret)
 		}
+	}
+}
+
+// noRecord is the record step of a payout outside the Service: nothing to keep.
+func noRecord(Sent) error { return nil }
+
+// A payout whose record step fails is never broadcast; resending the signed transaction pays
+// it, and resending it again finds it already known.
+func TestBTCResend(t *testing.T) {
+	t.Parallel()
+	key := testKey("resend")
+	node := fundedNode(t, key)
+	b := newTestBTC(t, node, key, 0)
+	to := recipient(t, "resend", "p2wpkh")
+
+	var signed Sent
+	refuse := errors.New("the database is down")
+	if _, err := b.Send(context.Background(), to, func(s Sent) error { signed = s; return refuse }); !errors.Is(err, refuse) {
+		t.Fatalf("Send with a failing record: %v, want the record's error", err)
+	}
+	checkSent(t, signed)
+	for range 2 {
+		if err := b.Resend(context.Background(), signed); err != nil {
+			t.Fatalf("Resend: %v", err)
+		}
+	}
+	node.Generate(t, 1)
+	holds(t, node, confirmedTx(t, node, signed.TxID, 1), to, 100_000_000)
+	if err := b.Resend(context.Background(), signed); err != nil {
+		t.Errorf("Resend of a mined payout: %v", err)
 	}
 }

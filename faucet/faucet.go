@@ -29,8 +29,30 @@ type Sent struct {
 
 // BTCSender pays out the BTC faucet's amount to a Bitcoin address.
 type BTCSender interface {
-	Send(ctx context.Context, address string) (Sent, error)
+	// Send signs the payout, hands it to record, and broadcasts it only when record succeeded.
+	Send(ctx context.Context, address string, record func(Sent) error) (Sent, error)
+	// Resend broadcasts a recorded payout again: nil when the node holds it or the chain has it,
+	// errNotPaid when it can never be paid (its coins went to another payout).
+	Resend(ctx context.Context, s Sent) error
 }
+
+// Request is one faucet request as a client sends it.
+type Request struct {
+	Address string
+	// Stacking asks for enough STX to stack (STX only).
+	Stacking bool
+	// ID is the client's name for the request (the Idempotency-Key header), "" for none: a
+	// retry under the same ID, e.g. after a lost answer, is answered with the same payout.
+	ID string
+}
+
+// maxRequestID bounds a request id's length.
+const maxRequestID = 255
+
+// payoutLease is how long a reservation counts against the limits before its transaction is
+// recorded: far longer than a payout takes (its node calls are bounded by the request's
+// deadline), so that only a request whose process died before signing stops counting.
+const payoutLease = 2 * time.Minute
 
 // Currencies as the faucet_requests table records them.
 const (
@@ -95,6 +117,7 @@ const (
 	msgOutOfFunds     = "The faucet is temporarily out of funds, please try again later"
 	msgRequestFailed  = "Faucet request failed, please try again later"
 	msgAddressMissing = "address required"
+	msgInProgress     = "A payout for this request id is in progress; try again shortly"
 )
 
 // LimitError is a refused request: a rate limit is full until RetryAfter has passed.
@@ -133,31 +156,36 @@ func (s *Service) testnet() error {
 	return nil
 }
 
-// STX sends the STX faucet's amount (or, with stacking, enough to stack) to address.
-func (s *Service) STX(ctx context.Context, addr string, stacking bool) (Sent, error) {
+// STX sends the STX faucet's amount (or, with stacking, enough to stack) to req.Address.
+func (s *Service) STX(ctx context.Context, req Request) (Sent, error) {
 	if err := s.testnet(); err != nil {
 		return Sent{}, err
 	}
 	if s.cfg.STX == nil {
 		return Sent{}, stxgraph.Errorf(stxgraph.EFORBIDDEN, msgSTXNotConfig)
 	}
-	recipient, err := ParseSTXAddress(addr)
+	recipient, err := ParseSTXAddress(req.Address)
 	if err != nil {
 		return Sent{}, err
 	}
-	return s.payout(ctx, db.FaucetReservation{Currency: CurrencySTX, Address: recipient.String(), Stacking: stacking},
-		func(ctx context.Context) (Sent, error) { return s.cfg.STX.Send(ctx, recipient, stacking) })
+	r := db.FaucetReservation{Currency: CurrencySTX, Address: recipient.String(), Stacking: req.Stacking, RequestID: req.ID}
+	return s.payout(ctx, r, sender{
+		send: func(ctx context.Context, record func(Sent) error) (Sent, error) {
+			return s.cfg.STX.Send(ctx, recipient, req.Stacking, record)
+		},
+		resend: s.cfg.STX.Resend,
+	})
 }
 
 // BTC sends the BTC faucet's amount to a testnet or regtest Bitcoin address.
-func (s *Service) BTC(ctx context.Context, addr string) (Sent, error) {
+func (s *Service) BTC(ctx context.Context, req Request) (Sent, error) {
 	if err := s.testnet(); err != nil {
 		return Sent{}, err
 	}
 	if s.cfg.BTC == nil {
 		return Sent{}, stxgraph.Errorf(stxgraph.EFORBIDDEN, msgBTCNotConfig)
 	}
-	addr = strings.TrimSpace(addr)
+	addr := strings.TrimSpace(req.Address)
 	if addr == "" {
 		return Sent{}, stxgraph.Errorf(stxgraph.EINVALID, msgAddressMissing)
 	}
@@ -165,8 +193,13 @@ func (s *Service) BTC(ctx context.Context, addr string) (Sent, error) {
 	if err != nil || a.Network == address.Mainnet {
 		return Sent{}, stxgraph.Errorf(stxgraph.EINVALID, "Invalid BTC testnet or regtest address %q", addr)
 	}
-	return s.payout(ctx, db.FaucetReservation{Currency: CurrencyBTC, Address: addr},
-		func(ctx context.Context) (Sent, error) { return s.cfg.BTC.Send(ctx, addr) })
+	r := db.FaucetReservation{Currency: CurrencyBTC, Address: addr, RequestID: req.ID}
+	return s.payout(ctx, r, sender{
+		send: func(ctx context.Context, record func(Sent) error) (Sent, error) {
+			return s.cfg.BTC.Send(ctx, addr, record)
+		},
+		resend: s.cfg.BTC.Resend,
+	})
 }
 
 // ParseSTXAddress validates a recipient: a c32 address (or contract principal) with a correct
@@ -186,33 +219,109 @@ func ParseSTXAddress(addr string) (c32.Principal, error) {
 	return p, nil
 }
 
-// payout reserves the request under the rate limits, runs send, and records its transaction;
-// a failed send releases the reservation so that it does not count.
-func (s *Service) payout(ctx context.Context, r db.FaucetReservation, send func(context.Context) (Sent, error)) (Sent, error) {
-	r.IP = ClientIP(ctx)
-	id, wait, err := s.cfg.Store.ReserveFaucetRequest(ctx, r, s.cfg.Limits.quotas())
+// sender is one faucet's way to pay: send signs, records and broadcasts a new payout; resend
+// broadcasts a recorded one again.
+type sender struct {
+	send   func(ctx context.Context, record func(Sent) error) (Sent, error)
+	resend func(ctx context.Context, s Sent) error
+}
+
+// payout reserves the request under the rate limits and pays it, or answers a retried request
+// id with its earlier payout. The signed transaction is recorded before it is broadcast, so a
+// retry gets the same transaction whatever happened to the process that signed it.
+func (s *Service) payout(ctx context.Context, r db.FaucetReservation, pay sender) (Sent, error) {
+	if err := checkRequestID(r.RequestID); err != nil {
+		return Sent{}, err
+	}
+	r.IP, r.Lease = ClientIP(ctx), payoutLease
+	res, err := s.cfg.Store.ReserveFaucetRequest(ctx, r, s.cfg.Limits.quotas())
 	if err != nil {
 		slog.ErrorContext(ctx, "faucet rate limit check failed", "currency", r.Currency, "err", err)
 		return Sent{}, stxgraph.Errorf(stxgraph.EUNAVAILABLE, msgUnavailable)
 	}
-	if wait > 0 {
-		return Sent{}, &LimitError{RetryAfter: wait}
+	switch {
+	case res.Wait > 0:
+		return Sent{}, &LimitError{RetryAfter: res.Wait}
+	case res.Earlier != nil:
+		return s.retry(ctx, r, res.Earlier, pay)
 	}
-	sent, err := send(ctx)
+	return s.pay(ctx, r, res.ID, pay)
+}
+
+// pay pays reservation id. A payout that failed before it was recorded, or that the node
+// refused, releases the reservation; one whose broadcast may have reached the node stays
+// recorded (and counted), for a retry under its request id to settle.
+func (s *Service) pay(ctx context.Context, r db.FaucetReservation, id int64, pay sender) (Sent, error) {
 	// The reservation's bookkeeping must happen even when the client went away.
 	bg := context.WithoutCancel(ctx)
+	recorded := false
+	sent, err := pay.send(ctx, func(sent Sent) error {
+		err := s.cfg.Store.RecordFaucetPayout(bg, id, sent.TxID, sent.TxRaw)
+		recorded = err == nil
+		return err
+	})
 	if err != nil {
-		if cerr := s.cfg.Store.CancelFaucetRequest(bg, id); cerr != nil {
-			slog.ErrorContext(ctx, "faucet reservation not released", "err", cerr)
+		var unknown *unknownOutcome
+		if !recorded || !errors.As(err, &unknown) {
+			if cerr := s.cfg.Store.CancelFaucetRequest(bg, id); cerr != nil {
+				slog.ErrorContext(ctx, "faucet reservation not released", "err", cerr)
+			}
 		}
 		return Sent{}, s.present(ctx, r, err)
-	}
-	if err := s.cfg.Store.CompleteFaucetRequest(bg, id, sent.TxID); err != nil {
-		slog.ErrorContext(ctx, "faucet payout not recorded", "txid", sent.TxID, "err", err)
 	}
 	slog.InfoContext(ctx, "faucet payout", "currency", r.Currency, "recipient", r.Address, "stacking", r.Stacking, "txid", sent.TxID)
 	return sent, nil
 }
+
+// retry answers a request id seen before: with its payout, broadcast again in case the first
+// broadcast never happened; or, when that payout can never be paid, with a new one.
+func (s *Service) retry(ctx context.Context, r db.FaucetReservation, e *db.FaucetRequest, pay sender) (Sent, error) {
+	if e.Address != r.Address || e.Stacking != r.Stacking {
+		return Sent{}, stxgraph.Errorf(stxgraph.EINVALID, "request id %q was used for another request", r.RequestID)
+	}
+	if e.TxID == "" {
+		return Sent{}, stxgraph.Errorf(stxgraph.ECONFLICT, msgInProgress)
+	}
+	sent := Sent{TxID: e.TxID, TxRaw: e.TxRaw}
+	err := pay.resend(ctx, sent)
+	switch {
+	case err == nil:
+		slog.InfoContext(ctx, "faucet payout repeated", "currency", r.Currency, "recipient", r.Address, "txid", sent.TxID)
+		return sent, nil
+	case errors.Is(err, errNotPaid):
+		slog.WarnContext(ctx, "faucet payout never reached the chain; paying again", "currency", r.Currency, "txid", sent.TxID)
+		if err := s.cfg.Store.ForgetFaucetPayout(context.WithoutCancel(ctx), e.ID, payoutLease); err != nil {
+			slog.ErrorContext(ctx, "faucet payout not cleared", "err", err)
+			return Sent{}, stxgraph.Errorf(stxgraph.EUNAVAILABLE, msgUnavailable)
+		}
+		return s.pay(ctx, r, e.ID, pay)
+	default:
+		return Sent{}, s.present(ctx, r, err)
+	}
+}
+
+// checkRequestID accepts "" (none) or 1 to 255 visible ASCII characters.
+func checkRequestID(id string) error {
+	if len(id) > maxRequestID {
+		return stxgraph.Errorf(stxgraph.EINVALID, "request id must be at most %d characters", maxRequestID)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return stxgraph.Errorf(stxgraph.EINVALID, "request id must be visible ASCII characters")
+		}
+	}
+	return nil
+}
+
+// unknownOutcome wraps a broadcast error after which the node may hold the transaction (the
+// connection failed or timed out): the payout stays recorded.
+type unknownOutcome struct{ err error }
+
+func (e *unknownOutcome) Error() string { return e.err.Error() }
+func (e *unknownOutcome) Unwrap() error { return e.err }
+
+// errNotPaid: a recorded payout that the chain does not have and cannot take any more.
+var errNotPaid = errors.New("the recorded payout was never paid and cannot be")
 
 // present logs a failed payout and turns it into an error safe to show: the senders' errors
 // name node endpoints and rejection reasons, never node addresses or keys, and still only

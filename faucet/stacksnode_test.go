@@ -36,6 +36,9 @@ type stacksNode struct {
 	// mineEvery, when not 0, mines a block after that many accepted transactions, as a fast
 	// regtest chain does, so that long nonce chains stay within the chaining limit.
 	mineEvery int
+	// drop, when not 0, is how many more broadcasts are read and then cut off without an answer
+	// and without being kept: a broadcast that was lost on its way to the node.
+	drop int
 }
 
 type nodeAccount struct {
@@ -111,6 +114,9 @@ func (n *stacksNode) broadcast(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := io.ReadAll(r.Body)
+	if n.dropped() {
+		panic(http.ErrAbortHandler) // the connection is closed with no answer
+	}
 	t, err := tx.Decode(raw)
 	if err != nil {
 		w.Header().Set("Content-Type", "text/plain")
@@ -197,6 +203,17 @@ func (n *stacksNode) broadcast(w http.ResponseWriter, r *http.Request) {
 		n.mine()
 	}
 	writeNodeJSON(w, 200, txid)
+}
+
+// dropped tells whether to lose this broadcast, counting it.
+func (n *stacksNode) dropped() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.drop == 0 {
+		return false
+	}
+	n.drop--
+	return true
 }
 
 // mine confirms every account's pending transactions whose nonces follow on without a gap.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"strings"
@@ -116,7 +117,9 @@ func (x *STX) Addresses() []string {
 var rotates = map[string]bool{"ConflictingNonceInMempool": true, "TooMuchChaining": true, "NotEnoughFunds": true}
 
 // Send pays the faucet amount, or with stacking the stacking minimum plus the pad, to recipient.
-func (x *STX) Send(ctx context.Context, recipient c32.Principal, stacking bool) (Sent, error) {
+// Each signed transfer goes to record before it is broadcast, and is not broadcast when record
+// fails.
+func (x *STX) Send(ctx context.Context, recipient c32.Principal, stacking bool, record func(Sent) error) (Sent, error) {
 	amount := x.cfg.Amount
 	if stacking {
 		minimum, err := x.cfg.Node.StackingMinimum(ctx)
@@ -132,7 +135,7 @@ func (x *STX) Send(ctx context.Context, recipient c32.Principal, stacking bool) 
 	for i := range x.keys {
 		idx := (start + i) % len(x.keys)
 		var sent Sent
-		sent, err = x.sendFrom(ctx, x.keys[idx], recipient, amount)
+		sent, err = x.sendFrom(ctx, x.keys[idx], recipient, amount, record)
 		if err == nil {
 			x.cur.Store(uint32(idx))
 			return sent, nil
@@ -149,7 +152,7 @@ func (x *STX) Send(ctx context.Context, recipient c32.Principal, stacking bool) 
 // sendFrom builds, signs and broadcasts one transfer from k with the next free nonce: the
 // highest of the node's, the indexer's (confirmed and mempool), the one stored for every API
 // process, and the one this process last used.
-func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, amount uint64) (Sent, error) {
+func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, amount uint64, record func(Sent) error) (Sent, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	acct, err := x.cfg.Node.Account(ctx, k.addr)
@@ -181,6 +184,10 @@ func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, 
 			return stored, errOutOfFunds
 		}
 		raw := t.Encode()
+		signed := Sent{TxID: t.TxIDHex(), TxRaw: hex.EncodeToString(raw)}
+		if err := record(signed); err != nil {
+			return stored, err
+		}
 		txid, err := x.cfg.Node.Broadcast(ctx, raw)
 		var rej *node.Rejection
 		switch {
@@ -193,17 +200,46 @@ func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, 
 			// testnet) or behind it: start again from what the node and the index know.
 			k.next = base
 			return base, err
-		case err != nil:
+		case errors.As(err, &rej):
 			return stored, err
+		case err != nil:
+			return stored, &unknownOutcome{err}
 		}
-		if want := t.TxIDHex(); strings.TrimPrefix(want, "0x") != txid {
-			slog.WarnContext(ctx, "stacks-node reported another txid", "txid", want, "node_txid", txid)
+		if strings.TrimPrefix(signed.TxID, "0x") != txid {
+			slog.WarnContext(ctx, "stacks-node reported another txid", "txid", signed.TxID, "node_txid", txid)
 		}
 		k.next = nonce + 1
-		sent = Sent{TxID: t.TxIDHex(), TxRaw: hex.EncodeToString(raw)}
+		sent = signed
 		return k.next, nil
 	})
 	return sent, err
+}
+
+// Resend broadcasts a recorded payout again. The node accepts a transaction its mempool already
+// holds; one it refuses was paid if the index has it mined, and otherwise can never be (its nonce
+// went to another transaction).
+func (x *STX) Resend(ctx context.Context, s Sent) error {
+	raw, err := hex.DecodeString(s.TxRaw)
+	if err != nil {
+		return fmt.Errorf("recorded payout %s: %w", s.TxID, err)
+	}
+	_, err = x.cfg.Node.Broadcast(ctx, raw)
+	var rej *node.Rejection
+	if !errors.As(err, &rej) {
+		return err
+	}
+	id, err := hex.DecodeString(strings.TrimPrefix(s.TxID, "0x"))
+	if err != nil {
+		return fmt.Errorf("recorded payout %s: %w", s.TxID, err)
+	}
+	mined, err := x.cfg.Store.CanonicalTxsByID(ctx, []string{string(id)}, true)
+	switch {
+	case err != nil:
+		return err
+	case len(mined) > 0:
+		return nil
+	}
+	return errNotPaid
 }
 
 // transfer builds and signs the payout; the fee is the node's rate times the signed size, never

@@ -445,8 +445,8 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		FaucetBtc func(childComplexity int, address string) int
-		FaucetStx func(childComplexity int, address string, stacking *bool) int
+		FaucetBtc func(childComplexity int, address string, requestID *string) int
+		FaucetStx func(childComplexity int, address string, stacking *bool, requestID *string) int
 	}
 
 	NftAsset struct {
@@ -778,8 +778,8 @@ type MicroblockResolver interface {
 	Transactions(ctx context.Context, obj *db.Microblock) ([]*db.Tx, error)
 }
 type MutationResolver interface {
-	FaucetStx(ctx context.Context, address string, stacking *bool) (*FaucetResult, error)
-	FaucetBtc(ctx context.Context, address string) (*FaucetResult, error)
+	FaucetStx(ctx context.Context, address string, stacking *bool, requestID *string) (*FaucetResult, error)
+	FaucetBtc(ctx context.Context, address string, requestID *string) (*FaucetResult, error)
 }
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
@@ -2454,7 +2454,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.FaucetBtc(childComplexity, args["address"].(string)), true
+		return e.ComplexityRoot.Mutation.FaucetBtc(childComplexity, args["address"].(string), args["requestId"].(*string)), true
 	case "Mutation.faucetStx":
 		if e.ComplexityRoot.Mutation.FaucetStx == nil {
 			break
@@ -2465,7 +2465,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.FaucetStx(childComplexity, args["address"].(string), args["stacking"].(*bool)), true
+		return e.ComplexityRoot.Mutation.FaucetStx(childComplexity, args["address"].(string), args["stacking"].(*bool), args["requestId"].(*string)), true
 
 	case "NftAsset.assetEventType":
 		if e.ComplexityRoot.NftAsset.AssetEventType == nil {
@@ -4942,11 +4942,25 @@ extend type Mutation {
     address: String!
     "Send enough STX to stack in the next reward cycle."
     stacking: Boolean = false
+    """
+    Your name for this request (1 to 255 visible ASCII characters), to retry it safely: a
+    request repeated with the same id, e.g. after its answer was lost, is answered with the same
+    payout instead of a second one. While the first is still being paid, a repeat gets a conflict
+    error.
+    """
+    requestId: String
   ): FaucetResult!
   "Sends testnet BTC to a testnet or regtest Bitcoin address (base58, bech32 or bech32m). Rate limited like faucetStx; testnet only."
   faucetBtc(
     "The recipient's testnet or regtest Bitcoin address."
     address: String!
+    """
+    Your name for this request (1 to 255 visible ASCII characters), to retry it safely: a
+    request repeated with the same id, e.g. after its answer was lost, is answered with the same
+    payout instead of a second one. While the first is still being paid, a repeat gets a conflict
+    error.
+    """
+    requestId: String
   ): FaucetResult!
 }
 `, BuiltIn: false},
@@ -7042,6 +7056,14 @@ func (ec *executionContext) field_Mutation_faucetBtc_args(ctx context.Context, r
 		return nil, err
 	}
 	args["address"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "requestId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg1
 	return args, nil
 }
 
@@ -7064,6 +7086,14 @@ func (ec *executionContext) field_Mutation_faucetStx_args(ctx context.Context, r
 		return nil, err
 	}
 	args["stacking"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "requestId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["requestId"] = arg2
 	return args, nil
 }
 
@@ -14212,7 +14242,7 @@ func (ec *executionContext) _Mutation_faucetStx(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().FaucetStx(ctx, fc.Args["address"].(string), fc.Args["stacking"].(*bool))
+			return ec.Resolvers.Mutation().FaucetStx(ctx, fc.Args["address"].(string), fc.Args["stacking"].(*bool), fc.Args["requestId"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *FaucetResult) graphql.Marshaler {
@@ -14256,7 +14286,7 @@ func (ec *executionContext) _Mutation_faucetBtc(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().FaucetBtc(ctx, fc.Args["address"].(string))
+			return ec.Resolvers.Mutation().FaucetBtc(ctx, fc.Args["address"].(string), fc.Args["requestId"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *FaucetResult) graphql.Marshaler {

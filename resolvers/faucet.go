@@ -19,19 +19,19 @@ type mutationResolver struct{ *Resolver }
 // request, the seconds to wait before asking again (REST sends it as Retry-After).
 const RetryAfterExtension = "retryAfter"
 
-func (r *mutationResolver) FaucetStx(ctx context.Context, address string, stacking *bool) (*graph.FaucetResult, error) {
+func (r *mutationResolver) FaucetStx(ctx context.Context, address string, stacking *bool, requestID *string) (*graph.FaucetResult, error) {
 	if r.Faucet == nil {
 		return nil, stxgraph.Errorf(stxgraph.EFORBIDDEN, "STX faucet is not fully configured")
 	}
-	sent, err := r.Faucet.STX(ctx, address, stacking != nil && *stacking)
+	sent, err := r.Faucet.STX(ctx, faucet.Request{Address: address, Stacking: stacking != nil && *stacking, ID: deref(requestID)})
 	return faucetResult(sent, err)
 }
 
-func (r *mutationResolver) FaucetBtc(ctx context.Context, address string) (*graph.FaucetResult, error) {
+func (r *mutationResolver) FaucetBtc(ctx context.Context, address string, requestID *string) (*graph.FaucetResult, error) {
 	if r.Faucet == nil {
 		return nil, stxgraph.Errorf(stxgraph.EFORBIDDEN, "BTC faucet is not fully configured")
 	}
-	sent, err := r.Faucet.BTC(ctx, address)
+	sent, err := r.Faucet.BTC(ctx, faucet.Request{Address: address, ID: deref(requestID)})
 	return faucetResult(sent, err)
 }
 

@@ -24,6 +24,8 @@ func statusOf(code string) int {
 		return http.StatusTooManyRequests
 	case stxgraph.EGONE:
 		return http.StatusGone
+	case stxgraph.ECONFLICT:
+		return http.StatusConflict
 	case stxgraph.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	case stxgraph.ECANCELED:

@@ -97,7 +97,7 @@ func firstError(errs gqlerror.List) error {
 	code, _ := e.Extensions["code"].(string)
 	switch code {
 	case stxgraph.EINVALID, stxgraph.ENOTFOUND, stxgraph.EUNAVAILABLE, stxgraph.EFORBIDDEN,
-		stxgraph.ERATELIMIT, stxgraph.EGONE, stxgraph.ECANCELED, stxgraph.EINTERNAL:
+		stxgraph.ERATELIMIT, stxgraph.ECONFLICT, stxgraph.EGONE, stxgraph.ECANCELED, stxgraph.EINTERNAL:
 		return &stxgraph.Error{Code: code, Message: e.Message}
 	case "":
 		return &stxgraph.Error{Code: stxgraph.EINTERNAL, Message: e.Message}

@@ -91,9 +91,16 @@ func faucetAddress(r *http.Request) (string, error) {
 	return addr, nil
 }
 
+// requestIDHeader names a request for safe retries: a repeat with the same value is answered
+// with the first one's payout (the IETF Idempotency-Key header).
+const requestIDHeader = "Idempotency-Key"
+
 // runFaucet runs the faucet mutation and writes its result; a rate-limited request carries
 // Retry-After. The BTC body also has the keys the reference's clients read (txid, raw_tx).
 func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string, vars map[string]any, btc bool) {
+	if id := r.Header.Get(requestIDHeader); id != "" {
+		vars["requestId"] = id
+	}
 	resp := a.ops.response(r.Context(), op, vars)
 	if len(resp.Errors) > 0 {
 		retry, _ := resp.Errors[0].Extensions[resolvers.RetryAfterExtension].(int)

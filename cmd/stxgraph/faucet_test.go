@@ -8,6 +8,7 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/faucet"
 )
 
 // The faucet settings come from the reference's variables (FAUCET_PRIVATE_KEY, BTC_RPC_*…), and a
@@ -39,12 +40,12 @@ func TestFaucetConfiguration(t *testing.T) {
 	}
 	defer closeFn()
 	// BTC_RPC_PW and BTC_FAUCET_PK are missing.
-	_, err = svc.BTC(context.Background(), "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080")
+	_, err = svc.BTC(context.Background(), faucet.Request{Address: "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"})
 	if stxgraph.ErrorCode(err) != stxgraph.EFORBIDDEN || err.Error() != "BTC faucet is not fully configured" {
 		t.Errorf("BTC without password and key: %v", err)
 	}
 	// The STX faucet is on: a bad address is its first refusal (no node contacted).
-	if _, err := svc.STX(context.Background(), "ST1NOTANADDRESS", false); stxgraph.ErrorCode(err) != stxgraph.EINVALID {
+	if _, err := svc.STX(context.Background(), faucet.Request{Address: "ST1NOTANADDRESS"}); stxgraph.ErrorCode(err) != stxgraph.EINVALID {
 		t.Errorf("STX faucet with keys: %v, want an invalid-address error", err)
 	}
 
