@@ -24,6 +24,7 @@ const Brc20Channel = "brc20"
 // rolled back, and the tickers and addresses with operations in it. Long lists are cut to keep
 // the payload under PostgreSQL's limit; Truncated then says that anything may have changed.
 type Brc20Notice struct {
+	Seq       int64    `json:"seq,omitempty"` // its place in the notice log
 	Height    int32    `json:"height"`
 	Hash      string   `json:"hash"`
 	Rollback  bool     `json:"rollback"`
@@ -382,9 +383,9 @@ func (t *Brc20Tx) notify(ctx context.Context, n Brc20Notice) error {
 	return err
 }
 
-// notifyStatement is a NOTIFY on Brc20Channel; PostgreSQL delivers it on commit.
+// notifyStatement queues a notice on Brc20Channel: kept in the notice log and sent on commit.
 func (t *Brc20Tx) notifyStatement(n Brc20Notice) string {
-	return t.tx.NewRaw("NOTIFY "+Brc20Channel+", ?", brc20NoticePayload(n)).String()
+	return t.tx.NewRaw(insertNotice, Brc20Channel, brc20NoticePayload(n)).String()
 }
 
 func setList(m map[string]bool) []string {

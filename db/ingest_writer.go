@@ -274,7 +274,8 @@ func (w *Writer) queueDeferred() {
 
 // queryRow runs a one-row read behind the queued writes, in the same round trip: the read
 // sees them, and a failing write fails the read. Queued writes must therefore return no rows
-// (the driver hands back the first result set), which is why notifications use NOTIFY.
+// (the driver hands back the first result set), which is why notices are inserted without
+// RETURNING.
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
 	w.queueDeferred()
 	if err := w.wait(); err != nil {
@@ -288,13 +289,13 @@ func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
 }
 
-// notify queues a notification on EventsChannel; PostgreSQL delivers it on commit.
+// notify queues a notice on EventsChannel: kept in the notice log and sent on commit.
 func (w *Writer) notify(n noticeJSON) error {
 	b, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}
-	w.exec("NOTIFY "+EventsChannel+", ?", string(b))
+	w.exec(insertNotice, EventsChannel, string(b))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,8 @@ const (
 
 // Notice is one announcement of committed chain data, as ingestion sends it on EventsChannel.
 type Notice struct {
+	// Seq is the notice's place in the notice log: notices are numbered in commit order.
+	Seq              int64
 	Kind             string
 	IndexBlockHash   []byte      // block
 	BlockHeight      int32       // block, microblock
@@ -41,6 +44,7 @@ type Notice struct {
 // noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
 // and ParseNotice reads it. Fields a kind does not use are left out of the payload.
 type noticeJSON struct {
+	Seq              int64        `json:"seq,omitempty"` // added by the notice log
 	Kind             string       `json:"kind"`
 	IndexBlockHash   noticeHash   `json:"index_block_hash,omitempty"`
 	BlockHeight      int32        `json:"block_height,omitempty"`
@@ -73,7 +77,7 @@ func ParseNotice(payload string) (Notice, error) {
 	if err := json.Unmarshal([]byte(payload), &j); err != nil {
 		return Notice{}, fmt.Errorf("notice %q: %w", payload, err)
 	}
-	return Notice{Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
+	return Notice{Seq: j.Seq, Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
 		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs)}, nil
 }
 
@@ -99,16 +103,10 @@ type Listener struct {
 
 	store *Store
 	ln    *pgdriver.Listener
-	// lastHeight and seen (index block hashes) are the canonical blocks announced so far, from
-	// which a catch-up after a lost connection starts.
-	state      sync.Mutex // lastHeight, seen, caughtUp
-	lastHeight int32
-	seen       map[string]int32
-	// caughtUp holds the blocks the last catch-up announced, so that their live notice, if it
-	// comes, is not announced again.
-	caughtUp map[string]struct{}
-	// floor is the tip's height when listening began: older blocks were never news.
-	floor int32
+	// lastSeq is the last notice announced, heard or read from the notice log; state orders
+	// announcements.
+	state   sync.Mutex
+	lastSeq int64
 
 	// deliver passes on each notice heard or caught up: publish, or hold when reads come from
 	// a replica.
@@ -195,17 +193,16 @@ func (l *Listener) goLive(ctx context.Context, recheck func(context.Context) err
 // maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
 const maxHeld = 10000
 
-// catchUpDepth is how far below the last announced height a catch-up looks for blocks it has
-// not announced (a fork that won while the connection was down).
-const catchUpDepth = 64
-
 // recheckDelay is when a catch-up reads once more after the connection is back.
 const recheckDelay = 2 * time.Second
 
+// logPage is how many notices one read of the notice log takes.
+const logPage = 1000
+
 // Listen starts listening on EventsChannel and Brc20Channel until ctx ends. NOTIFY does not
-// queue: notices sent while the connection is down are lost. So when it drops, the listener
-// connects and LISTENs again, then announces from the database the canonical blocks committed
-// meanwhile.
+// queue: notices sent while the connection is down are lost. So every notice is also kept in
+// the notice log, numbered in commit order, and the listener announces each number once and in
+// order: what it did not hear (a lost connection, a gap in the numbers) it reads from the log.
 func (s *Store) Listen(ctx context.Context) (*Listener, error) { return listen(ctx, s, nil) }
 
 // Listen listens on the primary (NOTIFY is not replicated) and publishes each notice once the
@@ -220,26 +217,24 @@ func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) 
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
-	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, seen: map[string]int32{}, rep: rep, wake: make(chan struct{}, 1)}
+	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, rep: rep, wake: make(chan struct{}, 1)}
 	l.version.Store(&StateVersion{})
 	l.deliver = l.publish
 	if rep != nil {
 		l.deliver = l.hold
 		go l.release(ctx)
 	}
-	tip, err := s.ChainTip(ctx)
+	last, err := s.LastNotice(ctx)
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("read the chain tip: %w", err)
+		return nil, fmt.Errorf("read the notice log: %w", err)
 	}
-	if tip != nil {
-		l.lastHeight, l.floor = tip.BlockHeight, tip.BlockHeight
-	}
+	l.lastSeq = last
 	go func() {
 		<-ctx.Done()
 		ln.Close()
 	}()
-	go l.goLive(ctx, nil)
+	go l.goLive(ctx, l.catchUp)
 	go l.run(ctx)
 	return l, nil
 }
@@ -250,8 +245,8 @@ func (l *Listener) run(ctx context.Context) {
 	for {
 		if lost {
 			// Listen reconnects when the connection is gone; only after LISTEN is back does the
-			// catch-up read, so a block committed in between is heard or read (or both: seen
-			// drops the second).
+			// catch-up read, so a notice committed in between is heard or read (or both: its
+			// number drops the second).
 			if err := l.ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 				if ctx.Err() != nil {
 					return
@@ -267,7 +262,7 @@ func (l *Listener) run(ctx context.Context) {
 			}
 			lost = false
 			// LISTEN takes effect once the server has read it, which the driver does not wait
-			// for: read again a little later for a block committed in that window, and only
+			// for: read again a little later for a notice committed in that window, and only
 			// then trust the notices again.
 			go l.goLive(ctx, l.catchUp)
 		}
@@ -285,74 +280,112 @@ func (l *Listener) run(ctx context.Context) {
 			})
 			continue
 		}
-		if channel == Brc20Channel {
-			l.publishBrc20(payload)
-			continue
-		}
-		n, err := ParseNotice(payload)
+		n, err := parseChannelNotice(channel, payload)
 		if err != nil {
 			slog.Warn("ignoring malformed chain notice", "err", err)
 			continue
 		}
-		l.announce(n)
+		if err := l.arrive(ctx, n); err != nil {
+			slog.Warn("chain notices: reading missed notices failed", "err", err)
+		}
 	}
 }
 
-// announce publishes a notice heard live. A block that the last catch-up already announced
-// (committed between LISTEN and its read) is not announced twice.
-func (l *Listener) announce(n Notice) {
+// parseChannelNotice decodes a payload heard on, or kept for, channel.
+func parseChannelNotice(channel, payload string) (Notice, error) {
+	if channel == Brc20Channel {
+		b, err := ParseBrc20Notice(payload)
+		return Notice{Seq: b.Seq, Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b}, err
+	}
+	return ParseNotice(payload)
+}
+
+// arrive announces a notice heard live: after the notices numbered below it that were not
+// heard (read from the log), and not at all when the log's catch-up announced it already. An
+// unnumbered notice (sent without the log, as an ingesting process of an older version does
+// during an upgrade) is passed on as heard.
+func (l *Listener) arrive(ctx context.Context, n Notice) error {
 	l.state.Lock()
 	defer l.state.Unlock()
-	if n.Kind == NoticeBlock && n.Canonical {
-		key := string(n.IndexBlockHash)
-		if _, ok := l.caughtUp[key]; ok {
-			delete(l.caughtUp, key)
-			return
-		}
-		l.remember(n)
-	}
-	l.deliver(n)
-}
-
-// remember records a canonical block as announced.
-func (l *Listener) remember(n Notice) {
-	l.seen[string(n.IndexBlockHash)] = n.BlockHeight
-	l.lastHeight = max(l.lastHeight, n.BlockHeight)
-	for k, h := range l.seen {
-		if h < l.lastHeight-catchUpDepth {
-			delete(l.seen, k)
-		}
-	}
-}
-
-// catchUp announces the canonical blocks committed since the last one announced.
-func (l *Listener) catchUp(ctx context.Context) error {
-	l.state.Lock()
-	from := max(l.floor, l.lastHeight-catchUpDepth)
-	l.state.Unlock()
-	var blocks []*Block
-	err := l.store.DB.NewSelect().Model(&blocks).Column("index_block_hash", "block_height").
-		Where("canonical AND block_height > ?", from).Order("block_height").Scan(ctx)
-	if err != nil {
-		return err
-	}
-	l.state.Lock()
-	defer l.state.Unlock()
-	if l.caughtUp == nil || len(l.caughtUp) > 4*catchUpDepth {
-		l.caughtUp = map[string]struct{}{}
-	}
-	for _, b := range blocks {
-		if _, ok := l.seen[string(b.IndexBlockHash)]; ok {
-			continue
-		}
-		n := Notice{Kind: NoticeBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: true,
-			MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}
-		l.remember(n)
-		l.caughtUp[string(n.IndexBlockHash)] = struct{}{}
+	if n.Seq == 0 {
 		l.deliver(n)
+		return nil
 	}
+	if n.Seq <= l.lastSeq {
+		return nil
+	}
+	if n.Seq > l.lastSeq+1 {
+		if err := l.readLog(ctx, n.Seq); err != nil {
+			return err
+		}
+	}
+	l.lastSeq = n.Seq
+	l.deliver(n)
 	return nil
 }
+
+// catchUp announces the notices committed since the last one announced.
+func (l *Listener) catchUp(ctx context.Context) error {
+	l.state.Lock()
+	defer l.state.Unlock()
+	return l.readLog(ctx, 0)
+}
+
+// readLog announces the logged notices after lastSeq and before until (0: all of them), in
+// order. Called with state held.
+func (l *Listener) readLog(ctx context.Context, until int64) error {
+	for {
+		page, err := l.store.NoticesAfter(ctx, l.lastSeq, until, logPage)
+		if err != nil {
+			return err
+		}
+		for _, n := range page {
+			l.lastSeq = n.Seq
+			l.deliver(n)
+		}
+		if len(page) < logPage {
+			return nil
+		}
+	}
+}
+
+// LastNotice is the number of the newest notice in the log, 0 when there is none.
+func (s *Store) LastNotice(ctx context.Context) (int64, error) {
+	var seq int64
+	err := s.DB.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM notices").Scan(&seq)
+	return seq, err
+}
+
+// NoticesAfter reads up to limit logged notices numbered above after and below until (0: no
+// bound), in order.
+func (s *Store) NoticesAfter(ctx context.Context, after, until int64, limit int) ([]Notice, error) {
+	if until == 0 {
+		until = math.MaxInt64
+	}
+	rows, err := s.DB.QueryContext(ctx, `SELECT channel, payload FROM notices
+		WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`, after, until, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Notice
+	for rows.Next() {
+		var channel, payload string
+		if err := rows.Scan(&channel, &payload); err != nil {
+			return nil, err
+		}
+		n, err := parseChannelNotice(channel, payload)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// insertNotice adds a notice (channel, payload) to the notice log, whose trigger numbers it and
+// sends it on commit.
+const insertNotice = "INSERT INTO notices (channel, payload) VALUES (?, ?)"
 
 func (l *Listener) stop() {
 	l.mu.Lock()
@@ -475,15 +508,4 @@ func (l *Listener) Subscribe(ctx context.Context) <-chan Notice {
 		}
 	}()
 	return sub
-}
-
-// publishBrc20 passes a BRC-20 notice on as heard (the catch-up after a lost connection covers
-// chain blocks only).
-func (l *Listener) publishBrc20(payload string) {
-	b, err := ParseBrc20Notice(payload)
-	if err != nil {
-		slog.Warn("ignoring malformed BRC-20 notice", "err", err)
-		return
-	}
-	l.deliver(Notice{Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b})
 }

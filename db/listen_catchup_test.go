@@ -39,7 +39,7 @@ func commitBlock(t *testing.T, ctx context.Context, conn *sql.Conn, store *db.St
 	if _, err := tx.ExecContext(ctx, "UPDATE chain_tip SET block_height = $1", height); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", db.EventsChannel, string(payload)); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO notices (channel, payload) VALUES ($1, $2)", db.EventsChannel, string(payload)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -47,8 +47,17 @@ func commitBlock(t *testing.T, ctx context.Context, conn *sql.Conn, store *db.St
 	}
 }
 
-// A subscriber misses no block when the listener's connection is lost: blocks committed while it
-// was down are read from the database once it is back, each announced once and in order. The
+// logNotice commits a notice to the notice log, as ingestion does.
+func logNotice(t *testing.T, ctx context.Context, conn *sql.Conn, channel, payload string) {
+	t.Helper()
+	if _, err := conn.ExecContext(ctx, "INSERT INTO notices (channel, payload) VALUES ($1, $2)", channel, payload); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A subscriber misses no notice when the listener's connection is lost: notices of every kind
+// committed while it was down are read from the notice log once it is back, each announced once
+// and in order. The
 // chain state's version is not live from the loss until the catch-up is done, and then live at
 // a version never used before.
 func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
@@ -101,19 +110,24 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Fatalf("terminate the listener's session: %v (terminated %v)", err, terminated)
 	}
 	before := dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return !v.Live })
+	// Every kind of notice committed meanwhile is caught up, in commit order.
 	commitBlock(t, ctx, conn, store, 2)
+	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"microblock","block_height":3,"microblock_hashes":["0x01"]}`)
+	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool","tx_ids":["0x02"]}`)
+	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool_drop","tx_ids":["0x02"]}`)
+	logNotice(t, ctx, conn, db.Brc20Channel, `{"height":800000,"hash":"00ab","rollback":false,"tickers":["ordi"],"addresses":[],"truncated":false}`)
 	commitBlock(t, ctx, conn, store, 3)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q CONNECTION LIMIT -1`, dbName)); err != nil {
 		t.Fatal(err)
 	}
-	// Block 4 is announced once the listener is back: wait for a notice and keep announcing
-	// blocks until it is heard, as a live chain would.
-	for h := 2; h <= 4; h++ {
-		if h == 4 {
+	// Block 4 is committed once the listener is back.
+	want := []string{"block 2", "microblock 3", "mempool 0", "mempool_drop 0", "brc20 800000", "block 3", "block 4"}
+	for i, w := range want {
+		if i == len(want)-1 {
 			commitBlock(t, ctx, conn, store, 4)
 		}
-		if n := next(); n.Kind != db.NoticeBlock || int(n.BlockHeight) != h {
-			t.Fatalf("notice %d is %s at height %d; want the block at height %d", h, n.Kind, n.BlockHeight, h)
+		if n := next(); fmt.Sprint(n.Kind, " ", n.BlockHeight) != w || n.Seq != int64(i+2) {
+			t.Fatalf("notice %d is %s %d (number %d); want %s (number %d)", i, n.Kind, n.BlockHeight, n.Seq, w, i+2)
 		}
 	}
 	select {

@@ -1,0 +1,3 @@
+DROP TABLE notices;
+--bun:split
+DROP FUNCTION notices_send();
