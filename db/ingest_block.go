@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -238,6 +239,7 @@ func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
 // heights to non-canonical, then fixes the totals and the mempool.
 func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
 	var toCanonical, toOrphan [][]byte
+	var reorg struct{ RolledBack, Restored []BlockRef }
 	if err := w.flush(ctx); err != nil {
 		return 0, err
 	}
@@ -252,6 +254,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 			return 0, err
 		}
 		toCanonical = append(toCanonical, b.IndexBlockHash)
+		reorg.Restored = append(reorg.Restored, BlockRef{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
 		var others [][]byte
 		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
 			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
@@ -259,6 +262,9 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 			return 0, err
 		}
 		toOrphan = append(toOrphan, others...)
+		for _, o := range others {
+			reorg.RolledBack = append(reorg.RolledBack, BlockRef{Height: b.BlockHeight, IndexBlockHash: o})
+		}
 		hash = b.ParentIndexBlockHash
 	}
 	w.addTotals(toOrphan, -1)
@@ -269,7 +275,30 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		w.restoreMempool("t.index_block_hash = ANY(?1)", byteArray(toOrphan))
 	}
 	w.pruneMempool(toCanonical, nil)
+	slices.Reverse(reorg.Restored) // lowest first, as they join the chain
+	if err := w.notifyReorg(reorg.RolledBack, reorg.Restored); err != nil {
+		return 0, err
+	}
 	return len(toCanonical) + len(toOrphan), nil
+}
+
+// reorgNoticeRefs bounds the blocks one reorg notice names, keeping it below the NOTIFY limit
+// (a block's entry takes about 110 bytes); a deeper reorg is told in several notices.
+const reorgNoticeRefs = 60
+
+// notifyReorg announces a reorganisation: the blocks rolled back, then those restored.
+func (w *Writer) notifyReorg(rolledBack, restored []BlockRef) error {
+	for len(rolledBack)+len(restored) > 0 {
+		n := noticeJSON{Kind: NoticeReorg}
+		k := min(len(rolledBack), reorgNoticeRefs)
+		n.RolledBack, rolledBack = rolledBack[:k], rolledBack[k:]
+		k = min(len(restored), reorgNoticeRefs-len(n.RolledBack))
+		n.Restored, restored = restored[:k], restored[k:]
+		if err := w.notify(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // flipCanonical sets the canonical flag of the blocks' rows in every per-block table, in one

@@ -26,7 +26,16 @@ const (
 	NoticeMempoolDrop = "mempool_drop"
 	// NoticeBrc20 is a BRC-20 block applied or rolled back, heard on Brc20Channel.
 	NoticeBrc20 = "brc20"
+	// NoticeReorg is a fork that became the canonical chain: the blocks that left it and those
+	// that joined it.
+	NoticeReorg = "reorg"
 )
+
+// BlockRef names a block in a reorg notice.
+type BlockRef struct {
+	Height         int32      `json:"block_height"`
+	IndexBlockHash noticeHash `json:"index_block_hash"`
+}
 
 // Notice is one announcement of committed chain data, as ingestion sends it on EventsChannel.
 type Notice struct {
@@ -39,6 +48,8 @@ type Notice struct {
 	MicroblockHashes [][]byte    // microblock
 	TxIDs            [][]byte    // mempool
 	Brc20            Brc20Notice // brc20
+	RolledBack       []BlockRef  // reorg
+	Restored         []BlockRef  // reorg
 }
 
 // noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
@@ -51,6 +62,8 @@ type noticeJSON struct {
 	Canonical        bool         `json:"canonical,omitempty"`
 	MicroblockHashes []noticeHash `json:"microblock_hashes,omitempty"`
 	TxIDs            []noticeHash `json:"tx_ids,omitempty"`
+	RolledBack       []BlockRef   `json:"rolled_back,omitempty"`
+	Restored         []BlockRef   `json:"restored,omitempty"`
 }
 
 // noticeHash is a hash in a notice, written by Hex ("0x" and hex); "" reads as nil.
@@ -78,7 +91,7 @@ func ParseNotice(payload string) (Notice, error) {
 		return Notice{}, fmt.Errorf("notice %q: %w", payload, err)
 	}
 	return Notice{Seq: j.Seq, Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
-		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs)}, nil
+		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs), RolledBack: j.RolledBack, Restored: j.Restored}, nil
 }
 
 // hashBytes converts a notice's hashes (never nil, as a statement may take them as an array).
@@ -152,7 +165,7 @@ func (l *Listener) moveVersion(change func(*StateVersion)) {
 // heard moves the part of the version a notice of kind is about.
 func (v *StateVersion) heard(kind string) {
 	switch kind {
-	case NoticeBlock, NoticeMicroblock, NoticeBurnBlock:
+	case NoticeBlock, NoticeMicroblock, NoticeBurnBlock, NoticeReorg:
 		v.Chain++
 	case NoticeMempool, NoticeMempoolDrop:
 		v.Mempool++
@@ -347,6 +360,13 @@ func (l *Listener) readLog(ctx context.Context, until int64) error {
 			return nil
 		}
 	}
+}
+
+// NoticeRange gives the numbers of the oldest and the newest notice the log keeps, 0 and 0 when
+// it is empty.
+func (s *Store) NoticeRange(ctx context.Context) (first, last int64, err error) {
+	err = s.DB.QueryRowContext(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM notices").Scan(&first, &last)
+	return first, last, err
 }
 
 // LastNotice is the number of the newest notice in the log, 0 when there is none.

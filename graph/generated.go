@@ -96,6 +96,12 @@ type ComplexityRoot struct {
 		TotalCount func(childComplexity int) int
 	}
 
+	AddressFeedItem struct {
+		Position    func(childComplexity int) int
+		Reorg       func(childComplexity int) int
+		Transaction func(childComplexity int) int
+	}
+
 	Block struct {
 		BlockHash                func(childComplexity int) int
 		BlockHeight              func(childComplexity int) int
@@ -136,6 +142,17 @@ type ComplexityRoot struct {
 	BlockEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	BlockFeedItem struct {
+		Block    func(childComplexity int) int
+		Position func(childComplexity int) int
+		Reorg    func(childComplexity int) int
+	}
+
+	BlockRef struct {
+		Height         func(childComplexity int) int
+		IndexBlockHash func(childComplexity int) int
 	}
 
 	Brc20Activity struct {
@@ -195,6 +212,12 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	Brc20FeedItem struct {
+		Activity   func(childComplexity int) int
+		Position   func(childComplexity int) int
+		RolledBack func(childComplexity int) int
+	}
+
 	Brc20Holder struct {
 		Address              func(childComplexity int) int
 		AvailableBalance     func(childComplexity int) int
@@ -212,6 +235,11 @@ type ComplexityRoot struct {
 	Brc20HolderEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	Brc20RolledBackBlock struct {
+		Hash   func(childComplexity int) int
+		Height func(childComplexity int) int
 	}
 
 	Brc20Token struct {
@@ -377,6 +405,12 @@ type ComplexityRoot struct {
 		TxID        func(childComplexity int) int
 	}
 
+	MempoolFeedItem struct {
+		DroppedTxID func(childComplexity int) int
+		Position    func(childComplexity int) int
+		Transaction func(childComplexity int) int
+	}
+
 	MempoolTransaction struct {
 		AnchorModeName        func(childComplexity int) int
 		CoinbasePayload       func(childComplexity int) int
@@ -425,6 +459,11 @@ type ComplexityRoot struct {
 		ParentBlock          func(childComplexity int) int
 		ReceiveTimeUnix      func(childComplexity int) int
 		Transactions         func(childComplexity int) int
+	}
+
+	MicroblockFeedItem struct {
+		Microblock func(childComplexity int) int
+		Position   func(childComplexity int) int
 	}
 
 	MicroblockTxCount struct {
@@ -528,6 +567,11 @@ type ComplexityRoot struct {
 		TransactionsByIds        func(childComplexity int, ids [][]byte, unanchored *bool) int
 	}
 
+	Reorg struct {
+		Restored   func(childComplexity int) int
+		RolledBack func(childComplexity int) int
+	}
+
 	ReplicationLag struct {
 		Bytes      func(childComplexity int) int
 		PrimaryLSN func(childComplexity int) int
@@ -602,11 +646,11 @@ type ComplexityRoot struct {
 	}
 
 	Subscription struct {
-		AddressTransactions func(childComplexity int, principal string) int
-		Blocks              func(childComplexity int) int
-		Brc20Activity       func(childComplexity int, ticker *string, address *string) int
-		MempoolTransactions func(childComplexity int) int
-		Microblocks         func(childComplexity int) int
+		AddressTransactions func(childComplexity int, principal string, after *string) int
+		Blocks              func(childComplexity int, after *string) int
+		Brc20Activity       func(childComplexity int, ticker *string, address *string, after *string) int
+		MempoolTransactions func(childComplexity int, after *string) int
+		Microblocks         func(childComplexity int, after *string) int
 	}
 
 	TenureChangePayload struct {
@@ -816,11 +860,11 @@ type StxLockEventResolver interface {
 	Transaction(ctx context.Context, obj *db.StxLockEvent) (*db.Tx, error)
 }
 type SubscriptionResolver interface {
-	Blocks(ctx context.Context) (<-chan *db.Block, error)
-	Microblocks(ctx context.Context) (<-chan *db.Microblock, error)
-	MempoolTransactions(ctx context.Context) (<-chan *db.MempoolTx, error)
-	AddressTransactions(ctx context.Context, principal string) (<-chan *db.Tx, error)
-	Brc20Activity(ctx context.Context, ticker *string, address *string) (<-chan *db.Brc20Activity, error)
+	Blocks(ctx context.Context, after *string) (<-chan *BlockFeedItem, error)
+	Microblocks(ctx context.Context, after *string) (<-chan *MicroblockFeedItem, error)
+	MempoolTransactions(ctx context.Context, after *string) (<-chan *MempoolFeedItem, error)
+	AddressTransactions(ctx context.Context, principal string, after *string) (<-chan *AddressFeedItem, error)
+	Brc20Activity(ctx context.Context, ticker *string, address *string, after *string) (<-chan *Brc20FeedItem, error)
 }
 type TransactionResolver interface {
 	Block(ctx context.Context, obj *db.Tx) (*db.Block, error)
@@ -1005,6 +1049,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AccountTransactionConnection.TotalCount(childComplexity), true
+
+	case "AddressFeedItem.position":
+		if e.ComplexityRoot.AddressFeedItem.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddressFeedItem.Position(childComplexity), true
+	case "AddressFeedItem.reorg":
+		if e.ComplexityRoot.AddressFeedItem.Reorg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddressFeedItem.Reorg(childComplexity), true
+	case "AddressFeedItem.transaction":
+		if e.ComplexityRoot.AddressFeedItem.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AddressFeedItem.Transaction(childComplexity), true
 
 	case "Block.hash":
 		if e.ComplexityRoot.Block.BlockHash == nil {
@@ -1211,6 +1274,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BlockEdge.Node(childComplexity), true
+
+	case "BlockFeedItem.block":
+		if e.ComplexityRoot.BlockFeedItem.Block == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockFeedItem.Block(childComplexity), true
+	case "BlockFeedItem.position":
+		if e.ComplexityRoot.BlockFeedItem.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockFeedItem.Position(childComplexity), true
+	case "BlockFeedItem.reorg":
+		if e.ComplexityRoot.BlockFeedItem.Reorg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockFeedItem.Reorg(childComplexity), true
+
+	case "BlockRef.height":
+		if e.ComplexityRoot.BlockRef.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockRef.Height(childComplexity), true
+	case "BlockRef.indexBlockHash":
+		if e.ComplexityRoot.BlockRef.IndexBlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockRef.IndexBlockHash(childComplexity), true
 
 	case "Brc20Activity.amount":
 		if e.ComplexityRoot.Brc20Activity.AmountDecimal == nil {
@@ -1450,6 +1545,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20BalanceEdge.Node(childComplexity), true
 
+	case "Brc20FeedItem.activity":
+		if e.ComplexityRoot.Brc20FeedItem.Activity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20FeedItem.Activity(childComplexity), true
+	case "Brc20FeedItem.position":
+		if e.ComplexityRoot.Brc20FeedItem.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20FeedItem.Position(childComplexity), true
+	case "Brc20FeedItem.rolledBack":
+		if e.ComplexityRoot.Brc20FeedItem.RolledBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20FeedItem.RolledBack(childComplexity), true
+
 	case "Brc20Holder.address":
 		if e.ComplexityRoot.Brc20Holder.Address == nil {
 			break
@@ -1512,6 +1626,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20HolderEdge.Node(childComplexity), true
+
+	case "Brc20RolledBackBlock.hash":
+		if e.ComplexityRoot.Brc20RolledBackBlock.Hash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20RolledBackBlock.Hash(childComplexity), true
+	case "Brc20RolledBackBlock.height":
+		if e.ComplexityRoot.Brc20RolledBackBlock.Height == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Brc20RolledBackBlock.Height(childComplexity), true
 
 	case "Brc20Token.address":
 		if e.ComplexityRoot.Brc20Token.Address == nil {
@@ -2144,6 +2271,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FungibleTokenAssetEvent.TxID(childComplexity), true
 
+	case "MempoolFeedItem.droppedTxId":
+		if e.ComplexityRoot.MempoolFeedItem.DroppedTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeedItem.DroppedTxID(childComplexity), true
+	case "MempoolFeedItem.position":
+		if e.ComplexityRoot.MempoolFeedItem.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeedItem.Position(childComplexity), true
+	case "MempoolFeedItem.transaction":
+		if e.ComplexityRoot.MempoolFeedItem.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeedItem.Transaction(childComplexity), true
+
 	case "MempoolTransaction.anchorMode":
 		if e.ComplexityRoot.MempoolTransaction.AnchorModeName == nil {
 			break
@@ -2375,6 +2521,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Microblock.Transactions(childComplexity), true
+
+	case "MicroblockFeedItem.microblock":
+		if e.ComplexityRoot.MicroblockFeedItem.Microblock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MicroblockFeedItem.Microblock(childComplexity), true
+	case "MicroblockFeedItem.position":
+		if e.ComplexityRoot.MicroblockFeedItem.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MicroblockFeedItem.Position(childComplexity), true
 
 	case "MicroblockTxCount.hash":
 		if e.ComplexityRoot.MicroblockTxCount.Hash == nil {
@@ -2879,6 +3038,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.TransactionsByIds(childComplexity, args["ids"].([][]byte), args["unanchored"].(*bool)), true
 
+	case "Reorg.restored":
+		if e.ComplexityRoot.Reorg.Restored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.Restored(childComplexity), true
+	case "Reorg.rolledBack":
+		if e.ComplexityRoot.Reorg.RolledBack == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Reorg.RolledBack(childComplexity), true
+
 	case "ReplicationLag.bytes":
 		if e.ComplexityRoot.ReplicationLag.Bytes == nil {
 			break
@@ -3174,13 +3346,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.AddressTransactions(childComplexity, args["principal"].(string)), true
+		return e.ComplexityRoot.Subscription.AddressTransactions(childComplexity, args["principal"].(string), args["after"].(*string)), true
 	case "Subscription.blocks":
 		if e.ComplexityRoot.Subscription.Blocks == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Subscription.Blocks(childComplexity), true
+		args, err := ec.field_Subscription_blocks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Blocks(childComplexity, args["after"].(*string)), true
 	case "Subscription.brc20Activity":
 		if e.ComplexityRoot.Subscription.Brc20Activity == nil {
 			break
@@ -3191,19 +3368,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Subscription.Brc20Activity(childComplexity, args["ticker"].(*string), args["address"].(*string)), true
+		return e.ComplexityRoot.Subscription.Brc20Activity(childComplexity, args["ticker"].(*string), args["address"].(*string), args["after"].(*string)), true
 	case "Subscription.mempoolTransactions":
 		if e.ComplexityRoot.Subscription.MempoolTransactions == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Subscription.MempoolTransactions(childComplexity), true
+		args, err := ec.field_Subscription_mempoolTransactions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.MempoolTransactions(childComplexity, args["after"].(*string)), true
 	case "Subscription.microblocks":
 		if e.ComplexityRoot.Subscription.Microblocks == nil {
 			break
 		}
 
-		return e.ComplexityRoot.Subscription.Microblocks(childComplexity), true
+		args, err := ec.field_Subscription_microblocks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Microblocks(childComplexity, args["after"].(*string)), true
 
 	case "TenureChangePayload.burnViewConsensusHash":
 		if e.ComplexityRoot.TenureChangePayload.BurnViewConsensusHash == nil {
@@ -4403,22 +4590,43 @@ type AccountNonces {
 "Operations that change state: the testnet faucets."
 type Mutation
 
-"Live updates, driven by what ingestion commits (graphql-ws over WebSocket at /graphql)."
+"""
+Live feeds over WebSocket (graphql-ws at /graphql), driven by what ingestion commits. Every item
+carries its ` + "`" + `position` + "`" + `. A subscription given ` + "`" + `after: <position>` + "`" + ` first sends, in order, every item
+after that position that the chain still holds, then goes on live with no gap and no repeat: a
+client whose connection dropped resumes from the last position it received. Positions are
+opaque; the feeds keep the chain's last 100,000 notices, and an older position is refused.
+"""
 type Subscription {
-  "Each new anchor block as ingestion stores it (forks included: see ` + "`" + `canonical` + "`" + `)."
-  blocks: Block!
-  "Each new microblock (unconfirmed when it arrives)."
-  microblocks: Microblock!
-  "Each transaction entering the mempool."
-  mempoolTransactions: MempoolTransaction!
   """
-  The principal's transactions in each new canonical block and each new microblock. A microblock
+  Each new anchor block as ingestion stores it (forks included: see ` + "`" + `canonical` + "`" + `), and each
+  reorganisation: the blocks that left the canonical chain and those that joined it.
+  """
+  blocks(
+    "Resume after this position (from an item of this feed)."
+    after: String
+  ): BlockFeedItem!
+  "Each new microblock (unconfirmed when it arrives)."
+  microblocks(
+    "Resume after this position (from an item of this feed)."
+    after: String
+  ): MicroblockFeedItem!
+  "Each transaction entering the mempool, and each one the node drops from it."
+  mempoolTransactions(
+    "Resume after this position (from an item of this feed)."
+    after: String
+  ): MempoolFeedItem!
+  """
+  The principal's transactions in each new canonical block and each new microblock, and each
+  reorganisation (whose rolled-back blocks' transactions are no longer canonical). A microblock
   transaction is reported again when an anchor block confirms it.
   """
   addressTransactions(
     "A standard or contract principal whose transactions to report."
     principal: String!
-  ): Transaction!
+    "Resume after this position (from an item of this feed)."
+    after: String
+  ): AddressFeedItem!
 }
 
 # ---- Accounts, transactions and events (the reads behind the legacy REST paths) ----
@@ -5019,16 +5227,18 @@ extend type Query {
 
 extend type Subscription {
   """
-  BRC-20 operations of each new Bitcoin block on a token or involving an address, in block order.
-  Give a ticker, an address, or both (then an operation must match both). Blocks rolled back are
-  not reported again.
+  BRC-20 operations of each new Bitcoin block on a token or involving an address, in block order,
+  and each rolled-back block that had some. Give a ticker, an address, or both (then an operation
+  must match both).
   """
   brc20Activity(
     "Report the operations on this token (case-insensitive)."
     ticker: String
     "Report the operations this address takes part in (as sender or receiver)."
     address: String
-  ): Brc20Activity!
+    "Resume after this position (from an item of this feed)."
+    after: String
+  ): Brc20FeedItem!
 }
 
 "A BRC-20 token. Amounts are decimal strings with exactly ` + "`" + `decimals` + "`" + ` fractional digits."
@@ -5324,6 +5534,24 @@ type Brc20TransferableEdge {
   "The inscription."
   node: Brc20Transferable!
 }
+
+"An item of the ` + "`" + `brc20Activity` + "`" + ` feed: an operation of a new block, or a block rolled back."
+type Brc20FeedItem {
+  "This item's place in the feed: pass it as ` + "`" + `after` + "`" + ` to resume after it."
+  position: String!
+  "An operation of a newly applied block; null when a block was rolled back."
+  activity: Brc20Activity
+  "A rolled-back Bitcoin block whose operations no longer count; null for an operation."
+  rolledBack: Brc20RolledBackBlock
+}
+
+"A Bitcoin block whose BRC-20 operations were undone by a reorganisation."
+type Brc20RolledBackBlock {
+  "Bitcoin block height."
+  height: Int!
+  "Bitcoin block hash."
+  hash: String!
+}
 `, BuiltIn: false},
 	{Name: "../schema/mempool.graphql", Input: `extend type Query {
   "The mempool records of these transactions, pending or pruned (a mined transaction keeps the record of its time in the mempool), in the order asked; ids without a record are left out."
@@ -5348,6 +5576,68 @@ type ReplicationLag {
 extend type Query {
   "The replication lag of the database this API reads from; null when it reads from the primary."
   replicationLag: ReplicationLag
+}
+`, BuiltIn: false},
+	{Name: "../schema/feeds.graphql", Input: `# Items of the live feeds (type Subscription): each carries its position in the feed.
+
+"An item of the ` + "`" + `blocks` + "`" + ` feed: a new block, or a reorganisation."
+type BlockFeedItem {
+  "This item's place in the feed: pass it as ` + "`" + `after` + "`" + ` to resume after it."
+  position: String!
+  "The new block (forks included: see ` + "`" + `canonical` + "`" + `); null when this item is a reorganisation."
+  block: Block
+  "The reorganisation; null when this item is a new block."
+  reorg: Reorg
+}
+
+"An item of the ` + "`" + `microblocks` + "`" + ` feed."
+type MicroblockFeedItem {
+  "This item's place in the feed: pass it as ` + "`" + `after` + "`" + ` to resume after it."
+  position: String!
+  "The new microblock."
+  microblock: Microblock!
+}
+
+"An item of the ` + "`" + `mempoolTransactions` + "`" + ` feed: a transaction added to, or dropped from, the mempool."
+type MempoolFeedItem {
+  "This item's place in the feed: pass it as ` + "`" + `after` + "`" + ` to resume after it."
+  position: String!
+  "A transaction that entered the mempool; null when this item is a drop."
+  transaction: MempoolTransaction
+  """
+  The id of a transaction the node dropped from its mempool (replaced by a higher fee, too old,
+  or made invalid by another); null when this item is an addition.
+  """
+  droppedTxId: Hex
+}
+
+"An item of the ` + "`" + `addressTransactions` + "`" + ` feed: one of the principal's transactions, or a reorganisation."
+type AddressFeedItem {
+  "This item's place in the feed: pass it as ` + "`" + `after` + "`" + ` to resume after it."
+  position: String!
+  "The transaction; null when this item is a reorganisation."
+  transaction: Transaction
+  "The reorganisation; null when this item is a transaction."
+  reorg: Reorg
+}
+
+"""
+A reorganisation of the chain: a fork became the canonical chain. Blocks, transactions and
+balances of the rolled-back blocks no longer count.
+"""
+type Reorg {
+  "The blocks that left the canonical chain."
+  rolledBack: [BlockRef!]!
+  "The blocks of the winning fork that joined the canonical chain (stored before as a fork)."
+  restored: [BlockRef!]!
+}
+
+"A block named by its height and index block hash."
+type BlockRef {
+  "Block height."
+  height: Int!
+  "Index block hash (the block's id in the node's index)."
+  indexBlockHash: Hex!
 }
 `, BuiltIn: false},
 }
@@ -5429,6 +5719,18 @@ func (ec *executionContext) childFields_AccountTransactionConnection(ctx context
 		return ec.fieldContext_AccountTransactionConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AccountTransactionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AddressFeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_AddressFeedItem_position(ctx, field)
+	case "transaction":
+		return ec.fieldContext_AddressFeedItem_transaction(ctx, field)
+	case "reorg":
+		return ec.fieldContext_AddressFeedItem_reorg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AddressFeedItem", field.Name)
 }
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5513,6 +5815,28 @@ func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field gra
 		return ec.fieldContext_BlockEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BlockEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_BlockFeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_BlockFeedItem_position(ctx, field)
+	case "block":
+		return ec.fieldContext_BlockFeedItem_block(ctx, field)
+	case "reorg":
+		return ec.fieldContext_BlockFeedItem_reorg(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockFeedItem", field.Name)
+}
+
+func (ec *executionContext) childFields_BlockRef(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "height":
+		return ec.fieldContext_BlockRef_height(ctx, field)
+	case "indexBlockHash":
+		return ec.fieldContext_BlockRef_indexBlockHash(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockRef", field.Name)
 }
 
 func (ec *executionContext) childFields_Brc20Activity(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5629,6 +5953,18 @@ func (ec *executionContext) childFields_Brc20BalanceEdge(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type Brc20BalanceEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Brc20FeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_Brc20FeedItem_position(ctx, field)
+	case "activity":
+		return ec.fieldContext_Brc20FeedItem_activity(ctx, field)
+	case "rolledBack":
+		return ec.fieldContext_Brc20FeedItem_rolledBack(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20FeedItem", field.Name)
+}
+
 func (ec *executionContext) childFields_Brc20Holder(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "address":
@@ -5665,6 +6001,16 @@ func (ec *executionContext) childFields_Brc20HolderEdge(ctx context.Context, fie
 		return ec.fieldContext_Brc20HolderEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Brc20HolderEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Brc20RolledBackBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "height":
+		return ec.fieldContext_Brc20RolledBackBlock_height(ctx, field)
+	case "hash":
+		return ec.fieldContext_Brc20RolledBackBlock_hash(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Brc20RolledBackBlock", field.Name)
 }
 
 func (ec *executionContext) childFields_Brc20Token(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5977,6 +6323,18 @@ func (ec *executionContext) childFields_FunctionArg(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type FunctionArg", field.Name)
 }
 
+func (ec *executionContext) childFields_MempoolFeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_MempoolFeedItem_position(ctx, field)
+	case "transaction":
+		return ec.fieldContext_MempoolFeedItem_transaction(ctx, field)
+	case "droppedTxId":
+		return ec.fieldContext_MempoolFeedItem_droppedTxId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MempoolFeedItem", field.Name)
+}
+
 func (ec *executionContext) childFields_MempoolTransaction(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "txId":
@@ -6075,6 +6433,16 @@ func (ec *executionContext) childFields_Microblock(ctx context.Context, field gr
 		return ec.fieldContext_Microblock_transactions(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Microblock", field.Name)
+}
+
+func (ec *executionContext) childFields_MicroblockFeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "position":
+		return ec.fieldContext_MicroblockFeedItem_position(ctx, field)
+	case "microblock":
+		return ec.fieldContext_MicroblockFeedItem_microblock(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MicroblockFeedItem", field.Name)
 }
 
 func (ec *executionContext) childFields_MicroblockTxCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6205,6 +6573,16 @@ func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Conte
 		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_Reorg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rolledBack":
+		return ec.fieldContext_Reorg_rolledBack(ctx, field)
+	case "restored":
+		return ec.fieldContext_Reorg_restored(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Reorg", field.Name)
 }
 
 func (ec *executionContext) childFields_ReplicationLag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7598,6 +7976,28 @@ func (ec *executionContext) field_Subscription_addressTransactions_args(ctx cont
 		return nil, err
 	}
 	args["principal"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_blocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
 	return args, nil
 }
 
@@ -7620,6 +8020,42 @@ func (ec *executionContext) field_Subscription_brc20Activity_args(ctx context.Co
 		return nil, err
 	}
 	args["address"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_mempoolTransactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_microblocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg0
 	return args, nil
 }
 
@@ -8365,6 +8801,93 @@ func (ec *executionContext) _AccountTransactionConnection_totalCount(ctx context
 }
 func (ec *executionContext) fieldContext_AccountTransactionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountTransactionConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AddressFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddressFeedItem_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AddressFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AddressFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AddressFeedItem_transaction(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddressFeedItem_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transaction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddressFeedItem_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddressFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AddressFeedItem_reorg(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AddressFeedItem_reorg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reorg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Reorg) graphql.Marshaler {
+			return ec.marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AddressFeedItem_reorg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AddressFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reorg(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -9244,6 +9767,139 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BlockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockFeedItem_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BlockFeedItem_block(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockFeedItem_block(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Block, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockFeedItem_block(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockFeedItem_reorg(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockFeedItem_reorg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reorg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Reorg) graphql.Marshaler {
+			return ec.marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockFeedItem_reorg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Reorg(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BlockRef_height(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockRef_height(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Height, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockRef_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockRef", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BlockRef_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockRef_indexBlockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IndexBlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockRef_indexBlockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockRef", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_operation(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
@@ -10209,6 +10865,93 @@ func (ec *executionContext) fieldContext_Brc20BalanceEdge_node(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Brc20FeedItem_position(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20FeedItem_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20FeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20FeedItem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20FeedItem_activity(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20FeedItem_activity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Activity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
+			return ec.marshalOBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20FeedItem_activity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20FeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20Activity(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Brc20FeedItem_rolledBack(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20FeedItem_rolledBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RolledBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20RolledBackBlock) graphql.Marshaler {
+			return ec.marshalOBrc20RolledBackBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20RolledBackBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20FeedItem_rolledBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Brc20FeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Brc20RolledBackBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -10473,6 +11216,52 @@ func (ec *executionContext) fieldContext_Brc20HolderEdge_node(_ context.Context,
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Brc20RolledBackBlock_height(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20RolledBackBlock_height(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Height, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20RolledBackBlock_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20RolledBackBlock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Brc20RolledBackBlock_hash(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Brc20RolledBackBlock_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Hash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Brc20RolledBackBlock_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Brc20RolledBackBlock", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
@@ -12979,6 +13768,84 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_asset(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _MempoolFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeedItem_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MempoolFeedItem_transaction(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeedItem_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transaction, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
+			return ec.marshalOMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeedItem_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolTransaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolFeedItem_droppedTxId(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeedItem_droppedTxId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DroppedTxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeedItem_droppedTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MempoolFeedItem", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
 func (ec *executionContext) _MempoolTransaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13974,6 +14841,61 @@ func (ec *executionContext) fieldContext_Microblock_transactions(_ context.Conte
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MicroblockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MicroblockFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MicroblockFeedItem_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MicroblockFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MicroblockFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MicroblockFeedItem_microblock(ctx context.Context, field graphql.CollectedField, obj *MicroblockFeedItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MicroblockFeedItem_microblock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Microblock, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
+			return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MicroblockFeedItem_microblock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MicroblockFeedItem",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Microblock(ctx, field)
 		},
 	}
 	return fc, nil
@@ -16051,6 +16973,70 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Reorg_rolledBack(ctx context.Context, field graphql.CollectedField, obj *Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_rolledBack(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RolledBack, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BlockRef) graphql.Marshaler {
+			return ec.marshalNBlockRef2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_rolledBack(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reorg",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Reorg_restored(ctx context.Context, field graphql.CollectedField, obj *Reorg) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Reorg_restored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Restored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*BlockRef) graphql.Marshaler {
+			return ec.marshalNBlockRef2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRefᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Reorg_restored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Reorg",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockRef(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ReplicationLag_seconds(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17172,25 +18158,37 @@ func (ec *executionContext) _Subscription_blocks(ctx context.Context, field grap
 			return ec.fieldContext_Subscription_blocks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Blocks(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Blocks(ctx, fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
-			return ec.marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *BlockFeedItem) graphql.Marshaler {
+			return ec.marshalNBlockFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockFeedItem(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subscription_blocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subscription_blocks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Subscription",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Block(ctx, field)
+			return ec.childFields_BlockFeedItem(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_blocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17204,25 +18202,37 @@ func (ec *executionContext) _Subscription_microblocks(ctx context.Context, field
 			return ec.fieldContext_Subscription_microblocks(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().Microblocks(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Microblocks(ctx, fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Microblock) graphql.Marshaler {
-			return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *MicroblockFeedItem) graphql.Marshaler {
+			return ec.marshalNMicroblockFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMicroblockFeedItem(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subscription_microblocks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subscription_microblocks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Subscription",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Microblock(ctx, field)
+			return ec.childFields_MicroblockFeedItem(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_microblocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17236,25 +18246,37 @@ func (ec *executionContext) _Subscription_mempoolTransactions(ctx context.Contex
 			return ec.fieldContext_Subscription_mempoolTransactions(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Subscription().MempoolTransactions(ctx)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().MempoolTransactions(ctx, fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.MempoolTx) graphql.Marshaler {
-			return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *MempoolFeedItem) graphql.Marshaler {
+			return ec.marshalNMempoolFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolFeedItem(ctx, selections, v)
 		},
 		true,
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Subscription_mempoolTransactions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Subscription_mempoolTransactions(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Subscription",
 		Field:      field,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_MempoolTransaction(ctx, field)
+			return ec.childFields_MempoolFeedItem(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_mempoolTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -17269,11 +18291,11 @@ func (ec *executionContext) _Subscription_addressTransactions(ctx context.Contex
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().AddressTransactions(ctx, fc.Args["principal"].(string))
+			return ec.Resolvers.Subscription().AddressTransactions(ctx, fc.Args["principal"].(string), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
-			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *AddressFeedItem) graphql.Marshaler {
+			return ec.marshalNAddressFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAddressFeedItem(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17286,7 +18308,7 @@ func (ec *executionContext) fieldContext_Subscription_addressTransactions(ctx co
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Transaction(ctx, field)
+			return ec.childFields_AddressFeedItem(ctx, field)
 		},
 	}
 	defer func() {
@@ -17313,11 +18335,11 @@ func (ec *executionContext) _Subscription_brc20Activity(ctx context.Context, fie
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Subscription().Brc20Activity(ctx, fc.Args["ticker"].(*string), fc.Args["address"].(*string))
+			return ec.Resolvers.Subscription().Brc20Activity(ctx, fc.Args["ticker"].(*string), fc.Args["address"].(*string), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
-			return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *Brc20FeedItem) graphql.Marshaler {
+			return ec.marshalNBrc20FeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20FeedItem(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17330,7 +18352,7 @@ func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Brc20Activity(ctx, field)
+			return ec.childFields_Brc20FeedItem(ctx, field)
 		},
 	}
 	defer func() {
@@ -20926,6 +21948,54 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 	return out
 }
 
+var addressFeedItemImplementors = []string{"AddressFeedItem"}
+
+func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.SelectionSet, obj *AddressFeedItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, addressFeedItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AddressFeedItem")
+		case "position":
+			out.Values[i] = ec._AddressFeedItem_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transaction":
+			out.Values[i] = ec._AddressFeedItem_transaction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reorg":
+			out.Values[i] = ec._AddressFeedItem_reorg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var blockImplementors = []string{"Block"}
 
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
@@ -21496,6 +22566,97 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 			}
 		case "node":
 			out.Values[i] = ec._BlockEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var blockFeedItemImplementors = []string{"BlockFeedItem"}
+
+func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *BlockFeedItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockFeedItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockFeedItem")
+		case "position":
+			out.Values[i] = ec._BlockFeedItem_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "block":
+			out.Values[i] = ec._BlockFeedItem_block(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reorg":
+			out.Values[i] = ec._BlockFeedItem_reorg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var blockRefImplementors = []string{"BlockRef"}
+
+func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *BlockRef) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockRefImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockRef")
+		case "height":
+			out.Values[i] = ec._BlockRef_height(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "indexBlockHash":
+			out.Values[i] = ec._BlockRef_indexBlockHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -22096,6 +23257,54 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 	return out
 }
 
+var brc20FeedItemImplementors = []string{"Brc20FeedItem"}
+
+func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.SelectionSet, obj *Brc20FeedItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20FeedItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20FeedItem")
+		case "position":
+			out.Values[i] = ec._Brc20FeedItem_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activity":
+			out.Values[i] = ec._Brc20FeedItem_activity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "rolledBack":
+			out.Values[i] = ec._Brc20FeedItem_rolledBack(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var brc20HolderImplementors = []string{"Brc20Holder"}
 
 func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
@@ -22221,6 +23430,49 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 			}
 		case "node":
 			out.Values[i] = ec._Brc20HolderEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var brc20RolledBackBlockImplementors = []string{"Brc20RolledBackBlock"}
+
+func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.SelectionSet, obj *Brc20RolledBackBlock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, brc20RolledBackBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Brc20RolledBackBlock")
+		case "height":
+			out.Values[i] = ec._Brc20RolledBackBlock_height(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "hash":
+			out.Values[i] = ec._Brc20RolledBackBlock_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -23669,6 +24921,54 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 	return out
 }
 
+var mempoolFeedItemImplementors = []string{"MempoolFeedItem"}
+
+func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeedItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeedItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MempoolFeedItem")
+		case "position":
+			out.Values[i] = ec._MempoolFeedItem_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transaction":
+			out.Values[i] = ec._MempoolFeedItem_transaction(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "droppedTxId":
+			out.Values[i] = ec._MempoolFeedItem_droppedTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mempoolTransactionImplementors = []string{"MempoolTransaction", "AnyTransaction"}
 
 func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MempoolTx) graphql.Marshaler {
@@ -24135,6 +25435,49 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var microblockFeedItemImplementors = []string{"MicroblockFeedItem"}
+
+func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MicroblockFeedItem) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, microblockFeedItemImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MicroblockFeedItem")
+		case "position":
+			out.Values[i] = ec._MicroblockFeedItem_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "microblock":
+			out.Values[i] = ec._MicroblockFeedItem_microblock(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -25262,6 +26605,49 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var reorgImplementors = []string{"Reorg"}
+
+func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, obj *Reorg) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reorgImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Reorg")
+		case "rolledBack":
+			out.Values[i] = ec._Reorg_rolledBack(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restored":
+			out.Values[i] = ec._Reorg_restored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -27162,6 +28548,16 @@ func (ec *executionContext) marshalNAccountTransactionConnection2ᚖgithubᚗcom
 	return ec._AccountTransactionConnection(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAddressFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAddressFeedItem(ctx context.Context, sel ast.SelectionSet, v *AddressFeedItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AddressFeedItem(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchorMode(ctx context.Context, v any) (db.AnchorMode, error) {
 	tmp, err := graphql.UnmarshalString(v)
 	res := db.AnchorMode(tmp)
@@ -27256,6 +28652,42 @@ func (ec *executionContext) marshalNBlockEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgr
 		return graphql.Null
 	}
 	return ec._BlockEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockFeedItem(ctx context.Context, sel ast.SelectionSet, v *BlockFeedItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BlockFeedItem(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockRef2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*BlockRef) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBlockRef2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRef(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBlockRef2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRef(ctx context.Context, sel ast.SelectionSet, v *BlockRef) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BlockRef(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -27406,6 +28838,16 @@ func (ec *executionContext) marshalNBrc20BalanceEdge2ᚖgithubᚗcomᚋstxgraph�
 		return graphql.Null
 	}
 	return ec._Brc20BalanceEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBrc20FeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20FeedItem(ctx context.Context, sel ast.SelectionSet, v *Brc20FeedItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Brc20FeedItem(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
@@ -27918,6 +29360,16 @@ func (ec *executionContext) marshalNInt2ᚕint64ᚄ(ctx context.Context, sel ast
 	return ret
 }
 
+func (ec *executionContext) marshalNMempoolFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolFeedItem(ctx context.Context, sel ast.SelectionSet, v *MempoolFeedItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MempoolFeedItem(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28004,6 +29456,16 @@ func (ec *executionContext) marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxg
 		return graphql.Null
 	}
 	return ec._Microblock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNMicroblockFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMicroblockFeedItem(ctx context.Context, sel ast.SelectionSet, v *MicroblockFeedItem) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MicroblockFeedItem(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMicroblockTxCount2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MicroblockTxCount) graphql.Marshaler {
@@ -28614,6 +30076,13 @@ func (ec *executionContext) marshalOBoolean2ᚖbool(ctx context.Context, sel ast
 	return res
 }
 
+func (ec *executionContext) marshalOBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Activity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Brc20Activity(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operationᚄ(ctx context.Context, v any) ([]db.Brc20Operation, error) {
 	if v == nil {
 		return nil, nil
@@ -28648,6 +30117,13 @@ func (ec *executionContext) marshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋ
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOBrc20RolledBackBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20RolledBackBlock(ctx context.Context, sel ast.SelectionSet, v *Brc20RolledBackBlock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Brc20RolledBackBlock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx context.Context, sel ast.SelectionSet, v *db.Brc20Token) graphql.Marshaler {
@@ -28842,6 +30318,13 @@ func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgrap
 		return graphql.Null
 	}
 	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(ctx context.Context, sel ast.SelectionSet, v *Reorg) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Reorg(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOReplicationLag2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐReplicationLag(ctx context.Context, sel ast.SelectionSet, v *db.ReplicationLag) graphql.Marshaler {

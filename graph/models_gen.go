@@ -43,6 +43,16 @@ type AccountTransactionConnection struct {
 	Principal string `json:"-"`
 }
 
+// An item of the `addressTransactions` feed: one of the principal's transactions, or a reorganisation.
+type AddressFeedItem struct {
+	// This item's place in the feed: pass it as `after` to resume after it.
+	Position string `json:"position"`
+	// The transaction; null when this item is a reorganisation.
+	Transaction *db.Tx `json:"transaction,omitempty"`
+	// The reorganisation; null when this item is a transaction.
+	Reorg *Reorg `json:"reorg,omitempty"`
+}
+
 // A page of anchor blocks.
 type BlockConnection struct {
 	// The blocks with their cursors.
@@ -61,6 +71,24 @@ type BlockEdge struct {
 	Cursor string `json:"cursor"`
 	// The block.
 	Node *db.Block `json:"node"`
+}
+
+// An item of the `blocks` feed: a new block, or a reorganisation.
+type BlockFeedItem struct {
+	// This item's place in the feed: pass it as `after` to resume after it.
+	Position string `json:"position"`
+	// The new block (forks included: see `canonical`); null when this item is a reorganisation.
+	Block *db.Block `json:"block,omitempty"`
+	// The reorganisation; null when this item is a new block.
+	Reorg *Reorg `json:"reorg,omitempty"`
+}
+
+// A block named by its height and index block hash.
+type BlockRef struct {
+	// Block height.
+	Height int32 `json:"height"`
+	// Index block hash (the block's id in the node's index).
+	IndexBlockHash []byte `json:"indexBlockHash"`
 }
 
 // A page of BRC-20 operations.
@@ -122,6 +150,16 @@ type Brc20BalanceEdge struct {
 	Node *db.Brc20Balance `json:"node"`
 }
 
+// An item of the `brc20Activity` feed: an operation of a new block, or a block rolled back.
+type Brc20FeedItem struct {
+	// This item's place in the feed: pass it as `after` to resume after it.
+	Position string `json:"position"`
+	// An operation of a newly applied block; null when a block was rolled back.
+	Activity *db.Brc20Activity `json:"activity,omitempty"`
+	// A rolled-back Bitcoin block whose operations no longer count; null for an operation.
+	RolledBack *Brc20RolledBackBlock `json:"rolledBack,omitempty"`
+}
+
 // A page of a BRC-20 token's holders.
 type Brc20HolderConnection struct {
 	// The holders with their cursors.
@@ -140,6 +178,14 @@ type Brc20HolderEdge struct {
 	Cursor string `json:"cursor"`
 	// The holder.
 	Node *db.Brc20Balance `json:"node"`
+}
+
+// A Bitcoin block whose BRC-20 operations were undone by a reorganisation.
+type Brc20RolledBackBlock struct {
+	// Bitcoin block height.
+	Height int32 `json:"height"`
+	// Bitcoin block hash.
+	Hash string `json:"hash"`
 }
 
 // A page of BRC-20 tokens.
@@ -214,6 +260,17 @@ type FaucetResult struct {
 	TxRaw string `json:"txRaw"`
 }
 
+// An item of the `mempoolTransactions` feed: a transaction added to, or dropped from, the mempool.
+type MempoolFeedItem struct {
+	// This item's place in the feed: pass it as `after` to resume after it.
+	Position string `json:"position"`
+	// A transaction that entered the mempool; null when this item is a drop.
+	Transaction *db.MempoolTx `json:"transaction,omitempty"`
+	// The id of a transaction the node dropped from its mempool (replaced by a higher fee, too old,
+	// or made invalid by another); null when this item is an addition.
+	DroppedTxID []byte `json:"droppedTxId,omitempty"`
+}
+
 // A page of mempool transactions.
 type MempoolTransactionConnection struct {
 	// The transactions with their cursors.
@@ -236,6 +293,14 @@ type MempoolTransactionEdge struct {
 	Node *db.MempoolTx `json:"node"`
 }
 
+// An item of the `microblocks` feed.
+type MicroblockFeedItem struct {
+	// This item's place in the feed: pass it as `after` to resume after it.
+	Position string `json:"position"`
+	// The new microblock.
+	Microblock *db.Microblock `json:"microblock"`
+}
+
 // Relay page information.
 type PageInfo struct {
 	// Whether more items follow the last one of this page.
@@ -247,6 +312,15 @@ type PageInfo struct {
 	StartCursor *string `json:"startCursor,omitempty"`
 	// Cursor of the last item of the page.
 	EndCursor *string `json:"endCursor,omitempty"`
+}
+
+// A reorganisation of the chain: a fork became the canonical chain. Blocks, transactions and
+// balances of the rolled-back blocks no longer count.
+type Reorg struct {
+	// The blocks that left the canonical chain.
+	RolledBack []*BlockRef `json:"rolledBack"`
+	// The blocks of the winning fork that joined the canonical chain (stored before as a fork).
+	Restored []*BlockRef `json:"restored"`
 }
 
 // A page of a block's transactions.

@@ -47,3 +47,66 @@ func TestMessagesMoveTheirPartOfTheVersion(t *testing.T) {
 		}
 	}
 }
+
+// A subscriber that follows the notice log sees every fork as such: applying the block notices
+// (canonical or not) and the reorg notices (blocks rolled back and restored) in order gives each
+// block the canonical flag the database ends with. Replayed in batches and one message at a
+// time, the log tells the same story.
+func TestNoticesTellEveryReorg(t *testing.T) {
+	for _, name := range []string{"mainnet-reorg-scenario1", "mainnet-reorg-scenario2"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			batched, _ := replayFixture(t, name)
+			oneByOne := newStore(t)
+			in := NewIngester(oneByOne)
+			for _, rec := range fixtureRecords(t, name) {
+				if _, err := in.Apply(ctx, Message{Path: rec.Path, Payload: rec.Payload, ReceivedAt: rec.ReceivedAt}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, store := range []*db.Store{batched, oneByOne} {
+				view, reorgs := followedCanonical(t, store)
+				if reorgs == 0 {
+					t.Fatal("no reorg notice in a fixture with a reorg")
+				}
+				var blocks []db.Block
+				if err := store.DB.NewSelect().Model(&blocks).Column("index_block_hash", "block_height", "canonical").Scan(ctx); err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range blocks {
+					if got, ok := view[string(b.IndexBlockHash)]; !ok || got != b.Canonical {
+						t.Errorf("block %x at height %d: the notices say canonical %v (announced %v), the chain %v",
+							b.IndexBlockHash, b.BlockHeight, got, ok, b.Canonical)
+					}
+				}
+			}
+		})
+	}
+}
+
+// followedCanonical reads the notice log as a subscriber would: each block's canonical flag as
+// the notices leave it, and how many reorgs they told.
+func followedCanonical(t *testing.T, store *db.Store) (map[string]bool, int) {
+	t.Helper()
+	notices, err := store.NoticesAfter(context.Background(), 0, 0, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, reorgs := map[string]bool{}, 0
+	for _, n := range notices {
+		switch n.Kind {
+		case db.NoticeBlock:
+			view[string(n.IndexBlockHash)] = n.Canonical
+		case db.NoticeReorg:
+			reorgs++
+			for _, b := range n.RolledBack {
+				view[string(b.IndexBlockHash)] = false
+			}
+			for _, b := range n.Restored {
+				view[string(b.IndexBlockHash)] = true
+			}
+		}
+	}
+	return view, reorgs
+}

@@ -224,8 +224,14 @@ func TestBrc20ActivitySubscription(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := dialWS(t, ctx, a)
-	c.subscribe("ordi", `subscription { brc20Activity(ticker: "ORDI") { operation ticker inscriptionId blockHeight amount } }`)
-	next := func() activity { return nextOf[activity](c, "ordi") }
+	c.subscribe("ordi", `subscription { brc20Activity(ticker: "ORDI") { position activity { operation ticker inscriptionId blockHeight amount } } }`)
+	next := func() activity {
+		it := nextOf[struct{ Activity *activity }](c, "ordi")
+		if it.Activity == nil {
+			t.Fatal("an item without an operation")
+		}
+		return *it.Activity
+	}
 	// Announce the first block again until the subscriber hears it: from then on it is live.
 	notice := fmt.Sprintf(`{"height":779832,"hash":%q,"rollback":false,"tickers":["ordi"],"addresses":[]}`, inscriptionfeed.Hash(779832))
 	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
@@ -332,13 +338,28 @@ func TestBrc20AddressActivitySubscription(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := dialWS(t, ctx, a)
-	c.subscribe("carol", `subscription { brc20Activity(address: "`+inscriptionfeed.Carol+`") { operation ticker blockHeight address fromAddress } }`)
+	c.subscribe("carol", `subscription { brc20Activity(address: "`+inscriptionfeed.Carol+`") { position activity { operation ticker blockHeight address fromAddress } rolledBack { height hash } } }`)
 	type op struct {
 		Operation, Ticker, Address string
 		BlockHeight                int
 		FromAddress                *string
 	}
-	next := func() op { return nextOf[op](c, "carol") }
+	type rolledBack struct {
+		Height int
+		Hash   string
+	}
+	type item struct {
+		Activity   *op
+		RolledBack *rolledBack
+	}
+	nextItem := func() item { return nextOf[item](c, "carol") }
+	next := func() op {
+		it := nextItem()
+		if it.Activity == nil {
+			t.Fatalf("item %+v, want an operation", it)
+		}
+		return *it.Activity
+	}
 	notice := fmt.Sprintf(`{"height":779833,"hash":%q,"rollback":false,"tickers":["dec2"],"addresses":[%q]}`,
 		inscriptionfeed.Hash(779833), inscriptionfeed.Carol)
 	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
@@ -355,6 +376,13 @@ func TestBrc20AddressActivitySubscription(t *testing.T) {
 			t.Fatal(err)
 		}
 		if bytes.Equal(p, last.RollbackPayload()) {
+			it := nextItem()
+			for it.Activity != nil && it.Activity.BlockHeight == 779833 { // announcements sent before the loop stopped
+				it = nextItem()
+			}
+			if it.RolledBack == nil || it.RolledBack.Height != 779835 || it.RolledBack.Hash != inscriptionfeed.Hash(779835) {
+				t.Fatalf("after the rollback: %+v, want block 779835 rolled back", it)
+			}
 			continue
 		}
 		for n := len(got) + 2; len(got) < n; {

@@ -57,10 +57,11 @@ query LatestBlocks {
   }
 }
 
-# Live updates over WebSocket (graphql-transport-ws), e.g.:
-#   subscription { blocks { height hash transactions { totalCount } } }
-#   subscription { addressTransactions(principal: "ST…") { txId blockHeight } }
-#   subscription { mempoolTransactions { txId senderAddress feeRate } }
+# Live updates over WebSocket (graphql-transport-ws); every item has a position to resume after
+# (after: "…"), e.g.:
+#   subscription { blocks { position block { height hash transactions { totalCount } } reorg { rolledBack { height } } } }
+#   subscription { addressTransactions(principal: "ST…") { position transaction { txId blockHeight } } }
+#   subscription { mempoolTransactions { position transaction { txId senderAddress feeRate } droppedTxId } }
 `
 
 // accountExample is what a wallet or an explorer's address page reads, in one request.
@@ -116,13 +117,18 @@ query BlockPage($height: Int!) {
 `
 
 // liveExample streams blocks as ingestion stores them, over graphql-ws.
-const liveExample = `# A live subscription over WebSocket: each new block as the node sends it. Press run and
-# leave the tab open; a new result replaces the last one as blocks arrive.
+const liveExample = `# A live subscription over WebSocket: each new block as the node sends it, and each
+# reorganisation. Press run and leave the tab open; a new result replaces the last one as blocks
+# arrive. To resume after a dropped connection, pass the last position: blocks(after: "…").
 subscription LiveBlocks {
   blocks {
-    height hash canonical
-    burnBlock { height }
-    transactions(first: 5) { totalCount nodes { txId txType } }
+    position
+    block {
+      height hash canonical
+      burnBlock { height }
+      transactions(first: 5) { totalCount nodes { txId txType } }
+    }
+    reorg { rolledBack { height indexBlockHash } restored { height indexBlockHash } }
   }
 }
 `

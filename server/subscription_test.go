@@ -123,16 +123,6 @@ func replay(t *testing.T, store *db.Store, fixture string, n int) []*tsv.Record 
 	}
 }
 
-// reannounce notifies tip again every 50 ms until the returned channel is closed. NOTIFY carries
-// no subscription acknowledgement, so a test waits until its client hears the tip: from then on
-// the subscription is live, and every notice sent before it (PostgreSQL delivers a listener's
-// notices in commit order) has been heard.
-func reannounce(ctx context.Context, a *api, tip *db.ChainTip) chan struct{} {
-	payload, _ := json.Marshal(map[string]any{"kind": "block", "index_block_hash": db.Hex(tip.IndexBlockHash),
-		"block_height": tip.BlockHeight, "canonical": true})
-	return notifyUntilClosed(ctx, a, db.EventsChannel, string(payload))
-}
-
 // notifyUntilClosed sends payload on the channel every 50 ms until the returned channel is closed.
 func notifyUntilClosed(ctx context.Context, a *api, channel, payload string) chan struct{} {
 	live := make(chan struct{})
@@ -149,95 +139,129 @@ func notifyUntilClosed(ctx context.Context, a *api, channel, payload string) cha
 	return live
 }
 
-// Ingest a block from a real fixture while a client is subscribed: the block, with nested
-// fields read through loaders, arrives over the WebSocket.
+// Ingest a block from a real fixture while a client is subscribed from the start of the feed:
+// the replayed blocks arrive from the notice log, each once and in order, then the ingested
+// block live, with nested fields read through loaders. A second client resuming from the
+// position of block 20 gets exactly the blocks after it.
 func TestSubscriptionReceivesIngestedBlock(t *testing.T) {
 	t.Parallel()
 	a := startAPI(t, server.Config{}, true)
-	rest := replay(t, a.store, "stacks/mocknet.tsv.gz", 27)
-	var tip db.ChainTip
-	if err := a.store.DB.NewSelect().Model(&tip).Scan(context.Background()); err != nil || tip.BlockHeight != 27 {
-		t.Fatalf("tip after 27 blocks: %+v %v", tip, err)
-	}
+	rest := replay(t, a.store, "stacks/mocknet.tsv.gz", 26)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	const selection = `{ position block { height canonical parent { height } transactions { totalCount nodes { block { height } } } } reorg { rolledBack { height } } }`
+	type item struct {
+		Position string
+		Block    *struct {
+			Height       int
+			Canonical    bool
+			Parent       struct{ Height int }
+			Transactions struct {
+				TotalCount int
+				Nodes      []struct{ Block struct{ Height int } }
+			}
+		}
+		Reorg *struct{ RolledBack []struct{ Height int } }
+	}
 	c := dialWS(t, ctx, a)
-	c.subscribe("blocks", `subscription { blocks { height canonical parent { height } transactions { totalCount nodes { block { height } } } } }`)
-
-	live := reannounce(ctx, a, &tip)
-	type block struct {
-		Height       int
-		Canonical    bool
-		Parent       struct{ Height int }
-		Transactions struct {
-			TotalCount int
-			Nodes      []struct{ Block struct{ Height int } }
+	c.subscribe("blocks", `subscription { blocks(after: "0.0") `+selection+` }`)
+	next := func(c *wsClient, id string) item {
+		it := nextOf[item](c, id)
+		if it.Block == nil || it.Reorg != nil || it.Position == "" {
+			t.Fatalf("item %+v, want a block with its position", it)
+		}
+		return it
+	}
+	var at20 string
+	for h := 1; h <= 26; h++ {
+		it := next(c, "blocks")
+		if it.Block.Height != h || !it.Block.Canonical {
+			t.Fatalf("item %d is block %d (canonical %v), want the replayed block %d", h, it.Block.Height, it.Block.Canonical, h)
+		}
+		if h == 20 {
+			at20 = it.Position
 		}
 	}
-	next := func() block { return nextOf[block](c, "blocks") }
-	// The replay's own notices may still be on their way (NOTIFY reaches the listener
-	// asynchronously) and arrive after the subscription started: skip those of the replayed
-	// blocks until the tip is heard.
-	for b := next(); b.Height != 27; b = next() {
-		if b.Height > 27 {
-			t.Fatalf("before any ingestion: block %d, want the replayed blocks up to the tip 27", b.Height)
-		}
-	}
-	close(live)
-
 	if _, err := ingest.NewIngester(a.store).Apply(ctx, ingest.Message{Path: rest[0].Path, Payload: rest[0].Payload, ReceivedAt: rest[0].ReceivedAt}); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		b := next()
-		if b.Height == 27 { // announcements sent before the loop stopped
-			continue
+	b := next(c, "blocks").Block
+	if b.Height != 27 || !b.Canonical || b.Parent.Height != 26 || b.Transactions.TotalCount != 1 ||
+		len(b.Transactions.Nodes) != 1 || b.Transactions.Nodes[0].Block.Height != 27 {
+		t.Fatalf("ingested block arrived as %+v", b)
+	}
+
+	resumed := dialWS(t, ctx, a)
+	resumed.subscribe("resumed", `subscription { blocks(after: "`+at20+`") `+selection+` }`)
+	for h := 21; h <= 27; h++ {
+		if got := next(resumed, "resumed").Block.Height; got != h {
+			t.Fatalf("resumed after block 20: block %d, want %d", got, h)
 		}
-		if b.Height != 28 || !b.Canonical || b.Parent.Height != 27 || b.Transactions.TotalCount != 1 ||
-			len(b.Transactions.Nodes) != 1 || b.Transactions.Nodes[0].Block.Height != 28 {
-			t.Fatalf("ingested block arrived as %+v", b)
-		}
-		return
+	}
+	// Both go on live, with nothing repeated: the next block is the next item of each.
+	if _, err := ingest.NewIngester(a.store).Apply(ctx, ingest.Message{Path: rest[1].Path, Payload: rest[1].Payload, ReceivedAt: rest[1].ReceivedAt}); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(c, "blocks").Block.Height; got != 28 {
+		t.Errorf("the first client's next block is %d, want 28", got)
+	}
+	if got := next(resumed, "resumed").Block.Height; got != 28 {
+		t.Errorf("the resumed client's next block is %d, want 28", got)
 	}
 }
 
-// The miner's coinbase in the next ingested block reaches a subscriber to the miner's address.
+// A position the feed never had, or one that is malformed, is refused with a clear error.
+func TestSubscriptionRefusesBadPosition(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{}, true)
+	replay(t, a.store, "stacks/mocknet.tsv.gz", 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialWS(t, ctx, a)
+	for id, after := range map[string]string{"ahead": "999999.0", "malformed": "block-3"} {
+		c.subscribe(id, `subscription { blocks(after: "`+after+`") { position } }`)
+		m := c.read()
+		for m.Type == "complete" { // of the previous subscription
+			m = c.read()
+		}
+		if m.ID != id || (m.Type != "error" && len(m.Payload.Errors) == 0) {
+			t.Fatalf("%s: got %+v, want an error", id, m)
+		}
+	}
+}
+
+// The miner's coinbases reach a subscriber to the miner's address: those of the replayed
+// blocks from the notice log, then the next ingested block's live.
 func TestSubscriptionAddressTransactions(t *testing.T) {
 	t.Parallel()
 	a := startAPI(t, server.Config{}, true)
 	rest := replay(t, a.store, "stacks/mocknet.tsv.gz", 27)
-	var tip db.ChainTip
-	if err := a.store.DB.NewSelect().Model(&tip).Scan(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := dialWS(t, ctx, a)
-	c.subscribe("addr", `subscription { addressTransactions(principal: "ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH") { txId blockHeight sender { principal } } }`)
-	live := reannounce(ctx, a, &tip)
+	c.subscribe("addr", `subscription { addressTransactions(principal: "ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH", after: "0.0") { position transaction { txId blockHeight sender { principal } } } }`)
 	type tx struct {
 		TxID        string
 		BlockHeight int
 	}
-	next := func() tx { return nextOf[tx](c, "addr") }
-	// As above: skip late notices of the replayed blocks until the tip's coinbase is heard.
-	for got := next(); got.BlockHeight != 27; got = next() {
-		if got.BlockHeight > 27 {
-			t.Fatalf("before any ingestion: %+v, want the coinbases of the replayed blocks up to the tip 27", got)
+	next := func() tx {
+		it := nextOf[struct{ Transaction *tx }](c, "addr")
+		if it.Transaction == nil {
+			t.Fatalf("item without a transaction")
 		}
+		return *it.Transaction
 	}
-	close(live)
+	for last := 0; last < 27; {
+		got := next()
+		if got.BlockHeight < last {
+			t.Fatalf("transaction of block %d after one of block %d", got.BlockHeight, last)
+		}
+		last = got.BlockHeight
+	}
 	if _, err := ingest.NewIngester(a.store).Apply(ctx, ingest.Message{Path: rest[0].Path, Payload: rest[0].Payload, ReceivedAt: rest[0].ReceivedAt}); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		got := next()
-		if got.BlockHeight == 27 {
-			continue
-		}
-		if want := (tx{TxID: "0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d", BlockHeight: 28}); got != want {
-			t.Fatalf("got %+v, want %+v", got, want)
-		}
-		return
+	if got, want := next(), (tx{TxID: "0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d", BlockHeight: 28}); got != want {
+		t.Fatalf("got %+v, want %+v", got, want)
 	}
 }

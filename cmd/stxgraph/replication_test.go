@@ -367,7 +367,7 @@ func subscribeBlocks(t *testing.T, ctx context.Context, api string) *blockSubscr
 	t.Cleanup(func() { conn.CloseNow() })
 	for _, m := range []map[string]any{
 		{"type": "connection_init", "payload": map[string]any{}},
-		{"id": "b", "type": "subscribe", "payload": map[string]any{"query": "subscription { blocks { height hash } }"}},
+		{"id": "b", "type": "subscribe", "payload": map[string]any{"query": "subscription { blocks { block { height hash } } }"}},
 	} {
 		if err := wsjson.Write(ctx, conn, m); err != nil {
 			t.Fatal(err)
@@ -379,7 +379,9 @@ func subscribeBlocks(t *testing.T, ctx context.Context, api string) *blockSubscr
 			var m struct {
 				Type    string `json:"type"`
 				Payload struct {
-					Data struct{ Blocks pushedBlock } `json:"data"`
+					Data struct {
+						Blocks struct{ Block pushedBlock }
+					} `json:"data"`
 				} `json:"payload"`
 			}
 			if err := wsjson.Read(ctx, conn, &m); err != nil {
@@ -388,7 +390,7 @@ func subscribeBlocks(t *testing.T, ctx context.Context, api string) *blockSubscr
 			}
 			switch m.Type {
 			case "next":
-				s.blocks <- m.Payload.Data.Blocks
+				s.blocks <- m.Payload.Data.Blocks.Block
 			case "connection_ack", "ping", "pong", "ka":
 			default:
 				s.errs <- errors.New("unexpected message " + m.Type)
