@@ -214,6 +214,14 @@ type FaucetResult struct {
 	TxRaw string `json:"txRaw"`
 }
 
+// A page of an account's fungible-token balances.
+type FtBalancePage struct {
+	// Number of tokens the account holds a balance of (all pages).
+	Total int32 `json:"total"`
+	// The balances of the page, by token identifier regardless of case.
+	Results []*db.FtBalance `json:"results"`
+}
+
 // A page of mempool transactions.
 type MempoolTransactionConnection struct {
 	// The transactions with their cursors.
@@ -234,6 +242,14 @@ type MempoolTransactionEdge struct {
 	Cursor string `json:"cursor"`
 	// The transaction.
 	Node *db.MempoolTx `json:"node"`
+}
+
+// A page of the non-fungible tokens an account holds.
+type NftHoldingPage struct {
+	// Number of tokens the account holds (all pages).
+	Total int32 `json:"total"`
+	// The tokens of the page, most recently received first.
+	Results []*db.NftHolding `json:"results"`
 }
 
 // Relay page information.
