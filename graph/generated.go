@@ -5518,9 +5518,9 @@ extend type Account {
     "Number of balances to skip from the start of the list."
     offset: Int = 0
   ): FtBalancePage!
-  "The account's balance of one fungible token, as of the canonical chain tip (balance \"0\" when it holds none)."
+  "The account's balance of one fungible token, as of the canonical chain tip (balance \"0\" when it holds none); the token \"stx\" gives the STX balance in micro-STX."
   ftBalance(
-    "Asset identifier of the token: <contract id>::<token name>."
+    "Asset identifier of the token: <contract id>::<token name>, or \"stx\"."
     token: String!
   ): FtBalance!
   "The non-fungible tokens the account holds as of the canonical chain tip (confirmed blocks only), most recently received first, each with the transaction that gave it."

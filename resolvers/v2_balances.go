@@ -8,7 +8,7 @@ import (
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-// Page sizes (default, maximum) of an account's token lists, as the reference's.
+// Largest pages of an account's token lists, as the reference's.
 const (
 	ftBalancesMax  = 200
 	nftHoldingsMax = 200
@@ -30,9 +30,19 @@ func (r *accountResolver) FtBalances(ctx context.Context, a *db.Account, limit, 
 	return &graph.FtBalancePage{Total: int32(total), Results: balances}, nil
 }
 
+// stxToken names the STX balance among the token balances, as the reference keeps it there.
+const stxToken = "stx"
+
 func (r *accountResolver) FtBalance(ctx context.Context, a *db.Account, token string) (*db.FtBalance, error) {
 	if err := checkText("token", token); err != nil {
 		return nil, err
+	}
+	if token == stxToken {
+		b, err := balance(ctx, a.Principal, db.BalanceAt{})
+		if err != nil {
+			return nil, err
+		}
+		return &db.FtBalance{Token: token, Balance: b.Balance}, nil
 	}
 	return r.Store.FtBalanceOf(ctx, a.Principal, token)
 }

@@ -46,6 +46,7 @@ var v2BalanceCalls = map[string][]call{
 		{"ft-one", ftPath + alexVault + "/balances/ft/" + alexToken},
 		{"ft-one-not-held", ftPath + noTokens + "/balances/ft/" + alexToken},
 		{"ft-one-unknown-token", ftPath + alexVault + "/balances/ft/no-such-token"},
+		{"ft-one-stx", ftPath + "SP3ER778NR74PN9265E607J4X6M8ECMAT982QHC4K/balances/ft/stx"},
 		{"ft-one-negative", ftPath + negativeOnly + "/balances/ft/" + alexToken},
 		{"ft-one-nul-token", ftPath + alexVault + "/balances/ft/a%00b"},
 		{"ft-one-invalid-utf8-token", ftPath + alexVault + "/balances/ft/a%FFb"},
@@ -55,6 +56,7 @@ var v2BalanceCalls = map[string][]call{
 		{"ft-list", ftPath + wrappedHolder + "/balances/ft"},
 		{"ft-one", ftPath + wrappedHolder + "/balances/ft/" + wrappedToken},
 		{"ft-one-negative", ftPath + wrappedDebtor + "/balances/ft/" + wrappedToken},
+		{"ft-one-stx", ftPath + wrappedHolder + "/balances/ft/stx"},
 		{"ft-list-negative-only", ftPath + wrappedDebtor + "/balances/ft"},
 	},
 	"mainnet-reorg-scenario1": {
