@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -32,8 +33,12 @@ func v2BalanceRoutes() []route {
 }
 
 // principalParam reads the principal path parameter; the account query checks the principal
-// itself.
+// itself. A path whose escapes decode to no UTF-8 text is refused first, with the reference's
+// router's message.
 func principalParam(r *http.Request) (string, error) {
+	if !utf8.ValidString(r.URL.Path) {
+		return "", badRequest("'%s' is not a valid url component", r.RequestURI)
+	}
 	p := mux.Vars(r)["principal"]
 	if !principalPrefix.MatchString(p) {
 		return "", principalSchemaError("params/principal")
