@@ -4520,6 +4520,25 @@ type Account {
     "Keep events of these kinds (all five when null or empty)."
     types: [EventType!]
   ): AccountEventConnection!
+  "The fungible tokens the account holds a positive balance of, by token identifier regardless of case, as of the canonical chain tip (confirmed blocks only). Wallets show them beside the STX balance."
+  ftBalances(
+    "Number of balances to return (0 to 200)."
+    limit: Int = 100
+    "Number of balances to skip from the start of the list."
+    offset: Int = 0
+  ): FtBalancePage!
+  "The account's balance of one fungible token, as of the canonical chain tip (balance \"0\" when it holds none); the token \"stx\" gives the STX balance in micro-STX."
+  ftBalance(
+    "Asset identifier of the token: <contract id>::<token name>, or \"stx\"."
+    token: String!
+  ): FtBalance!
+  "The non-fungible tokens the account holds as of the canonical chain tip (confirmed blocks only), most recently received first, each with the transaction that gave it."
+  nftHoldings(
+    "Number of tokens to return (0 to 200)."
+    limit: Int = 50
+    "Number of tokens to skip from the start of the list."
+    offset: Int = 0
+  ): NftHoldingPage!
 }
 
 "An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
@@ -5508,28 +5527,6 @@ type NftHoldingPage {
   total: Int!
   "The tokens of the page, most recently received first."
   results: [NftHolding!]!
-}
-
-extend type Account {
-  "The fungible tokens the account holds a positive balance of, by token identifier regardless of case, as of the canonical chain tip (confirmed blocks only). Wallets show them beside the STX balance."
-  ftBalances(
-    "Number of balances to return (0 to 200)."
-    limit: Int = 100
-    "Number of balances to skip from the start of the list."
-    offset: Int = 0
-  ): FtBalancePage!
-  "The account's balance of one fungible token, as of the canonical chain tip (balance \"0\" when it holds none); the token \"stx\" gives the STX balance in micro-STX."
-  ftBalance(
-    "Asset identifier of the token: <contract id>::<token name>, or \"stx\"."
-    token: String!
-  ): FtBalance!
-  "The non-fungible tokens the account holds as of the canonical chain tip (confirmed blocks only), most recently received first, each with the transaction that gave it."
-  nftHoldings(
-    "Number of tokens to return (0 to 200)."
-    limit: Int = 50
-    "Number of tokens to skip from the start of the list."
-    offset: Int = 0
-  ): NftHoldingPage!
 }
 `, BuiltIn: false},
 }
