@@ -69,9 +69,10 @@ type listTotal struct {
 	Total int64 `bun:"total"`
 }
 
-// pageTotal is the length of a list whose page came back empty (past its end, or an empty list).
-func (s *Store) pageTotal(ctx context.Context, countSQL string, offset int, args ...any) (int64, error) {
-	if offset == 0 {
+// pageTotal is the length of a list whose page came back empty: an empty list, unless the page
+// asked for no rows or started past the end.
+func (s *Store) pageTotal(ctx context.Context, countSQL string, limit, offset int, args ...any) (int64, error) {
+	if limit > 0 && offset == 0 {
 		return 0, nil
 	}
 	var t []listTotal
@@ -92,7 +93,7 @@ func (s *Store) FtBalances(ctx context.Context, principal string, limit, offset 
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
-		total, err := s.pageTotal(ctx, ftBalancesCountSQL, offset, principal)
+		total, err := s.pageTotal(ctx, ftBalancesCountSQL, limit, offset, principal)
 		return total, nil, err
 	}
 	out := make([]*FtBalance, len(rows))
@@ -125,7 +126,7 @@ func (s *Store) NftHoldings(ctx context.Context, principal string, limit, offset
 		return 0, nil, err
 	}
 	if len(rows) == 0 {
-		total, err := s.pageTotal(ctx, nftHoldingsCountSQL, offset, principal)
+		total, err := s.pageTotal(ctx, nftHoldingsCountSQL, limit, offset, principal)
 		return total, nil, err
 	}
 	out := make([]*NftHolding, len(rows))

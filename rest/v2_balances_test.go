@@ -131,8 +131,8 @@ func TestV2FtBalancesETagAndOrder(t *testing.T) {
 }
 
 // accountTokensQuery asks an account's token balances and NFT holdings.
-const accountTokensQuery = `query($p: String!, $t: String!) { account(principal: $p) {
-	ftBalances(limit: 2, offset: 0) { total results { token balance } }
+const accountTokensQuery = `query($p: String!, $t: String!, $l: Int!) { account(principal: $p) {
+	ftBalances(limit: $l, offset: 0) { total results { token balance } }
 	ftBalance(token: $t) { token balance }
 	nftHoldings(limit: 5) { total results { assetIdentifier value { hex repr } txId blockHeight transaction { txId blockHeight } } }
 } }`
@@ -140,16 +140,20 @@ const accountTokensQuery = `query($p: String!, $t: String!) { account(principal:
 // GraphQL answers of Account's token fields, per fixture: the NFT holders are those of the
 // fixtures' mints and transfers, scenario2's after the reorg that moved its mint to the new
 // canonical block.
-var v2BalanceGraphQL = map[string][]struct{ name, principal, token string }{
+var v2BalanceGraphQL = map[string][]struct {
+	name, principal, token string
+	limit                  int
+}{
 	"poisonmicroblock": {
-		{"graphql-alex-vault", alexVault, alexToken},
-		{"graphql-nft-holder", "SP3ER778NR74PN9265E607J4X6M8ECMAT982QHC4K", alexToken},
+		{"graphql-alex-vault", alexVault, alexToken, 2},
+		{"graphql-alex-vault-no-rows", alexVault, alexToken, 0},
+		{"graphql-nft-holder", "SP3ER778NR74PN9265E607J4X6M8ECMAT982QHC4K", alexToken, 2},
 	},
 	"mainnet-reorg-scenario2": {
-		{"graphql-nft-holder", "SP20P421F7R0QMGKSSHN2MZ0ZF6V7KD4F6JJHB7R1", wrappedToken},
+		{"graphql-nft-holder", "SP20P421F7R0QMGKSSHN2MZ0ZF6V7KD4F6JJHB7R1", wrappedToken, 2},
 	},
 	"mainnet-out-of-order-microblock": {
-		{"graphql-nft-holder", "SPJW1XE278YMCEYMXB8ZFGJMH8ZVAAEDP2S2PJYG.stacks-punks-market", "SP466FNC0P7JWTNM2R9T199QRZN1MYEDTAR0KP27.miamicoin-token::miamicoin"},
+		{"graphql-nft-holder", "SPJW1XE278YMCEYMXB8ZFGJMH8ZVAAEDP2S2PJYG.stacks-punks-market", "SP466FNC0P7JWTNM2R9T199QRZN1MYEDTAR0KP27.miamicoin-token::miamicoin", 2},
 	},
 }
 
@@ -163,7 +167,7 @@ func TestV2BalancesGraphQLGolden(t *testing.T) {
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
-					vars, _ := json.Marshal(map[string]string{"p": c.principal, "t": c.token})
+					vars, _ := json.Marshal(map[string]any{"p": c.principal, "t": c.token, "l": c.limit})
 					req, _ := http.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(accountTokensQuery)+"&variables="+url.QueryEscape(string(vars)), nil)
 					rec := httptest.NewRecorder()
 					h.ServeHTTP(rec, req)
