@@ -239,7 +239,7 @@ func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
 // heights to non-canonical, then fixes the totals and the mempool.
 func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
 	var toCanonical, toOrphan [][]byte
-	var reorg struct{ RolledBack, Restored []BlockRef }
+	var reorg struct{ RolledBack, Restored []ReorgBlock }
 	if err := w.flush(ctx); err != nil {
 		return 0, err
 	}
@@ -254,7 +254,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 			return 0, err
 		}
 		toCanonical = append(toCanonical, b.IndexBlockHash)
-		reorg.Restored = append(reorg.Restored, BlockRef{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
+		reorg.Restored = append(reorg.Restored, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
 		var others [][]byte
 		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
 			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
@@ -263,7 +263,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		}
 		toOrphan = append(toOrphan, others...)
 		for _, o := range others {
-			reorg.RolledBack = append(reorg.RolledBack, BlockRef{Height: b.BlockHeight, IndexBlockHash: o})
+			reorg.RolledBack = append(reorg.RolledBack, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: o})
 		}
 		hash = b.ParentIndexBlockHash
 	}
@@ -287,7 +287,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 const reorgNoticeRefs = 60
 
 // notifyReorg announces a reorganisation: the blocks rolled back, then those restored.
-func (w *Writer) notifyReorg(rolledBack, restored []BlockRef) error {
+func (w *Writer) notifyReorg(rolledBack, restored []ReorgBlock) error {
 	for len(rolledBack)+len(restored) > 0 {
 		n := noticeJSON{Kind: NoticeReorg}
 		k := min(len(rolledBack), reorgNoticeRefs)

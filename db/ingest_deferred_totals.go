@@ -69,6 +69,8 @@ var totalsRecomputes = []totalsRecompute{
 	{[]string{"principal_stx_checkpoints", "principal_stx_totals"}, checkpointsRecomputeSQL},
 	{[]string{"principal_event_positions", "principal_event_counts"}, eventPositionsRecomputeSQL},
 	{[]string{"principal_tx_positions"}, txPositionsRecomputeSQL},
+	{[]string{"ft_balances"}, ftBalancesRecomputeSQL},
+	{[]string{"nft_custody"}, nftCustodyRecomputeSQL},
 }
 
 // withDeferredTotals calls run with the recomputations of the totals an import deferred, none

@@ -21,6 +21,7 @@ var deferrableIndexes = []string{
 	"contract_logs_contract_idx",
 	"principal_txs_transfers_idx", "principal_txs_order_idx",
 	"principal_tx_positions_transfers_idx",
+	"ft_balances_order_idx", "nft_custody_recipient_idx",
 }
 
 // DeferUpkeep, when the database holds no chain yet, drops the deferrable indexes, recording

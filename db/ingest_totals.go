@@ -119,4 +119,5 @@ func (w *Writer) addTotals(blocks [][]byte, sign int) {
 		w.exec(totalsSQL+checkpointsSubtractSQL, byteArray(blocks), sign)
 	}
 	w.addEventPositions(blocks, sign)
+	w.addTokenHoldings(blocks, sign)
 }

@@ -31,8 +31,8 @@ const (
 	NoticeReorg = "reorg"
 )
 
-// BlockRef names a block in a reorg notice.
-type BlockRef struct {
+// ReorgBlock names a block in a reorg notice.
+type ReorgBlock struct {
 	Height         int32      `json:"block_height"`
 	IndexBlockHash noticeHash `json:"index_block_hash"`
 }
@@ -42,14 +42,14 @@ type Notice struct {
 	// Seq is the notice's place in the notice log: notices are numbered in commit order.
 	Seq              int64
 	Kind             string
-	IndexBlockHash   []byte      // block
-	BlockHeight      int32       // block, microblock
-	Canonical        bool        // block
-	MicroblockHashes [][]byte    // microblock
-	TxIDs            [][]byte    // mempool
-	Brc20            Brc20Notice // brc20
-	RolledBack       []BlockRef  // reorg
-	Restored         []BlockRef  // reorg
+	IndexBlockHash   []byte       // block
+	BlockHeight      int32        // block, microblock
+	Canonical        bool         // block
+	MicroblockHashes [][]byte     // microblock
+	TxIDs            [][]byte     // mempool
+	Brc20            Brc20Notice  // brc20
+	RolledBack       []ReorgBlock // reorg
+	Restored         []ReorgBlock // reorg
 }
 
 // noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
@@ -62,8 +62,8 @@ type noticeJSON struct {
 	Canonical        bool         `json:"canonical,omitempty"`
 	MicroblockHashes []noticeHash `json:"microblock_hashes,omitempty"`
 	TxIDs            []noticeHash `json:"tx_ids,omitempty"`
-	RolledBack       []BlockRef   `json:"rolled_back,omitempty"`
-	Restored         []BlockRef   `json:"restored,omitempty"`
+	RolledBack       []ReorgBlock `json:"rolled_back,omitempty"`
+	Restored         []ReorgBlock `json:"restored,omitempty"`
 }
 
 // noticeHash is a hash in a notice, written by Hex ("0x" and hex); "" reads as nil.

@@ -46,6 +46,7 @@ type ResolverRoot interface {
 	MempoolTransactionConnection() MempoolTransactionConnectionResolver
 	Microblock() MicroblockResolver
 	Mutation() MutationResolver
+	NftHolding() NftHoldingResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
@@ -61,8 +62,11 @@ type DirectiveRoot struct {
 type ComplexityRoot struct {
 	Account struct {
 		Events                    func(childComplexity int, first *int32, after *string, last *int32, before *string, types []db.EventType) int
+		FtBalance                 func(childComplexity int, token string) int
+		FtBalances                func(childComplexity int, limit *int32, offset *int32) int
 		LatestMempoolTxID         func(childComplexity int) int
 		LatestTxID                func(childComplexity int) int
+		NftHoldings               func(childComplexity int, limit *int32, offset *int32) int
 		Nonces                    func(childComplexity int) int
 		Principal                 func(childComplexity int) int
 		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
@@ -383,6 +387,16 @@ type ComplexityRoot struct {
 		SenderOrEmpty    func(childComplexity int) int
 	}
 
+	FtBalance struct {
+		Balance func(childComplexity int) int
+		Token   func(childComplexity int) int
+	}
+
+	FtBalancePage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	FtTransfer struct {
 		Amount          func(childComplexity int) int
 		AssetIdentifier func(childComplexity int) int
@@ -494,6 +508,19 @@ type ComplexityRoot struct {
 		DecodedValue     func(childComplexity int) int
 		RecipientOrEmpty func(childComplexity int) int
 		SenderOrEmpty    func(childComplexity int) int
+	}
+
+	NftHolding struct {
+		AssetIdentifier func(childComplexity int) int
+		BlockHeight     func(childComplexity int) int
+		DecodedValue    func(childComplexity int) int
+		Transaction     func(childComplexity int) int
+		TxID            func(childComplexity int) int
+	}
+
+	NftHoldingPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 
 	NftTransfer struct {
@@ -764,6 +791,9 @@ type AccountResolver interface {
 	LatestTxID(ctx context.Context, obj *db.Account) ([]byte, error)
 	LatestMempoolTxID(ctx context.Context, obj *db.Account) ([]byte, error)
 	Events(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string, types []db.EventType) (*AccountEventConnection, error)
+	FtBalances(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*FtBalancePage, error)
+	FtBalance(ctx context.Context, obj *db.Account, token string) (*db.FtBalance, error)
+	NftHoldings(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*NftHoldingPage, error)
 }
 type AccountTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *AccountTransactionConnection) (int32, error)
@@ -824,6 +854,9 @@ type MicroblockResolver interface {
 type MutationResolver interface {
 	FaucetStx(ctx context.Context, address string, stacking *bool, requestID *string) (*FaucetResult, error)
 	FaucetBtc(ctx context.Context, address string, requestID *string) (*FaucetResult, error)
+}
+type NftHoldingResolver interface {
+	Transaction(ctx context.Context, obj *db.NftHolding) (*db.Tx, error)
 }
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
@@ -904,6 +937,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.Events(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string), args["types"].([]db.EventType)), true
+	case "Account.ftBalance":
+		if e.ComplexityRoot.Account.FtBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Account_ftBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.FtBalance(childComplexity, args["token"].(string)), true
+	case "Account.ftBalances":
+		if e.ComplexityRoot.Account.FtBalances == nil {
+			break
+		}
+
+		args, err := ec.field_Account_ftBalances_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.FtBalances(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Account.latestMempoolTxId":
 		if e.ComplexityRoot.Account.LatestMempoolTxID == nil {
 			break
@@ -916,6 +971,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.LatestTxID(childComplexity), true
+	case "Account.nftHoldings":
+		if e.ComplexityRoot.Account.NftHoldings == nil {
+			break
+		}
+
+		args, err := ec.field_Account_nftHoldings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.NftHoldings(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Account.nonces":
 		if e.ComplexityRoot.Account.Nonces == nil {
 			break
@@ -2190,6 +2256,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.FtAsset.SenderOrEmpty(childComplexity), true
 
+	case "FtBalance.balance":
+		if e.ComplexityRoot.FtBalance.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtBalance.Balance(childComplexity), true
+	case "FtBalance.token":
+		if e.ComplexityRoot.FtBalance.Token == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtBalance.Token(childComplexity), true
+
+	case "FtBalancePage.results":
+		if e.ComplexityRoot.FtBalancePage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtBalancePage.Results(childComplexity), true
+	case "FtBalancePage.total":
+		if e.ComplexityRoot.FtBalancePage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FtBalancePage.Total(childComplexity), true
+
 	case "FtTransfer.amount":
 		if e.ComplexityRoot.FtTransfer.Amount == nil {
 			break
@@ -2656,6 +2748,50 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.NftAsset.SenderOrEmpty(childComplexity), true
+
+	case "NftHolding.assetIdentifier":
+		if e.ComplexityRoot.NftHolding.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHolding.AssetIdentifier(childComplexity), true
+	case "NftHolding.blockHeight":
+		if e.ComplexityRoot.NftHolding.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHolding.BlockHeight(childComplexity), true
+	case "NftHolding.value":
+		if e.ComplexityRoot.NftHolding.DecodedValue == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHolding.DecodedValue(childComplexity), true
+	case "NftHolding.transaction":
+		if e.ComplexityRoot.NftHolding.Transaction == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHolding.Transaction(childComplexity), true
+	case "NftHolding.txId":
+		if e.ComplexityRoot.NftHolding.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHolding.TxID(childComplexity), true
+
+	case "NftHoldingPage.results":
+		if e.ComplexityRoot.NftHoldingPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHoldingPage.Results(childComplexity), true
+	case "NftHoldingPage.total":
+		if e.ComplexityRoot.NftHoldingPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NftHoldingPage.Total(childComplexity), true
 
 	case "NftTransfer.assetIdentifier":
 		if e.ComplexityRoot.NftTransfer.AssetIdentifier == nil {
@@ -4571,6 +4707,25 @@ type Account {
     "Keep events of these kinds (all five when null or empty)."
     types: [EventType!]
   ): AccountEventConnection!
+  "The fungible tokens the account holds a positive balance of, by token identifier regardless of case, as of the canonical chain tip (confirmed blocks only). Wallets show them beside the STX balance."
+  ftBalances(
+    "Number of balances to return (0 to 200)."
+    limit: Int = 100
+    "Number of balances to skip from the start of the list."
+    offset: Int = 0
+  ): FtBalancePage!
+  "The account's balance of one fungible token, as of the canonical chain tip (balance \"0\" when it holds none); the token \"stx\" gives the STX balance in micro-STX."
+  ftBalance(
+    "Asset identifier of the token: <contract id>::<token name>, or \"stx\"."
+    token: String!
+  ): FtBalance!
+  "The non-fungible tokens the account holds as of the canonical chain tip (confirmed blocks only), most recently received first, each with the transaction that gave it."
+  nftHoldings(
+    "Number of tokens to return (0 to 200)."
+    limit: Int = 50
+    "Number of tokens to skip from the start of the list."
+    offset: Int = 0
+  ): NftHoldingPage!
 }
 
 "An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
@@ -5640,6 +5795,44 @@ type BlockRef {
   indexBlockHash: Hex!
 }
 `, BuiltIn: false},
+	{Name: "../schema/balances.graphql", Input: `"An account's balance of one fungible token (SIP-010), as the token's contract counts it."
+type FtBalance @goModel(model: "github.com/stxgraph/stxgraph/db.FtBalance") {
+  "Asset identifier of the token: <contract id>::<token name>, e.g. SP3K8BC0PPEVCV7NZ6QSRWPQ2JE9E5B6N3PA0KBR9.age000-governance-token::alex."
+  token: String!
+  "Balance in the token's smallest unit, as a decimal integer (the token's contract says how many decimals it shows); \"0\" when the account holds none."
+  balance: String!
+}
+
+"A page of an account's fungible-token balances."
+type FtBalancePage {
+  "Number of tokens the account holds a balance of (all pages)."
+  total: Int!
+  "The balances of the page, by token identifier regardless of case."
+  results: [FtBalance!]!
+}
+
+"A non-fungible token (SIP-009) an account holds."
+type NftHolding @goModel(model: "github.com/stxgraph/stxgraph/db.NftHolding") {
+  "Asset identifier of the token's class: <contract id>::<token name>, e.g. SP000000000000000000002Q6VF78.bns::names."
+  assetIdentifier: String!
+  "The token within its class, as a Clarity value (a name, a number, a tuple …)."
+  value: ClarityValue! @goField(name: "DecodedValue")
+  "Id of the transaction that gave the account the token: its mint or its latest transfer."
+  txId: Hex! @goField(name: "TxID")
+  "The transaction that gave the account the token."
+  transaction: Transaction
+  "Height of the block holding that transaction."
+  blockHeight: Int!
+}
+
+"A page of the non-fungible tokens an account holds."
+type NftHoldingPage {
+  "Number of tokens the account holds (all pages)."
+  total: Int!
+  "The tokens of the page, most recently received first."
+  results: [NftHolding!]!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5665,6 +5858,12 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_latestMempoolTxId(ctx, field)
 	case "events":
 		return ec.fieldContext_Account_events(ctx, field)
+	case "ftBalances":
+		return ec.fieldContext_Account_ftBalances(ctx, field)
+	case "ftBalance":
+		return ec.fieldContext_Account_ftBalance(ctx, field)
+	case "nftHoldings":
+		return ec.fieldContext_Account_nftHoldings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 }
@@ -6295,6 +6494,26 @@ func (ec *executionContext) childFields_FtAsset(ctx context.Context, field graph
 	return nil, fmt.Errorf("no field named %q was found under type FtAsset", field.Name)
 }
 
+func (ec *executionContext) childFields_FtBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "token":
+		return ec.fieldContext_FtBalance_token(ctx, field)
+	case "balance":
+		return ec.fieldContext_FtBalance_balance(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FtBalance", field.Name)
+}
+
+func (ec *executionContext) childFields_FtBalancePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_FtBalancePage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_FtBalancePage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FtBalancePage", field.Name)
+}
+
 func (ec *executionContext) childFields_FtTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "assetIdentifier":
@@ -6493,6 +6712,32 @@ func (ec *executionContext) childFields_NftAsset(ctx context.Context, field grap
 		return ec.fieldContext_NftAsset_value(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NftAsset", field.Name)
+}
+
+func (ec *executionContext) childFields_NftHolding(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "assetIdentifier":
+		return ec.fieldContext_NftHolding_assetIdentifier(ctx, field)
+	case "value":
+		return ec.fieldContext_NftHolding_value(ctx, field)
+	case "txId":
+		return ec.fieldContext_NftHolding_txId(ctx, field)
+	case "transaction":
+		return ec.fieldContext_NftHolding_transaction(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_NftHolding_blockHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftHolding", field.Name)
+}
+
+func (ec *executionContext) childFields_NftHoldingPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_NftHoldingPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_NftHoldingPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NftHoldingPage", field.Name)
 }
 
 func (ec *executionContext) childFields_NftTransfer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7054,6 +7299,64 @@ func (ec *executionContext) field_Account_events_args(ctx context.Context, rawAr
 		return nil, err
 	}
 	args["types"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_ftBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "token",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["token"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_ftBalances_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_nftHoldings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
 	return args, nil
 }
 
@@ -8412,6 +8715,138 @@ func (ec *executionContext) fieldContext_Account_events(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Account_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_ftBalances(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_ftBalances(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().FtBalances(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FtBalancePage) graphql.Marshaler {
+			return ec.marshalNFtBalancePage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFtBalancePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_ftBalances(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FtBalancePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_ftBalances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_ftBalance(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_ftBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().FtBalance(ctx, obj, fc.Args["token"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.FtBalance) graphql.Marshaler {
+			return ec.marshalNFtBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_ftBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FtBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_ftBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_nftHoldings(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_nftHoldings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().NftHoldings(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *NftHoldingPage) graphql.Marshaler {
+			return ec.marshalNNftHoldingPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐNftHoldingPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_nftHoldings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftHoldingPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_nftHoldings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13451,6 +13886,107 @@ func (ec *executionContext) fieldContext_FtAsset_amount(_ context.Context, field
 	return graphql.NewScalarFieldContext("FtAsset", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
+func (ec *executionContext) _FtBalance_token(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtBalance_token(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Token, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtBalance_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtBalance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtBalance_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtBalance", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FtBalancePage_total(ctx context.Context, field graphql.CollectedField, obj *FtBalancePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtBalancePage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtBalancePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FtBalancePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _FtBalancePage_results(ctx context.Context, field graphql.CollectedField, obj *FtBalancePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FtBalancePage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.FtBalance) graphql.Marshaler {
+			return ec.marshalNFtBalance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalanceᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FtBalancePage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "FtBalancePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FtBalance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FtTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -15361,6 +15897,194 @@ func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHolding_assetIdentifier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHolding_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftHolding", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _NftHolding_value(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHolding_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DecodedValue()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHolding_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHolding_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHolding_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftHolding", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _NftHolding_transaction(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHolding_transaction(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.NftHolding().Transaction(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_NftHolding_transaction(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHolding",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NftHolding_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHolding_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHolding_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftHolding", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NftHoldingPage_total(ctx context.Context, field graphql.CollectedField, obj *NftHoldingPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHoldingPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHoldingPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NftHoldingPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _NftHoldingPage_results(ctx context.Context, field graphql.CollectedField, obj *NftHoldingPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NftHoldingPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.NftHolding) graphql.Marshaler {
+			return ec.marshalNNftHolding2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHoldingᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NftHoldingPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NftHoldingPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NftHolding(ctx, field)
 		},
 	}
 	return fc, nil
@@ -21692,6 +22416,120 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ftBalances":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_ftBalances(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "ftBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_ftBalance(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "nftHoldings":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_nftHoldings(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24724,6 +25562,92 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 	return out
 }
 
+var ftBalanceImplementors = []string{"FtBalance"}
+
+func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet, obj *db.FtBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FtBalance")
+		case "token":
+			out.Values[i] = ec._FtBalance_token(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._FtBalance_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var ftBalancePageImplementors = []string{"FtBalancePage"}
+
+func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.SelectionSet, obj *FtBalancePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalancePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FtBalancePage")
+		case "total":
+			out.Values[i] = ec._FtBalancePage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._FtBalancePage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var ftTransferImplementors = []string{"FtTransfer"}
 
 func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
@@ -25709,6 +26633,140 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "value":
 			out.Values[i] = ec._NftAsset_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var nftHoldingImplementors = []string{"NftHolding"}
+
+func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSet, obj *db.NftHolding) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftHolding")
+		case "assetIdentifier":
+			out.Values[i] = ec._NftHolding_assetIdentifier(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "value":
+			out.Values[i] = ec._NftHolding_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "txId":
+			out.Values[i] = ec._NftHolding_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transaction":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._NftHolding_transaction(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "blockHeight":
+			out.Values[i] = ec._NftHolding_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var nftHoldingPageImplementors = []string{"NftHoldingPage"}
+
+func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.SelectionSet, obj *NftHoldingPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NftHoldingPage")
+		case "total":
+			out.Values[i] = ec._NftHoldingPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._NftHoldingPage_results(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -29202,6 +30260,42 @@ func (ec *executionContext) marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 	return ec._FtAsset(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNFtBalance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.FtBalance) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNFtBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalance(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNFtBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalance(ctx context.Context, sel ast.SelectionSet, v *db.FtBalance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FtBalance(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFtBalancePage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFtBalancePage(ctx context.Context, sel ast.SelectionSet, v *FtBalancePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FtBalancePage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNFtTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.FtEvent) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -29528,6 +30622,42 @@ func (ec *executionContext) marshalNNftAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgra
 		return graphql.Null
 	}
 	return ec._NftAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftHolding2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHoldingᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.NftHolding) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNftHolding2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHolding(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNftHolding2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHolding(ctx context.Context, sel ast.SelectionSet, v *db.NftHolding) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftHolding(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNftHoldingPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐNftHoldingPage(ctx context.Context, sel ast.SelectionSet, v *NftHoldingPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._NftHoldingPage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNNftTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.NftEvent) graphql.Marshaler {

@@ -260,6 +260,14 @@ type FaucetResult struct {
 	TxRaw string `json:"txRaw"`
 }
 
+// A page of an account's fungible-token balances.
+type FtBalancePage struct {
+	// Number of tokens the account holds a balance of (all pages).
+	Total int32 `json:"total"`
+	// The balances of the page, by token identifier regardless of case.
+	Results []*db.FtBalance `json:"results"`
+}
+
 // An item of the `mempoolTransactions` feed: a transaction added to, or dropped from, the mempool.
 type MempoolFeedItem struct {
 	// This item's place in the feed: pass it as `after` to resume after it.
@@ -299,6 +307,14 @@ type MicroblockFeedItem struct {
 	Position string `json:"position"`
 	// The new microblock.
 	Microblock *db.Microblock `json:"microblock"`
+}
+
+// A page of the non-fungible tokens an account holds.
+type NftHoldingPage struct {
+	// Number of tokens the account holds (all pages).
+	Total int32 `json:"total"`
+	// The tokens of the page, most recently received first.
+	Results []*db.NftHolding `json:"results"`
 }
 
 // Relay page information.

@@ -20,6 +20,8 @@ var derivedTables = map[string]string{
 	"principal_tx_positions":    "true",
 	"principal_event_positions": "true",
 	"principal_event_counts":    "event_count <> 0",
+	"ft_balances":               "balance <> 0",
+	"nft_custody":               "true",
 }
 
 // derivedDigest fingerprints the rows of the derived tables that say something.

@@ -85,7 +85,7 @@ func (r *subscriptionResolver) AddressTransactions(ctx context.Context, principa
 
 // reorgOf gives a reorg notice's blocks.
 func reorgOf(n db.Notice) *graph.Reorg {
-	refs := func(bs []db.BlockRef) []*graph.BlockRef {
+	refs := func(bs []db.ReorgBlock) []*graph.BlockRef {
 		out := make([]*graph.BlockRef, len(bs))
 		for i, b := range bs {
 			out[i] = &graph.BlockRef{Height: b.Height, IndexBlockHash: b.IndexBlockHash}
