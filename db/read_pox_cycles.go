@@ -1,0 +1,140 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Reads of the announced reward sets and of the stackers behind their signers, as the reference
+// counts them: a cycle's stackers are, per stacker, the newest pox-4 operation whose range of
+// cycles covers the cycle, solo (stack-stx, stack-extend: the signer key is the operation's)
+// or pooled (delegate-stack-*: the signer key is that of the pool operator's aggregation
+// commit for the cycle). The reference's solo list names stack-increase as "stacks-increase",
+// which no event is called, so a stack-increase never counts; nor here.
+
+// PoxCyclePage is a page of announced cycles with the number of them.
+type PoxCyclePage struct {
+	Total   int32
+	Results []*PoxCycle
+}
+
+// PoxSignerPage is a page of a cycle's signers with the number of them.
+type PoxSignerPage struct {
+	Total   int32
+	Results []*PoxSigner
+}
+
+// PoxStackerPage is a page of a signer's stackers with the number of them.
+type PoxStackerPage struct {
+	Total   int32
+	Results []*PoxStacker
+}
+
+// PoxStacker is a stacker behind a signer in a cycle.
+type PoxStacker struct {
+	StackerAddress string `bun:"stacker"`
+	// StackedAmount is the amount locked after the stacker's newest covering operation.
+	StackedAmount string `bun:"locked"`
+	// PoxAddr is the operation's reward address tuple as stored ({"version","hashbytes"}, hex).
+	PoxAddr     json.RawMessage `bun:"pox_addr"`
+	StackerType string          `bun:"stacker_type"`
+}
+
+// poxCycleSelect lists the columns of a cycle.
+const poxCycleSelect = `SELECT cycle_number, index_block_hash, block_height, canonical, total_weight, total_stacked_amount, total_signers
+	FROM pox_cycles`
+
+// PoxCycles returns a page of the canonical announced cycles, highest cycle first.
+func (s *Store) PoxCycles(ctx context.Context, limit, offset int) (*PoxCyclePage, error) {
+	p := &PoxCyclePage{}
+	if err := s.scanPrepared(ctx, poxCycleSelect+` WHERE canonical ORDER BY cycle_number DESC LIMIT $1 OFFSET $2`,
+		&p.Results, limit, offset); err != nil {
+		return nil, err
+	}
+	return p, s.scanPrepared(ctx, `SELECT count(*) FROM pox_cycles WHERE canonical`, &p.Total)
+}
+
+// PoxCycle returns the canonical announcement of a cycle (the earliest, should there be
+// several), or nil.
+func (s *Store) PoxCycle(ctx context.Context, cycle int32) (*PoxCycle, error) {
+	var cs []*PoxCycle
+	err := s.scanPrepared(ctx, poxCycleSelect+` WHERE canonical AND cycle_number = $1 ORDER BY block_height LIMIT 1`, &cs, cycle)
+	return first(cs, err)
+}
+
+// poxStackersSQL defines, for the cycle $1::integer, the stackers CTE: one row per stacker and
+// kind (stacker, signer_key as 0x-hex text, locked, pox_addr, stacker_type). pox-4 locks for at
+// most 12 cycles, so the operations covering the cycle started at most 12 cycles before it,
+// which bounds the events read to those of the cycles around it (pox_events_pox4_cycle_idx).
+const poxStackersSQL = `WITH ops AS (
+	SELECT stacker, name, data, locked, block_height, microblock_sequence, tx_index, event_index,
+		(data->>'start_cycle_id')::numeric AS start_cycle, (data->>'end_cycle_id')::numeric AS end_cycle
+	FROM pox_events
+	WHERE pox_version = 4 AND canonical AND microblock_canonical
+		AND name IN ('stack-stx', 'stack-extend', 'delegate-stack-stx', 'delegate-stack-increase', 'delegate-stack-extend',
+			'stack-aggregation-commit', 'stack-aggregation-commit-indexed')
+		AND (data->>'start_cycle_id')::numeric BETWEEN $1::integer - 12 AND $1::integer
+), commits AS (
+	SELECT DISTINCT ON (stacker) stacker, data->>'signer_key' AS signer_key FROM ops
+	WHERE name IN ('stack-aggregation-commit', 'stack-aggregation-commit-indexed') AND start_cycle = $1::integer AND end_cycle = $1::integer + 1
+	ORDER BY stacker, block_height DESC, tx_index DESC, event_index DESC
+), stackers AS (
+	(SELECT DISTINCT ON (o.stacker) o.stacker, c.signer_key, o.locked, o.data->'pox_addr' AS pox_addr, 'pooled' AS stacker_type
+	FROM ops o LEFT JOIN commits c ON c.stacker = o.data->>'delegator'
+	WHERE o.name IN ('delegate-stack-stx', 'delegate-stack-increase', 'delegate-stack-extend') AND o.end_cycle > $1::integer
+	ORDER BY o.stacker, o.block_height DESC, o.microblock_sequence DESC, o.tx_index DESC, o.event_index DESC)
+	UNION ALL
+	(SELECT DISTINCT ON (stacker) stacker, data->>'signer_key', locked, data->'pox_addr', 'solo'
+	FROM ops
+	WHERE name IN ('stack-stx', 'stack-extend') AND end_cycle > $1::integer
+	ORDER BY stacker, block_height DESC, microblock_sequence DESC, tx_index DESC, event_index DESC)
+)`
+
+// poxSignersSQL lists the cycle's signers (one row per distinct signer entry, as the reference
+// groups them) with their stacker counts; the caller appends its filter, order and page.
+const poxSignersSQL = poxStackersSQL + `, signers AS (
+	SELECT DISTINCT signing_key, signer_address, weight, stacked_amount, weight_percent, stacked_amount_percent
+	FROM pox_signers WHERE cycle_number = $1::integer AND canonical
+)
+SELECT s.*,
+	(SELECT count(DISTINCT st.stacker) FROM stackers st WHERE st.stacker_type = 'solo' AND st.signer_key = '0x' || encode(s.signing_key, 'hex')) AS solo_stacker_count,
+	(SELECT count(DISTINCT st.stacker) FROM stackers st WHERE st.stacker_type = 'pooled' AND st.signer_key = '0x' || encode(s.signing_key, 'hex')) AS pooled_stacker_count
+FROM signers s`
+
+// PoxSigners returns a page of the signers of a cycle's canonical reward set, heaviest first.
+func (s *Store) PoxSigners(ctx context.Context, cycle int32, limit, offset int) (*PoxSignerPage, error) {
+	p := &PoxSignerPage{}
+	if err := s.scanPrepared(ctx, poxSignersSQL+` ORDER BY s.weight DESC, s.stacked_amount DESC, s.signing_key LIMIT $2 OFFSET $3`,
+		&p.Results, cycle, limit, offset); err != nil {
+		return nil, err
+	}
+	inCycle(p.Results, cycle)
+	return p, s.scanPrepared(ctx, `SELECT count(*) FROM (SELECT DISTINCT signing_key, signer_address, weight, stacked_amount, weight_percent,
+		stacked_amount_percent FROM pox_signers WHERE cycle_number = $1 AND canonical) s`, &p.Total, cycle)
+}
+
+// PoxSigner returns the signer with that signing key in a cycle's canonical reward set, or nil.
+func (s *Store) PoxSigner(ctx context.Context, cycle int32, key []byte) (*PoxSigner, error) {
+	var ss []*PoxSigner
+	err := s.scanPrepared(ctx, poxSignersSQL+` WHERE s.signing_key = $2 LIMIT 1`, &ss, cycle, key)
+	inCycle(ss, cycle)
+	return first(ss, err)
+}
+
+// inCycle records the cycle of signers read for it (the distinct entries read leave it out).
+func inCycle(signers []*PoxSigner, cycle int32) {
+	for _, s := range signers {
+		s.CycleNumber = cycle
+	}
+}
+
+// PoxStackers returns a page of the stackers behind a signer in a cycle, largest lock first.
+func (s *Store) PoxStackers(ctx context.Context, cycle int32, key []byte, limit, offset int) (*PoxStackerPage, error) {
+	p := &PoxStackerPage{}
+	hexKey := Hex(key)
+	if err := s.scanPrepared(ctx, poxStackersSQL+` SELECT stacker, locked, pox_addr, stacker_type FROM stackers
+		WHERE signer_key = $2 ORDER BY locked DESC, stacker LIMIT $3 OFFSET $4`, &p.Results, cycle, hexKey, limit, offset); err != nil {
+		return nil, err
+	}
+	return p, s.scanPrepared(ctx, poxStackersSQL+` SELECT count(*) FROM stackers WHERE signer_key = $2`, &p.Total, cycle, hexKey)
+}
