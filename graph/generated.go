@@ -271,6 +271,11 @@ type ComplexityRoot struct {
 		Node   func(childComplexity int) int
 	}
 
+	BtcBalance struct {
+		Btc      func(childComplexity int) int
+		Satoshis func(childComplexity int) int
+	}
+
 	BurnBlock struct {
 		BurnAmount      func(childComplexity int) int
 		BurnBlockHash   func(childComplexity int) int
@@ -568,6 +573,7 @@ type ComplexityRoot struct {
 		Contract                 func(childComplexity int, id string) int
 		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
 		Events                   func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
+		FaucetBtcBalance         func(childComplexity int, address string) int
 		Mempool                  func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
 		MempoolTransaction       func(childComplexity int, txID []byte) int
 		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
@@ -867,6 +873,7 @@ type QueryResolver interface {
 	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
 	PoxCycles(ctx context.Context, limit *int32, offset *int32) (*db.PoxCyclePage, error)
 	PoxCycle(ctx context.Context, cycleNumber int32) (*db.PoxCycle, error)
+	FaucetBtcBalance(ctx context.Context, address string) (*BtcBalance, error)
 }
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
@@ -1801,6 +1808,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Brc20TransferableEdge.Node(childComplexity), true
+
+	case "BtcBalance.btc":
+		if e.ComplexityRoot.BtcBalance.Btc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BtcBalance.Btc(childComplexity), true
+	case "BtcBalance.satoshis":
+		if e.ComplexityRoot.BtcBalance.Satoshis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BtcBalance.Satoshis(childComplexity), true
 
 	case "BurnBlock.burnAmount":
 		if e.ComplexityRoot.BurnBlock.BurnAmount == nil {
@@ -3061,6 +3081,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["txId"].([]byte), args["principal"].(*string), args["types"].([]db.EventType), args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Query.faucetBtcBalance":
+		if e.ComplexityRoot.Query.FaucetBtcBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Query_faucetBtcBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FaucetBtcBalance(childComplexity, args["address"].(string)), true
 
 	case "Query.mempool":
 		if e.ComplexityRoot.Query.Mempool == nil {
@@ -5706,6 +5737,28 @@ extend type Query {
   poxCycle(cycleNumber: Int!): PoxCycle
 }
 `, BuiltIn: false},
+	{Name: "../schema/btc_balance.graphql", Input: `# The balance of a Bitcoin address, read from the BTC faucet's node.
+
+"The balance of a Bitcoin address: the value of its confirmed unspent outputs."
+type BtcBalance {
+  "The balance in satoshis."
+  satoshis: Uint128!
+  "The balance in BTC."
+  btc: Float!
+}
+
+extend type Query {
+  """
+  The balance of a regtest (or testnet, as the BTC faucet is configured) Bitcoin address, read
+  from the BTC faucet's node: its confirmed unspent outputs, immature coinbase outputs included,
+  less those an unconfirmed transaction already spends. Testnet only; needs the BTC faucet.
+  """
+  faucetBtcBalance(
+    "The Bitcoin address (base58, bech32 or bech32m) on the faucet's network."
+    address: String!
+  ): BtcBalance!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6129,6 +6182,16 @@ func (ec *executionContext) childFields_Brc20TransferableEdge(ctx context.Contex
 		return ec.fieldContext_Brc20TransferableEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Brc20TransferableEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_BtcBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "satoshis":
+		return ec.fieldContext_BtcBalance_satoshis(ctx, field)
+	case "btc":
+		return ec.fieldContext_BtcBalance_btc(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BtcBalance", field.Name)
 }
 
 func (ec *executionContext) childFields_BurnBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7962,6 +8025,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["offset"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_faucetBtcBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
 	return args, nil
 }
 
@@ -11918,6 +11995,52 @@ func (ec *executionContext) fieldContext_Brc20TransferableEdge_node(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BtcBalance_satoshis(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BtcBalance_satoshis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Satoshis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BtcBalance_satoshis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BtcBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _BtcBalance_btc(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BtcBalance_btc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Btc, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BtcBalance_btc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BtcBalance", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
@@ -17292,6 +17415,50 @@ func (ec *executionContext) fieldContext_Query_poxCycle(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_poxCycle_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_faucetBtcBalance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_faucetBtcBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FaucetBtcBalance(ctx, fc.Args["address"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BtcBalance) graphql.Marshaler {
+			return ec.marshalNBtcBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBtcBalance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_faucetBtcBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BtcBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24045,6 +24212,49 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 	return out
 }
 
+var btcBalanceImplementors = []string{"BtcBalance"}
+
+func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSet, obj *BtcBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, btcBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BtcBalance")
+		case "satoshis":
+			out.Values[i] = ec._BtcBalance_satoshis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "btc":
+			out.Values[i] = ec._BtcBalance_btc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var burnBlockImplementors = []string{"BurnBlock"}
 
 func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.BurnBlock) graphql.Marshaler {
@@ -27081,6 +27291,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "faucetBtcBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_faucetBtcBalance(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -29441,6 +29673,16 @@ func (ec *executionContext) marshalNBrc20TransferableEdge2ᚖgithubᚗcomᚋstxg
 		return graphql.Null
 	}
 	return ec._Brc20TransferableEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBtcBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBtcBalance(ctx context.Context, sel ast.SelectionSet, v *BtcBalance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BtcBalance(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChainTip2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐChainTip(ctx context.Context, sel ast.SelectionSet, v *db.ChainTip) graphql.Marshaler {
