@@ -2,7 +2,12 @@ package db
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
+	"strings"
+
+	"github.com/stxgraph/stxgraph/bitcoin/address"
+	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
 // Reads of the announced reward sets and of the stackers behind their signers, as the reference
@@ -38,6 +43,32 @@ type PoxStacker struct {
 	// PoxAddr is the operation's reward address tuple as stored ({"version","hashbytes"}, hex).
 	PoxAddr     json.RawMessage `bun:"pox_addr"`
 	StackerType string          `bun:"stacker_type"`
+}
+
+// PoxAddress is the operation's reward address as a Bitcoin address on the stacker's network
+// (that of its Stacks address); nil when the tuple has no standard encoding.
+func (s *PoxStacker) PoxAddress() *string {
+	var tuple struct {
+		Version   string `json:"version"`
+		Hashbytes string `json:"hashbytes"`
+	}
+	if json.Unmarshal(s.PoxAddr, &tuple) != nil {
+		return nil
+	}
+	version, err1 := hex.DecodeString(strings.TrimPrefix(tuple.Version, "0x"))
+	hash, err2 := hex.DecodeString(strings.TrimPrefix(tuple.Hashbytes, "0x"))
+	if err1 != nil || err2 != nil || len(version) != 1 {
+		return nil
+	}
+	network := address.Testnet
+	if p, err := c32.ParsePrincipal(s.StackerAddress); err == nil && p.Address.IsMainnet() {
+		network = address.Mainnet
+	}
+	a, ok := address.FromPox(version[0], hash, network)
+	if !ok {
+		return nil
+	}
+	return &a
 }
 
 // poxCycleSelect lists the columns of a cycle.

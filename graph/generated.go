@@ -49,7 +49,6 @@ type ResolverRoot interface {
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
 	PoxCycle() PoxCycleResolver
 	PoxSigner() PoxSignerResolver
-	PoxStacker() PoxStackerResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
 	StxAssetEvent() StxAssetEventResolver
@@ -846,9 +845,6 @@ type PoxCycleResolver interface {
 }
 type PoxSignerResolver interface {
 	Stackers(ctx context.Context, obj *db.PoxSigner, limit *int32, offset *int32) (*db.PoxStackerPage, error)
-}
-type PoxStackerResolver interface {
-	PoxAddress(ctx context.Context, obj *db.PoxStacker) (*string, error)
 }
 type QueryResolver interface {
 	ChainTip(ctx context.Context) (*db.ChainTip, error)
@@ -5662,13 +5658,17 @@ type PoxCycle {
     offset: Int = 0
   ): PoxSignerPage!
   "The signer with this signing key (33-byte compressed public key), or null if it is not in the reward set."
-  signer(signingKey: Hex!): PoxSigner
+  signer(
+    "The signer's public key, hex (33 bytes, compressed)."
+    signingKey: Hex!
+  ): PoxSigner
 }
 
 "A page of reward cycles."
 type PoxCyclePage {
   "Number of announced cycles on the canonical chain."
   total: Int!
+  "The cycles of the page."
   results: [PoxCycle!]!
 }
 
@@ -5703,6 +5703,7 @@ type PoxSigner {
 type PoxSignerPage {
   "Number of signers in the cycle's reward set."
   total: Int!
+  "The signers of the page."
   results: [PoxSigner!]!
 }
 
@@ -5722,6 +5723,7 @@ type PoxStacker {
 type PoxStackerPage {
   "Number of stackers behind the signer in the cycle."
   total: Int!
+  "The stackers of the page."
   results: [PoxStacker!]!
 }
 
@@ -5734,7 +5736,10 @@ extend type Query {
     offset: Int = 0
   ): PoxCyclePage!
   "A reward cycle whose reward set the node announced on the canonical chain, or null."
-  poxCycle(cycleNumber: Int!): PoxCycle
+  poxCycle(
+    "Reward cycle number."
+    cycleNumber: Int!
+  ): PoxCycle
 }
 `, BuiltIn: false},
 	{Name: "../schema/btc_balance.graphql", Input: `# The balance of a Bitcoin address, read from the BTC faucet's node.
@@ -16385,7 +16390,7 @@ func (ec *executionContext) _PoxStacker_poxAddress(ctx context.Context, field gr
 			return ec.fieldContext_PoxStacker_poxAddress(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.PoxStacker().PoxAddress(ctx, obj)
+			return obj.PoxAddress(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
@@ -16396,7 +16401,7 @@ func (ec *executionContext) _PoxStacker_poxAddress(ctx context.Context, field gr
 	)
 }
 func (ec *executionContext) fieldContext_PoxStacker_poxAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("PoxStacker", field, true, true, errors.New("field of type String does not have child fields"))
+	return graphql.NewScalarFieldContext("PoxStacker", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoxStacker_stackerType(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
@@ -26673,55 +26678,22 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 		case "stackerAddress":
 			out.Values[i] = ec._PoxStacker_stackerAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "stackedAmount":
 			out.Values[i] = ec._PoxStacker_stackedAmount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		case "poxAddress":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._PoxStacker_poxAddress(ctx, field, obj)
-				if res == graphql.RequiredNull {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._PoxStacker_poxAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "stackerType":
 			out.Values[i] = ec._PoxStacker_stackerType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				atomic.AddUint32(&out.Invalids, 1)
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -2,13 +2,9 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
-	"github.com/stxgraph/stxgraph/bitcoin/address"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
-	"github.com/stxgraph/stxgraph/scalar"
-	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
 // Page bounds of the PoX lists, as the reference bounds its /extended/v2/pox paths.
@@ -18,13 +14,11 @@ const (
 	maxPoxStackersPage = 200
 )
 
-func (r *Resolver) PoxCycle() graph.PoxCycleResolver     { return &poxCycleResolver{r} }
-func (r *Resolver) PoxSigner() graph.PoxSignerResolver   { return &poxSignerResolver{r} }
-func (r *Resolver) PoxStacker() graph.PoxStackerResolver { return &poxStackerResolver{r} }
+func (r *Resolver) PoxCycle() graph.PoxCycleResolver   { return &poxCycleResolver{r} }
+func (r *Resolver) PoxSigner() graph.PoxSignerResolver { return &poxSignerResolver{r} }
 
 type poxCycleResolver struct{ *Resolver }
 type poxSignerResolver struct{ *Resolver }
-type poxStackerResolver struct{ *Resolver }
 
 func (r *queryResolver) PoxCycles(ctx context.Context, limit, offset *int32) (*db.PoxCyclePage, error) {
 	l, o, err := page(limit, offset, maxPoxCyclesPage)
@@ -60,30 +54,4 @@ func (r *poxSignerResolver) Stackers(ctx context.Context, s *db.PoxSigner, limit
 		return nil, err
 	}
 	return r.Store.PoxStackers(ctx, s.CycleNumber, s.SigningKey, l, o)
-}
-
-// PoxAddress encodes the stacking operation's reward address on the stacker's network (the
-// network of its Stacks address); null when the tuple has no standard encoding.
-func (r *poxStackerResolver) PoxAddress(_ context.Context, s *db.PoxStacker) (*string, error) {
-	var tuple struct {
-		Version   string `json:"version"`
-		Hashbytes string `json:"hashbytes"`
-	}
-	if json.Unmarshal(s.PoxAddr, &tuple) != nil {
-		return nil, nil
-	}
-	version, err1 := scalar.ParseHex(tuple.Version)
-	hash, err2 := scalar.ParseHex(tuple.Hashbytes)
-	if err1 != nil || err2 != nil || len(version) != 1 {
-		return nil, nil
-	}
-	network := address.Testnet
-	if p, err := c32.ParsePrincipal(s.StackerAddress); err == nil && p.Address.IsMainnet() {
-		network = address.Mainnet
-	}
-	a, ok := address.FromPox(version[0], hash, network)
-	if !ok {
-		return nil, nil
-	}
-	return &a, nil
 }
