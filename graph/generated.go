@@ -5652,7 +5652,7 @@ type PoxCycle {
   totalSigners: Int!
   "The signers, heaviest first (by weight, then stacked amount, then signing key)."
   signers(
-    "Number of signers to return (0 to 250)."
+    "Number of signers to return (0 to 250, within the server's page size limit)."
     limit: Int = 100
     "Number of signers to skip from the start of the list."
     offset: Int = 0
@@ -5692,7 +5692,7 @@ type PoxSigner {
   pooledStackerCount: Int!
   "The stackers behind the signer in the cycle, largest lock first (then by address)."
   stackers(
-    "Number of stackers to return (0 to 200)."
+    "Number of stackers to return (0 to 200, within the server's page size limit)."
     limit: Int = 100
     "Number of stackers to skip from the start of the list."
     offset: Int = 0
