@@ -72,40 +72,47 @@ func TestPoxSignersAndStackers(t *testing.T) {
 		}
 	}
 
-	signers, err := store.PoxSigners(ctx, 10, 10, 0)
+	// Cycles 10 and 11 in one statement each.
+	signers, err := store.PoxSignersOf(ctx, []int32{10, 11}, db.PoxPage{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, s := range signers.Results {
-		got = append(got, fmt.Sprintf("%s solo %d pooled %d", db.Hex(s.SigningKey), s.SoloStackerCount, s.PooledStackerCount))
+	for _, s := range signers {
+		got = append(got, fmt.Sprintf("%d %s solo %d pooled %d", s.CycleNumber, db.Hex(s.SigningKey), s.SoloStackerCount, s.PooledStackerCount))
 	}
-	want := []string{k1 + " solo 2 pooled 2", k2 + " solo 0 pooled 0"}
-	if signers.Total != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("signers (total %d):\n%s\nwant:\n%s", signers.Total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	want := []string{"10 " + k1 + " solo 2 pooled 2", "10 " + k2 + " solo 0 pooled 0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("signers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	counts, err := store.PoxSignerCounts(ctx, []int32{10, 11})
+	if err != nil || len(counts) != 1 || counts[0].CycleNumber != 10 || counts[0].N != 2 {
+		t.Errorf("signer counts %+v, %v; want cycle 10: 2", counts, err)
 	}
 
 	key, _ := hexBytes(k1)
-	stackers, err := store.PoxStackers(ctx, 10, key, 10, 0)
+	// Cycle 11: MEMBER-A's range (10 to 12) reaches it, but POOL committed for cycle 10 only, so
+	// MEMBER-A has no signer there; of the solo stackers only SOLO-T's extension (to 13) does.
+	keys := []db.PoxSignerKey{{Cycle: 10, Key: string(key)}, {Cycle: 11, Key: string(key)}}
+	stackers, err := store.PoxStackersOf(ctx, keys, db.PoxPage{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got = nil
-	for _, s := range stackers.Results {
-		got = append(got, s.StackerAddress+" "+s.StackedAmount+" "+s.StackerType)
+	for _, s := range stackers {
+		got = append(got, fmt.Sprintf("%d %s %s %s", s.CycleNumber, s.StackerAddress, s.StackedAmount, s.StackerType))
 	}
-	want = []string{"SOLO-S 1000 solo", "SOLO-T 700 solo", "MEMBER-A 500 pooled", "MEMBER-B 400 pooled"}
-	if stackers.Total != 4 || strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("stackers of K1 (total %d):\n%s\nwant:\n%s", stackers.Total, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	want = []string{"10 SOLO-S 1000 solo", "10 SOLO-T 700 solo", "10 MEMBER-A 500 pooled", "10 MEMBER-B 400 pooled", "11 SOLO-T 700 solo"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stackers of K1:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// Cycle 11: MEMBER-A's range (10 to 12) reaches it, but POOL committed for cycle 10 only, so
-	// MEMBER-A has no signer there; of the solo stackers only SOLO-T's extension (to 13) does.
-	stackers, err = store.PoxStackers(ctx, 11, key, 10, 0)
-	if err != nil {
-		t.Fatal(err)
+	counts, err = store.PoxStackerCounts(ctx, keys)
+	if err != nil || len(counts) != 2 || counts[0].N+counts[1].N != 5 {
+		t.Errorf("stacker counts %+v, %v; want 4 and 1", counts, err)
 	}
-	if stackers.Total != 1 || len(stackers.Results) != 1 || stackers.Results[0].StackerAddress != "SOLO-T" {
-		t.Errorf("stackers of K1 in cycle 11: %d %+v, want SOLO-T alone", stackers.Total, stackers.Results)
+	bySigner, err := store.PoxSignersByKey(ctx, []db.PoxSignerKey{{Cycle: 10, Key: string(key)}, {Cycle: 12, Key: string(key)}})
+	if err != nil || len(bySigner) != 1 || bySigner[0].CycleNumber != 10 || bySigner[0].PooledStackerCount != 2 {
+		t.Errorf("signers by key: %+v, %v; want K1 of cycle 10 alone", bySigner, err)
 	}
 }
 

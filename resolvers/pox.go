@@ -5,6 +5,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
 )
 
 // Page bounds of the PoX lists, as the reference bounds its /extended/v2/pox paths.
@@ -41,11 +42,11 @@ func (r *poxCycleResolver) Signers(ctx context.Context, c *db.PoxCycle, limit, o
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.PoxSigners(ctx, c.CycleNumber, l, o)
+	return loaders.For(ctx).PoxSigners.Load(ctx, loaders.PoxSignersKey{Cycle: c.CycleNumber, Page: db.PoxPage{Limit: l, Offset: o}})()
 }
 
 func (r *poxCycleResolver) Signer(ctx context.Context, c *db.PoxCycle, signingKey []byte) (*db.PoxSigner, error) {
-	return r.Store.PoxSigner(ctx, c.CycleNumber, signingKey)
+	return loaders.For(ctx).PoxSigner.Load(ctx, db.PoxSignerKey{Cycle: c.CycleNumber, Key: string(signingKey)})()
 }
 
 func (r *poxSignerResolver) Stackers(ctx context.Context, s *db.PoxSigner, limit, offset *int32) (*db.PoxStackerPage, error) {
@@ -53,5 +54,6 @@ func (r *poxSignerResolver) Stackers(ctx context.Context, s *db.PoxSigner, limit
 	if err != nil {
 		return nil, err
 	}
-	return r.Store.PoxStackers(ctx, s.CycleNumber, s.SigningKey, l, o)
+	key := db.PoxSignerKey{Cycle: s.CycleNumber, Key: string(s.SigningKey)}
+	return loaders.For(ctx).PoxStackers.Load(ctx, loaders.PoxStackersKey{Signer: key, Page: db.PoxPage{Limit: l, Offset: o}})()
 }

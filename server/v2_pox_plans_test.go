@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -47,12 +48,19 @@ func TestPoxQueryPlans(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	const signer = "0x038e3c4529395611be9abf6fa3b6987e81d402385e3d605a073f42f407565a4a3d"
-	for _, r := range []struct{ name, path string }{
-		{"pox-cycles", "/extended/v2/pox/cycles"},
-		{"pox-cycle", "/extended/v2/pox/cycles/14"},
-		{"pox-signers", "/extended/v2/pox/cycles/14/signers"},
-		{"pox-signer", "/extended/v2/pox/cycles/14/signers/" + signer},
-		{"pox-stackers", "/extended/v2/pox/cycles/14/signers/" + signer + "/stackers"},
+	nested := "/graphql?query=" + url.QueryEscape(`{ poxCycles(limit: 4) { results { cycleNumber signers(limit: 3) { total results {
+		signingKey soloStackerCount stackers(limit: 2) { total results { stackerAddress poxAddress } } } } } } }`)
+	for _, r := range []struct {
+		name, path    string
+		maxStatements int
+	}{
+		{"pox-cycles", "/extended/v2/pox/cycles", 3},
+		{"pox-cycle", "/extended/v2/pox/cycles/14", 2},
+		{"pox-signers", "/extended/v2/pox/cycles/14/signers", 4},
+		{"pox-signer", "/extended/v2/pox/cycles/14/signers/" + signer, 3},
+		{"pox-stackers", "/extended/v2/pox/cycles/14/signers/" + signer + "/stackers", 5},
+		// Every cycle's signers, and every signer's stackers, are read in one batch per level.
+		{"graphql-pox-nested", nested, 6},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			resp, err := http.Get(srv.URL + r.path)
@@ -61,10 +69,13 @@ func TestPoxQueryPlans(t *testing.T) {
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
+			if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
 				t.Fatalf("status %d: %.300s", resp.StatusCode, body)
 			}
 			stmts := captured.take()
+			if len(stmts) > r.maxStatements {
+				t.Errorf("%d statements, want at most %d", len(stmts), r.maxStatements)
+			}
 			if !slices.ContainsFunc(stmts, func(s db.Statement) bool { return strings.Contains(s.Query, "pox_") }) {
 				t.Fatal("the read ran no PoX statement")
 			}
