@@ -3,9 +3,9 @@ package rest
 import (
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -84,20 +84,40 @@ func poxCyclesParams(r *http.Request) (map[string]any, error) {
 	return map[string]any{"limit": limit, "offset": offset}, nil
 }
 
-// poxCycleParams reads the cycle number path parameter, an integer; beyond 32 bits (where the
-// reference's database fails) it is a 400.
+// poxCycleParams reads the cycle number path parameter: any spelling of an integral number
+// that JavaScript's Number() reads (the reference's validator coerces it so: "14.0", "0xe" and
+// " 14" are cycle 14); beyond 32 bits (where the reference's database fails) it is a 400.
 func poxCycleParams(r *http.Request) (map[string]any, error) {
-	s := strings.TrimSpace(mux.Vars(r)["cycle_number"])
-	n, err := strconv.ParseInt(s, 10, 32)
+	f, ok := jsNumberOf(mux.Vars(r)["cycle_number"])
 	switch {
-	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(s, "-"):
-		return nil, badRequest("params/cycle_number must be >= %d", math.MinInt32)
-	case errors.Is(err, strconv.ErrRange):
-		return nil, badRequest("params/cycle_number must be <= %d", math.MaxInt32)
-	case err != nil:
+	case !ok || f != math.Trunc(f):
 		return nil, badRequest("params/cycle_number must be integer")
+	case f > math.MaxInt32:
+		return nil, badRequest("params/cycle_number must be <= %d", math.MaxInt32)
+	case f < math.MinInt32:
+		return nil, badRequest("params/cycle_number must be >= %d", math.MinInt32)
 	}
-	return map[string]any{"cycle": int(n)}, nil
+	return map[string]any{"cycle": int(f)}, nil
+}
+
+var jsDecimal = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
+// jsNumberOf reads s as JavaScript's Number() does, but for an empty string (no number here):
+// surrounding white space, decimals with fraction and exponent, 0x/0o/0b integers; ok is false
+// for anything else (NaN) and for infinities.
+func jsNumberOf(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 2 && s[0] == '0' {
+		if base, ok := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]; ok {
+			n, err := strconv.ParseUint(s[2:], base, 64)
+			return float64(n), err == nil
+		}
+	}
+	if !jsDecimal.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil && !math.IsInf(f, 0)
 }
 
 // withPage adds a page of limit/offset (limit 0 meaning the default) to the cycle's parameters.

@@ -35,6 +35,13 @@ var v2PoxCalls = map[string][]call{
 		{"cycle-negative", "/extended/v2/pox/cycles/-1"},
 		{"cycle-not-integer", "/extended/v2/pox/cycles/fourteen"},
 		{"cycle-beyond-32-bits", "/extended/v2/pox/cycles/4294967296"},
+		// The cycle number is read as JavaScript's Number() reads it.
+		{"cycle-decimal-point", "/extended/v2/pox/cycles/14.0"},
+		{"cycle-hex", "/extended/v2/pox/cycles/0xe"},
+		{"cycle-exponent", "/extended/v2/pox/cycles/1e1"},
+		{"cycle-space", "/extended/v2/pox/cycles/%2014"},
+		{"cycle-fraction", "/extended/v2/pox/cycles/14.5"},
+		{"signers-cycle-hex", "/extended/v2/pox/cycles/0xe/signers?limit=1"},
 		{"cycle-trailing-slash", "/extended/v2/pox/cycles/14/"},
 		{"signers", "/extended/v2/pox/cycles/14/signers"},
 		{"signers-page", "/extended/v2/pox/cycles/14/signers?limit=1&offset=1"},
