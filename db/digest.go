@@ -41,6 +41,10 @@ var digestQueries = []struct{ name, query string }{
 	{"miner_rewards", `SELECT index_block_hash, from_index_block_hash, recipient, mature_block_height, coinbase_amount,
 		tx_fees_anchored, tx_fees_streamed_confirmed, tx_fees_streamed_produced
 		FROM miner_rewards WHERE canonical ORDER BY mature_block_height, index_block_hash, recipient, from_index_block_hash`},
+	{"pox_cycles", `SELECT cycle_number, index_block_hash, block_height, total_weight, total_stacked_amount, total_signers
+		FROM pox_cycles WHERE canonical ORDER BY cycle_number, index_block_hash`},
+	{"pox_signers", `SELECT cycle_number, index_block_hash, position, signing_key, signer_address, weight, stacked_amount,
+		weight_percent, stacked_amount_percent FROM pox_signers WHERE canonical ORDER BY cycle_number, index_block_hash, position`},
 	{"balances", `SELECT principal, total_received, total_sent, total_fees_sent, total_miner_rewards_received, tx_count
 		FROM principal_stx_totals
 		WHERE total_received <> 0 OR total_sent <> 0 OR total_fees_sent <> 0 OR total_miner_rewards_received <> 0 OR tx_count <> 0
@@ -48,7 +52,7 @@ var digestQueries = []struct{ name, query string }{
 }
 
 // Digest hashes the canonical chain state (tip, blocks, microblocks, transactions, events, miner
-// rewards and STX balances) section by section, in one repeatable-read snapshot. It returns the
+// rewards, announced reward sets and STX balances) section by section, in one repeatable-read snapshot. It returns the
 // sections and a hash over all of them: equal digests mean equal canonical state.
 func (s *Store) Digest(ctx context.Context) (parts []DigestPart, total string, err error) {
 	tx, err := s.DB.DB.BeginTx(ctx, &sqlTxReadOnlySnapshot)

@@ -20,6 +20,8 @@ type BlockData struct {
 	MinerRewards []*MinerReward
 	// PoxUnlockHeights are pox_v1..v4_unlock_height when the message carries them.
 	PoxUnlockHeights [4]*int32
+	// PoxSet is the reward set the block announces, if any.
+	PoxSet *PoxSet
 }
 
 // TxData is one mined transaction with the rows that hang off it.
@@ -48,7 +50,7 @@ type BlockResult struct {
 // canonical flag that fork handling flips.
 var blockTables = []string{
 	"blocks", "microblocks", "txs", "stx_events", "ft_events", "nft_events", "contract_logs",
-	"stx_lock_events", "pox_events", "miner_rewards", "smart_contracts", "principal_txs",
+	"stx_lock_events", "pox_events", "miner_rewards", "smart_contracts", "principal_txs", "pox_cycles", "pox_signers",
 }
 
 // microblockTables are the tables holding rows of transactions mined in microblocks.
@@ -128,8 +130,13 @@ func (w *Writer) insertBlockRows(d *BlockData) error {
 	if err != nil {
 		return err
 	}
+	cycles, signers := poxSetRows(b, d.PoxSet)
+	signersInsert, err := insertRows(w, signers, toTable)
+	if err != nil {
+		return err
+	}
 	w.insertTogether(append([]rowWrite{valuesInsert(w.tx.NewInsert().Model(b)), valuesInsert(rowsInsert(w, d.Microblocks)),
-		valuesInsert(rowsInsert(w, d.MinerRewards))}, inserts...)...)
+		valuesInsert(rowsInsert(w, d.MinerRewards)), valuesInsert(rowsInsert(w, cycles)), signersInsert}, inserts...)...)
 	return nil
 }
 

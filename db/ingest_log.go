@@ -46,7 +46,7 @@ var chainTables = []string{
 	"burn_blocks", "burnchain_rewards", "reward_slot_holders", "blocks", "microblocks", "txs", "mempool_txs",
 	"stx_events", "ft_events", "nft_events", "contract_logs", "stx_lock_events", "pox_events", "miner_rewards",
 	"smart_contracts", "principal_txs", "principal_stx_totals", "principal_stx_checkpoints", "principal_tx_positions",
-	"principal_event_positions", "principal_event_counts",
+	"principal_event_positions", "principal_event_counts", "pox_cycles", "pox_signers",
 	"event_observer_requests", "attachments",
 	"stackerdb_chunks", "block_proposal_responses",
 }

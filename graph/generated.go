@@ -48,6 +48,8 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	NftHolding() NftHoldingResolver
 	NonFungibleTokenAssetEvent() NonFungibleTokenAssetEventResolver
+	PoxCycle() PoxCycleResolver
+	PoxSigner() PoxSignerResolver
 	Query() QueryResolver
 	SmartContractLogEvent() SmartContractLogEventResolver
 	StxAssetEvent() StxAssetEventResolver
@@ -298,6 +300,11 @@ type ComplexityRoot struct {
 	Brc20TransferableEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	BtcBalance struct {
+		Btc      func(childComplexity int) int
+		Satoshis func(childComplexity int) int
 	}
 
 	BurnBlock struct {
@@ -571,6 +578,51 @@ type ComplexityRoot struct {
 		TypeID            func(childComplexity int) int
 	}
 
+	PoxCycle struct {
+		BlockHeight        func(childComplexity int) int
+		CycleNumber        func(childComplexity int) int
+		IndexBlockHash     func(childComplexity int) int
+		Signer             func(childComplexity int, signingKey []byte) int
+		Signers            func(childComplexity int, limit *int32, offset *int32) int
+		TotalSigners       func(childComplexity int) int
+		TotalStackedAmount func(childComplexity int) int
+		TotalWeight        func(childComplexity int) int
+	}
+
+	PoxCyclePage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	PoxSigner struct {
+		PooledStackerCount   func(childComplexity int) int
+		SignerAddress        func(childComplexity int) int
+		SigningKey           func(childComplexity int) int
+		SoloStackerCount     func(childComplexity int) int
+		StackedAmount        func(childComplexity int) int
+		StackedAmountPercent func(childComplexity int) int
+		Stackers             func(childComplexity int, limit *int32, offset *int32) int
+		Weight               func(childComplexity int) int
+		WeightPercent        func(childComplexity int) int
+	}
+
+	PoxSignerPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	PoxStacker struct {
+		PoxAddress     func(childComplexity int) int
+		StackedAmount  func(childComplexity int) int
+		StackerAddress func(childComplexity int) int
+		StackerType    func(childComplexity int) int
+	}
+
+	PoxStackerPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	Query struct {
 		Account                  func(childComplexity int, principal string) int
 		Block                    func(childComplexity int, height *int32, hash []byte) int
@@ -586,10 +638,13 @@ type ComplexityRoot struct {
 		Contract                 func(childComplexity int, id string) int
 		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
 		Events                   func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
+		FaucetBtcBalance         func(childComplexity int, address string) int
 		Mempool                  func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
 		MempoolTransaction       func(childComplexity int, txID []byte) int
 		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
 		Microblock               func(childComplexity int, hash []byte) int
+		PoxCycle                 func(childComplexity int, cycleNumber int32) int
+		PoxCycles                func(childComplexity int, limit *int32, offset *int32) int
 		ReplicationLag           func(childComplexity int) int
 		TransactionsByIds        func(childComplexity int, ids [][]byte, unanchored *bool) int
 	}
@@ -861,6 +916,13 @@ type NftHoldingResolver interface {
 type NonFungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.NftEvent) (*db.Tx, error)
 }
+type PoxCycleResolver interface {
+	Signers(ctx context.Context, obj *db.PoxCycle, limit *int32, offset *int32) (*db.PoxSignerPage, error)
+	Signer(ctx context.Context, obj *db.PoxCycle, signingKey []byte) (*db.PoxSigner, error)
+}
+type PoxSignerResolver interface {
+	Stackers(ctx context.Context, obj *db.PoxSigner, limit *int32, offset *int32) (*db.PoxStackerPage, error)
+}
 type QueryResolver interface {
 	ChainTip(ctx context.Context) (*db.ChainTip, error)
 	Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error)
@@ -882,6 +944,9 @@ type QueryResolver interface {
 	Brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*Brc20ActivityConnection, error)
 	MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error)
 	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
+	PoxCycles(ctx context.Context, limit *int32, offset *int32) (*db.PoxCyclePage, error)
+	PoxCycle(ctx context.Context, cycleNumber int32) (*db.PoxCycle, error)
+	FaucetBtcBalance(ctx context.Context, address string) (*BtcBalance, error)
 }
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
@@ -1933,6 +1998,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Brc20TransferableEdge.Node(childComplexity), true
 
+	case "BtcBalance.btc":
+		if e.ComplexityRoot.BtcBalance.Btc == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BtcBalance.Btc(childComplexity), true
+	case "BtcBalance.satoshis":
+		if e.ComplexityRoot.BtcBalance.Satoshis == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BtcBalance.Satoshis(childComplexity), true
+
 	case "BurnBlock.burnAmount":
 		if e.ComplexityRoot.BurnBlock.BurnAmount == nil {
 			break
@@ -2962,6 +3040,189 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PostConditionPrincipal.TypeID(childComplexity), true
 
+	case "PoxCycle.blockHeight":
+		if e.ComplexityRoot.PoxCycle.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.BlockHeight(childComplexity), true
+	case "PoxCycle.cycleNumber":
+		if e.ComplexityRoot.PoxCycle.CycleNumber == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.CycleNumber(childComplexity), true
+	case "PoxCycle.indexBlockHash":
+		if e.ComplexityRoot.PoxCycle.IndexBlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.IndexBlockHash(childComplexity), true
+	case "PoxCycle.signer":
+		if e.ComplexityRoot.PoxCycle.Signer == nil {
+			break
+		}
+
+		args, err := ec.field_PoxCycle_signer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.PoxCycle.Signer(childComplexity, args["signingKey"].([]byte)), true
+	case "PoxCycle.signers":
+		if e.ComplexityRoot.PoxCycle.Signers == nil {
+			break
+		}
+
+		args, err := ec.field_PoxCycle_signers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.PoxCycle.Signers(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+	case "PoxCycle.totalSigners":
+		if e.ComplexityRoot.PoxCycle.TotalSigners == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.TotalSigners(childComplexity), true
+	case "PoxCycle.totalStackedAmount":
+		if e.ComplexityRoot.PoxCycle.TotalStackedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.TotalStackedAmount(childComplexity), true
+	case "PoxCycle.totalWeight":
+		if e.ComplexityRoot.PoxCycle.TotalWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCycle.TotalWeight(childComplexity), true
+
+	case "PoxCyclePage.results":
+		if e.ComplexityRoot.PoxCyclePage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCyclePage.Results(childComplexity), true
+	case "PoxCyclePage.total":
+		if e.ComplexityRoot.PoxCyclePage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxCyclePage.Total(childComplexity), true
+
+	case "PoxSigner.pooledStackerCount":
+		if e.ComplexityRoot.PoxSigner.PooledStackerCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.PooledStackerCount(childComplexity), true
+	case "PoxSigner.signerAddress":
+		if e.ComplexityRoot.PoxSigner.SignerAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.SignerAddress(childComplexity), true
+	case "PoxSigner.signingKey":
+		if e.ComplexityRoot.PoxSigner.SigningKey == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.SigningKey(childComplexity), true
+	case "PoxSigner.soloStackerCount":
+		if e.ComplexityRoot.PoxSigner.SoloStackerCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.SoloStackerCount(childComplexity), true
+	case "PoxSigner.stackedAmount":
+		if e.ComplexityRoot.PoxSigner.StackedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.StackedAmount(childComplexity), true
+	case "PoxSigner.stackedAmountPercent":
+		if e.ComplexityRoot.PoxSigner.StackedAmountPercent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.StackedAmountPercent(childComplexity), true
+	case "PoxSigner.stackers":
+		if e.ComplexityRoot.PoxSigner.Stackers == nil {
+			break
+		}
+
+		args, err := ec.field_PoxSigner_stackers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.PoxSigner.Stackers(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+	case "PoxSigner.weight":
+		if e.ComplexityRoot.PoxSigner.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.Weight(childComplexity), true
+	case "PoxSigner.weightPercent":
+		if e.ComplexityRoot.PoxSigner.WeightPercent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSigner.WeightPercent(childComplexity), true
+
+	case "PoxSignerPage.results":
+		if e.ComplexityRoot.PoxSignerPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSignerPage.Results(childComplexity), true
+	case "PoxSignerPage.total":
+		if e.ComplexityRoot.PoxSignerPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxSignerPage.Total(childComplexity), true
+
+	case "PoxStacker.poxAddress":
+		if e.ComplexityRoot.PoxStacker.PoxAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStacker.PoxAddress(childComplexity), true
+	case "PoxStacker.stackedAmount":
+		if e.ComplexityRoot.PoxStacker.StackedAmount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStacker.StackedAmount(childComplexity), true
+	case "PoxStacker.stackerAddress":
+		if e.ComplexityRoot.PoxStacker.StackerAddress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStacker.StackerAddress(childComplexity), true
+	case "PoxStacker.stackerType":
+		if e.ComplexityRoot.PoxStacker.StackerType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStacker.StackerType(childComplexity), true
+
+	case "PoxStackerPage.results":
+		if e.ComplexityRoot.PoxStackerPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStackerPage.Results(childComplexity), true
+	case "PoxStackerPage.total":
+		if e.ComplexityRoot.PoxStackerPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PoxStackerPage.Total(childComplexity), true
+
 	case "Query.account":
 		if e.ComplexityRoot.Query.Account == nil {
 			break
@@ -3111,6 +3372,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Events(childComplexity, args["txId"].([]byte), args["principal"].(*string), args["types"].([]db.EventType), args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Query.faucetBtcBalance":
+		if e.ComplexityRoot.Query.FaucetBtcBalance == nil {
+			break
+		}
+
+		args, err := ec.field_Query_faucetBtcBalance_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FaucetBtcBalance(childComplexity, args["address"].(string)), true
 
 	case "Query.mempool":
 		if e.ComplexityRoot.Query.Mempool == nil {
@@ -3156,6 +3428,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Microblock(childComplexity, args["hash"].([]byte)), true
+	case "Query.poxCycle":
+		if e.ComplexityRoot.Query.PoxCycle == nil {
+			break
+		}
+
+		args, err := ec.field_Query_poxCycle_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.PoxCycle(childComplexity, args["cycleNumber"].(int32)), true
+	case "Query.poxCycles":
+		if e.ComplexityRoot.Query.PoxCycles == nil {
+			break
+		}
+
+		args, err := ec.field_Query_poxCycles_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.PoxCycles(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Query.replicationLag":
 		if e.ComplexityRoot.Query.ReplicationLag == nil {
 			break
@@ -5833,6 +6127,140 @@ type NftHoldingPage {
   results: [NftHolding!]!
 }
 `, BuiltIn: false},
+	{Name: "../schema/pox.graphql", Input: `# Proof of Transfer reward cycles: the reward sets (signers and their weights) the node announces.
+
+"""
+A PoX reward cycle's reward set, as announced by the node in a block shortly before the cycle
+starts (in its prepare phase): the signers chosen for the cycle, with their voting weights and
+the STX stacked behind them.
+"""
+type PoxCycle {
+  "Reward cycle number."
+  cycleNumber: Int!
+  "Height of the block that announced the reward set."
+  blockHeight: Int!
+  "Index block hash of the block that announced the reward set."
+  indexBlockHash: Hex!
+  "Sum of the signers' weights."
+  totalWeight: Int!
+  "Sum of the micro-STX stacked behind the signers."
+  totalStackedAmount: Uint128!
+  "Number of signers in the reward set (0 before the signer era)."
+  totalSigners: Int!
+  "The signers, heaviest first (by weight, then stacked amount, then signing key)."
+  signers(
+    "Number of signers to return (0 to 250, within the server's page size limit)."
+    limit: Int = 100
+    "Number of signers to skip from the start of the list."
+    offset: Int = 0
+  ): PoxSignerPage!
+  "The signer with this signing key (33-byte compressed public key), or null if it is not in the reward set."
+  signer(
+    "The signer's public key, hex (33 bytes, compressed)."
+    signingKey: Hex!
+  ): PoxSigner
+}
+
+"A page of reward cycles."
+type PoxCyclePage {
+  "Number of announced cycles on the canonical chain."
+  total: Int!
+  "The cycles of the page."
+  results: [PoxCycle!]!
+}
+
+"A signer of a reward cycle."
+type PoxSigner {
+  "The signer's public key (33 bytes, compressed)."
+  signingKey: Hex!
+  "The Stacks address of the signing key (single-signature, on the chain's network)."
+  signerAddress: String!
+  "The signer's voting weight: its number of reward slots."
+  weight: Int!
+  "Micro-STX stacked behind the signer."
+  stackedAmount: Uint128!
+  "The signer's share of the total weight, in percent."
+  weightPercent: Float!
+  "The signer's share of the total stacked amount, in percent."
+  stackedAmountPercent: Float!
+  "Number of solo stackers (stack-stx, stack-extend) signing with this key in the cycle."
+  soloStackerCount: Int!
+  "Number of pool members (delegate-stack-*) whose pool operator committed with this key for the cycle."
+  pooledStackerCount: Int!
+  "The stackers behind the signer in the cycle, largest lock first (then by address)."
+  stackers(
+    "Number of stackers to return (0 to 200, within the server's page size limit)."
+    limit: Int = 100
+    "Number of stackers to skip from the start of the list."
+    offset: Int = 0
+  ): PoxStackerPage!
+}
+
+"A page of a cycle's signers."
+type PoxSignerPage {
+  "Number of signers in the cycle's reward set."
+  total: Int!
+  "The signers of the page."
+  results: [PoxSigner!]!
+}
+
+"A stacker behind a signer in a reward cycle."
+type PoxStacker {
+  "The stacker's principal."
+  stackerAddress: String!
+  "Micro-STX the stacker has locked (after its latest stacking operation covering the cycle)."
+  stackedAmount: Uint128!
+  "The Bitcoin reward address of the stacking operation, or null if it has no standard encoding."
+  poxAddress: String
+  "solo (the stacker stacks itself) or pooled (a pool operator stacks for it)."
+  stackerType: String!
+}
+
+"A page of a signer's stackers."
+type PoxStackerPage {
+  "Number of stackers behind the signer in the cycle."
+  total: Int!
+  "The stackers of the page."
+  results: [PoxStacker!]!
+}
+
+extend type Query {
+  "Reward cycles whose reward set the node announced, on the canonical chain, highest cycle first."
+  poxCycles(
+    "Number of cycles to return (0 to 60)."
+    limit: Int = 20
+    "Number of cycles to skip from the start of the list."
+    offset: Int = 0
+  ): PoxCyclePage!
+  "A reward cycle whose reward set the node announced on the canonical chain, or null."
+  poxCycle(
+    "Reward cycle number."
+    cycleNumber: Int!
+  ): PoxCycle
+}
+`, BuiltIn: false},
+	{Name: "../schema/btc_balance.graphql", Input: `# The balance of a Bitcoin address, read from the BTC faucet's node.
+
+"The balance of a Bitcoin address: the value of its confirmed unspent outputs."
+type BtcBalance {
+  "The balance in satoshis."
+  satoshis: Uint128!
+  "The balance in BTC."
+  btc: Float!
+}
+
+extend type Query {
+  """
+  The balance of a regtest (or testnet, as the BTC faucet is configured) Bitcoin address, read
+  from the BTC faucet's node: its confirmed unspent outputs, immature coinbase outputs included,
+  less those an unconfirmed transaction already spends. Testnet only; needs the BTC faucet.
+  """
+  faucetBtcBalance(
+    "The Bitcoin address (base58, bech32 or bech32m) on the faucet's network."
+    address: String!
+  ): BtcBalance!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6318,6 +6746,16 @@ func (ec *executionContext) childFields_Brc20TransferableEdge(ctx context.Contex
 		return ec.fieldContext_Brc20TransferableEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Brc20TransferableEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_BtcBalance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "satoshis":
+		return ec.fieldContext_BtcBalance_satoshis(ctx, field)
+	case "btc":
+		return ec.fieldContext_BtcBalance_btc(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BtcBalance", field.Name)
 }
 
 func (ec *executionContext) childFields_BurnBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6818,6 +7256,96 @@ func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Conte
 		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxCycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cycleNumber":
+		return ec.fieldContext_PoxCycle_cycleNumber(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_PoxCycle_blockHeight(ctx, field)
+	case "indexBlockHash":
+		return ec.fieldContext_PoxCycle_indexBlockHash(ctx, field)
+	case "totalWeight":
+		return ec.fieldContext_PoxCycle_totalWeight(ctx, field)
+	case "totalStackedAmount":
+		return ec.fieldContext_PoxCycle_totalStackedAmount(ctx, field)
+	case "totalSigners":
+		return ec.fieldContext_PoxCycle_totalSigners(ctx, field)
+	case "signers":
+		return ec.fieldContext_PoxCycle_signers(ctx, field)
+	case "signer":
+		return ec.fieldContext_PoxCycle_signer(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxCycle", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxCyclePage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_PoxCyclePage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_PoxCyclePage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxCyclePage", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxSigner(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "signingKey":
+		return ec.fieldContext_PoxSigner_signingKey(ctx, field)
+	case "signerAddress":
+		return ec.fieldContext_PoxSigner_signerAddress(ctx, field)
+	case "weight":
+		return ec.fieldContext_PoxSigner_weight(ctx, field)
+	case "stackedAmount":
+		return ec.fieldContext_PoxSigner_stackedAmount(ctx, field)
+	case "weightPercent":
+		return ec.fieldContext_PoxSigner_weightPercent(ctx, field)
+	case "stackedAmountPercent":
+		return ec.fieldContext_PoxSigner_stackedAmountPercent(ctx, field)
+	case "soloStackerCount":
+		return ec.fieldContext_PoxSigner_soloStackerCount(ctx, field)
+	case "pooledStackerCount":
+		return ec.fieldContext_PoxSigner_pooledStackerCount(ctx, field)
+	case "stackers":
+		return ec.fieldContext_PoxSigner_stackers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxSigner", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxSignerPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_PoxSignerPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_PoxSignerPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxSignerPage", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxStacker(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stackerAddress":
+		return ec.fieldContext_PoxStacker_stackerAddress(ctx, field)
+	case "stackedAmount":
+		return ec.fieldContext_PoxStacker_stackedAmount(ctx, field)
+	case "poxAddress":
+		return ec.fieldContext_PoxStacker_poxAddress(ctx, field)
+	case "stackerType":
+		return ec.fieldContext_PoxStacker_stackerType(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxStacker", field.Name)
+}
+
+func (ec *executionContext) childFields_PoxStackerPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_PoxStackerPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_PoxStackerPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PoxStackerPage", field.Name)
 }
 
 func (ec *executionContext) childFields_Reorg(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7778,6 +8306,64 @@ func (ec *executionContext) field_Mutation_faucetStx_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_PoxCycle_signer_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "signingKey",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalNHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["signingKey"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_PoxCycle_signers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_PoxSigner_stackers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8158,6 +8744,20 @@ func (ec *executionContext) field_Query_events_args(ctx context.Context, rawArgs
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_faucetBtcBalance_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "address",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["address"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_mempoolTransaction_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8243,6 +8843,42 @@ func (ec *executionContext) field_Query_microblock_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["hash"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_poxCycle_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "cycleNumber",
+		func(ctx context.Context, v any) (int32, error) {
+			return ec.unmarshalNInt2int32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cycleNumber"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_poxCycles_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
 	return args, nil
 }
 
@@ -12620,6 +13256,52 @@ func (ec *executionContext) fieldContext_Brc20TransferableEdge_node(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _BtcBalance_satoshis(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BtcBalance_satoshis(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Satoshis, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BtcBalance_satoshis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BtcBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _BtcBalance_btc(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BtcBalance_btc(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Btc, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BtcBalance_btc(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BtcBalance", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
 func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16765,6 +17447,717 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ c
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _PoxCycle_cycleNumber(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_cycleNumber(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CycleNumber, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_cycleNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_indexBlockHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IndexBlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_indexBlockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_totalWeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_totalWeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalWeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_totalWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_totalStackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_totalStackedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalStackedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_totalStackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_totalSigners(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_totalSigners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalSigners, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_totalSigners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCycle_signers(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_signers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.PoxCycle().Signers(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.PoxSignerPage) graphql.Marshaler {
+			return ec.marshalNPoxSignerPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSignerPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_signers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxCycle",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxSignerPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_PoxCycle_signers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PoxCycle_signer(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCycle_signer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.PoxCycle().Signer(ctx, obj, fc.Args["signingKey"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.PoxSigner) graphql.Marshaler {
+			return ec.marshalOPoxSigner2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSigner(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCycle_signer(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxCycle",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxSigner(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_PoxCycle_signer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PoxCyclePage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxCyclePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCyclePage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCyclePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxCyclePage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxCyclePage_results(ctx context.Context, field graphql.CollectedField, obj *db.PoxCyclePage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxCyclePage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.PoxCycle) graphql.Marshaler {
+			return ec.marshalNPoxCycle2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxCyclePage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxCyclePage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxCycle(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PoxSigner_signingKey(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_signingKey(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SigningKey, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_signingKey(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_signerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_signerAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignerAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_signerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_weight(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_stackedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StackedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_stackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_weightPercent(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_weightPercent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeightPercent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_weightPercent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_stackedAmountPercent(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_stackedAmountPercent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StackedAmountPercent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_stackedAmountPercent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_soloStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_soloStackerCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SoloStackerCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_soloStackerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_pooledStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_pooledStackerCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PooledStackerCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_pooledStackerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSigner_stackers(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSigner_stackers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.PoxSigner().Stackers(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.PoxStackerPage) graphql.Marshaler {
+			return ec.marshalNPoxStackerPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStackerPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSigner_stackers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxSigner",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxStackerPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_PoxSigner_stackers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PoxSignerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxSignerPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSignerPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSignerPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxSignerPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxSignerPage_results(ctx context.Context, field graphql.CollectedField, obj *db.PoxSignerPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxSignerPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.PoxSigner) graphql.Marshaler {
+			return ec.marshalNPoxSigner2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSignerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxSignerPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxSignerPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxSigner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PoxStacker_stackerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStacker_stackerAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StackerAddress, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStacker_stackerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoxStacker_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStacker_stackedAmount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StackedAmount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStacker_stackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _PoxStacker_poxAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStacker_poxAddress(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PoxAddress(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStacker_poxAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxStacker", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoxStacker_stackerType(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStacker_stackerType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StackerType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStacker_stackerType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _PoxStackerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxStackerPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStackerPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStackerPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PoxStackerPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _PoxStackerPage_results(ctx context.Context, field graphql.CollectedField, obj *db.PoxStackerPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PoxStackerPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.PoxStacker) graphql.Marshaler {
+			return ec.marshalNPoxStacker2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStackerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PoxStackerPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PoxStackerPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxStacker(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_chainTip(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17617,6 +19010,138 @@ func (ec *executionContext) fieldContext_Query_replicationLag(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ReplicationLag(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_poxCycles(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_poxCycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().PoxCycles(ctx, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.PoxCyclePage) graphql.Marshaler {
+			return ec.marshalNPoxCyclePage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCyclePage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_poxCycles(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxCyclePage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_poxCycles_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_poxCycle(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_poxCycle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().PoxCycle(ctx, fc.Args["cycleNumber"].(int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.PoxCycle) graphql.Marshaler {
+			return ec.marshalOPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_poxCycle(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PoxCycle(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_poxCycle_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_faucetBtcBalance(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_faucetBtcBalance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FaucetBtcBalance(ctx, fc.Args["address"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *BtcBalance) graphql.Marshaler {
+			return ec.marshalNBtcBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBtcBalance(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_faucetBtcBalance(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BtcBalance(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -24812,6 +26337,49 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 	return out
 }
 
+var btcBalanceImplementors = []string{"BtcBalance"}
+
+func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSet, obj *BtcBalance) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, btcBalanceImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BtcBalance")
+		case "satoshis":
+			out.Values[i] = ec._BtcBalance_satoshis(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "btc":
+			out.Values[i] = ec._BtcBalance_btc(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var burnBlockImplementors = []string{"BurnBlock"}
 
 func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.BurnBlock) graphql.Marshaler {
@@ -27190,6 +28758,438 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	return out
 }
 
+var poxCycleImplementors = []string{"PoxCycle"}
+
+func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCycle) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxCycleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxCycle")
+		case "cycleNumber":
+			out.Values[i] = ec._PoxCycle_cycleNumber(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "blockHeight":
+			out.Values[i] = ec._PoxCycle_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "indexBlockHash":
+			out.Values[i] = ec._PoxCycle_indexBlockHash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalWeight":
+			out.Values[i] = ec._PoxCycle_totalWeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalStackedAmount":
+			out.Values[i] = ec._PoxCycle_totalStackedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalSigners":
+			out.Values[i] = ec._PoxCycle_totalSigners(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PoxCycle_signers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "signer":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PoxCycle_signer(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poxCyclePageImplementors = []string{"PoxCyclePage"}
+
+func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCyclePage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxCyclePageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxCyclePage")
+		case "total":
+			out.Values[i] = ec._PoxCyclePage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._PoxCyclePage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poxSignerImplementors = []string{"PoxSigner"}
+
+func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSigner) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxSigner")
+		case "signingKey":
+			out.Values[i] = ec._PoxSigner_signingKey(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signerAddress":
+			out.Values[i] = ec._PoxSigner_signerAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weight":
+			out.Values[i] = ec._PoxSigner_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stackedAmount":
+			out.Values[i] = ec._PoxSigner_stackedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "weightPercent":
+			out.Values[i] = ec._PoxSigner_weightPercent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stackedAmountPercent":
+			out.Values[i] = ec._PoxSigner_stackedAmountPercent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "soloStackerCount":
+			out.Values[i] = ec._PoxSigner_soloStackerCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pooledStackerCount":
+			out.Values[i] = ec._PoxSigner_pooledStackerCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "stackers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._PoxSigner_stackers(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poxSignerPageImplementors = []string{"PoxSignerPage"}
+
+func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSignerPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxSignerPage")
+		case "total":
+			out.Values[i] = ec._PoxSignerPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._PoxSignerPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poxStackerImplementors = []string{"PoxStacker"}
+
+func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStacker) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxStacker")
+		case "stackerAddress":
+			out.Values[i] = ec._PoxStacker_stackerAddress(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stackedAmount":
+			out.Values[i] = ec._PoxStacker_stackedAmount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "poxAddress":
+			out.Values[i] = ec._PoxStacker_poxAddress(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "stackerType":
+			out.Values[i] = ec._PoxStacker_stackerType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var poxStackerPageImplementors = []string{"PoxStackerPage"}
+
+func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStackerPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PoxStackerPage")
+		case "total":
+			out.Values[i] = ec._PoxStackerPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._PoxStackerPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -27639,6 +29639,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_replicationLag(ctx, field)
 				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "poxCycles":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_poxCycles(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "poxCycle":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_poxCycle(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "faucetBtcBalance":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_faucetBtcBalance(ctx, field)
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -30111,6 +32177,16 @@ func (ec *executionContext) marshalNBrc20TransferableEdge2ᚖgithubᚗcomᚋstxg
 	return ec._Brc20TransferableEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBtcBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBtcBalance(ctx context.Context, sel ast.SelectionSet, v *BtcBalance) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BtcBalance(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNChainTip2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐChainTip(ctx context.Context, sel ast.SelectionSet, v *db.ChainTip) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -30741,6 +32817,114 @@ func (ec *executionContext) marshalNPostConditionMode2githubᚗcomᚋstxgraphᚋ
 
 func (ec *executionContext) marshalNPostConditionPrincipal2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPrincipalJSON(ctx context.Context, sel ast.SelectionSet, v tx.PrincipalJSON) graphql.Marshaler {
 	return ec._PostConditionPrincipal(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNPoxCycle2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycleᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxCycle) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx context.Context, sel ast.SelectionSet, v *db.PoxCycle) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxCycle(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPoxCyclePage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCyclePage(ctx context.Context, sel ast.SelectionSet, v *db.PoxCyclePage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxCyclePage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPoxSigner2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSignerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxSigner) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPoxSigner2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSigner(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPoxSigner2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSigner(ctx context.Context, sel ast.SelectionSet, v *db.PoxSigner) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxSigner(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPoxSignerPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSignerPage(ctx context.Context, sel ast.SelectionSet, v *db.PoxSignerPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxSignerPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPoxStacker2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStackerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxStacker) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPoxStacker2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStacker(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPoxStacker2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStacker(ctx context.Context, sel ast.SelectionSet, v *db.PoxStacker) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxStacker(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPoxStackerPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStackerPage(ctx context.Context, sel ast.SelectionSet, v *db.PoxStackerPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._PoxStackerPage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSmartContractLogEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLogᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.ContractLog) graphql.Marshaler {
@@ -31448,6 +33632,20 @@ func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgrap
 		return graphql.Null
 	}
 	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx context.Context, sel ast.SelectionSet, v *db.PoxCycle) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PoxCycle(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPoxSigner2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSigner(ctx context.Context, sel ast.SelectionSet, v *db.PoxSigner) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PoxSigner(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(ctx context.Context, sel ast.SelectionSet, v *Reorg) graphql.Marshaler {

@@ -232,6 +232,14 @@ type Brc20TransferableEdge struct {
 	Node *db.Brc20Transferable `json:"node"`
 }
 
+// The balance of a Bitcoin address: the value of its confirmed unspent outputs.
+type BtcBalance struct {
+	// The balance in satoshis.
+	Satoshis string `json:"satoshis"`
+	// The balance in BTC.
+	Btc float64 `json:"btc"`
+}
+
 // A page of a contract's print events.
 type ContractEventConnection struct {
 	// The events with their cursors.

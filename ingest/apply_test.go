@@ -27,6 +27,7 @@ var stateTables = []string{
 	"chain_tip", "pox_state", "burn_blocks", "burnchain_rewards", "reward_slot_holders", "blocks", "microblocks",
 	"txs", "mempool_txs", "stx_events", "ft_events", "nft_events", "contract_logs", "stx_lock_events", "pox_events",
 	"miner_rewards", "smart_contracts", "principal_txs", "principal_stx_totals", "ft_balances", "nft_custody",
+	"pox_cycles", "pox_signers",
 }
 
 // digest fingerprints the rows of every state table.

@@ -61,6 +61,9 @@ func blockData(m *blockMessage) (*db.BlockData, error) {
 		Microblocks:      microblocksOf(m.Transactions, pos.ParentIndexBlockHash, m.ParentBurnBlockHash, m.ParentBurnBlockHeight, m.ParentBurnBlockTimestamp),
 		PoxUnlockHeights: [4]*int32{m.PoxV1UnlockHeight, m.PoxV2UnlockHeight, m.PoxV3UnlockHeight, m.PoxV4UnlockHeight},
 	}
+	if d.PoxSet, err = poxSet(m); err != nil {
+		return nil, err
+	}
 	for _, mb := range d.Microblocks {
 		mb.IndexBlockHash, mb.BlockHash, mb.BlockHeight = b.IndexBlockHash, b.BlockHash, b.BlockHeight
 		mb.ParentBlockHeight, mb.ParentBlockHash = b.BlockHeight-1, b.ParentBlockHash

@@ -41,6 +41,19 @@ type blockMessage struct {
 	SignerBitvec             *string              `json:"signer_bitvec"`
 	SignerSignature          []string             `json:"signer_signature"`
 	ConsensusHash            hexBytes             `json:"consensus_hash"`
+	RewardSet                *rewardSetMessage    `json:"reward_set"`
+	CycleNumber              *int32               `json:"cycle_number"`
+}
+
+// rewardSetMessage is the reward set a Nakamoto-era block announces for cycle_number.
+type rewardSetMessage struct {
+	Signers []signerMessage `json:"signers"`
+}
+
+type signerMessage struct {
+	SigningKey hexBytes `json:"signing_key"`
+	Weight     int32    `json:"weight"`
+	StackedAmt decimal  `json:"stacked_amt"`
 }
 
 type microblocksMessage struct {

@@ -54,6 +54,9 @@ type Loaders struct {
 	AccountNonces       *Loader[string, *db.AccountNonces]
 	Brc20Token          *Loader[string, *db.Brc20Token]
 	Brc20Holders        *Loader[Brc20HoldersKey, []*db.Brc20Balance]
+	PoxSigners          *Loader[PoxSignersKey, *db.PoxSignerPage]
+	PoxSigner           *Loader[db.PoxSignerKey, *db.PoxSigner]
+	PoxStackers         *Loader[PoxStackersKey, *db.PoxStackerPage]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
@@ -97,6 +100,9 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
 		Brc20Token:    newLoader(s, wait, brc20Tokens(store)),
 		Brc20Holders:  newLoader(s, wait, brc20Holders(store)),
+		PoxSigners:    newLoader(s, wait, poxSigners(store)),
+		PoxSigner:     newLoader(s, wait, poxSigner(store)),
+		PoxStackers:   newLoader(s, wait, poxStackers(store)),
 	}
 }
 

@@ -76,6 +76,7 @@ func (a *API) Register(r *mux.Router) {
 		r.Handle(rt.path+"/", h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
 	a.registerFaucets(r)
+	a.registerBTCBalance(r)
 	for _, p := range []string{"/extended/v1/openapi.json", "/extended/v1/openapi.json/"} {
 		r.Handle(p, a.common(http.HandlerFunc(openAPI), false)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}

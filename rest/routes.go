@@ -71,7 +71,7 @@ func (a *API) routes() []route {
 			etag:     chainTipETag,
 			body:     burnBlockBody,
 		},
-	}, append(brc20Routes(), v2BalanceRoutes()...)...)
+	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes())...)
 }
 
 // decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own

@@ -17,7 +17,8 @@ func verifyCommand(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: stxgraph verify --digest [flags]\n\n"+
 			"Prints a hash over the canonical chain state (tip, blocks, microblocks, transactions,\n"+
-			"events, miner rewards and STX balances), one line per section, then the digest of all of\n"+
+			"events, miner rewards, announced reward sets and STX balances), one line per section, then\n"+
+			"the digest of all of "+
 			"them. Two databases with the same canonical chain print the same digest, however they\n"+
 			"were filled (event observer or import-events, with or without crashes and retries).\n\nFlags:")
 		fs.PrintDefaults()
