@@ -20,6 +20,11 @@ const transferRolesSQL = "roles & 61 <> 0"
 // list, as in the reference API: every role but sponsor and stx_lock.
 const transferRoles = roleSender | roleRecipient | roleCalledContract | roleDeployedContract | roleAssetParty
 
+// summaryRolesSQL selects the principal_txs rows of the address transaction summaries: every
+// role but stx_lock (63), as the reference API's v2 address transactions list them. Spelled
+// literally, as the migration that numbers the list does.
+const summaryRolesSQL = "roles & 63 <> 0"
+
 // principalRoles returns the roles of every principal taking part in the transaction.
 func principalRoles(t *TxData) map[string]int16 {
 	roles := map[string]int16{}
