@@ -63,20 +63,23 @@ func (s *Store) CanonicalTxKeys(ctx context.Context, txID []byte) (keys []TxKey,
 const txKeysSQL = `SELECT tx_id, index_block_hash, microblock_hash, canonical AND microblock_canonical AS canonical
 	FROM txs WHERE tx_id = $1::bytea`
 
-// ContractStatus is the deployment of a contract: its newest canonical deploy transaction
+// ContractDeployment is the deployment of a contract: its newest canonical deploy transaction
 // (BlockHeight set), else its pending one with the lowest nonce.
-type ContractStatus struct {
+type ContractDeployment struct {
 	ContractID  string `bun:"contract_id"`
 	TxID        []byte `bun:"tx_id"`
 	Status      int16  `bun:"status"`
 	BlockHeight *int32 `bun:"block_height"`
 }
 
+// TxStatus is the deploy transaction's status.
+func (d *ContractDeployment) TxStatus() (TxStatus, error) { return txStatus(d.Status) }
+
 // ContractStatuses returns the deployments of these contracts, the mined ones ordered by
 // contract id, then the pending ones ordered by contract id, as the reference lists them;
 // contracts with neither are left out. Each contract is one probe of the deploy indexes.
-func (s *Store) ContractStatuses(ctx context.Context, ids []string) ([]*ContractStatus, error) {
-	var rows []*ContractStatus
+func (s *Store) ContractStatuses(ctx context.Context, ids []string) ([]*ContractDeployment, error) {
+	var rows []*ContractDeployment
 	return rows, s.scanPrepared(ctx, contractStatusSQL, &rows, textArray(ids))
 }
 
@@ -93,7 +96,8 @@ var contractStatusSQL = `WITH ids AS (SELECT DISTINCT id FROM unnest($1::text[])
 		WHERE smart_contract_contract_id = ids.id AND NOT pruned AND smart_contract_contract_id IS NOT NULL AND type_id IN (` +
 	strconv.Itoa(int(TypeSmartContract)) + `, ` + strconv.Itoa(int(TypeVersionedSmartContract)) + `)
 		ORDER BY nonce LIMIT 1) p WHERE ids.id NOT IN (SELECT contract_id FROM mined))
-	SELECT * FROM (SELECT 0 AS part, * FROM mined UNION ALL SELECT 1, * FROM pending) r ORDER BY part, contract_id`
+	SELECT contract_id, tx_id, status, block_height FROM (SELECT 0 AS part, * FROM mined UNION ALL SELECT 1, * FROM pending) r
+	ORDER BY part, contract_id`
 
 // MempoolFeePriority are the fee quartiles (25th, 50th, 75th and 95th percentiles, rounded)
 // of the pending transactions of one kind: TypeID nil for all of them, else the payload type

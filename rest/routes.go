@@ -71,7 +71,7 @@ func (a *API) routes() []route {
 			etag:     chainTipETag,
 			body:     burnBlockBody,
 		},
-	}, brc20Routes()...)
+	}, append(brc20Routes(), v2AddressRoutes()...)...)
 }
 
 // decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own
