@@ -192,7 +192,7 @@ func PreparedStatements() map[string]string {
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
 		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL,
-		"principal-txs-first":  principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
+		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
 }
 
 // The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their
