@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 
 	"github.com/gorilla/mux"
 
+	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/respcache"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
@@ -112,7 +114,7 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	vars := map[string]any{"principal": a, "txId": "0x" + hex.EncodeToString(txID)}
+	vars := map[string]any{"principal": a, "valid": c32.ValidPrincipalLenient(a), "txId": "0x" + hex.EncodeToString(txID)}
 	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
 		return nil, err
 	}
@@ -185,6 +187,9 @@ func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMess
 		Total   int          `json:"total"`
 		Results []assetEvent `json:"results"`
 	}
+	if vars["valid"] == false {
+		return unknownAddressEvents(vars, data)
+	}
 	if err := json.Unmarshal(pick(data, "account", "page"), &page); err != nil {
 		return nil, err
 	}
@@ -197,6 +202,24 @@ func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMess
 		return nil, err
 	}
 	return wrapPage(vars, "results", results, &page.Total), nil
+}
+
+// unknownAddressEvents answers for an address that cannot occur: an empty page when the
+// transaction is mined (canonical), else not found.
+func unknownAddressEvents(vars map[string]any, data json.RawMessage) ([]byte, error) {
+	var lookups []struct {
+		Result *struct {
+			Typename string `json:"__typename"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(pick(data, "lookup"), &lookups); err != nil {
+		return nil, err
+	}
+	if len(lookups) == 0 || lookups[0].Result == nil || lookups[0].Result.Typename != "Transaction" {
+		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Transaction not found")
+	}
+	total := 0
+	return wrapPage(vars, "results", []byte("[]"), &total), nil
 }
 
 // marshalJSON encodes v compactly, leaving <, > and & as they are, as the reference does.
@@ -242,10 +265,22 @@ func v2ContractStatusParams(r *http.Request) (map[string]any, error) {
 	}
 	for i, id := range ids {
 		if !contractIDPattern.MatchString(id) {
-			return nil, badRequest(`querystring/contract_id/%d must match pattern "%s"`, i, contractIDPattern.String())
+			return nil, contractIDSchemaError(i, len(ids))
 		}
 	}
 	return map[string]any{"ids": ids}, nil
+}
+
+// contractIDSchemaError is the reference's message for the contract id at index i of n given
+// that does not match its pattern. Its schema takes a list or a single id: the list fails at
+// that index, and the single id fails its pattern (one id, unwrapped) or its type (several).
+func contractIDSchemaError(i, n int) error {
+	single := fmt.Sprintf(`querystring/contract_id must match pattern "%s"`, contractIDPattern)
+	if n > 1 {
+		single = "querystring/contract_id must be string"
+	}
+	return badRequest(`querystring/contract_id/%d must match pattern "%s", %s, querystring/contract_id must match a schema in anyOf`,
+		i, contractIDPattern, single)
 }
 
 // v2ContractStatusBody renders the statuses as an object keyed by contract id, in the order

@@ -35,6 +35,8 @@ var v2AddressCalls = map[string][]call{
 		{"events-nft-mint", "/extended/v2/addresses/SP31W0KWYGSK71VCJ52F241FH9863G2DPDZ06XGTR/transactions/0xf27c3448817e5448bc00443eaaa1736da8495fa5de705c998896970b3d77d18d/events"},
 		{"events-ft-burn", "/extended/v2/addresses/SP2EZY2MYT3TCD92FMC71XZ8M0H56ZBVTWNXS7J52/transactions/0x1b1fb0a5f897a754f8783d44a160b2b77825f990b9e9507e4571d8499a4d1c72/events"},
 		{"events-not-involved", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions/0x1b1fb0a5f897a754f8783d44a160b2b77825f990b9e9507e4571d8499a4d1c72/events"},
+		{"events-bad-checksum", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K816/transactions/0x1b1fb0a5f897a754f8783d44a160b2b77825f990b9e9507e4571d8499a4d1c72/events"},
+		{"events-bad-checksum-unknown-tx", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K816/transactions/0x" + zeros + "/events"},
 		{"events-unknown-tx", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions/0x" + zeros + "/events"},
 		{"events-bad-tx", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions/0x12/events"},
 		{"events-tx-no-0x", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions/" + zeros + "/events"},
@@ -55,6 +57,7 @@ var v2AddressCalls = map[string][]call{
 		{"status", "/extended/v2/smart-contracts/status?contract_id=ST000000000000000000002AMW42H.pox&contract_id=ST000000000000000000002AMW42H.nothing&contract_id=ST000000000000000000002AMW42H.bns"},
 		{"status-missing", "/extended/v2/smart-contracts/status"},
 		{"status-bad-id", "/extended/v2/smart-contracts/status?contract_id=ST000000000000000000002AMW42H.pox&contract_id=foo"},
+		{"status-bad-single-id", "/extended/v2/smart-contracts/status?contract_id=foo"},
 		{"balance", "/extended/v2/addresses/ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH/balances/stx"},
 	},
 	"regtest-env-pox-4-stack-stx-in-reward-phase-S1": {

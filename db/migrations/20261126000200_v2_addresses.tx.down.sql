@@ -1,3 +1,6 @@
+DROP INDEX IF EXISTS mempool_txs_fee_idx;
+--bun:split
+
 DROP INDEX IF EXISTS mempool_txs_smart_contract_idx;
 --bun:split
 

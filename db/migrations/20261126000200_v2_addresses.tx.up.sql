@@ -30,3 +30,8 @@ CREATE UNIQUE INDEX principal_tx_positions_summaries_idx ON principal_tx_positio
 -- The pending deployment of a contract, for the contract status read.
 CREATE INDEX mempool_txs_smart_contract_idx ON mempool_txs (smart_contract_contract_id, nonce)
     WHERE NOT pruned AND smart_contract_contract_id IS NOT NULL;
+--bun:split
+
+-- The fee rates of the pending mempool per payload type, for the fee priorities, read from the
+-- index alone.
+CREATE INDEX mempool_txs_fee_idx ON mempool_txs (type_id, fee_rate) WHERE NOT pruned;
