@@ -569,6 +569,7 @@ type ComplexityRoot struct {
 		Brc20Tokens              func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
 		BurnBlock                func(childComplexity int, hash []byte, height *int32) int
 		ChainTip                 func(childComplexity int) int
+		ChainTipBlock            func(childComplexity int) int
 		Contract                 func(childComplexity int, id string) int
 		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
 		ContractStatuses         func(childComplexity int, ids []string) int
@@ -875,6 +876,7 @@ type QueryResolver interface {
 	ReplicationLag(ctx context.Context) (*db.ReplicationLag, error)
 	ContractStatuses(ctx context.Context, ids []string) ([]*ContractStatus, error)
 	MempoolFeePriorities(ctx context.Context) (*MempoolFeePriorities, error)
+	ChainTipBlock(ctx context.Context) (*db.Block, error)
 }
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
@@ -3056,6 +3058,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ChainTip(childComplexity), true
+	case "Query.chainTipBlock":
+		if e.ComplexityRoot.Query.ChainTipBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ChainTipBlock(childComplexity), true
 	case "Query.contract":
 		if e.ComplexityRoot.Query.Contract == nil {
 			break
@@ -4813,7 +4821,7 @@ type StxBalance {
 
 "One page of an account's transactions with their transfers."
 type TransactionsWithTransfersPage {
-  "Number of matching transactions (all pages)."
+  "Number of matching transactions (all pages); 0 when the page is empty, as the reference counts over the page's rows."
   total: Int!
   "The page, newest first."
   results: [TransactionWithTransfers!]!
@@ -5681,6 +5689,8 @@ extend type Query {
   (token transfers, contract calls, contract deploys). Zero when the mempool is empty.
   """
   mempoolFeePriorities: MempoolFeePriorities!
+  "The canonical tip's anchor block (null before the first block)."
+  chainTipBlock: Block
 }
 
 extend type Account {
@@ -17543,6 +17553,38 @@ func (ec *executionContext) fieldContext_Query_mempoolFeePriorities(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_chainTipBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chainTipBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ChainTipBlock(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chainTipBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27467,6 +27509,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_mempoolFeePriorities(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chainTipBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chainTipBlock(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res

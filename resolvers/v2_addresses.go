@@ -194,3 +194,11 @@ func orZero(s *string) string {
 	}
 	return *s
 }
+
+func (r *queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
+	tip, err := r.Store.ChainTip(ctx)
+	if err != nil || len(tip.IndexBlockHash) == 0 {
+		return nil, err
+	}
+	return r.Store.BlockByHash(ctx, tip.IndexBlockHash)
+}

@@ -30,7 +30,7 @@ func v2AddressRoutes() []route {
 		},
 		{
 			path: "/extended/v2/addresses/{principal}/balances/stx", op: "V2PrincipalStxBalance", tagOp: "V2PrincipalStxBalanceTag",
-			reads: respcache.Chain | respcache.Mempool, params: v2StxBalanceParams, etag: v2StxBalanceETag, body: accountBody("balance"),
+			reads: respcache.Chain | respcache.Mempool, params: v2StxBalanceParams, etag: v2StxBalanceETag, body: v2StxBalanceBody,
 		},
 		{
 			path: "/extended/v2/smart-contracts/status", op: "V2ContractStatuses", tagOp: "ChainTipTag",
@@ -243,6 +243,44 @@ func v2StxBalanceParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	return map[string]any{"principal": p, "includeMempool": include}, nil
+}
+
+// stxBalance is the v2 STX balance in the reference's key order; the mempool figures only when
+// asked for.
+type stxBalance struct {
+	Balance                   string  `json:"balance"`
+	TotalMinerRewardsReceived string  `json:"total_miner_rewards_received"`
+	LockTxID                  *string `json:"lock_tx_id"`
+	Locked                    string  `json:"locked"`
+	LockHeight                int     `json:"lock_height"`
+	BurnchainLockHeight       int     `json:"burnchain_lock_height"`
+	BurnchainUnlockHeight     int     `json:"burnchain_unlock_height"`
+	EstimatedBalance          *string `json:"estimated_balance,omitempty"`
+	PendingBalanceInbound     *string `json:"pending_balance_inbound,omitempty"`
+	PendingBalanceOutbound    *string `json:"pending_balance_outbound,omitempty"`
+}
+
+// v2StxBalanceBody renders the balance; its lock, when there is one, carries the burn height of
+// the tip block, as the reference's v2 balance reads it.
+func v2StxBalanceBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+	var d struct {
+		TipBlock *struct {
+			BurnBlockHeight int `json:"burnBlockHeight"`
+		} `json:"tipBlock"`
+		Account struct {
+			Balance stxBalance `json:"balance"`
+		} `json:"account"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	b := d.Account.Balance
+	if b.LockTxID == nil {
+		b.LockTxID = new(string)
+	} else if d.TipBlock != nil {
+		b.BurnchainLockHeight = d.TipBlock.BurnBlockHeight
+	}
+	return marshalJSON(b)
 }
 
 // v2StxBalanceETag follows the principal (its transactions, pending ones and lock) when the
