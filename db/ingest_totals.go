@@ -95,7 +95,7 @@ const checkpointsAddSQL = `, cp AS (
 INSERT INTO principal_tx_positions (principal, seq, tseq, sseq, block_height, tx_id, index_block_hash, microblock_hash)
 SELECT p.principal, coalesce(prev.tx_count_all, 0) + row_number() OVER w,
 	CASE WHEN p.` + transferRolesSQL + ` THEN coalesce(prev.tx_count, 0) + count(*) FILTER (WHERE p.` + transferRolesSQL + `) OVER w END,
-	CASE WHEN p.` + summaryRolesSQL + ` THEN coalesce(prev.summary_tx_count, 0) + count(*) FILTER (WHERE p.` + summaryRolesSQL + `) OVER w END,
+	CASE WHEN ` + summaryRolesSQL + ` THEN coalesce(prev.summary_tx_count, 0) + count(*) FILTER (WHERE ` + summaryRolesSQL + `) OVER w END,
 	p.block_height, p.tx_id, p.index_block_hash, p.microblock_hash
 FROM principal_txs p LEFT JOIN prev USING (principal)
 WHERE p.index_block_hash = ANY(?0) AND p.canonical AND p.microblock_canonical

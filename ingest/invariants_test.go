@@ -97,7 +97,8 @@ e AS (SELECT principal, tx_id, index_block_hash, microblock_hash, block_height,
 	row_number() OVER (PARTITION BY principal ORDER BY block_height, microblock_sequence, tx_index, tx_id) AS seq,
 	CASE WHEN roles & 61 <> 0 THEN row_number() OVER (PARTITION BY principal, roles & 61 <> 0
 		ORDER BY block_height, microblock_sequence, tx_index, tx_id) END AS tseq,
-	CASE WHEN roles & 63 <> 0 THEN row_number() OVER (PARTITION BY principal, roles & 63 <> 0
+	CASE WHEN roles & 32 <> 0 OR (roles & 31 <> 0 AND roles & 128 = 0) THEN row_number() OVER (
+		PARTITION BY principal, roles & 32 <> 0 OR (roles & 31 <> 0 AND roles & 128 = 0)
 		ORDER BY block_height, microblock_sequence, tx_index, tx_id) END AS sseq
 	FROM principal_txs WHERE canonical AND microblock_canonical AND index_block_hash IN (SELECT * FROM counted))
 SELECT coalesce(e.principal, x.principal) || ' seq ' || coalesce(e.seq, x.seq) FROM e

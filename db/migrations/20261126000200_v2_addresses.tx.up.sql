@@ -1,7 +1,8 @@
 -- The address transaction summaries list the transactions where a principal plays any role but
 -- stx_lock (roles & 63 <> 0: sender, sponsor, token-transfer recipient, called or deployed
--- contract, asset event party). sseq numbers them per principal, oldest first, beside seq and
--- tseq (db/ingest_totals.go), and summary_tx_count counts them.
+-- contract, asset event party); of the boot data adopted from "block 0" (roles & 128, set by
+-- ingestion from now on) only asset event parties. sseq numbers them per principal, oldest
+-- first, beside seq and tseq (db/ingest_totals.go), and summary_tx_count counts them.
 ALTER TABLE principal_tx_positions ADD COLUMN sseq bigint;
 --bun:split
 
@@ -10,7 +11,8 @@ ALTER TABLE principal_stx_totals ADD COLUMN summary_tx_count bigint NOT NULL DEF
 
 UPDATE principal_tx_positions x SET sseq = s.sseq
 FROM (SELECT p.principal, p.tx_id, p.index_block_hash, p.microblock_hash,
-        count(*) FILTER (WHERE p.roles & 63 <> 0) OVER w AS sseq, p.roles & 63 <> 0 AS listed
+        count(*) FILTER (WHERE p.roles & 32 <> 0 OR (p.roles & 31 <> 0 AND p.roles & 128 = 0)) OVER w AS sseq,
+        p.roles & 32 <> 0 OR (p.roles & 31 <> 0 AND p.roles & 128 = 0) AS listed
     FROM principal_txs p WHERE p.canonical AND p.microblock_canonical AND p.index_block_hash <> ''
     WINDOW w AS (PARTITION BY p.principal ORDER BY p.block_height, p.microblock_sequence, p.tx_index, p.tx_id ROWS UNBOUNDED PRECEDING)) s
 WHERE s.listed AND x.principal = s.principal AND x.tx_id = s.tx_id AND x.index_block_hash = s.index_block_hash
