@@ -132,3 +132,31 @@ var mempoolFeePrioritiesSQL = func() string {
 		FROM mempool_txs WHERE NOT pruned AND type_id NOT IN (` + strconv.Itoa(int(TypeCoinbase)) + `, ` +
 		strconv.Itoa(int(TypeCoinbaseToAltRecipient)) + `) GROUP BY 1 ORDER BY 1) g`
 }()
+
+// Pox4Lock is a principal's pox-4 lock in force at the tip as the reference's v2 balance reads
+// it: the newest pox-4 print event still in force at the tip block's burn height (a
+// handle-unlock one meaning none), with no other PoX version and no forced unlock considered.
+type Pox4Lock struct {
+	Principal             string `bun:"principal"`
+	TxID                  []byte `bun:"tx_id"`
+	Locked                string `bun:"locked"`
+	BlockHeight           int32  `bun:"block_height"`
+	BurnchainUnlockHeight int32  `bun:"burnchain_unlock_height"`
+}
+
+// Pox4Locks returns the pox-4 locks of these principals (none for a principal without one),
+// each one probe of the principal's PoX events.
+func (s *Store) Pox4Locks(ctx context.Context, principals []string) ([]*Pox4Lock, error) {
+	var rows []*Pox4Lock
+	return rows, s.scanPrepared(ctx, pox4LocksSQL, &rows, textArray(principals))
+}
+
+const pox4LocksSQL = `WITH at AS MATERIALIZED (SELECT t.block_height AS h, coalesce((SELECT burn_block_height FROM blocks
+		WHERE canonical AND block_height = t.block_height LIMIT 1), 0) AS b FROM chain_tip t WHERE t.id)
+	SELECT k.principal, l.tx_id, l.locked, l.block_height, l.burnchain_unlock_height
+	FROM unnest($1::text[]) AS k(principal) CROSS JOIN at CROSS JOIN LATERAL (
+		SELECT e.tx_id, e.locked, e.block_height, e.burnchain_unlock_height, e.name FROM pox_events e
+		WHERE e.stacker = k.principal AND e.pox_version = 4 AND e.canonical AND e.microblock_canonical AND e.block_height <= at.h
+		AND ((e.name <> 'handle-unlock' AND e.burnchain_unlock_height >= at.b) OR (e.name = 'handle-unlock' AND e.burnchain_unlock_height < at.b))
+		ORDER BY e.block_height DESC, e.microblock_sequence DESC, e.tx_index DESC, e.event_index DESC LIMIT 1) l
+	WHERE l.name <> 'handle-unlock'`

@@ -64,6 +64,7 @@ type ComplexityRoot struct {
 		LatestMempoolTxID         func(childComplexity int) int
 		LatestTxID                func(childComplexity int) int
 		Nonces                    func(childComplexity int) int
+		Pox4Lock                  func(childComplexity int) int
 		Principal                 func(childComplexity int) int
 		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
 		TransactionAssetEvents    func(childComplexity int, txID []byte, limit *int32, offset *int32) int
@@ -557,6 +558,13 @@ type ComplexityRoot struct {
 		TypeID            func(childComplexity int) int
 	}
 
+	Pox4Lock struct {
+		BlockHeight           func(childComplexity int) int
+		BurnchainUnlockHeight func(childComplexity int) int
+		Locked                func(childComplexity int) int
+		TxID                  func(childComplexity int) int
+	}
+
 	Query struct {
 		Account                  func(childComplexity int, principal string) int
 		Block                    func(childComplexity int, height *int32, hash []byte) int
@@ -789,6 +797,7 @@ type AccountResolver interface {
 	Events(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string, types []db.EventType) (*AccountEventConnection, error)
 	TransactionSummaries(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*TransactionSummaryPage, error)
 	TransactionAssetEvents(ctx context.Context, obj *db.Account, txID []byte, limit *int32, offset *int32) (*AccountAssetEventPage, error)
+	Pox4Lock(ctx context.Context, obj *db.Account) (*db.Pox4Lock, error)
 }
 type AccountTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *AccountTransactionConnection) (int32, error)
@@ -950,6 +959,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.Nonces(childComplexity), true
+	case "Account.pox4Lock":
+		if e.ComplexityRoot.Account.Pox4Lock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Pox4Lock(childComplexity), true
 	case "Account.principal":
 		if e.ComplexityRoot.Account.Principal == nil {
 			break
@@ -2941,6 +2956,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PostConditionPrincipal.TypeID(childComplexity), true
+
+	case "Pox4Lock.blockHeight":
+		if e.ComplexityRoot.Pox4Lock.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.BlockHeight(childComplexity), true
+	case "Pox4Lock.burnchainUnlockHeight":
+		if e.ComplexityRoot.Pox4Lock.BurnchainUnlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.BurnchainUnlockHeight(childComplexity), true
+	case "Pox4Lock.locked":
+		if e.ComplexityRoot.Pox4Lock.Locked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.Locked(childComplexity), true
+	case "Pox4Lock.txId":
+		if e.ComplexityRoot.Pox4Lock.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.TxID(childComplexity), true
 
 	case "Query.account":
 		if e.ComplexityRoot.Query.Account == nil {
@@ -5720,6 +5760,24 @@ extend type Account {
     "Number of events to skip from the start of the list."
     offset: Int = 0
   ): AccountAssetEventPage!
+  """
+  The account's pox-4 lock in force at the tip as the reference's v2 balance reads it: the
+  newest pox-4 lock event still in force at the tip block's burn height, with no earlier PoX
+  version and no forced unlock considered (null when none).
+  """
+  pox4Lock: Pox4Lock
+}
+
+"A pox-4 lock of an account's STX."
+type Pox4Lock {
+  "Transaction of the lock event."
+  txId: Hex!
+  "Amount locked, in micro-STX."
+  locked: Uint128!
+  "Stacks height of the lock event."
+  blockHeight: Int!
+  "Burn height at which the STX unlock."
+  burnchainUnlockHeight: Int!
 }
 
 "One page of an account's transaction summaries."
@@ -5867,6 +5925,8 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_transactionSummaries(ctx, field)
 	case "transactionAssetEvents":
 		return ec.fieldContext_Account_transactionAssetEvents(ctx, field)
+	case "pox4Lock":
+		return ec.fieldContext_Account_pox4Lock(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
 }
@@ -6797,6 +6857,20 @@ func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Conte
 		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_Pox4Lock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "txId":
+		return ec.fieldContext_Pox4Lock_txId(ctx, field)
+	case "locked":
+		return ec.fieldContext_Pox4Lock_locked(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Pox4Lock_blockHeight(ctx, field)
+	case "burnchainUnlockHeight":
+		return ec.fieldContext_Pox4Lock_burnchainUnlockHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Pox4Lock", field.Name)
 }
 
 func (ec *executionContext) childFields_ReplicationLag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8732,6 +8806,38 @@ func (ec *executionContext) fieldContext_Account_transactionAssetEvents(ctx cont
 	if fc.Args, err = ec.field_Account_transactionAssetEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_pox4Lock(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_pox4Lock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Account().Pox4Lock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pox4Lock) graphql.Marshaler {
+			return ec.marshalOPox4Lock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPox4Lock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Account_pox4Lock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pox4Lock(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -16621,6 +16727,98 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ c
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Pox4Lock_txId(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_locked(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_locked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Locked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_burnchainUnlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnchainUnlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_burnchainUnlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _Query_chainTip(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -22521,6 +22719,44 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pox4Lock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_pox4Lock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27016,6 +27252,59 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	return out
 }
 
+var pox4LockImplementors = []string{"Pox4Lock"}
+
+func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet, obj *db.Pox4Lock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pox4LockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Pox4Lock")
+		case "txId":
+			out.Values[i] = ec._Pox4Lock_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "locked":
+			out.Values[i] = ec._Pox4Lock_locked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Pox4Lock_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "burnchainUnlockHeight":
+			out.Values[i] = ec._Pox4Lock_burnchainUnlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -31415,6 +31704,13 @@ func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgrap
 		return graphql.Null
 	}
 	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPox4Lock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPox4Lock(ctx context.Context, sel ast.SelectionSet, v *db.Pox4Lock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Pox4Lock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOReplicationLag2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐReplicationLag(ctx context.Context, sel ast.SelectionSet, v *db.ReplicationLag) graphql.Marshaler {

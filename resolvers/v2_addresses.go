@@ -9,6 +9,7 @@ import (
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
+	"github.com/stxgraph/stxgraph/loaders"
 )
 
 func (r *accountResolver) TransactionSummaries(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.TransactionSummaryPage, error) {
@@ -201,4 +202,9 @@ func (r *queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
 		return nil, err
 	}
 	return r.Store.BlockByHash(ctx, tip.IndexBlockHash)
+}
+
+// Pox4Lock is read for every account of a request in one statement.
+func (r *accountResolver) Pox4Lock(ctx context.Context, a *db.Account) (*db.Pox4Lock, error) {
+	return loaders.For(ctx).Pox4Lock.Load(ctx, a.Principal)()
 }

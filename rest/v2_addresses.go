@@ -250,7 +250,7 @@ func v2StxBalanceParams(r *http.Request) (map[string]any, error) {
 type stxBalance struct {
 	Balance                   string  `json:"balance"`
 	TotalMinerRewardsReceived string  `json:"total_miner_rewards_received"`
-	LockTxID                  *string `json:"lock_tx_id"`
+	LockTxID                  string  `json:"lock_tx_id"`
 	Locked                    string  `json:"locked"`
 	LockHeight                int     `json:"lock_height"`
 	BurnchainLockHeight       int     `json:"burnchain_lock_height"`
@@ -260,27 +260,40 @@ type stxBalance struct {
 	PendingBalanceOutbound    *string `json:"pending_balance_outbound,omitempty"`
 }
 
-// v2StxBalanceBody renders the balance; its lock, when there is one, carries the burn height of
-// the tip block, as the reference's v2 balance reads it.
+// v2StxBalanceBody renders the balance with the pox-4 lock, dated at the tip block's burn
+// height, as the reference's v2 balance reads it.
 func v2StxBalanceBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
-		TipBlock *struct {
+		TipBlock struct {
 			BurnBlockHeight int `json:"burnBlockHeight"`
 		} `json:"tipBlock"`
 		Account struct {
-			Balance stxBalance `json:"balance"`
+			Balance struct {
+				Balance                   string  `json:"balance"`
+				TotalMinerRewardsReceived string  `json:"total_miner_rewards_received"`
+				EstimatedBalance          *string `json:"estimated_balance"`
+				PendingBalanceInbound     *string `json:"pending_balance_inbound"`
+				PendingBalanceOutbound    *string `json:"pending_balance_outbound"`
+			} `json:"balance"`
+			Lock *struct {
+				TxID                  string `json:"txId"`
+				Locked                string `json:"locked"`
+				BlockHeight           int    `json:"blockHeight"`
+				BurnchainUnlockHeight int    `json:"burnchainUnlockHeight"`
+			} `json:"lock"`
 		} `json:"account"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, err
 	}
 	b := d.Account.Balance
-	if b.LockTxID == nil {
-		b.LockTxID = new(string)
-	} else if d.TipBlock != nil {
-		b.BurnchainLockHeight = d.TipBlock.BurnBlockHeight
+	out := stxBalance{Balance: b.Balance, TotalMinerRewardsReceived: b.TotalMinerRewardsReceived, Locked: "0",
+		EstimatedBalance: b.EstimatedBalance, PendingBalanceInbound: b.PendingBalanceInbound, PendingBalanceOutbound: b.PendingBalanceOutbound}
+	if l := d.Account.Lock; l != nil {
+		out.LockTxID, out.Locked, out.LockHeight = l.TxID, l.Locked, l.BlockHeight
+		out.BurnchainLockHeight, out.BurnchainUnlockHeight = d.TipBlock.BurnBlockHeight, l.BurnchainUnlockHeight
 	}
-	return marshalJSON(b)
+	return marshalJSON(out)
 }
 
 // v2StxBalanceETag follows the principal (its transactions, pending ones and lock) when the

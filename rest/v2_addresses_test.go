@@ -12,7 +12,7 @@ import (
 // replayed per fixture: poisonmicroblock (asset events of every kind, a contract with hundreds
 // of FT events in one transaction), mocknet (unconfirmed microblock transactions above the tip,
 // boot contracts), pox-4 regtest (locks, a pending mempool), fuzzed transactions (a failed
-// deploy, one pending transfer).
+// deploy, one pending transfer), a mainnet reorg (orphaned blocks, pox-1 locks).
 var v2AddressCalls = map[string][]call{
 	"poisonmicroblock": {
 		{"txs", "/extended/v2/addresses/SP105ARDW7EQTFTFMYNGMKJTA9JYFHF0FFMW9K815/transactions?limit=5"},
@@ -69,6 +69,11 @@ var v2AddressCalls = map[string][]call{
 	"regtest-env-pox-4-stack-stx-in-reward-phase-S2": {
 		{"balance-locked", "/extended/v2/addresses/ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0/balances/stx?include_mempool=true"},
 		{"fees", "/extended/v2/mempool/fees"},
+	},
+	// A pox-1 lock: the v2 balance reads pox-4 locks only.
+	"mainnet-reorg-scenario1": {
+		{"balance-pox1-lock", "/extended/v2/addresses/SP1XA04SDW26E4CDVJGF17SHKF1TJQPB1J62JDWC/balances/stx"},
+		{"txs-reorg", "/extended/v2/addresses/SP3HXJJMJQ06GNAZ8XWDN1QM48JEDC6PP6W3YZPZJ/transactions?limit=3&offset=1"},
 	},
 	"fuzzed-transactions-1": {
 		{"status-failed-deploy", "/extended/v2/smart-contracts/status?contract_id=ST332DWHNM323264X869MKXFZABSE5WZ60EA07TJ1.winterpoc"},
