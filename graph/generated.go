@@ -4760,6 +4760,39 @@ type Account {
     "Keep events of these kinds (all five when null or empty)."
     types: [EventType!]
   ): AccountEventConnection!
+  """
+  The account's transactions, newest first in chain order (block height, microblock sequence,
+  transaction index), unconfirmed microblock transactions included: those in which it is the
+  sender, sponsor, token-transfer recipient, called or deployed contract, or a party to an STX,
+  FT or NFT event. Each comes with the STX it sent and received and how many of its asset
+  events of each kind involve the account. A page past the end has total 0.
+  """
+  transactionSummaries(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+  ): TransactionSummaryPage!
+  """
+  The STX, FT and NFT events of one canonical transaction in which the account is sender or
+  recipient, by event index. A transaction that exists only off the canonical chain has none;
+  an unknown transaction is an error (not found).
+  """
+  transactionAssetEvents(
+    "Transaction id."
+    txId: Hex!
+    "Number of events to return (0 to 50)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+  ): AccountAssetEventPage!
+  """
+  The account's pox-4 lock in force at the tip, as the reference's
+  /extended/v2/addresses/{principal}/balances/stx reads it: the newest pox-4 lock event still in
+  force at the tip block's burn height, with no earlier PoX version and no forced unlock
+  considered (null when none).
+  """
+  pox4Lock: Pox4Lock
 }
 
 "An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
@@ -5731,41 +5764,6 @@ extend type Query {
   mempoolFeePriorities: MempoolFeePriorities!
   "The canonical tip's anchor block (null before the first block)."
   chainTipBlock: Block
-}
-
-extend type Account {
-  """
-  The account's transactions, newest first in chain order (block height, microblock sequence,
-  transaction index), unconfirmed microblock transactions included: those in which it is the
-  sender, sponsor, token-transfer recipient, called or deployed contract, or a party to an STX,
-  FT or NFT event. Each comes with the STX it sent and received and how many of its asset
-  events of each kind involve the account. A page past the end has total 0.
-  """
-  transactionSummaries(
-    "Number of transactions to return (0 to 50)."
-    limit: Int = 20
-    "Number of transactions to skip from the start of the list."
-    offset: Int = 0
-  ): TransactionSummaryPage!
-  """
-  The STX, FT and NFT events of one canonical transaction in which the account is sender or
-  recipient, by event index. A transaction that exists only off the canonical chain has none;
-  an unknown transaction is an error (not found).
-  """
-  transactionAssetEvents(
-    "Transaction id."
-    txId: Hex!
-    "Number of events to return (0 to 50)."
-    limit: Int = 20
-    "Number of events to skip from the start of the list."
-    offset: Int = 0
-  ): AccountAssetEventPage!
-  """
-  The account's pox-4 lock in force at the tip as the reference's v2 balance reads it: the
-  newest pox-4 lock event still in force at the tip block's burn height, with no earlier PoX
-  version and no forced unlock considered (null when none).
-  """
-  pox4Lock: Pox4Lock
 }
 
 "A pox-4 lock of an account's STX."

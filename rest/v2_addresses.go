@@ -126,17 +126,20 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 
 // assetEvent is an asset event of the address events page as the operation returns it.
 type assetEvent struct {
-	Asset           string `json:"asset"`
-	EventIndex      int    `json:"eventIndex"`
-	Type            string `json:"type"`
-	Amount          *string
-	AssetIdentifier *string
-	Value           *struct {
-		Hex  string `json:"hex"`
-		Repr string `json:"repr"`
-	}
-	Sender    *string
-	Recipient *string
+	Asset           string        `json:"asset"`
+	EventIndex      int           `json:"eventIndex"`
+	Type            string        `json:"type"`
+	Amount          *string       `json:"amount"`
+	AssetIdentifier *string       `json:"assetIdentifier"`
+	Value           *clarityValue `json:"value"`
+	Sender          *string       `json:"sender"`
+	Recipient       *string       `json:"recipient"`
+}
+
+// clarityValue is a Clarity value as the reference renders it.
+type clarityValue struct {
+	Hex  string `json:"hex"`
+	Repr string `json:"repr"`
 }
 
 // The reference's shapes of an address event, per asset class, in its key order; a missing
@@ -156,11 +159,11 @@ type (
 		Recipient       *string `json:"recipient,omitempty"`
 	}
 	nftEventData struct {
-		Type            string  `json:"type"`
-		AssetIdentifier string  `json:"asset_identifier"`
-		Value           any     `json:"value"`
-		Sender          *string `json:"sender,omitempty"`
-		Recipient       *string `json:"recipient,omitempty"`
+		Type            string        `json:"type"`
+		AssetIdentifier string        `json:"asset_identifier"`
+		Value           *clarityValue `json:"value"`
+		Sender          *string       `json:"sender,omitempty"`
+		Recipient       *string       `json:"recipient,omitempty"`
 	}
 	addressEvent struct {
 		Type       string `json:"type"`
@@ -183,12 +186,12 @@ func (e assetEvent) render() addressEvent {
 }
 
 func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+	if vars["valid"] == false {
+		return unknownAddressEvents(vars, data)
+	}
 	var page struct {
 		Total   int          `json:"total"`
 		Results []assetEvent `json:"results"`
-	}
-	if vars["valid"] == false {
-		return unknownAddressEvents(vars, data)
 	}
 	if err := json.Unmarshal(pick(data, "account", "page"), &page); err != nil {
 		return nil, err
