@@ -152,6 +152,37 @@ func TestPositionsMigration(t *testing.T) {
 	checkPositions(t, store)
 }
 
+// TestSummaryPositionsMigration checks the migration that numbers the address transaction
+// summaries on a database ingested before it, with "block 0" boot data: reverted (and the boot
+// data's mark cleared, as such a database has none) and applied again, it marks the same rows
+// and numbers them as ingestion does.
+func TestSummaryPositionsMigration(t *testing.T) {
+	store, _ := replayFixture(t, "regtest-env-pox-4-stack-stx-in-reward-phase-S1")
+	marked := count(t, store, "SELECT count(*) FROM principal_txs WHERE roles & 128 <> 0")
+	if marked == 0 {
+		t.Fatal("no boot data marked: the fixture has no block 0")
+	}
+	for _, f := range []string{"20261126000200_v2_addresses.tx.down", "-", "20261126000200_v2_addresses.tx.up"} {
+		stmts := []string{"UPDATE principal_txs SET roles = roles & ~128"}
+		if f != "-" {
+			b, err := os.ReadFile("../db/migrations/" + f + ".sql")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts = strings.Split(string(b), "--bun:split")
+		}
+		for _, stmt := range stmts {
+			if _, err := store.DB.ExecContext(context.Background(), stmt); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+		}
+	}
+	if n := count(t, store, "SELECT count(*) FROM principal_txs WHERE roles & 128 <> 0"); n != marked {
+		t.Errorf("the migration marks %d rows as boot data, ingestion %d", n, marked)
+	}
+	checkPositions(t, store)
+}
+
 // eventPositionsMismatchSQL numbers every principal's canonical events afresh and lists the
 // positions that differ, are missing or are left over, and the counts that differ.
 const eventPositionsMismatchSQL = `

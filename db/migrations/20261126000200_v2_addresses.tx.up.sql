@@ -9,6 +9,16 @@ ALTER TABLE principal_tx_positions ADD COLUMN sseq bigint;
 ALTER TABLE principal_stx_totals ADD COLUMN summary_tx_count bigint NOT NULL DEFAULT 0;
 --bun:split
 
+-- Mark the boot data adopted from "block 0": the transactions of the first /new_block the node
+-- sent, when that was block 0 (ingestion marks them from now on).
+UPDATE principal_txs p SET roles = p.roles | 128
+FROM (SELECT decode(substr(t->>'txid', 3), 'hex') AS tx_id
+    FROM (SELECT payload FROM event_observer_requests WHERE event_path = '/new_block' ORDER BY receive_timestamp, id LIMIT 1) r
+    CROSS JOIN LATERAL jsonb_array_elements(r.payload->'transactions') t
+    WHERE r.payload->>'block_height' = '0') z
+WHERE p.tx_id = z.tx_id AND p.block_height = 1;
+--bun:split
+
 UPDATE principal_tx_positions x SET sseq = s.sseq
 FROM (SELECT p.principal, p.tx_id, p.index_block_hash, p.microblock_hash,
         count(*) FILTER (WHERE p.roles & 32 <> 0 OR (p.roles & 31 <> 0 AND p.roles & 128 = 0)) OVER w AS sseq,
