@@ -99,3 +99,37 @@ func TestV2Addresses(t *testing.T) {
 		})
 	}
 }
+
+// TestV2AddressesNotModified checks that each v2 path answers a request naming its current ETag
+// with 304 and no body.
+func TestV2AddressesNotModified(t *testing.T) {
+	srv := serve(t, replay(t, "regtest-env-pox-4-stack-stx-in-reward-phase-S1"), rest.Options{ServerVersion: "test"})
+	for _, path := range []string{
+		"/extended/v2/addresses/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/transactions",
+		"/extended/v2/addresses/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/transactions/0x23c5b683d41592eb6fe48c7d0de590521b6de18f81242c8f20b9e9e94a240f1e/events",
+		"/extended/v2/addresses/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/balances/stx",
+		"/extended/v2/addresses/STB44HYPYAT2BB2QE513NSP81HTMYWBJP02HPGK6/balances/stx?include_mempool=true",
+		"/extended/v2/smart-contracts/status?contract_id=ST000000000000000000002AMW42H.pox",
+		"/extended/v2/mempool/fees",
+	} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		etag := resp.Header.Get("ETag")
+		if resp.StatusCode != http.StatusOK || etag == "" {
+			t.Fatalf("%s: status %d, ETag %q", path, resp.StatusCode, etag)
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("If-None-Match", etag)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotModified {
+			t.Errorf("%s with If-None-Match %s: status %d", path, etag, resp.StatusCode)
+		}
+	}
+}
