@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -337,6 +338,8 @@ func (w *Writer) adoptBlockZero(b *Block) {
 		case "txs":
 			set += ", tx_index = tx_index + 1, block_hash = ?1, burn_block_height = ?3, burn_block_time = ?4, parent_block_hash = ?5"
 		case "smart_contracts":
+		case "principal_txs":
+			set += ", tx_index = tx_index + 1, roles = roles | " + strconv.Itoa(int(roleBootData))
 		default:
 			set += ", tx_index = tx_index + 1"
 		}

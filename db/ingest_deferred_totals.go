@@ -18,9 +18,10 @@ import (
 
 // txPositionsRecomputeSQL numbers every principal's counted transactions.
 var txPositionsRecomputeSQL = `
-INSERT INTO principal_tx_positions (principal, seq, tseq, block_height, tx_id, index_block_hash, microblock_hash)
+INSERT INTO principal_tx_positions (principal, seq, tseq, sseq, block_height, tx_id, index_block_hash, microblock_hash)
 SELECT principal, row_number() OVER w,
 	CASE WHEN ` + transferRolesSQL + ` THEN count(*) FILTER (WHERE ` + transferRolesSQL + `) OVER w END,
+	CASE WHEN ` + summaryRolesSQL + ` THEN count(*) FILTER (WHERE ` + summaryRolesSQL + `) OVER w END,
 	block_height, tx_id, index_block_hash, microblock_hash
 FROM principal_txs WHERE ` + anchored + ` AND canonical AND microblock_canonical
 WINDOW w AS (PARTITION BY principal COLLATE "C" ORDER BY ` + txPositionOrder + ` ROWS UNBOUNDED PRECEDING)`
@@ -40,13 +41,14 @@ SELECT principal, max(seq) FROM principal_event_positions GROUP BY principal`
 // checkpointsRecomputeSQL writes every principal's totals after each height at which its
 // counted rows changed, and its totals: those after its last such height.
 var checkpointsRecomputeSQL = `
-WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all) AS (` + totalsRows(anchored) + `
+WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all, summary_tx_count) AS (` + totalsRows(anchored) + `
 ), per AS (
 	SELECT principal COLLATE "C" AS principal, block_height, ` + perSums + `
 	FROM d WHERE principal IS NOT NULL GROUP BY 1, 2
 ), cp AS (
 	SELECT principal, block_height, sum(received) OVER w AS received, sum(sent) OVER w AS sent, sum(fees) OVER w AS fees,
 		sum(rewards) OVER w AS rewards, sum(tx_count) OVER w AS tx_count, sum(tx_count_all) OVER w AS tx_count_all,
+		sum(summary_tx_count) OVER w AS summary_tx_count,
 		lead(block_height) OVER w IS NULL AS last
 	FROM per WINDOW w AS (PARTITION BY principal ORDER BY block_height ROWS UNBOUNDED PRECEDING)
 ), ins AS (
@@ -55,8 +57,8 @@ WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_cou
 	SELECT principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all FROM cp
 )
 INSERT INTO principal_stx_totals (principal, total_received, total_sent, total_fees_sent, total_miner_rewards_received,
-	tx_count, tx_count_all)
-SELECT principal, received, sent, fees, rewards, tx_count, tx_count_all FROM cp WHERE last`
+	tx_count, tx_count_all, summary_tx_count)
+SELECT principal, received, sent, fees, rewards, tx_count, tx_count_all, summary_tx_count FROM cp WHERE last`
 
 // totalsRecompute is a recomputation with the tables it fills.
 type totalsRecompute struct {

@@ -20,7 +20,7 @@ var deferrableIndexes = []string{
 	"stx_events_sender_idx", "stx_events_recipient_idx",
 	"contract_logs_contract_idx",
 	"principal_txs_transfers_idx", "principal_txs_order_idx",
-	"principal_tx_positions_transfers_idx",
+	"principal_tx_positions_transfers_idx", "principal_tx_positions_summaries_idx",
 	"ft_balances_order_idx", "nft_custody_recipient_idx",
 }
 

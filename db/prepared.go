@@ -190,9 +190,9 @@ func textArray(vs []string) string {
 func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
-		"transfers-page": principalTxPageSQL[txPageTip].page, "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored].page,
-		"transfers-page-up-to": principalTxPageSQL[txPageUpTo].page,
-		"principal-txs-first":  principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
+		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
+		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL,
+		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
 }
 
 // The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their

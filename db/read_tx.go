@@ -38,7 +38,7 @@ type PrincipalTxQuery struct {
 
 // PrincipalTxPage returns one page of the transactions of a principal's
 // transactions_with_transfers list (canonical transactions in which it has a transfer role,
-// newest first) and how many there are, in one statement (two when the page is empty). Neither
+// newest first) and how many there are, in one statement (total 0 when the page is empty). Neither
 // grows with the history: the count is the principal's running tx_count (at the tip) or its
 // checkpoint (at an earlier height), and the page is the range of positions below count-offset
 // (principal_tx_positions), plus the few unconfirmed microblock transactions with unanchored.
@@ -55,17 +55,8 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 		v = txPageUnanchored
 	}
 	var rows []*principalPageRow
-	if err := s.scanPrepared(ctx, principalTxPageSQL[v].page, &rows, args...); err != nil {
+	if err := s.scanPrepared(ctx, principalTxPageSQL[v], &rows, args...); err != nil || len(rows) == 0 {
 		return 0, nil, err
-	}
-	if len(rows) == 0 {
-		var totals []struct {
-			Total int64 `bun:"total"`
-		}
-		if err := s.scanPrepared(ctx, principalTxPageSQL[v].total, &totals, args...); err != nil || len(totals) == 0 {
-			return 0, nil, err
-		}
-		return totals[0].Total, nil, nil
 	}
 	return rows[0].Total, pageTxs(rows), nil
 }
@@ -78,10 +69,11 @@ const (
 	txPageUpTo
 )
 
-// principalTxPageSQL are the page statement and the count statement (for an empty page) of each
-// kind, prepared: planning them costs PostgreSQL several times what running them does. $1 is the
-// principal, $2 the limit, $3 the offset and $4 the height bound.
-var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
+// principalTxPageSQL are the page statements of each kind, prepared: planning them costs
+// PostgreSQL several times what running them does. $1 is the principal, $2 the limit, $3 the
+// offset and $4 the height bound. The total is read with the page, so that, as the reference
+// counts over the page's rows, a page past the end has total 0.
+var principalTxPageSQL = func() (out [3]string) {
 	for v := range out {
 		count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
 		if v == txPageUpTo {
@@ -96,7 +88,7 @@ var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
 		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
 		AND block_height ` + aboveTipSQL
 		}
-		out[v].page = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
+		out[v] = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
 	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
 	keys AS (
 		(SELECT tx_id, index_block_hash, microblock_hash FROM u
@@ -110,8 +102,6 @@ var principalTxPageSQL = func() (out [3]struct{ page, total string }) {
 	)
 	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
-		out[v].total = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `) SELECT ` + count + ` + (SELECT count(*) FROM u) AS total
-	WHERE $2::bigint IS NOT NULL AND $3::bigint IS NOT NULL`
 	}
 	return out
 }()

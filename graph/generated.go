@@ -70,10 +70,29 @@ type ComplexityRoot struct {
 		LatestTxID                func(childComplexity int) int
 		NftHoldings               func(childComplexity int, limit *int32, offset *int32) int
 		Nonces                    func(childComplexity int) int
+		Pox4Lock                  func(childComplexity int) int
 		Principal                 func(childComplexity int) int
 		StxBalance                func(childComplexity int, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+		TransactionAssetEvents    func(childComplexity int, txID []byte, limit *int32, offset *int32) int
+		TransactionSummaries      func(childComplexity int, limit *int32, offset *int32) int
 		Transactions              func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TransactionsWithTransfers func(childComplexity int, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) int
+	}
+
+	AccountAssetEvent struct {
+		Amount          func(childComplexity int) int
+		Asset           func(childComplexity int) int
+		AssetIdentifier func(childComplexity int) int
+		EventIndex      func(childComplexity int) int
+		Recipient       func(childComplexity int) int
+		Sender          func(childComplexity int) int
+		Type            func(childComplexity int) int
+		Value           func(childComplexity int) int
+	}
+
+	AccountAssetEventPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
 	}
 
 	AccountEventConnection struct {
@@ -106,6 +125,18 @@ type ComplexityRoot struct {
 		Position    func(childComplexity int) int
 		Reorg       func(childComplexity int) int
 		Transaction func(childComplexity int) int
+	}
+
+	AssetEventCounts struct {
+		Ft  func(childComplexity int) int
+		Nft func(childComplexity int) int
+		Stx func(childComplexity int) int
+	}
+
+	AssetEventKindCounts struct {
+		Burn     func(childComplexity int) int
+		Mint     func(childComplexity int) int
+		Transfer func(childComplexity int) int
 	}
 
 	Block struct {
@@ -372,6 +403,14 @@ type ComplexityRoot struct {
 		Topic              func(childComplexity int) int
 	}
 
+	ContractStatus struct {
+		BlockHeight func(childComplexity int) int
+		ContractID  func(childComplexity int) int
+		Found       func(childComplexity int) int
+		Status      func(childComplexity int) int
+		TxID        func(childComplexity int) int
+	}
+
 	ExecutionCost struct {
 		ReadCount   func(childComplexity int) int
 		ReadLength  func(childComplexity int) int
@@ -384,6 +423,13 @@ type ComplexityRoot struct {
 		Success func(childComplexity int) int
 		TxID    func(childComplexity int) int
 		TxRaw   func(childComplexity int) int
+	}
+
+	FeePriorities struct {
+		HighPriority   func(childComplexity int) int
+		LowPriority    func(childComplexity int) int
+		MediumPriority func(childComplexity int) int
+		NoPriority     func(childComplexity int) int
 	}
 
 	FtAsset struct {
@@ -424,6 +470,13 @@ type ComplexityRoot struct {
 		EventType   func(childComplexity int) int
 		Transaction func(childComplexity int) int
 		TxID        func(childComplexity int) int
+	}
+
+	MempoolFeePriorities struct {
+		All           func(childComplexity int) int
+		ContractCall  func(childComplexity int) int
+		SmartContract func(childComplexity int) int
+		TokenTransfer func(childComplexity int) int
 	}
 
 	MempoolFeedItem struct {
@@ -578,6 +631,13 @@ type ComplexityRoot struct {
 		TypeID            func(childComplexity int) int
 	}
 
+	Pox4Lock struct {
+		BlockHeight           func(childComplexity int) int
+		BurnchainUnlockHeight func(childComplexity int) int
+		Locked                func(childComplexity int) int
+		TxID                  func(childComplexity int) int
+	}
+
 	PoxCycle struct {
 		BlockHeight        func(childComplexity int) int
 		CycleNumber        func(childComplexity int) int
@@ -635,11 +695,14 @@ type ComplexityRoot struct {
 		Brc20Tokens              func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
 		BurnBlock                func(childComplexity int, hash []byte, height *int32) int
 		ChainTip                 func(childComplexity int) int
+		ChainTipBlock            func(childComplexity int) int
 		Contract                 func(childComplexity int, id string) int
 		ContractEvents           func(childComplexity int, contractID string, limit *int32, offset *int32, unanchored *bool) int
+		ContractStatuses         func(childComplexity int, ids []string) int
 		Events                   func(childComplexity int, txID []byte, principal *string, types []db.EventType, limit *int32, offset *int32) int
 		FaucetBtcBalance         func(childComplexity int, address string) int
 		Mempool                  func(childComplexity int, address *string, first *int32, after *string, last *int32, before *string) int
+		MempoolFeePriorities     func(childComplexity int) int
 		MempoolTransaction       func(childComplexity int, txID []byte) int
 		MempoolTransactionsByIds func(childComplexity int, ids [][]byte) int
 		Microblock               func(childComplexity int, hash []byte) int
@@ -819,6 +882,18 @@ type ComplexityRoot struct {
 		TxID   func(childComplexity int) int
 	}
 
+	TransactionSummary struct {
+		Events      func(childComplexity int) int
+		StxReceived func(childComplexity int) int
+		StxSent     func(childComplexity int) int
+		Tx          func(childComplexity int) int
+	}
+
+	TransactionSummaryPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	TransactionWithTransfers struct {
 		FtTransfers  func(childComplexity int) int
 		NftTransfers func(childComplexity int) int
@@ -849,6 +924,9 @@ type AccountResolver interface {
 	FtBalances(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*FtBalancePage, error)
 	FtBalance(ctx context.Context, obj *db.Account, token string) (*db.FtBalance, error)
 	NftHoldings(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*NftHoldingPage, error)
+	TransactionSummaries(ctx context.Context, obj *db.Account, limit *int32, offset *int32) (*TransactionSummaryPage, error)
+	TransactionAssetEvents(ctx context.Context, obj *db.Account, txID []byte, limit *int32, offset *int32) (*AccountAssetEventPage, error)
+	Pox4Lock(ctx context.Context, obj *db.Account) (*db.Pox4Lock, error)
 }
 type AccountTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *AccountTransactionConnection) (int32, error)
@@ -947,6 +1025,9 @@ type QueryResolver interface {
 	PoxCycles(ctx context.Context, limit *int32, offset *int32) (*db.PoxCyclePage, error)
 	PoxCycle(ctx context.Context, cycleNumber int32) (*db.PoxCycle, error)
 	FaucetBtcBalance(ctx context.Context, address string) (*BtcBalance, error)
+	ContractStatuses(ctx context.Context, ids []string) ([]*ContractStatus, error)
+	MempoolFeePriorities(ctx context.Context) (*MempoolFeePriorities, error)
+	ChainTipBlock(ctx context.Context) (*db.Block, error)
 }
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
@@ -1053,6 +1134,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.Nonces(childComplexity), true
+	case "Account.pox4Lock":
+		if e.ComplexityRoot.Account.Pox4Lock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Account.Pox4Lock(childComplexity), true
 	case "Account.principal":
 		if e.ComplexityRoot.Account.Principal == nil {
 			break
@@ -1070,6 +1157,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.StxBalance(childComplexity, args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+	case "Account.transactionAssetEvents":
+		if e.ComplexityRoot.Account.TransactionAssetEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Account_transactionAssetEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.TransactionAssetEvents(childComplexity, args["txId"].([]byte), args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Account.transactionSummaries":
+		if e.ComplexityRoot.Account.TransactionSummaries == nil {
+			break
+		}
+
+		args, err := ec.field_Account_transactionSummaries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.TransactionSummaries(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Account.transactions":
 		if e.ComplexityRoot.Account.Transactions == nil {
 			break
@@ -1092,6 +1201,68 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Account.TransactionsWithTransfers(childComplexity, args["limit"].(*int32), args["offset"].(*int32), args["height"].(*int32), args["unanchored"].(*bool), args["atHeight"].(*int32), args["atBlockHash"].([]byte)), true
+
+	case "AccountAssetEvent.amount":
+		if e.ComplexityRoot.AccountAssetEvent.Amount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Amount(childComplexity), true
+	case "AccountAssetEvent.asset":
+		if e.ComplexityRoot.AccountAssetEvent.Asset == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Asset(childComplexity), true
+	case "AccountAssetEvent.assetIdentifier":
+		if e.ComplexityRoot.AccountAssetEvent.AssetIdentifier == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.AssetIdentifier(childComplexity), true
+	case "AccountAssetEvent.eventIndex":
+		if e.ComplexityRoot.AccountAssetEvent.EventIndex == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.EventIndex(childComplexity), true
+	case "AccountAssetEvent.recipient":
+		if e.ComplexityRoot.AccountAssetEvent.Recipient == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Recipient(childComplexity), true
+	case "AccountAssetEvent.sender":
+		if e.ComplexityRoot.AccountAssetEvent.Sender == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Sender(childComplexity), true
+	case "AccountAssetEvent.type":
+		if e.ComplexityRoot.AccountAssetEvent.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Type(childComplexity), true
+	case "AccountAssetEvent.value":
+		if e.ComplexityRoot.AccountAssetEvent.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEvent.Value(childComplexity), true
+
+	case "AccountAssetEventPage.results":
+		if e.ComplexityRoot.AccountAssetEventPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEventPage.Results(childComplexity), true
+	case "AccountAssetEventPage.total":
+		if e.ComplexityRoot.AccountAssetEventPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AccountAssetEventPage.Total(childComplexity), true
 
 	case "AccountEventConnection.edges":
 		if e.ComplexityRoot.AccountEventConnection.Edges == nil {
@@ -1199,6 +1370,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AddressFeedItem.Transaction(childComplexity), true
+
+	case "AssetEventCounts.ft":
+		if e.ComplexityRoot.AssetEventCounts.Ft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventCounts.Ft(childComplexity), true
+	case "AssetEventCounts.nft":
+		if e.ComplexityRoot.AssetEventCounts.Nft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventCounts.Nft(childComplexity), true
+	case "AssetEventCounts.stx":
+		if e.ComplexityRoot.AssetEventCounts.Stx == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventCounts.Stx(childComplexity), true
+
+	case "AssetEventKindCounts.burn":
+		if e.ComplexityRoot.AssetEventKindCounts.Burn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventKindCounts.Burn(childComplexity), true
+	case "AssetEventKindCounts.mint":
+		if e.ComplexityRoot.AssetEventKindCounts.Mint == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventKindCounts.Mint(childComplexity), true
+	case "AssetEventKindCounts.transfer":
+		if e.ComplexityRoot.AssetEventKindCounts.Transfer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AssetEventKindCounts.Transfer(childComplexity), true
 
 	case "Block.hash":
 		if e.ComplexityRoot.Block.BlockHash == nil {
@@ -2253,6 +2462,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ContractLogData.Topic(childComplexity), true
 
+	case "ContractStatus.blockHeight":
+		if e.ComplexityRoot.ContractStatus.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractStatus.BlockHeight(childComplexity), true
+	case "ContractStatus.contractId":
+		if e.ComplexityRoot.ContractStatus.ContractID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractStatus.ContractID(childComplexity), true
+	case "ContractStatus.found":
+		if e.ComplexityRoot.ContractStatus.Found == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractStatus.Found(childComplexity), true
+	case "ContractStatus.status":
+		if e.ComplexityRoot.ContractStatus.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractStatus.Status(childComplexity), true
+	case "ContractStatus.txId":
+		if e.ComplexityRoot.ContractStatus.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ContractStatus.TxID(childComplexity), true
+
 	case "ExecutionCost.readCount":
 		if e.ComplexityRoot.ExecutionCost.ReadCount == nil {
 			break
@@ -2302,6 +2542,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FaucetResult.TxRaw(childComplexity), true
+
+	case "FeePriorities.highPriority":
+		if e.ComplexityRoot.FeePriorities.HighPriority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeePriorities.HighPriority(childComplexity), true
+	case "FeePriorities.lowPriority":
+		if e.ComplexityRoot.FeePriorities.LowPriority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeePriorities.LowPriority(childComplexity), true
+	case "FeePriorities.mediumPriority":
+		if e.ComplexityRoot.FeePriorities.MediumPriority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeePriorities.MediumPriority(childComplexity), true
+	case "FeePriorities.noPriority":
+		if e.ComplexityRoot.FeePriorities.NoPriority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FeePriorities.NoPriority(childComplexity), true
 
 	case "FtAsset.amount":
 		if e.ComplexityRoot.FtAsset.Amount == nil {
@@ -2440,6 +2705,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.FungibleTokenAssetEvent.TxID(childComplexity), true
+
+	case "MempoolFeePriorities.all":
+		if e.ComplexityRoot.MempoolFeePriorities.All == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeePriorities.All(childComplexity), true
+	case "MempoolFeePriorities.contractCall":
+		if e.ComplexityRoot.MempoolFeePriorities.ContractCall == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeePriorities.ContractCall(childComplexity), true
+	case "MempoolFeePriorities.smartContract":
+		if e.ComplexityRoot.MempoolFeePriorities.SmartContract == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeePriorities.SmartContract(childComplexity), true
+	case "MempoolFeePriorities.tokenTransfer":
+		if e.ComplexityRoot.MempoolFeePriorities.TokenTransfer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MempoolFeePriorities.TokenTransfer(childComplexity), true
 
 	case "MempoolFeedItem.droppedTxId":
 		if e.ComplexityRoot.MempoolFeedItem.DroppedTxID == nil {
@@ -3040,6 +3330,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PostConditionPrincipal.TypeID(childComplexity), true
 
+	case "Pox4Lock.blockHeight":
+		if e.ComplexityRoot.Pox4Lock.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.BlockHeight(childComplexity), true
+	case "Pox4Lock.burnchainUnlockHeight":
+		if e.ComplexityRoot.Pox4Lock.BurnchainUnlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.BurnchainUnlockHeight(childComplexity), true
+	case "Pox4Lock.locked":
+		if e.ComplexityRoot.Pox4Lock.Locked == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.Locked(childComplexity), true
+	case "Pox4Lock.txId":
+		if e.ComplexityRoot.Pox4Lock.TxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Pox4Lock.TxID(childComplexity), true
+
 	case "PoxCycle.blockHeight":
 		if e.ComplexityRoot.PoxCycle.BlockHeight == nil {
 			break
@@ -3339,6 +3654,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ChainTip(childComplexity), true
+	case "Query.chainTipBlock":
+		if e.ComplexityRoot.Query.ChainTipBlock == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.ChainTipBlock(childComplexity), true
 	case "Query.contract":
 		if e.ComplexityRoot.Query.Contract == nil {
 			break
@@ -3361,6 +3682,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ContractEvents(childComplexity, args["contractId"].(string), args["limit"].(*int32), args["offset"].(*int32), args["unanchored"].(*bool)), true
+	case "Query.contractStatuses":
+		if e.ComplexityRoot.Query.ContractStatuses == nil {
+			break
+		}
+
+		args, err := ec.field_Query_contractStatuses_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ContractStatuses(childComplexity, args["ids"].([]string)), true
 	case "Query.events":
 		if e.ComplexityRoot.Query.Events == nil {
 			break
@@ -3395,6 +3727,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Mempool(childComplexity, args["address"].(*string), args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Query.mempoolFeePriorities":
+		if e.ComplexityRoot.Query.MempoolFeePriorities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.MempoolFeePriorities(childComplexity), true
 	case "Query.mempoolTransaction":
 		if e.ComplexityRoot.Query.MempoolTransaction == nil {
 			break
@@ -4229,6 +4567,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TransactionLookup.TxID(childComplexity), true
 
+	case "TransactionSummary.events":
+		if e.ComplexityRoot.TransactionSummary.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummary.Events(childComplexity), true
+	case "TransactionSummary.stxReceived":
+		if e.ComplexityRoot.TransactionSummary.StxReceived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummary.StxReceived(childComplexity), true
+	case "TransactionSummary.stxSent":
+		if e.ComplexityRoot.TransactionSummary.StxSent == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummary.StxSent(childComplexity), true
+	case "TransactionSummary.tx":
+		if e.ComplexityRoot.TransactionSummary.Tx == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummary.Tx(childComplexity), true
+
+	case "TransactionSummaryPage.results":
+		if e.ComplexityRoot.TransactionSummaryPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummaryPage.Results(childComplexity), true
+	case "TransactionSummaryPage.total":
+		if e.ComplexityRoot.TransactionSummaryPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummaryPage.Total(childComplexity), true
+
 	case "TransactionWithTransfers.ftTransfers":
 		if e.ComplexityRoot.TransactionWithTransfers.FtTransfers == nil {
 			break
@@ -5020,6 +5396,39 @@ type Account {
     "Number of tokens to skip from the start of the list."
     offset: Int = 0
   ): NftHoldingPage!
+  """
+  The account's transactions, newest first in chain order (block height, microblock sequence,
+  transaction index), unconfirmed microblock transactions included: those in which it is the
+  sender, sponsor, token-transfer recipient, called or deployed contract, or a party to an STX,
+  FT or NFT event. Each comes with the STX it sent and received and how many of its asset
+  events of each kind involve the account. A page past the end has total 0.
+  """
+  transactionSummaries(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+  ): TransactionSummaryPage!
+  """
+  The STX, FT and NFT events of one canonical transaction in which the account is sender or
+  recipient, by event index. A transaction that exists only off the canonical chain has none;
+  an unknown transaction is an error (not found).
+  """
+  transactionAssetEvents(
+    "Transaction id."
+    txId: Hex!
+    "Number of events to return (0 to 50)."
+    limit: Int = 20
+    "Number of events to skip from the start of the list."
+    offset: Int = 0
+  ): AccountAssetEventPage!
+  """
+  The account's pox-4 lock in force at the tip, as the reference's
+  /extended/v2/addresses/{principal}/balances/stx reads it: the newest pox-4 lock event still in
+  force at the tip block's burn height, with no earlier PoX version and no forced unlock
+  considered (null when none).
+  """
+  pox4Lock: Pox4Lock
 }
 
 "An account's nonces, from its canonical transactions (unconfirmed microblocks included) and its pending mempool transactions, as sender or sponsor."
@@ -5142,7 +5551,7 @@ type StxBalance {
 
 "One page of an account's transactions with their transfers."
 type TransactionsWithTransfersPage {
-  "Number of matching transactions (all pages)."
+  "Number of matching transactions (all pages); 0 when the page is empty, as the reference counts over the page's rows."
   total: Int!
   "The page, newest first."
   results: [TransactionWithTransfers!]!
@@ -6261,6 +6670,155 @@ extend type Query {
   ): BtcBalance!
 }
 `, BuiltIn: false},
+	{Name: "../schema/v2_addresses.graphql", Input: `extend type Query {
+  """
+  The deployment status of these contracts: each one's newest canonical deploy transaction,
+  else its pending deploy with the lowest nonce. Mined deployments come first, then pending
+  ones, each group ordered by contract id; contracts with neither follow in the order asked,
+  with found = false.
+  """
+  contractStatuses(
+    "Contract ids, ` + "`" + `<deployer address>.<contract name>` + "`" + `."
+    ids: [String!]!
+  ): [ContractStatus!]!
+  """
+  Fee priorities of the pending mempool, in micro-STX: the rounded 25th, 50th, 75th and 95th
+  percentiles of the fee rates of all pending transactions, and of those of each payload type
+  (token transfers, contract calls, contract deploys). Zero when the mempool is empty.
+  """
+  mempoolFeePriorities: MempoolFeePriorities!
+  "The canonical tip's anchor block (null before the first block)."
+  chainTipBlock: Block
+}
+
+"A pox-4 lock of an account's STX."
+type Pox4Lock {
+  "Transaction of the lock event."
+  txId: Hex!
+  "Amount locked, in micro-STX."
+  locked: Uint128!
+  "Stacks height of the lock event."
+  blockHeight: Int!
+  "Burn height at which the STX unlock."
+  burnchainUnlockHeight: Int!
+}
+
+"One page of an account's transaction summaries."
+type TransactionSummaryPage {
+  "Number of listed transactions (all pages); 0 when the page is empty."
+  total: Int!
+  "The page, newest first."
+  results: [TransactionSummary!]!
+}
+
+"A transaction with what it moved for one account."
+type TransactionSummary {
+  "The transaction."
+  tx: Transaction!
+  "STX the account sent: its STX transfers and burns in the transaction, plus the fee when it paid it (sender of an unsponsored transaction, or sponsor)."
+  stxSent: Uint128!
+  "STX the account received: its STX transfers and mints in the transaction."
+  stxReceived: Uint128!
+  "How many of the transaction's asset events involve the account, per asset and kind."
+  events: AssetEventCounts!
+}
+
+"Counts of asset events per asset class."
+type AssetEventCounts {
+  "STX events."
+  stx: AssetEventKindCounts!
+  "Fungible-token events."
+  ft: AssetEventKindCounts!
+  "Non-fungible-token events."
+  nft: AssetEventKindCounts!
+}
+
+"Counts of asset events per kind."
+type AssetEventKindCounts {
+  "Transfers."
+  transfer: Int!
+  "Mints."
+  mint: Int!
+  "Burns."
+  burn: Int!
+}
+
+"One page of an account's asset events in a transaction."
+type AccountAssetEventPage {
+  "Number of the account's asset events in the transaction (all pages); 0 when the page is empty."
+  total: Int!
+  "The page, by event index."
+  results: [AccountAssetEvent!]!
+}
+
+"The asset class of an asset event."
+enum AssetClass {
+  "STX."
+  stx
+  "A fungible token."
+  ft
+  "A non-fungible token."
+  nft
+}
+
+"An STX, FT or NFT event involving an account."
+type AccountAssetEvent {
+  "Asset class."
+  asset: AssetClass!
+  "Index of the event within its transaction, from 0."
+  eventIndex: Int!
+  "What the event did."
+  type: AssetEventType!
+  "Amount moved (STX in micro-STX, FT in base units); null for an NFT."
+  amount: Uint128
+  "Asset identifier ` + "`" + `<contract id>::<token name>` + "`" + `; null for STX."
+  assetIdentifier: String
+  "The NFT's Clarity value; null for STX and FT."
+  value: ClarityValue
+  "Sender (null for a mint)."
+  sender: String
+  "Recipient (null for a burn)."
+  recipient: String
+}
+
+"The deployment status of a contract."
+type ContractStatus {
+  "Contract id, as asked."
+  contractId: String!
+  "Whether a canonical or pending deploy transaction was found."
+  found: Boolean!
+  "Status of the deploy transaction (pending while in the mempool)."
+  status: TxStatus
+  "Deploy transaction id."
+  txId: Hex
+  "Height of the block that mined the deploy (null while pending)."
+  blockHeight: Int
+}
+
+"Mempool fee priorities, overall and per payload type (null when no such transaction is pending)."
+type MempoolFeePriorities {
+  "All pending transactions."
+  all: FeePriorities!
+  "Pending token transfers."
+  tokenTransfer: FeePriorities
+  "Pending contract calls."
+  contractCall: FeePriorities
+  "Pending contract deploys."
+  smartContract: FeePriorities
+}
+
+"Fee rates in micro-STX at four priorities."
+type FeePriorities {
+  "25th percentile."
+  noPriority: Uint128!
+  "50th percentile."
+  lowPriority: Uint128!
+  "75th percentile."
+  mediumPriority: Uint128!
+  "95th percentile."
+  highPriority: Uint128!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6292,8 +6850,46 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_ftBalance(ctx, field)
 	case "nftHoldings":
 		return ec.fieldContext_Account_nftHoldings(ctx, field)
+	case "transactionSummaries":
+		return ec.fieldContext_Account_transactionSummaries(ctx, field)
+	case "transactionAssetEvents":
+		return ec.fieldContext_Account_transactionAssetEvents(ctx, field)
+	case "pox4Lock":
+		return ec.fieldContext_Account_pox4Lock(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Account", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountAssetEvent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "asset":
+		return ec.fieldContext_AccountAssetEvent_asset(ctx, field)
+	case "eventIndex":
+		return ec.fieldContext_AccountAssetEvent_eventIndex(ctx, field)
+	case "type":
+		return ec.fieldContext_AccountAssetEvent_type(ctx, field)
+	case "amount":
+		return ec.fieldContext_AccountAssetEvent_amount(ctx, field)
+	case "assetIdentifier":
+		return ec.fieldContext_AccountAssetEvent_assetIdentifier(ctx, field)
+	case "value":
+		return ec.fieldContext_AccountAssetEvent_value(ctx, field)
+	case "sender":
+		return ec.fieldContext_AccountAssetEvent_sender(ctx, field)
+	case "recipient":
+		return ec.fieldContext_AccountAssetEvent_recipient(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountAssetEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_AccountAssetEventPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_AccountAssetEventPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_AccountAssetEventPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AccountAssetEventPage", field.Name)
 }
 
 func (ec *executionContext) childFields_AccountEventConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6358,6 +6954,30 @@ func (ec *executionContext) childFields_AddressFeedItem(ctx context.Context, fie
 		return ec.fieldContext_AddressFeedItem_reorg(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AddressFeedItem", field.Name)
+}
+
+func (ec *executionContext) childFields_AssetEventCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "stx":
+		return ec.fieldContext_AssetEventCounts_stx(ctx, field)
+	case "ft":
+		return ec.fieldContext_AssetEventCounts_ft(ctx, field)
+	case "nft":
+		return ec.fieldContext_AssetEventCounts_nft(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AssetEventCounts", field.Name)
+}
+
+func (ec *executionContext) childFields_AssetEventKindCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "transfer":
+		return ec.fieldContext_AssetEventKindCounts_transfer(ctx, field)
+	case "mint":
+		return ec.fieldContext_AssetEventKindCounts_mint(ctx, field)
+	case "burn":
+		return ec.fieldContext_AssetEventKindCounts_burn(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AssetEventKindCounts", field.Name)
 }
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6888,6 +7508,22 @@ func (ec *executionContext) childFields_ContractLogData(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ContractLogData", field.Name)
 }
 
+func (ec *executionContext) childFields_ContractStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "contractId":
+		return ec.fieldContext_ContractStatus_contractId(ctx, field)
+	case "found":
+		return ec.fieldContext_ContractStatus_found(ctx, field)
+	case "status":
+		return ec.fieldContext_ContractStatus_status(ctx, field)
+	case "txId":
+		return ec.fieldContext_ContractStatus_txId(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_ContractStatus_blockHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ContractStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_ExecutionCost(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "readCount":
@@ -6914,6 +7550,20 @@ func (ec *executionContext) childFields_FaucetResult(ctx context.Context, field 
 		return ec.fieldContext_FaucetResult_txRaw(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FaucetResult", field.Name)
+}
+
+func (ec *executionContext) childFields_FeePriorities(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "noPriority":
+		return ec.fieldContext_FeePriorities_noPriority(ctx, field)
+	case "lowPriority":
+		return ec.fieldContext_FeePriorities_lowPriority(ctx, field)
+	case "mediumPriority":
+		return ec.fieldContext_FeePriorities_mediumPriority(ctx, field)
+	case "highPriority":
+		return ec.fieldContext_FeePriorities_highPriority(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FeePriorities", field.Name)
 }
 
 func (ec *executionContext) childFields_FtAsset(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6978,6 +7628,20 @@ func (ec *executionContext) childFields_FunctionArg(ctx context.Context, field g
 		return ec.fieldContext_FunctionArg_type(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type FunctionArg", field.Name)
+}
+
+func (ec *executionContext) childFields_MempoolFeePriorities(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "all":
+		return ec.fieldContext_MempoolFeePriorities_all(ctx, field)
+	case "tokenTransfer":
+		return ec.fieldContext_MempoolFeePriorities_tokenTransfer(ctx, field)
+	case "contractCall":
+		return ec.fieldContext_MempoolFeePriorities_contractCall(ctx, field)
+	case "smartContract":
+		return ec.fieldContext_MempoolFeePriorities_smartContract(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MempoolFeePriorities", field.Name)
 }
 
 func (ec *executionContext) childFields_MempoolFeedItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7256,6 +7920,20 @@ func (ec *executionContext) childFields_PostConditionPrincipal(ctx context.Conte
 		return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PostConditionPrincipal", field.Name)
+}
+
+func (ec *executionContext) childFields_Pox4Lock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "txId":
+		return ec.fieldContext_Pox4Lock_txId(ctx, field)
+	case "locked":
+		return ec.fieldContext_Pox4Lock_locked(ctx, field)
+	case "blockHeight":
+		return ec.fieldContext_Pox4Lock_blockHeight(ctx, field)
+	case "burnchainUnlockHeight":
+		return ec.fieldContext_Pox4Lock_burnchainUnlockHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Pox4Lock", field.Name)
 }
 
 func (ec *executionContext) childFields_PoxCycle(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7640,6 +8318,30 @@ func (ec *executionContext) childFields_TransactionLookup(ctx context.Context, f
 	return nil, fmt.Errorf("no field named %q was found under type TransactionLookup", field.Name)
 }
 
+func (ec *executionContext) childFields_TransactionSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tx":
+		return ec.fieldContext_TransactionSummary_tx(ctx, field)
+	case "stxSent":
+		return ec.fieldContext_TransactionSummary_stxSent(ctx, field)
+	case "stxReceived":
+		return ec.fieldContext_TransactionSummary_stxReceived(ctx, field)
+	case "events":
+		return ec.fieldContext_TransactionSummary_events(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionSummary", field.Name)
+}
+
+func (ec *executionContext) childFields_TransactionSummaryPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_TransactionSummaryPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_TransactionSummaryPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TransactionSummaryPage", field.Name)
+}
+
 func (ec *executionContext) childFields_TransactionWithTransfers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "tx":
@@ -7915,6 +8617,58 @@ func (ec *executionContext) field_Account_stxBalance_args(ctx context.Context, r
 		return nil, err
 	}
 	args["atBlockHash"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_transactionAssetEvents_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "txId",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalNHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["txId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Account_transactionSummaries_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
 	return args, nil
 }
 
@@ -8681,6 +9435,20 @@ func (ec *executionContext) field_Query_contractEvents_args(ctx context.Context,
 		return nil, err
 	}
 	args["unanchored"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_contractStatuses_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNString2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -9489,6 +10257,374 @@ func (ec *executionContext) fieldContext_Account_nftHoldings(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _Account_transactionSummaries(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_transactionSummaries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().TransactionSummaries(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *TransactionSummaryPage) graphql.Marshaler {
+			return ec.marshalNTransactionSummaryPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummaryPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_transactionSummaries(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionSummaryPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_transactionSummaries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_transactionAssetEvents(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_transactionAssetEvents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().TransactionAssetEvents(ctx, obj, fc.Args["txId"].([]byte), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AccountAssetEventPage) graphql.Marshaler {
+			return ec.marshalNAccountAssetEventPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEventPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_transactionAssetEvents(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountAssetEventPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_transactionAssetEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Account_pox4Lock(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_pox4Lock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Account().Pox4Lock(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Pox4Lock) graphql.Marshaler {
+			return ec.marshalOPox4Lock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPox4Lock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Account_pox4Lock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Pox4Lock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_asset(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Asset, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v AssetClass) graphql.Marshaler {
+			return ec.marshalNAssetClass2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetClass(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type AssetClass does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_eventIndex(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EventIndex, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_type(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v db.AssetEventType) graphql.Marshaler {
+			return ec.marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type AssetEventType does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_amount(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_amount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Amount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_assetIdentifier(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AssetIdentifier, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_value(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *tx.ValueJSON) graphql.Marshaler {
+			return ec.marshalOClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountAssetEvent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ClarityValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AccountAssetEvent_sender(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_sender(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEvent_recipient(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEvent_recipient(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recipient, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEvent_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEventPage_total(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEventPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEventPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEventPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AccountAssetEventPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AccountAssetEventPage_results(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEventPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AccountAssetEventPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*AccountAssetEvent) graphql.Marshaler {
+			return ec.marshalNAccountAssetEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEventᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AccountAssetEventPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AccountAssetEventPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AccountAssetEvent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AccountEventConnection_edges(ctx context.Context, field graphql.CollectedField, obj *AccountEventConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9959,6 +11095,171 @@ func (ec *executionContext) fieldContext_AddressFeedItem_reorg(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _AssetEventCounts_stx(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventCounts_stx(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Stx, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AssetEventKindCounts) graphql.Marshaler {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventCounts_stx(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssetEventCounts",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssetEventKindCounts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssetEventCounts_ft(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventCounts_ft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Ft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AssetEventKindCounts) graphql.Marshaler {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventCounts_ft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssetEventCounts",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssetEventKindCounts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssetEventCounts_nft(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventCounts_nft(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nft, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AssetEventKindCounts) graphql.Marshaler {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventCounts_nft(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AssetEventCounts",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssetEventKindCounts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AssetEventKindCounts_transfer(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventKindCounts_transfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transfer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventKindCounts_transfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AssetEventKindCounts_mint(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventKindCounts_mint(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Mint, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventKindCounts_mint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AssetEventKindCounts_burn(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AssetEventKindCounts_burn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Burn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AssetEventKindCounts_burn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -14269,6 +15570,121 @@ func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _ContractStatus_contractId(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractStatus_contractId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractStatus_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ContractStatus_found(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractStatus_found(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Found, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ContractStatus_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _ContractStatus_status(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractStatus_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.TxStatus) graphql.Marshaler {
+			return ec.marshalOTxStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContractStatus_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type TxStatus does not have child fields"))
+}
+
+func (ec *executionContext) _ContractStatus_txId(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractStatus_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContractStatus_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _ContractStatus_blockHeight(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ContractStatus_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ContractStatus_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _ExecutionCost_readCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14451,6 +15867,98 @@ func (ec *executionContext) _FaucetResult_txRaw(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_FaucetResult_txRaw(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _FeePriorities_noPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeePriorities_noPriority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NoPriority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeePriorities_noPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _FeePriorities_lowPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeePriorities_lowPriority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LowPriority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeePriorities_lowPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _FeePriorities_mediumPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeePriorities_mediumPriority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MediumPriority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeePriorities_mediumPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _FeePriorities_highPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_FeePriorities_highPriority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HighPriority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_FeePriorities_highPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _FtAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
@@ -14981,6 +16489,134 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_asset(_ context
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_FtAsset(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolFeePriorities_all(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeePriorities_all(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.All, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+			return ec.marshalNFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeePriorities_all(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolFeePriorities",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeePriorities(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolFeePriorities_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeePriorities_tokenTransfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TokenTransfer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeePriorities_tokenTransfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolFeePriorities",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeePriorities(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolFeePriorities_contractCall(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeePriorities_contractCall(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContractCall, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeePriorities_contractCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolFeePriorities",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeePriorities(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MempoolFeePriorities_smartContract(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MempoolFeePriorities_smartContract(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SmartContract, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MempoolFeePriorities_smartContract(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MempoolFeePriorities",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FeePriorities(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17447,6 +19083,98 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ c
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Pox4Lock_txId(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_txId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TxID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_locked(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_locked(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Locked, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Pox4Lock_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Pox4Lock_burnchainUnlockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnchainUnlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Pox4Lock_burnchainUnlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
 func (ec *executionContext) _PoxCycle_cycleNumber(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19142,6 +20870,114 @@ func (ec *executionContext) fieldContext_Query_faucetBtcBalance(ctx context.Cont
 	if fc.Args, err = ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_contractStatuses(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_contractStatuses(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ContractStatuses(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*ContractStatus) graphql.Marshaler {
+			return ec.marshalNContractStatus2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatusᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_contractStatuses(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ContractStatus(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_contractStatuses_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_mempoolFeePriorities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_mempoolFeePriorities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().MempoolFeePriorities(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *MempoolFeePriorities) graphql.Marshaler {
+			return ec.marshalNMempoolFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolFeePriorities(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_mempoolFeePriorities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MempoolFeePriorities(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_chainTipBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_chainTipBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().ChainTipBlock(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_chainTipBlock(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -22301,6 +24137,171 @@ func (ec *executionContext) fieldContext_TransactionLookup_result(_ context.Cont
 	return graphql.NewScalarFieldContext("TransactionLookup", field, false, false, errors.New("field of type AnyTransaction does not have child fields"))
 }
 
+func (ec *executionContext) _TransactionSummary_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummary_tx(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tx, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummary_tx(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionSummary_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummary_stxSent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StxSent, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummary_stxSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionSummary", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionSummary_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummary_stxReceived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StxReceived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummary_stxReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionSummary", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionSummary_events(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummary_events(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Events, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AssetEventCounts) graphql.Marshaler {
+			return ec.marshalNAssetEventCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventCounts(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummary_events(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AssetEventCounts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _TransactionSummaryPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionSummaryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummaryPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummaryPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionSummaryPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _TransactionSummaryPage_results(ctx context.Context, field graphql.CollectedField, obj *TransactionSummaryPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TransactionSummaryPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*TransactionSummary) graphql.Marshaler {
+			return ec.marshalNTransactionSummary2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummaryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TransactionSummaryPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "TransactionSummaryPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_TransactionSummary(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TransactionWithTransfers_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -24055,6 +26056,236 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactionSummaries":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_transactionSummaries(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "transactionAssetEvents":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_transactionAssetEvents(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "pox4Lock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_pox4Lock(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountAssetEventImplementors = []string{"AccountAssetEvent"}
+
+func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEvent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountAssetEvent")
+		case "asset":
+			out.Values[i] = ec._AccountAssetEvent_asset(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "eventIndex":
+			out.Values[i] = ec._AccountAssetEvent_eventIndex(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._AccountAssetEvent_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "amount":
+			out.Values[i] = ec._AccountAssetEvent_amount(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "assetIdentifier":
+			out.Values[i] = ec._AccountAssetEvent_assetIdentifier(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._AccountAssetEvent_value(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "sender":
+			out.Values[i] = ec._AccountAssetEvent_sender(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recipient":
+			out.Values[i] = ec._AccountAssetEvent_recipient(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var accountAssetEventPageImplementors = []string{"AccountAssetEventPage"}
+
+func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEventPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AccountAssetEventPage")
+		case "total":
+			out.Values[i] = ec._AccountAssetEventPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._AccountAssetEventPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -24336,6 +26567,102 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 		case "reorg":
 			out.Values[i] = ec._AddressFeedItem_reorg(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var assetEventCountsImplementors = []string{"AssetEventCounts"}
+
+func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventCounts) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventCountsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AssetEventCounts")
+		case "stx":
+			out.Values[i] = ec._AssetEventCounts_stx(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ft":
+			out.Values[i] = ec._AssetEventCounts_ft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nft":
+			out.Values[i] = ec._AssetEventCounts_nft(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var assetEventKindCountsImplementors = []string{"AssetEventKindCounts"}
+
+func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventKindCounts) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventKindCountsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AssetEventKindCounts")
+		case "transfer":
+			out.Values[i] = ec._AssetEventKindCounts_transfer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mint":
+			out.Values[i] = ec._AssetEventKindCounts_mint(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "burn":
+			out.Values[i] = ec._AssetEventKindCounts_burn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -26966,6 +29293,64 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 	return out
 }
 
+var contractStatusImplementors = []string{"ContractStatus"}
+
+func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.SelectionSet, obj *ContractStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, contractStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ContractStatus")
+		case "contractId":
+			out.Values[i] = ec._ContractStatus_contractId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "found":
+			out.Values[i] = ec._ContractStatus_found(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ContractStatus_status(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "txId":
+			out.Values[i] = ec._ContractStatus_txId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "blockHeight":
+			out.Values[i] = ec._ContractStatus_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var executionCostImplementors = []string{"ExecutionCost"}
 
 func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.SelectionSet, obj *db.ExecutionCost) graphql.Marshaler {
@@ -27048,6 +29433,59 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 			}
 		case "txRaw":
 			out.Values[i] = ec._FaucetResult_txRaw(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var feePrioritiesImplementors = []string{"FeePriorities"}
+
+func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.SelectionSet, obj *FeePriorities) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, feePrioritiesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("FeePriorities")
+		case "noPriority":
+			out.Values[i] = ec._FeePriorities_noPriority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lowPriority":
+			out.Values[i] = ec._FeePriorities_lowPriority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "mediumPriority":
+			out.Values[i] = ec._FeePriorities_mediumPriority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "highPriority":
+			out.Values[i] = ec._FeePriorities_highPriority(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27391,6 +29829,59 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 			out.Values[i] = ec._FungibleTokenAssetEvent_asset(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mempoolFeePrioritiesImplementors = []string{"MempoolFeePriorities"}
+
+func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeePriorities) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MempoolFeePriorities")
+		case "all":
+			out.Values[i] = ec._MempoolFeePriorities_all(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenTransfer":
+			out.Values[i] = ec._MempoolFeePriorities_tokenTransfer(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "contractCall":
+			out.Values[i] = ec._MempoolFeePriorities_contractCall(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "smartContract":
+			out.Values[i] = ec._MempoolFeePriorities_smartContract(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -28758,6 +31249,59 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	return out
 }
 
+var pox4LockImplementors = []string{"Pox4Lock"}
+
+func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet, obj *db.Pox4Lock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, pox4LockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Pox4Lock")
+		case "txId":
+			out.Values[i] = ec._Pox4Lock_txId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "locked":
+			out.Values[i] = ec._Pox4Lock_locked(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "blockHeight":
+			out.Values[i] = ec._Pox4Lock_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "burnchainUnlockHeight":
+			out.Values[i] = ec._Pox4Lock_burnchainUnlockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var poxCycleImplementors = []string{"PoxCycle"}
 
 func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCycle) graphql.Marshaler {
@@ -29705,6 +32249,72 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				}()
 				res = ec._Query_faucetBtcBalance(ctx, field)
 				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "contractStatuses":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_contractStatuses(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "mempoolFeePriorities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_mempoolFeePriorities(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "chainTipBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_chainTipBlock(ctx, field)
+				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -31108,6 +33718,102 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 	return out
 }
 
+var transactionSummaryImplementors = []string{"TransactionSummary"}
+
+func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionSummary")
+		case "tx":
+			out.Values[i] = ec._TransactionSummary_tx(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stxSent":
+			out.Values[i] = ec._TransactionSummary_stxSent(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stxReceived":
+			out.Values[i] = ec._TransactionSummary_stxReceived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "events":
+			out.Values[i] = ec._TransactionSummary_events(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var transactionSummaryPageImplementors = []string{"TransactionSummaryPage"}
+
+func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummaryPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("TransactionSummaryPage")
+		case "total":
+			out.Values[i] = ec._TransactionSummaryPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._TransactionSummaryPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var transactionWithTransfersImplementors = []string{"TransactionWithTransfers"}
 
 func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, obj *TransactionWithTransfers) graphql.Marshaler {
@@ -31616,6 +34322,42 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 	return ec._Account(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNAccountAssetEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*AccountAssetEvent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAccountAssetEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEvent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAccountAssetEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEvent(ctx context.Context, sel ast.SelectionSet, v *AccountAssetEvent) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountAssetEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAccountAssetEventPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEventPage(ctx context.Context, sel ast.SelectionSet, v *AccountAssetEventPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AccountAssetEventPage(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAccountEventConnection2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventConnection(ctx context.Context, sel ast.SelectionSet, v *AccountEventConnection) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -31697,6 +34439,36 @@ func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgrap
 		}
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNAssetClass2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetClass(ctx context.Context, v any) (AssetClass, error) {
+	var res AssetClass
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNAssetClass2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetClass(ctx context.Context, sel ast.SelectionSet, v AssetClass) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNAssetEventCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventCounts(ctx context.Context, sel ast.SelectionSet, v *AssetEventCounts) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AssetEventCounts(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(ctx context.Context, sel ast.SelectionSet, v *AssetEventKindCounts) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AssetEventKindCounts(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNAssetEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAssetEventType(ctx context.Context, v any) (db.AssetEventType, error) {
@@ -32253,6 +35025,32 @@ func (ec *executionContext) marshalNContractLogData2ᚖgithubᚗcomᚋstxgraph�
 	return ec._ContractLogData(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNContractStatus2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []*ContractStatus) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNContractStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNContractStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatus(ctx context.Context, sel ast.SelectionSet, v *ContractStatus) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ContractStatus(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(ctx context.Context, sel ast.SelectionSet, v db.Event) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -32308,6 +35106,16 @@ func (ec *executionContext) marshalNFaucetResult2ᚖgithubᚗcomᚋstxgraphᚋst
 		return graphql.Null
 	}
 	return ec._FaucetResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx context.Context, sel ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._FeePriorities(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
@@ -32528,6 +35336,16 @@ func (ec *executionContext) marshalNInt2ᚕint64ᚄ(ctx context.Context, sel ast
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNMempoolFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolFeePriorities(ctx context.Context, sel ast.SelectionSet, v *MempoolFeePriorities) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MempoolFeePriorities(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNMempoolFeedItem2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolFeedItem(ctx context.Context, sel ast.SelectionSet, v *MempoolFeedItem) graphql.Marshaler {
@@ -32969,6 +35787,35 @@ func (ec *executionContext) marshalNString2string(ctx context.Context, sel ast.S
 	return res
 }
 
+func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNStxAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx context.Context, sel ast.SelectionSet, v *db.StxEvent) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -33111,6 +35958,42 @@ func (ec *executionContext) marshalNTransactionLookup2ᚖgithubᚗcomᚋstxgraph
 		return graphql.Null
 	}
 	return ec._TransactionLookup(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionSummary2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionSummary) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNTransactionSummary2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummary(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNTransactionSummary2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummary(ctx context.Context, sel ast.SelectionSet, v *TransactionSummary) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionSummary(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNTransactionSummaryPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummaryPage(ctx context.Context, sel ast.SelectionSet, v *TransactionSummaryPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._TransactionSummaryPage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTransactionWithTransfers2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfersᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionWithTransfers) graphql.Marshaler {
@@ -33534,6 +36417,13 @@ func (ec *executionContext) marshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgr
 	return ret
 }
 
+func (ec *executionContext) marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(ctx context.Context, sel ast.SelectionSet, v *FeePriorities) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FeePriorities(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalOHex2ᚕbyte(ctx context.Context, v any) ([]byte, error) {
 	if v == nil {
 		return nil, nil
@@ -33632,6 +36522,13 @@ func (ec *executionContext) marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgrap
 		return graphql.Null
 	}
 	return ec._PostConditionAsset(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOPox4Lock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPox4Lock(ctx context.Context, sel ast.SelectionSet, v *db.Pox4Lock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Pox4Lock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx context.Context, sel ast.SelectionSet, v *db.PoxCycle) graphql.Marshaler {
@@ -33741,6 +36638,25 @@ func (ec *executionContext) marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstx
 		return graphql.Null
 	}
 	return ec._Transaction(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTxStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx context.Context, v any) (*db.TxStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	tmp, err := graphql.UnmarshalString(v)
+	res := db.TxStatus(tmp)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTxStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx context.Context, sel ast.SelectionSet, v *db.TxStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(string(*v))
+	return res
 }
 
 func (ec *executionContext) unmarshalOUint1282ᚖstring(ctx context.Context, v any) (*string, error) {

@@ -9,7 +9,36 @@ import (
 	"strconv"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/stacks/tx"
 )
+
+// An STX, FT or NFT event involving an account.
+type AccountAssetEvent struct {
+	// Asset class.
+	Asset AssetClass `json:"asset"`
+	// Index of the event within its transaction, from 0.
+	EventIndex int32 `json:"eventIndex"`
+	// What the event did.
+	Type db.AssetEventType `json:"type"`
+	// Amount moved (STX in micro-STX, FT in base units); null for an NFT.
+	Amount *string `json:"amount,omitempty"`
+	// Asset identifier `<contract id>::<token name>`; null for STX.
+	AssetIdentifier *string `json:"assetIdentifier,omitempty"`
+	// The NFT's Clarity value; null for STX and FT.
+	Value *tx.ValueJSON `json:"value,omitempty"`
+	// Sender (null for a mint).
+	Sender *string `json:"sender,omitempty"`
+	// Recipient (null for a burn).
+	Recipient *string `json:"recipient,omitempty"`
+}
+
+// One page of an account's asset events in a transaction.
+type AccountAssetEventPage struct {
+	// Number of the account's asset events in the transaction (all pages); 0 when the page is empty.
+	Total int32 `json:"total"`
+	// The page, by event index.
+	Results []*AccountAssetEvent `json:"results"`
+}
 
 // A page of an account's events.
 type AccountEventConnection struct {
@@ -51,6 +80,26 @@ type AddressFeedItem struct {
 	Transaction *db.Tx `json:"transaction,omitempty"`
 	// The reorganisation; null when this item is a transaction.
 	Reorg *Reorg `json:"reorg,omitempty"`
+}
+
+// Counts of asset events per asset class.
+type AssetEventCounts struct {
+	// STX events.
+	Stx *AssetEventKindCounts `json:"stx"`
+	// Fungible-token events.
+	Ft *AssetEventKindCounts `json:"ft"`
+	// Non-fungible-token events.
+	Nft *AssetEventKindCounts `json:"nft"`
+}
+
+// Counts of asset events per kind.
+type AssetEventKindCounts struct {
+	// Transfers.
+	Transfer int32 `json:"transfer"`
+	// Mints.
+	Mint int32 `json:"mint"`
+	// Burns.
+	Burn int32 `json:"burn"`
 }
 
 // A page of anchor blocks.
@@ -258,6 +307,20 @@ type ContractEventEdge struct {
 	Node *db.ContractLog `json:"node"`
 }
 
+// The deployment status of a contract.
+type ContractStatus struct {
+	// Contract id, as asked.
+	ContractID string `json:"contractId"`
+	// Whether a canonical or pending deploy transaction was found.
+	Found bool `json:"found"`
+	// Status of the deploy transaction (pending while in the mempool).
+	Status *db.TxStatus `json:"status,omitempty"`
+	// Deploy transaction id.
+	TxID []byte `json:"txId,omitempty"`
+	// Height of the block that mined the deploy (null while pending).
+	BlockHeight *int32 `json:"blockHeight,omitempty"`
+}
+
 // A faucet payout that was signed and broadcast; the coins arrive once a block includes it.
 type FaucetResult struct {
 	// Always true: a refused or failed request is an error instead.
@@ -268,12 +331,36 @@ type FaucetResult struct {
 	TxRaw string `json:"txRaw"`
 }
 
+// Fee rates in micro-STX at four priorities.
+type FeePriorities struct {
+	// 25th percentile.
+	NoPriority string `json:"noPriority"`
+	// 50th percentile.
+	LowPriority string `json:"lowPriority"`
+	// 75th percentile.
+	MediumPriority string `json:"mediumPriority"`
+	// 95th percentile.
+	HighPriority string `json:"highPriority"`
+}
+
 // A page of an account's fungible-token balances.
 type FtBalancePage struct {
 	// Number of tokens the account holds a balance of (all pages).
 	Total int32 `json:"total"`
 	// The balances of the page, by token identifier regardless of case.
 	Results []*db.FtBalance `json:"results"`
+}
+
+// Mempool fee priorities, overall and per payload type (null when no such transaction is pending).
+type MempoolFeePriorities struct {
+	// All pending transactions.
+	All *FeePriorities `json:"all"`
+	// Pending token transfers.
+	TokenTransfer *FeePriorities `json:"tokenTransfer,omitempty"`
+	// Pending contract calls.
+	ContractCall *FeePriorities `json:"contractCall,omitempty"`
+	// Pending contract deploys.
+	SmartContract *FeePriorities `json:"smartContract,omitempty"`
 }
 
 // An item of the `mempoolTransactions` feed: a transaction added to, or dropped from, the mempool.
@@ -377,6 +464,26 @@ type TransactionLookup struct {
 	Result db.AnyTransaction `json:"result,omitempty"`
 }
 
+// A transaction with what it moved for one account.
+type TransactionSummary struct {
+	// The transaction.
+	Tx *db.Tx `json:"tx"`
+	// STX the account sent: its STX transfers and burns in the transaction, plus the fee when it paid it (sender of an unsponsored transaction, or sponsor).
+	StxSent string `json:"stxSent"`
+	// STX the account received: its STX transfers and mints in the transaction.
+	StxReceived string `json:"stxReceived"`
+	// How many of the transaction's asset events involve the account, per asset and kind.
+	Events *AssetEventCounts `json:"events"`
+}
+
+// One page of an account's transaction summaries.
+type TransactionSummaryPage struct {
+	// Number of listed transactions (all pages); 0 when the page is empty.
+	Total int32 `json:"total"`
+	// The page, newest first.
+	Results []*TransactionSummary `json:"results"`
+}
+
 // A transaction with the transfers in it that involve one account.
 type TransactionWithTransfers struct {
 	// The transaction.
@@ -395,10 +502,71 @@ type TransactionWithTransfers struct {
 
 // One page of an account's transactions with their transfers.
 type TransactionsWithTransfersPage struct {
-	// Number of matching transactions (all pages).
+	// Number of matching transactions (all pages); 0 when the page is empty, as the reference counts over the page's rows.
 	Total int32 `json:"total"`
 	// The page, newest first.
 	Results []*TransactionWithTransfers `json:"results"`
+}
+
+// The asset class of an asset event.
+type AssetClass string
+
+const (
+	// STX.
+	AssetClassStx AssetClass = "stx"
+	// A fungible token.
+	AssetClassFt AssetClass = "ft"
+	// A non-fungible token.
+	AssetClassNft AssetClass = "nft"
+)
+
+var AllAssetClass = []AssetClass{
+	AssetClassStx,
+	AssetClassFt,
+	AssetClassNft,
+}
+
+func (e AssetClass) IsValid() bool {
+	switch e {
+	case AssetClassStx, AssetClassFt, AssetClassNft:
+		return true
+	}
+	return false
+}
+
+func (e AssetClass) String() string {
+	return string(e)
+}
+
+func (e *AssetClass) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = AssetClass(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid AssetClass", str)
+	}
+	return nil
+}
+
+func (e AssetClass) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *AssetClass) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e AssetClass) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // Orders of the token list.

@@ -96,15 +96,20 @@ WITH counted AS (SELECT index_block_hash FROM blocks WHERE canonical),
 e AS (SELECT principal, tx_id, index_block_hash, microblock_hash, block_height,
 	row_number() OVER (PARTITION BY principal ORDER BY block_height, microblock_sequence, tx_index, tx_id) AS seq,
 	CASE WHEN roles & 61 <> 0 THEN row_number() OVER (PARTITION BY principal, roles & 61 <> 0
-		ORDER BY block_height, microblock_sequence, tx_index, tx_id) END AS tseq
+		ORDER BY block_height, microblock_sequence, tx_index, tx_id) END AS tseq,
+	CASE WHEN roles & 32 <> 0 OR (roles & 31 <> 0 AND roles & 128 = 0) THEN row_number() OVER (
+		PARTITION BY principal, roles & 32 <> 0 OR (roles & 31 <> 0 AND roles & 128 = 0)
+		ORDER BY block_height, microblock_sequence, tx_index, tx_id) END AS sseq
 	FROM principal_txs WHERE canonical AND microblock_canonical AND index_block_hash IN (SELECT * FROM counted))
 SELECT coalesce(e.principal, x.principal) || ' seq ' || coalesce(e.seq, x.seq) FROM e
 FULL JOIN principal_tx_positions x ON x.principal = e.principal AND x.seq = e.seq
 WHERE e.principal IS NULL OR x.principal IS NULL OR x.tx_id <> e.tx_id OR x.index_block_hash <> e.index_block_hash
 	OR x.microblock_hash <> e.microblock_hash OR x.block_height <> e.block_height OR x.tseq IS DISTINCT FROM e.tseq
+	OR x.sseq IS DISTINCT FROM e.sseq
 UNION ALL
 SELECT t.principal || ' tx_count_all' FROM principal_stx_totals t
-WHERE t.tx_count_all <> (SELECT count(*) FROM principal_tx_positions x WHERE x.principal = t.principal)`
+WHERE t.tx_count_all <> (SELECT count(*) FROM principal_tx_positions x WHERE x.principal = t.principal)
+	OR t.summary_tx_count <> (SELECT count(sseq) FROM principal_tx_positions x WHERE x.principal = t.principal)`
 
 // checkPositions checks the per-principal checkpoints and list positions that ingestion keeps
 // beside the totals (forks and microblocks included) against a recomputation from scratch.
@@ -130,8 +135,9 @@ func checkPositions(t *testing.T, store *db.Store) {
 // migration reverted and applied again rebuilds them as ingestion keeps them.
 func TestPositionsMigration(t *testing.T) {
 	store, _ := replayFixture(t, "mainnet-reorg-scenario2")
-	for _, f := range []string{"20261124000501_principal_event_positions.tx.down", "20261124000500_principal_positions.tx.down",
-		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up"} {
+	for _, f := range []string{"20261126000200_v2_addresses.tx.down", "20261124000501_principal_event_positions.tx.down",
+		"20261124000500_principal_positions.tx.down", "20261124000500_principal_positions.tx.up",
+		"20261124000501_principal_event_positions.tx.up", "20261126000200_v2_addresses.tx.up"} {
 		b, err := os.ReadFile("../db/migrations/" + f + ".sql")
 		if err != nil {
 			t.Fatal(err)
@@ -143,6 +149,37 @@ func TestPositionsMigration(t *testing.T) {
 		}
 	}
 	checkTotals(t, store)
+	checkPositions(t, store)
+}
+
+// TestSummaryPositionsMigration checks the migration that numbers the address transaction
+// summaries on a database ingested before it, with "block 0" boot data: reverted (and the boot
+// data's mark cleared, as such a database has none) and applied again, it marks the same rows
+// and numbers them as ingestion does.
+func TestSummaryPositionsMigration(t *testing.T) {
+	store, _ := replayFixture(t, "regtest-env-pox-4-stack-stx-in-reward-phase-S1")
+	marked := count(t, store, "SELECT count(*) FROM principal_txs WHERE roles & 128 <> 0")
+	if marked == 0 {
+		t.Fatal("no boot data marked: the fixture has no block 0")
+	}
+	for _, f := range []string{"20261126000200_v2_addresses.tx.down", "-", "20261126000200_v2_addresses.tx.up"} {
+		stmts := []string{"UPDATE principal_txs SET roles = roles & ~128"}
+		if f != "-" {
+			b, err := os.ReadFile("../db/migrations/" + f + ".sql")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts = strings.Split(string(b), "--bun:split")
+		}
+		for _, stmt := range stmts {
+			if _, err := store.DB.ExecContext(context.Background(), stmt); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+		}
+	}
+	if n := count(t, store, "SELECT count(*) FROM principal_txs WHERE roles & 128 <> 0"); n != marked {
+		t.Errorf("the migration marks %d rows as boot data, ingestion %d", n, marked)
+	}
 	checkPositions(t, store)
 }
 

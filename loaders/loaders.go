@@ -52,6 +52,7 @@ type Loaders struct {
 	StreamedMicroblocks *Loader[string, []*db.MicroblockTxCount]
 	StxBalance          *Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       *Loader[string, *db.AccountNonces]
+	Pox4Lock            *Loader[string, *db.Pox4Lock]
 	Brc20Token          *Loader[string, *db.Brc20Token]
 	Brc20Holders        *Loader[Brc20HoldersKey, []*db.Brc20Balance]
 	PoxSigners          *Loader[PoxSignersKey, *db.PoxSignerPage]
@@ -98,6 +99,7 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		})),
 		StxBalance:    newLoader(s, wait, stxBalances(store)),
 		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
+		Pox4Lock:      newLoader(s, wait, byKey(store.Pox4Locks, func(l *db.Pox4Lock) string { return l.Principal })),
 		Brc20Token:    newLoader(s, wait, brc20Tokens(store)),
 		Brc20Holders:  newLoader(s, wait, brc20Holders(store)),
 		PoxSigners:    newLoader(s, wait, poxSigners(store)),
