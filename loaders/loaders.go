@@ -54,6 +54,7 @@ type Loaders struct {
 	AccountNonces       *Loader[string, *db.AccountNonces]
 	Brc20Token          *Loader[string, *db.Brc20Token]
 	Brc20Holders        *Loader[Brc20HoldersKey, []*db.Brc20Balance]
+	BlockTxsAt          *Loader[OffsetPage, []*db.Tx]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
@@ -97,6 +98,7 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
 		Brc20Token:    newLoader(s, wait, brc20Tokens(store)),
 		Brc20Holders:  newLoader(s, wait, brc20Holders(store)),
+		BlockTxsAt:    newLoader(s, wait, blockTxsAt(store)),
 	}
 }
 

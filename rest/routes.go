@@ -26,7 +26,7 @@ const (
 )
 
 func (a *API) routes() []route {
-	return append([]route{
+	rs := append([]route{
 		{
 			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
 			params: balanceParams,
@@ -72,6 +72,8 @@ func (a *API) routes() []route {
 			body:     burnBlockBody,
 		},
 	}, brc20Routes()...)
+	rs = append(rs, v2BlockRoutes()...)
+	return rs
 }
 
 // decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own
