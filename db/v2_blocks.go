@@ -123,7 +123,7 @@ type AnchoringBurnBlock struct {
 	// MeanBlockTime is the mean gap between consecutive Stacks blocks' times (null for one
 	// block).
 	MeanBlockTime *float64 `bun:"average_block_time"`
-	TotalTxCount     int32    `bun:"total_tx_count"`
+	TotalTxCount  int32    `bun:"total_tx_count"`
 }
 
 // TimeIso is the burn block's time as ISO 8601.

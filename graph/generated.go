@@ -780,6 +780,7 @@ type BlockResolver interface {
 	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
 
+	SignerSignatures(ctx context.Context, obj *db.Block, limit *int32, offset *int32) ([][]byte, error)
 	SignerSignatureCount(ctx context.Context, obj *db.Block) (int32, error)
 
 	TransactionPage(ctx context.Context, obj *db.Block, limit *int32, offset *int32) ([]*db.Tx, error)
@@ -5698,7 +5699,7 @@ extend type Block {
     limit: Int = 500
     "Number of signatures to skip from the start of the list."
     offset: Int = 0
-  ): [Hex!]
+  ): [Hex!] @goField(forceResolver: true)
   "Number of signer signatures the block carries (0 before Nakamoto)."
   signerSignatureCount: Int!
   "The stored tenure height of a Nakamoto block (null before Nakamoto); see tenureHeight for the shown one."
@@ -10144,7 +10145,8 @@ func (ec *executionContext) _Block_signerSignatures(ctx context.Context, field g
 			return ec.fieldContext_Block_signerSignatures(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.SignerSignatures, nil
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Block().SignerSignatures(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
@@ -10158,8 +10160,8 @@ func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Cont
 	fc = &graphql.FieldContext{
 		Object:     "Block",
 		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
+		IsMethod:   true,
+		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Hex does not have child fields")
 		},
@@ -23150,10 +23152,43 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "signerSignatures":
-			out.Values[i] = ec._Block_signerSignatures(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_signerSignatures(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
 			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "signerSignatureCount":
 			field := field
 

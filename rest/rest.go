@@ -58,7 +58,7 @@ type route struct {
 	// etagFor, when set instead of etag, reads the ETag from the data and the request's
 	// parameters (an ETag that names what the request asked for).
 	etagFor func(vars map[string]any, data json.RawMessage) string
-	body  func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
+	body    func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
 	// reads are the parts of the chain state the answer depends on, whose versions key it in
 	// the answer cache (every part when none is named).
 	reads respcache.Parts

@@ -2,8 +2,8 @@ package rest
 
 import (
 	"encoding/hex"
-	"errors"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"regexp"
@@ -37,7 +37,9 @@ func v2BlockRoutes() []route {
 			path: "/extended/v2/blocks/average-times", op: "V2AverageBlockTimes", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: noParams,
 			etag:   chainTipETag,
-			body:   func(_ *http.Request, _ map[string]any, d json.RawMessage) ([]byte, error) { return reshape(pick(d, "times")) },
+			body: func(_ *http.Request, _ map[string]any, d json.RawMessage) ([]byte, error) {
+				return reshape(pick(d, "times"))
+			},
 		},
 		{
 			path: "/extended/v2/blocks/{height_or_hash}", op: "V2Block", tagOp: "V2BlockTag", reads: respcache.Chain,
