@@ -20,11 +20,13 @@ func (s *Store) CanonicalTip(ctx context.Context) (*Block, error) {
 }
 
 // CanonicalBlockByHash returns the canonical block whose block hash or index block hash is hash,
-// or nil.
+// or nil. It reads the lookup that prefers the canonical block, which the hash indexes serve.
 func (s *Store) CanonicalBlockByHash(ctx context.Context, hash []byte) (*Block, error) {
-	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+" WHERE (block_hash = $1::bytea OR index_block_hash = $1::bytea) AND canonical LIMIT 1", &bs, hash)
-	return first(bs, err)
+	b, err := s.BlockByHash(ctx, hash)
+	if err != nil || b == nil || !b.Canonical {
+		return nil, err
+	}
+	return b, nil
 }
 
 // BlockCursorPage is a page of canonical blocks counted from a cursor block.
