@@ -47,7 +47,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		tpl, _ := route.GetPathTemplate()
 		tpl = strings.TrimSuffix(tpl, "/")
 		tpl = strings.Replace(tpl, "{hash}", "{burn_block_hash}", 1)
-		if strings.HasPrefix(tpl, "/extended/v1/") && !strings.HasPrefix(tpl, "/extended/v1/openapi") && tpl != "/extended/v1/status" && !seen[tpl] {
+		if (strings.HasPrefix(tpl, "/extended/v1/") || strings.HasPrefix(tpl, "/extended/v2/")) && !strings.HasPrefix(tpl, "/extended/v1/openapi") && tpl != "/extended/v1/status" && !seen[tpl] {
 			seen[tpl] = true
 			served = append(served, tpl)
 		}

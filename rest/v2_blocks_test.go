@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -133,5 +134,104 @@ func TestV2BlocksGolden(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestV2BlocksETag checks the block ETag: the index block hash and canonical flag of the block an
+// index block hash, a height or latest names; none for a block hash, none on the tenure route.
+func TestV2BlocksETag(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, replay(t, "fuzzed-transactions-1"), rest.Options{ServerVersion: "test"})
+	get := func(path, ifNoneMatch string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if ifNoneMatch != "" {
+			req.Header.Set("If-None-Match", ifNoneMatch)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for path, want := range map[string]string{
+		"/extended/v2/blocks/5":                                  `"` + nakamoto5Index + `:true"`,
+		"/extended/v2/blocks/" + nakamoto5Index + "/transactions": `"` + nakamoto5Index + `:true"`,
+		"/extended/v2/blocks/latest/signer-signatures":            `"0x3a027883a1952955c5836fa0048383bf7a6492519d1dc9c28eb54e4e4c109a35:true"`,
+		"/extended/v2/blocks/" + nakamoto5Hash:                    "",
+		"/extended/v2/block-tenures/40/blocks":                    "",
+	} {
+		resp := get(path, "")
+		if got := resp.Header.Get("ETag"); got != want {
+			t.Errorf("%s: ETag %q, want %q", path, got, want)
+		}
+		if want == "" {
+			continue
+		}
+		if resp := get(path, want); resp.StatusCode != http.StatusNotModified {
+			t.Errorf("%s with If-None-Match: status %d, want 304", path, resp.StatusCode)
+		}
+	}
+}
+
+// cursorPage is the part of a cursor page the walk reads.
+type cursorPage struct {
+	Total      int     `json:"total"`
+	Cursor     *string `json:"cursor"`
+	NextCursor *string `json:"next_cursor"`
+	PrevCursor *string `json:"prev_cursor"`
+	Results    []struct {
+		Height         int    `json:"height"`
+		IndexBlockHash string `json:"index_block_hash"`
+	} `json:"results"`
+}
+
+// TestV2BlocksCursorWalk walks the whole chain from the tip by prev_cursor: every canonical block
+// once, newest first, each page starting at the cursor it was asked for and naming as its newer
+// page the one the walk came from whenever a full page lies above it.
+func TestV2BlocksCursorWalk(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, replay(t, "epoch-3-transition"), rest.Options{ServerVersion: "test"})
+	read := func(path string) cursorPage {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p cursorPage
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&p) != nil {
+			t.Fatalf("%s: status %d", path, resp.StatusCode)
+		}
+		return p
+	}
+	const limit = 7
+	p := read("/extended/v2/blocks?limit=7")
+	want, pages := p.Total, []cursorPage{p}
+	for p.PrevCursor != nil {
+		asked := *p.PrevCursor
+		p = read("/extended/v2/blocks?limit=7&cursor=" + asked)
+		if p.Cursor == nil || *p.Cursor != asked {
+			t.Fatalf("page asked at %s starts at %v", asked, p.Cursor)
+		}
+		pages = append(pages, p)
+	}
+	var heights []int
+	for i, p := range pages {
+		for _, b := range p.Results {
+			heights = append(heights, b.Height)
+		}
+		if i > 0 && (p.NextCursor == nil || *p.NextCursor != *pages[i-1].Cursor) {
+			t.Errorf("page %d: next_cursor %v, want %s", i, p.NextCursor, *pages[i-1].Cursor)
+		}
+	}
+	if len(heights) != want {
+		t.Fatalf("walked %d blocks, the total is %d", len(heights), want)
+	}
+	for i, h := range heights {
+		if h != want-i {
+			t.Fatalf("block %d of the walk is at height %d, want %d", i, h, want-i)
+		}
 	}
 }
