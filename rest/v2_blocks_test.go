@@ -156,7 +156,7 @@ func TestV2BlocksETag(t *testing.T) {
 		return resp
 	}
 	for path, want := range map[string]string{
-		"/extended/v2/blocks/5":                                  `"` + nakamoto5Index + `:true"`,
+		"/extended/v2/blocks/5":                                   `"` + nakamoto5Index + `:true"`,
 		"/extended/v2/blocks/" + nakamoto5Index + "/transactions": `"` + nakamoto5Index + `:true"`,
 		"/extended/v2/blocks/latest/signer-signatures":            `"0x3a027883a1952955c5836fa0048383bf7a6492519d1dc9c28eb54e4e4c109a35:true"`,
 		"/extended/v2/blocks/" + nakamoto5Hash:                    "",
