@@ -1317,7 +1317,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.StreamedMicroblockHashes(childComplexity), true
-	case "Block.tenure":
+	case "Block.nakamotoTenureHeight":
 		if e.ComplexityRoot.Block.TenureHeight == nil {
 			break
 		}
@@ -4241,6 +4241,30 @@ type Block {
   blockTimeIso: String!
   "burnBlockTime as ISO 8601."
   burnBlockTimeIso: String!
+  """
+  The signatures of the signers who approved the block (Nakamoto blocks), a page of them in the
+  order the block lists them; null for a block that carries none (before Nakamoto).
+  """
+  signerSignatures(
+    "Number of signatures to return (0 to 1000)."
+    limit: Int = 500
+    "Number of signatures to skip from the start of the list."
+    offset: Int = 0
+  ): [Hex!] @goField(forceResolver: true)
+  "Number of signer signatures the block carries (0 before Nakamoto)."
+  signerSignatureCount: Int!
+  "The tenure height a Nakamoto block records (null before Nakamoto, where tenureHeight shows the block height)."
+  nakamotoTenureHeight: Int @goField(name: "TenureHeight")
+  """
+  A page of the block's canonical transactions (anchored and from the microblocks it confirmed)
+  in chain order, by offset.
+  """
+  transactionPage(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+  ): [Transaction!]!
 }
 
 "A Bitcoin block as the stacks-node reported it."
@@ -5613,8 +5637,7 @@ extend type Query {
 }
 `, BuiltIn: false},
 	{Name: "../schema/v2_blocks.graphql", Input: `# Canonical blocks read by position (the tip, a height or a hash), pages of blocks counted from a
-# cursor block, Nakamoto tenures and signer signatures, and burn blocks seen through the Stacks
-# blocks they anchor.
+# cursor block or within a tenure, and burn blocks seen through the Stacks blocks they anchor.
 
 extend type Query {
   """
@@ -5687,33 +5710,6 @@ extend type Query {
   ): AnchoredBlockPage
   "Average times between consecutive canonical blocks over recent windows, in seconds."
   averageBlockTimes: AverageBlockTimes!
-}
-
-extend type Block {
-  """
-  The signatures of the signers who approved the block (Nakamoto blocks), a page of them in the
-  order the block lists them; null for a block that carries none (before Nakamoto).
-  """
-  signerSignatures(
-    "Number of signatures to return (0 to 1000)."
-    limit: Int = 500
-    "Number of signatures to skip from the start of the list."
-    offset: Int = 0
-  ): [Hex!] @goField(forceResolver: true)
-  "Number of signer signatures the block carries (0 before Nakamoto)."
-  signerSignatureCount: Int!
-  "The stored tenure height of a Nakamoto block (null before Nakamoto); see tenureHeight for the shown one."
-  tenure: Int @goField(name: "TenureHeight")
-  """
-  A page of the block's canonical transactions (anchored and from the microblocks it confirmed)
-  in chain order, by offset.
-  """
-  transactionPage(
-    "Number of transactions to return (0 to 50)."
-    limit: Int = 20
-    "Number of transactions to skip from the start of the list."
-    offset: Int = 0
-  ): [Transaction!]!
 }
 
 "A page of canonical anchor blocks counted from a cursor block."
@@ -5974,8 +5970,8 @@ func (ec *executionContext) childFields_Block(ctx context.Context, field graphql
 		return ec.fieldContext_Block_signerSignatures(ctx, field)
 	case "signerSignatureCount":
 		return ec.fieldContext_Block_signerSignatureCount(ctx, field)
-	case "tenure":
-		return ec.fieldContext_Block_tenure(ctx, field)
+	case "nakamotoTenureHeight":
+		return ec.fieldContext_Block_nakamotoTenureHeight(ctx, field)
 	case "transactionPage":
 		return ec.fieldContext_Block_transactionPage(ctx, field)
 	}
@@ -10203,13 +10199,13 @@ func (ec *executionContext) fieldContext_Block_signerSignatureCount(_ context.Co
 	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Int does not have child fields"))
 }
 
-func (ec *executionContext) _Block_tenure(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+func (ec *executionContext) _Block_nakamotoTenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_tenure(ctx, field)
+			return ec.fieldContext_Block_nakamotoTenureHeight(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.TenureHeight, nil
@@ -10222,7 +10218,7 @@ func (ec *executionContext) _Block_tenure(ctx context.Context, field graphql.Col
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Block_tenure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Block_nakamotoTenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
@@ -23227,8 +23223,8 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
-		case "tenure":
-			out.Values[i] = ec._Block_tenure(ctx, field, obj)
+		case "nakamotoTenureHeight":
+			out.Values[i] = ec._Block_nakamotoTenureHeight(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
