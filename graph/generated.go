@@ -4243,14 +4243,14 @@ type Block {
   burnBlockTimeIso: String!
   """
   The signatures of the signers who approved the block (Nakamoto blocks), a page of them in the
-  order the block lists them; null for a block that carries none (before Nakamoto).
+  order the block lists them; none before Nakamoto.
   """
   signerSignatures(
     "Number of signatures to return (0 to 1000)."
     limit: Int = 500
     "Number of signatures to skip from the start of the list."
     offset: Int = 0
-  ): [Hex!] @goField(forceResolver: true)
+  ): [Hex!]! @goField(forceResolver: true)
   "Number of signer signatures the block carries (0 before Nakamoto)."
   signerSignatureCount: Int!
   "The tenure height a Nakamoto block records (null before Nakamoto, where tenureHeight shows the block height)."
@@ -10146,10 +10146,10 @@ func (ec *executionContext) _Block_signerSignatures(ctx context.Context, field g
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕᚕbyteᚄ(ctx, selections, v)
+			return ec.marshalNHex2ᚕᚕbyteᚄ(ctx, selections, v)
 		},
 		true,
-		false,
+		true,
 	)
 }
 func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -23157,7 +23157,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 					}
 				}()
 				res = ec._Block_signerSignatures(ctx, field, obj)
-				if res == graphql.RequiredNull {
+				if res == graphql.Null {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
 				return res
@@ -30916,41 +30916,6 @@ func (ec *executionContext) marshalOHex2ᚕbyte(ctx context.Context, sel ast.Sel
 	_ = ctx
 	res := scalar.MarshalHex(v)
 	return res
-}
-
-func (ec *executionContext) unmarshalOHex2ᚕᚕbyteᚄ(ctx context.Context, v any) ([][]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	vSlice := graphql.CoerceList(v)
-	var err error
-	res := make([][]byte, len(vSlice))
-	for i := range vSlice {
-		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
-		res[i], err = ec.unmarshalNHex2ᚕbyte(ctx, vSlice[i])
-		if err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func (ec *executionContext) marshalOHex2ᚕᚕbyteᚄ(ctx context.Context, sel ast.SelectionSet, v [][]byte) graphql.Marshaler {
-	if v == nil {
-		return graphql.Null
-	}
-	ret := make(graphql.Array, len(v))
-	for i := range v {
-		ret[i] = ec.marshalNHex2ᚕbyte(ctx, sel, v[i])
-	}
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
 }
 
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {

@@ -118,9 +118,6 @@ func (r *blockResolver) SignerSignatures(_ context.Context, b *db.Block, limit, 
 	if err != nil {
 		return nil, err
 	}
-	if b.SignerSignatures == nil {
-		return nil, nil
-	}
 	sigs := b.SignerSignatures[min(o, len(b.SignerSignatures)):]
 	return sigs[:min(l, len(sigs))], nil
 }

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -87,35 +88,80 @@ func v2BlockRoutes() []route {
 
 func noParams(*http.Request) (map[string]any, error) { return map[string]any{}, nil }
 
-// Path parameters naming a block (or a burn block): "latest", a 64-digit hex hash with or without
-// 0x, or a height, which the reference's schema reads as a JavaScript number.
-var (
-	hash64        = regexp.MustCompile(`^(0x)?[a-fA-F0-9]{64}$`)
-	integralValue = regexp.MustCompile(`^\s*[+-]?[0-9]+(\.0*)?\s*$`)
-)
+var hash64 = regexp.MustCompile(`^(0x)?[a-fA-F0-9]{64}$`)
 
-// heightOrHash reads the height_or_hash path parameter into vars: latest, height or hash.
+// heightOrHash reads the height_or_hash path parameter into vars: latest, height or hash. The
+// reference's schema takes "latest", a 64-digit hex hash with or without 0x, or else any text
+// that JavaScript reads as an integral number ("0x12" is 18, "1e1" is 10); its handler then fails
+// on negative or huge heights, and its database on heights beyond its integer column.
 func heightOrHash(r *http.Request) (map[string]any, error) {
 	v := mux.Vars(r)["height_or_hash"]
 	vars := map[string]any{"latest": v == "latest"}
-	switch {
-	case v == "latest":
-	case hash64.MatchString(v):
+	if v == "latest" {
+		return vars, nil
+	}
+	if hash64.MatchString(v) {
 		b, _ := hex.DecodeString(strings.TrimPrefix(v, "0x"))
 		vars["hash"] = "0x" + hex.EncodeToString(b)
-	case integralValue.MatchString(v):
-		f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		// The reference fails on negative heights and on heights beyond its integer column.
-		if f < 0 || f > math.MaxInt32 {
-			return nil, badRequest("Invalid block height or hash")
-		}
-		vars["height"] = int(f)
-	default:
+		return vars, nil
+	}
+	f, ok := jsNumber(v)
+	switch {
+	case !ok || (f != math.Trunc(f) && !math.IsInf(f, 0)):
 		return nil, badRequest(`params/height_or_hash must be equal to constant, ` +
 			`params/height_or_hash must match pattern "^(0x)?[a-fA-F0-9]{64}$", ` +
 			`params/height_or_hash must be integer, params/height_or_hash must match a schema in anyOf`)
+	case f < 0 || f >= 1e21 || math.IsInf(f, 0):
+		return nil, badRequest("Invalid block height or hash")
+	case f > math.MaxInt32:
+		return nil, outOfRange(f)
 	}
+	vars["height"] = int(f)
 	return vars, nil
+}
+
+// outOfRange is the reference database's message for a number beyond its integer columns.
+func outOfRange(f float64) error {
+	return badRequest(`value "%s" is out of range for type integer`, strconv.FormatFloat(f, 'f', -1, 64))
+}
+
+var (
+	jsDecimal = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+	jsPrefixed = map[string]int{"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}
+)
+
+// jsNumber reads s as JavaScript's Number(s) does, for the non-empty strings its schema
+// validator coerces to numbers: decimal (with fraction and exponent), 0x/0o/0b integers and
+// Infinity, around white space; ok is false where JavaScript reads NaN.
+func jsNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 2 {
+		if base, ok := jsPrefixed[s[:2]]; ok {
+			n, err := strconv.ParseUint(s[2:], base, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return math.Inf(1), true
+			}
+			return float64(n), err == nil
+		}
+	}
+	switch strings.TrimPrefix(s, "+") {
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	if !jsDecimal.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// jsInteger reads an integer parameter the way the reference's schema validator coerces one;
+// ok is false for text that is not an integral number.
+func jsInteger(s string) (float64, bool) {
+	f, ok := jsNumber(s)
+	return f, ok && (f == math.Trunc(f) || math.IsInf(f, 0))
 }
 
 func blockParams(r *http.Request) (map[string]any, error) { return heightOrHash(r) }
@@ -198,26 +244,16 @@ func (q query) signedOffset(name string, max int) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	n, err := atoiSaturated(vs[0])
+	n, ok := jsInteger(vs[0])
 	switch {
-	case err != nil:
+	case !ok:
 		return 0, badRequest("querystring/%s must be integer", name)
-	case n > max:
+	case n > float64(max):
 		return 0, badRequest("querystring/%s must be <= %d", name, max)
-	case n < -max:
+	case n < float64(-max):
 		return 0, badRequest("querystring/%s must be >= %d", name, -max)
 	}
-	return n, nil
-}
-
-// atoiSaturated parses a decimal integer; one beyond int's range reads as its nearest bound, so
-// that range checks report it as too large or too small rather than as no integer.
-func atoiSaturated(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if errors.Is(err, strconv.ErrRange) {
-		return n, nil
-	}
-	return n, err
+	return int(n), nil
 }
 
 func v2BlocksParams(r *http.Request) (map[string]any, error) {
@@ -227,18 +263,18 @@ func v2BlocksParams(r *http.Request) (map[string]any, error) {
 // tenureBlocksParams reads the tenure; the reference lists the whole chain for tenure 0, which it
 // takes for no tenure.
 func tenureBlocksParams(r *http.Request) (map[string]any, error) {
-	t, err := atoiSaturated(mux.Vars(r)["tenure_height"])
+	t, ok := jsInteger(mux.Vars(r)["tenure_height"])
 	switch {
-	case err != nil:
+	case !ok:
 		return nil, badRequest("params/tenure_height must be integer")
 	case t < 0:
 		return nil, badRequest("params/tenure_height must be >= 0")
-	case t > math.MaxInt32: // beyond the reference's integer column, where it fails
-		return nil, badRequest("params/tenure_height must be <= %d", math.MaxInt32)
+	case t > math.MaxInt32:
+		return nil, outOfRange(t)
 	}
 	vars := map[string]any{}
 	if t > 0 {
-		vars["tenureHeight"] = t
+		vars["tenureHeight"] = int(t)
 	}
 	return cursorPageParams(r, vars)
 }
@@ -293,15 +329,12 @@ func blockPage(vars map[string]any, page []byte) ([]byte, error) {
 	return wrapPage(vars, "results", results, &total), nil
 }
 
-// signerSignaturesBody renders a page of the block's signer signatures: an unknown block has
-// none; a block before Nakamoto carries no list at all, which the reference fails on.
+// signerSignaturesBody renders a page of the block's signer signatures; an unknown block has
+// none.
 func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
 		zero := 0
 		return wrapPage(vars, "results", []byte("[]"), &zero), nil
-	}
-	if !found(data, "block", "results") {
-		return nil, badRequest("Block has no signer signatures")
 	}
 	return blockPage(vars, pick(data, "block"))
 }
@@ -356,4 +389,18 @@ func blockETag(vars map[string]any, data json.RawMessage) string {
 		return ""
 	}
 	return t.Tag.IndexBlockHash + ":" + strconv.FormatBool(t.Tag.Canonical)
+}
+
+func init() {
+	// The reference's burn block schema types the average as an integer, which its serializer
+	// writes truncated (of the average it rounded to two decimals).
+	rules["avg_block_time"] = truncate
+}
+
+// truncate writes a JSON number without its fraction.
+func truncate(dst, key, value []byte) []byte {
+	if i := bytes.IndexByte(value, '.'); i >= 0 && !bytes.ContainsAny(value, "eE") {
+		value = value[:i]
+	}
+	return member(dst, key, value)
 }
