@@ -147,6 +147,9 @@ func (a *API) serve(rt route) http.Handler {
 		})
 		switch {
 		case failed != nil:
+			// The reference computes the ETag before its handler, so its not-found answers
+			// carry one too.
+			setETag(w, ans.ETag)
 			writeError(w, failed)
 		case ans.Body != nil: // none when a 304 was written
 			writeAnswer(w, r, ans)
@@ -174,7 +177,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, rt route, vars map[
 	}
 	body, err := rt.body(r, vars, data)
 	if err != nil {
-		return respcache.Answer{}, err
+		return respcache.Answer{ETag: rt.etagOf(vars, data)}, err
 	}
 	return respcache.Answer{Body: body, ETag: rt.etagOf(vars, data)}, nil
 }
