@@ -1,11 +1,18 @@
 package rest_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"testing"
 
+	"github.com/99designs/gqlgen/graphql"
+	gqlhandler "github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+
+	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/rest"
 )
 
@@ -241,4 +248,72 @@ func TestV2BlocksCursorWalk(t *testing.T) {
 			t.Fatalf("block %d of the walk is at height %d, want %d", i, h, want-i)
 		}
 	}
+}
+
+// TestV2BlocksGraphQL reads the block fields behind the /extended/v2 block routes directly: their
+// values on Nakamoto blocks and the arguments they refuse.
+func TestV2BlocksGraphQL(t *testing.T) {
+	t.Parallel()
+	store := replay(t, "fuzzed-transactions-1")
+	srv := httptest.NewServer(loaders.Middleware(store, loaders.DefaultWait)(graphQL(schemaOf(store))))
+	t.Cleanup(srv.Close)
+	h := srv.Client()
+	query := func(q string) (string, string) {
+		t.Helper()
+		body, _ := json.Marshal(map[string]string{"query": q})
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := h.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Data   json.RawMessage `json:"data"`
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Errors) > 0 {
+			return "", out.Errors[0].Message
+		}
+		return string(out.Data), ""
+	}
+	for q, want := range map[string]string{
+		`{ canonicalBlock(latest: true) { height signerSignatureCount signerSignatures(limit: 2, offset: 2) nakamotoTenureHeight transactionPage(limit: 1, offset: 1) { txId } } }`: `{"canonicalBlock":{"height":12,"signerSignatureCount":3,"signerSignatures":["` +
+			`0x00ae14a33c022f046ad6a8f85d0affdd2a5d200be29037f71f134c9ad3326de0d30fbe74c52e2de25c324e9348e682dc09d7a5b7467c228e84077d3ff7343c9bdb"],"nakamotoTenureHeight":40,"transactionPage":[]}}`,
+		`{ blocksOfBurnBlock(height: 243, limit: 2) { total results { height } } }`:                                                          `{"blocksOfBurnBlock":{"total":8,"results":[{"height":10},{"height":9}]}}`,
+		`{ anchoringBurnBlocks(limit: 1) { total results { height averageBlockTime totalTxCount } } }`:                                       `{"anchoringBurnBlocks":{"total":12,"results":[{"height":244,"averageBlockTime":2,"totalTxCount":3}]}}`,
+		`{ anchoringBurnBlock(height: 243) { averageBlockTime timeIso } }`:                                                                   `{"anchoringBurnBlock":{"averageBlockTime":3.86,"timeIso":"2025-10-16T16:10:53.000Z"}}`,
+		`{ blocksFromCursor(limit: 2, offset: 1, cursor: "` + nakamoto10Index + `", tenureHeight: 39) { total cursor results { height } } }`: `{"blocksFromCursor":{"total":8,"cursor":"0x2ac2438bfc22832a8c9b847712fac777647e58681a2f5aa802fced3a8a1e6f62","results":[{"height":9},{"height":8}]}}`,
+	} {
+		got, msg := query(q)
+		if msg != "" {
+			t.Errorf("%s: %s", q, msg)
+		} else if got != want {
+			t.Errorf("%s:\n got %s\nwant %s", q, got, want)
+		}
+	}
+	for q, want := range map[string]string{
+		`{ canonicalBlock(height: 5, hash: "` + nakamoto5Index + `") { height } }`: "give exactly one of latest, height and hash",
+		`{ canonicalBlock { height } }`:                                            "give exactly one of latest, height and hash",
+		`{ blocksFromCursor(limit: 0) { total } }`:                                 "limit must be between 1 and 30",
+		`{ blocksFromCursor(offset: 301) { total } }`:                              "offset must be between -300 and 300",
+		`{ canonicalBlock(latest: true) { signerSignatures(limit: 1001) } }`:       "limit must be between 0 and 1000",
+		`{ canonicalBlock(latest: true) { transactionPage(limit: 51) { txId } } }`: "limit must be between 0 and 50",
+	} {
+		if _, msg := query(q); msg != want {
+			t.Errorf("%s: error %q, want %q", q, msg, want)
+		}
+	}
+}
+
+// graphQL serves es over POST.
+func graphQL(es graphql.ExecutableSchema) *gqlhandler.Server {
+	h := gqlhandler.New(es)
+	h.AddTransport(transport.POST{})
+	return h
 }
