@@ -5749,7 +5749,7 @@ type AnchoringBurnBlock {
 
 "A page of burn blocks that anchor canonical Stacks blocks."
 type AnchoringBurnBlockPage {
-  "Number of canonical Stacks blocks (the chain tip's height), as the listing counts its pages (0 when the page is empty)."
+  "Number of canonical Stacks blocks, the chain tip's height (0 when the page is empty)."
   total: Int!
   "The burn blocks of the page, newest first."
   results: [AnchoringBurnBlock!]!

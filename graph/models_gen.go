@@ -45,7 +45,7 @@ type AccountTransactionConnection struct {
 
 // A page of burn blocks that anchor canonical Stacks blocks.
 type AnchoringBurnBlockPage struct {
-	// Number of canonical Stacks blocks (the chain tip's height), as the listing counts its pages (0 when the page is empty).
+	// Number of canonical Stacks blocks, the chain tip's height (0 when the page is empty).
 	Total int32 `json:"total"`
 	// The burn blocks of the page, newest first.
 	Results []*db.AnchoringBurnBlock `json:"results"`
