@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math"
 	"net/http"
 	"regexp"
@@ -123,45 +122,6 @@ func heightOrHash(r *http.Request) (map[string]any, error) {
 // outOfRange is the reference database's message for a number beyond its integer columns.
 func outOfRange(f float64) error {
 	return badRequest(`value "%s" is out of range for type integer`, strconv.FormatFloat(f, 'f', -1, 64))
-}
-
-var (
-	jsDecimal  = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
-	jsPrefixed = map[string]int{"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}
-)
-
-// jsNumber reads s as JavaScript's Number(s) does, for the non-empty strings its schema
-// validator coerces to numbers: decimal (with fraction and exponent), 0x/0o/0b integers and
-// Infinity, around white space; ok is false where JavaScript reads NaN.
-func jsNumber(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) > 2 {
-		if base, ok := jsPrefixed[s[:2]]; ok {
-			n, err := strconv.ParseUint(s[2:], base, 64)
-			if errors.Is(err, strconv.ErrRange) {
-				return math.Inf(1), true
-			}
-			return float64(n), err == nil
-		}
-	}
-	switch strings.TrimPrefix(s, "+") {
-	case "Infinity":
-		return math.Inf(1), true
-	case "-Infinity":
-		return math.Inf(-1), true
-	}
-	if !jsDecimal.MatchString(s) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil || errors.Is(err, strconv.ErrRange)
-}
-
-// jsInteger reads an integer parameter the way the reference's schema validator coerces one;
-// ok is false for text that is not an integral number.
-func jsInteger(s string) (float64, bool) {
-	f, ok := jsNumber(s)
-	return f, ok && (f == math.Trunc(f) || math.IsInf(f, 0))
 }
 
 func blockParams(r *http.Request) (map[string]any, error) { return heightOrHash(r) }
