@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/stxgraph/stxgraph"
 )
 
 // Reads of canonical blocks by position, of block pages counted from a cursor block, and of burn
@@ -28,6 +30,32 @@ func (s *Store) CanonicalBlockByHash(ctx context.Context, hash []byte) (*Block, 
 	}
 	return b, nil
 }
+
+// MaxSignerSignaturesPage bounds a page of a block's signer signatures.
+const MaxSignerSignaturesPage = 1000
+
+// SignerSignaturePage returns limit of the block's signer signatures (500 when nil) after
+// skipping offset (none when nil).
+func (b *Block) SignerSignaturePage(limit, offset *int32) ([][]byte, error) {
+	l, o := int32(500), int32(0)
+	if limit != nil {
+		l = *limit
+	}
+	if offset != nil {
+		o = *offset
+	}
+	if l < 0 || l > MaxSignerSignaturesPage {
+		return nil, stxgraph.Errorf(stxgraph.EINVALID, "limit must be between 0 and %d", MaxSignerSignaturesPage)
+	}
+	if o < 0 {
+		return nil, stxgraph.Errorf(stxgraph.EINVALID, "offset must be >= 0")
+	}
+	sigs := b.SignerSignatures[min(int(o), len(b.SignerSignatures)):]
+	return sigs[:min(int(l), len(sigs))], nil
+}
+
+// SignerSignatureCount is the number of signer signatures the block carries.
+func (b *Block) SignerSignatureCount() int32 { return int32(len(b.SignerSignatures)) }
 
 // BlockCursorPage is a page of canonical blocks counted from a cursor block.
 type BlockCursorPage struct {

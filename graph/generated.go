@@ -148,7 +148,7 @@ type ComplexityRoot struct {
 		ParentMicroblockSequence func(childComplexity int) int
 		ShownTenureHeight        func(childComplexity int) int
 		SignerSignatureCount     func(childComplexity int) int
-		SignerSignatures         func(childComplexity int, limit *int32, offset *int32) int
+		SignerSignaturePage      func(childComplexity int, limit *int32, offset *int32) int
 		StreamedMicroblockHashes func(childComplexity int) int
 		TenureHeight             func(childComplexity int) int
 		TransactionPage          func(childComplexity int, limit *int32, offset *int32) int
@@ -780,9 +780,6 @@ type BlockResolver interface {
 	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
 
-	SignerSignatures(ctx context.Context, obj *db.Block, limit *int32, offset *int32) ([][]byte, error)
-	SignerSignatureCount(ctx context.Context, obj *db.Block) (int32, error)
-
 	TransactionPage(ctx context.Context, obj *db.Block, limit *int32, offset *int32) ([]*db.Tx, error)
 }
 type BlockConnectionResolver interface {
@@ -1301,7 +1298,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Block.SignerSignatureCount(childComplexity), true
 	case "Block.signerSignatures":
-		if e.ComplexityRoot.Block.SignerSignatures == nil {
+		if e.ComplexityRoot.Block.SignerSignaturePage == nil {
 			break
 		}
 
@@ -1310,7 +1307,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Block.SignerSignatures(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+		return e.ComplexityRoot.Block.SignerSignaturePage(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Block.streamedMicroblockHashes":
 		if e.ComplexityRoot.Block.StreamedMicroblockHashes == nil {
 			break
@@ -4250,7 +4247,7 @@ type Block {
     limit: Int = 500
     "Number of signatures to skip from the start of the list."
     offset: Int = 0
-  ): [Hex!]! @goField(forceResolver: true)
+  ): [Hex!]! @goField(name: "SignerSignaturePage")
   "Number of signer signatures the block carries (0 before Nakamoto)."
   signerSignatureCount: Int!
   "The tenure height a Nakamoto block records (null before Nakamoto, where tenureHeight shows the block height)."
@@ -10142,7 +10139,7 @@ func (ec *executionContext) _Block_signerSignatures(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Block().SignerSignatures(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+			return obj.SignerSignaturePage(fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
@@ -10157,7 +10154,7 @@ func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Cont
 		Object:     "Block",
 		Field:      field,
 		IsMethod:   true,
-		IsResolver: true,
+		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return nil, errors.New("field of type Hex does not have child fields")
 		},
@@ -10185,7 +10182,7 @@ func (ec *executionContext) _Block_signerSignatureCount(ctx context.Context, fie
 			return ec.fieldContext_Block_signerSignatureCount(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Block().SignerSignatureCount(ctx, obj)
+			return obj.SignerSignatureCount(), nil
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
@@ -10196,7 +10193,7 @@ func (ec *executionContext) _Block_signerSignatureCount(ctx context.Context, fie
 	)
 }
 func (ec *executionContext) fieldContext_Block_signerSignatureCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Block", field, true, true, errors.New("field of type Int does not have child fields"))
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_nakamotoTenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -23148,81 +23145,15 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "signerSignatures":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_signerSignatures(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_signerSignatures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "signerSignatureCount":
-			field := field
-
-			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
-				defer func() {
-					if r := recover(); r != nil {
-						ec.Error(ctx, ec.Recover(ctx, r))
-					}
-				}()
-				res = ec._Block_signerSignatureCount(ctx, field, obj)
-				if res == graphql.Null {
-					atomic.AddUint32(&fs.Invalids, 1)
-				}
-				return res
+			out.Values[i] = ec._Block_signerSignatureCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
-
-			if field.IsDeferred() {
-				deferredFieldSet.AddField(field)
-				fieldIndex := len(deferredFieldSet.Values) - 1
-				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
-					return innerFunc(ctx, deferredFieldSet)
-				})
-
-				for _, deferrable := range field.Deferrables {
-					view, ok := deferLabelToView[deferrable.Label]
-					if !ok {
-						view = deferredFieldSet.NewView()
-						deferLabelToView[deferrable.Label] = view
-					}
-					view.AddIndices(fieldIndex)
-				}
-
-				// don't run the out.Concurrently() call below
-				out.Values[i] = graphql.Null
-				continue
-			}
-
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "nakamotoTenureHeight":
 			out.Values[i] = ec._Block_nakamotoTenureHeight(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

@@ -13,8 +13,6 @@ import (
 const (
 	// maxCursorOffset bounds how far blocksFromCursor moves from its cursor block: ten pages.
 	maxCursorOffset = 10 * maxBlocksPage
-	// maxSignerSignaturesPage bounds Block.signerSignatures(limit:).
-	maxSignerSignaturesPage = 1000
 	// maxBlockTxsPage bounds Block.transactionPage(limit:).
 	maxBlockTxsPage = 50
 )
@@ -111,19 +109,6 @@ func (r *queryResolver) AverageBlockTimes(ctx context.Context) (*db.AverageBlock
 	}
 	return &db.AverageBlockTimes{Last1h: db.RoundCents(t.Last1h), Last24h: db.RoundCents(t.Last24h),
 		Last7d: db.RoundCents(t.Last7d), Last30d: db.RoundCents(t.Last30d)}, nil
-}
-
-func (r *blockResolver) SignerSignatures(_ context.Context, b *db.Block, limit, offset *int32) ([][]byte, error) {
-	l, o, err := page(limit, offset, maxSignerSignaturesPage)
-	if err != nil {
-		return nil, err
-	}
-	sigs := b.SignerSignatures[min(o, len(b.SignerSignatures)):]
-	return sigs[:min(l, len(sigs))], nil
-}
-
-func (r *blockResolver) SignerSignatureCount(_ context.Context, b *db.Block) (int32, error) {
-	return int32(len(b.SignerSignatures)), nil
 }
 
 func (r *blockResolver) TransactionPage(ctx context.Context, b *db.Block, limit, offset *int32) ([]*db.Tx, error) {
