@@ -2,16 +2,20 @@ package rest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	gqlhandler "github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/rest"
 )
@@ -316,4 +320,41 @@ func graphQL(es graphql.ExecutableSchema) *gqlhandler.Server {
 	h := gqlhandler.New(es)
 	h.AddTransport(transport.POST{})
 	return h
+}
+
+// TestV2AverageBlockTimes averages the gaps between consecutive canonical blocks' times over
+// windows ending 10 seconds after the tip (fuzzed-transactions-1: blocks 1-12, 36 seconds apart in
+// 11 gaps), and only those of blocks inside a window.
+func TestV2AverageBlockTimes(t *testing.T) {
+	t.Parallel()
+	store := replay(t, "fuzzed-transactions-1")
+	const tipTime = 1760631086
+	got, err := store.AverageBlockTimesAt(context.Background(), time.Unix(tipTime+10, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(v float64) bool { return math.Abs(v-36.0/11) < 1e-9 }
+	if !near(got.Last1h) || !near(got.Last24h) || !near(got.Last7d) || !near(got.Last30d) {
+		t.Errorf("averages %+v, want 36/11 in every window", got)
+	}
+	// An hour after 5 seconds before the tip, the hour holds the blocks at 1081, 1084 and 1086,
+	// whose gaps from their previous blocks are 4, 3 and 2.
+	got, err = store.AverageBlockTimesAt(context.Background(), time.Unix(tipTime-5+3600, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Last1h != 3 || !near(got.Last24h) {
+		t.Errorf("averages %+v, want 3 over the hour and 36/11 over the day", got)
+	}
+	// 40 days later only the 30-day window would reach back, and it holds no block.
+	got, err = store.AverageBlockTimesAt(context.Background(), time.Unix(tipTime+40*86400, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got != (db.AverageBlockTimes{}) {
+		t.Errorf("averages %+v, want zeros", got)
+	}
+	if v := db.RoundCents(2.675); v != 2.67 {
+		t.Errorf("RoundCents(2.675) = %v, want 2.67 as JavaScript's toFixed(2) gives", v)
+	}
 }
