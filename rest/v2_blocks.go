@@ -43,7 +43,7 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/blocks/{height_or_hash}", op: "V2Block", tagOp: "V2BlockTag", reads: respcache.Chain,
-			params:  blockParams,
+			params:  heightOrHash,
 			etagFor: blockETag,
 			body:    v2BlockBody,
 		},
@@ -72,13 +72,13 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/burn-blocks/{height_or_hash}", op: "V2BurnBlock", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: blockParams,
+			params: heightOrHash,
 			etag:   chainTipETag,
 			body:   v2BurnBlockBody,
 		},
 		{
 			path: "/extended/v2/burn-blocks/{height_or_hash}/blocks", op: "V2BurnBlockBlocks", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: burnBlockPageParams,
+			params: blockPageParams(blockLimit, blockMax),
 			etag:   chainTipETag,
 			body:   burnBlockBlocksBody,
 		},
@@ -104,9 +104,9 @@ func heightOrHash(r *http.Request) (map[string]any, error) {
 		vars["hash"] = "0x" + hex.EncodeToString(b)
 		return vars, nil
 	}
-	f, ok := jsNumber(v)
+	f, ok := jsInteger(v)
 	switch {
-	case !ok || (f != math.Trunc(f) && !math.IsInf(f, 0)):
+	case !ok:
 		return nil, badRequest(`params/height_or_hash must be equal to constant, ` +
 			`params/height_or_hash must match pattern "^(0x)?[a-fA-F0-9]{64}$", ` +
 			`params/height_or_hash must be integer, params/height_or_hash must match a schema in anyOf`)
@@ -123,8 +123,6 @@ func heightOrHash(r *http.Request) (map[string]any, error) {
 func outOfRange(f float64) error {
 	return badRequest(`value "%s" is out of range for type integer`, strconv.FormatFloat(f, 'f', -1, 64))
 }
-
-func blockParams(r *http.Request) (map[string]any, error) { return heightOrHash(r) }
 
 // keptLimit parses a page size that the reference's handler takes from its schema as given: 0
 // stays 0 (no rows), absent is the default.
@@ -167,14 +165,6 @@ func blockPageParams(def, max int) func(*http.Request) (map[string]any, error) {
 
 func burnBlocksParams(r *http.Request) (map[string]any, error) {
 	return pageOf(r, map[string]any{}, blockLimit, blockMax)
-}
-
-func burnBlockPageParams(r *http.Request) (map[string]any, error) {
-	vars, err := heightOrHash(r)
-	if err != nil {
-		return nil, err
-	}
-	return pageOf(r, vars, blockLimit, blockMax)
 }
 
 var cursorPattern = regexp.MustCompile(`^0x[a-fA-F0-9]{64}$`)

@@ -337,7 +337,8 @@ func TestV2AverageBlockTimes(t *testing.T) {
 	if !near(got.Last1h) || !near(got.Last24h) || !near(got.Last7d) || !near(got.Last30d) {
 		t.Errorf("averages %+v, want 36/11 in every window", got)
 	}
-	// An hour after 5 seconds before the tip, the hour holds the blocks at 1081, 1084 and 1086,
+	// With the hour starting 5 seconds before the tip (at 1081 past 1760631000), it holds the
+	// blocks at 1081, 1084 and 1086,
 	// whose gaps from their previous blocks are 4, 3 and 2.
 	got, err = store.AverageBlockTimesAt(context.Background(), time.Unix(tipTime-5+3600, 0))
 	if err != nil {
