@@ -127,6 +127,26 @@ type ComplexityRoot struct {
 		Transaction func(childComplexity int) int
 	}
 
+	AnchoredBlockPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
+	AnchoringBurnBlock struct {
+		AverageBlockTime  func(childComplexity int) int
+		BurnBlockHash     func(childComplexity int) int
+		BurnBlockHeight   func(childComplexity int) int
+		BurnBlockTime     func(childComplexity int) int
+		StacksBlockHashes func(childComplexity int) int
+		TimeIso           func(childComplexity int) int
+		TotalTxCount      func(childComplexity int) int
+	}
+
+	AnchoringBurnBlockPage struct {
+		Results func(childComplexity int) int
+		Total   func(childComplexity int) int
+	}
+
 	AssetEventCounts struct {
 		Ft  func(childComplexity int) int
 		Nft func(childComplexity int) int
@@ -137,6 +157,13 @@ type ComplexityRoot struct {
 		Burn     func(childComplexity int) int
 		Mint     func(childComplexity int) int
 		Transfer func(childComplexity int) int
+	}
+
+	AverageBlockTimes struct {
+		Last1h  func(childComplexity int) int
+		Last24h func(childComplexity int) int
+		Last30d func(childComplexity int) int
+		Last7d  func(childComplexity int) int
 	}
 
 	Block struct {
@@ -163,7 +190,11 @@ type ComplexityRoot struct {
 		ParentMicroblockHash     func(childComplexity int) int
 		ParentMicroblockSequence func(childComplexity int) int
 		ShownTenureHeight        func(childComplexity int) int
+		SignerSignatureCount     func(childComplexity int) int
+		SignerSignaturePage      func(childComplexity int, limit *int32, offset *int32) int
 		StreamedMicroblockHashes func(childComplexity int) int
+		TenureHeight             func(childComplexity int) int
+		TransactionPage          func(childComplexity int, limit *int32, offset *int32) int
 		Transactions             func(childComplexity int, first *int32, after *string, last *int32, before *string) int
 		TxCount                  func(childComplexity int) int
 		TxIds                    func(childComplexity int) int
@@ -174,6 +205,14 @@ type ComplexityRoot struct {
 		Nodes      func(childComplexity int) int
 		PageInfo   func(childComplexity int) int
 		TotalCount func(childComplexity int) int
+	}
+
+	BlockCursorPage struct {
+		Cursor     func(childComplexity int) int
+		NextCursor func(childComplexity int) int
+		PrevCursor func(childComplexity int) int
+		Results    func(childComplexity int) int
+		Total      func(childComplexity int) int
 	}
 
 	BlockEdge struct {
@@ -685,15 +724,21 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Account                  func(childComplexity int, principal string) int
+		AnchoringBurnBlock       func(childComplexity int, latest *bool, height *int32, hash []byte) int
+		AnchoringBurnBlocks      func(childComplexity int, limit *int32, offset *int32) int
+		AverageBlockTimes        func(childComplexity int) int
 		Block                    func(childComplexity int, height *int32, hash []byte) int
 		BlockByBurnBlockHash     func(childComplexity int, hash []byte) int
 		Blocks                   func(childComplexity int, limit *int32, offset *int32) int
 		BlocksConnection         func(childComplexity int, first *int32, after *string, last *int32, before *string) int
+		BlocksFromCursor         func(childComplexity int, cursor []byte, offset *int32, limit *int32, tenureHeight *int32) int
+		BlocksOfBurnBlock        func(childComplexity int, latest *bool, height *int32, hash []byte, limit *int32, offset *int32) int
 		Brc20Activity            func(childComplexity int, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) int
 		Brc20Address             func(childComplexity int, address string) int
 		Brc20Token               func(childComplexity int, ticker string) int
 		Brc20Tokens              func(childComplexity int, tickers []string, orderBy *Brc20TokenOrder, first *int32, after *string, offset *int32) int
 		BurnBlock                func(childComplexity int, hash []byte, height *int32) int
+		CanonicalBlock           func(childComplexity int, latest *bool, height *int32, hash []byte) int
 		ChainTip                 func(childComplexity int) int
 		ChainTipBlock            func(childComplexity int) int
 		Contract                 func(childComplexity int, id string) int
@@ -941,6 +986,8 @@ type BlockResolver interface {
 	TxIds(ctx context.Context, obj *db.Block) ([][]byte, error)
 	MicroblockTxCounts(ctx context.Context, obj *db.Block) ([]*db.MicroblockTxCount, error)
 	StreamedMicroblockHashes(ctx context.Context, obj *db.Block) ([][]byte, error)
+
+	TransactionPage(ctx context.Context, obj *db.Block, limit *int32, offset *int32) ([]*db.Tx, error)
 }
 type BlockConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *BlockConnection) (int32, error)
@@ -1028,6 +1075,12 @@ type QueryResolver interface {
 	ContractStatuses(ctx context.Context, ids []string) ([]*ContractStatus, error)
 	MempoolFeePriorities(ctx context.Context) (*MempoolFeePriorities, error)
 	ChainTipBlock(ctx context.Context) (*db.Block, error)
+	CanonicalBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.Block, error)
+	BlocksFromCursor(ctx context.Context, cursor []byte, offset *int32, limit *int32, tenureHeight *int32) (*db.BlockCursorPage, error)
+	AnchoringBurnBlocks(ctx context.Context, limit *int32, offset *int32) (*AnchoringBurnBlockPage, error)
+	AnchoringBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.AnchoringBurnBlock, error)
+	BlocksOfBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte, limit *int32, offset *int32) (*db.AnchoredBlockPage, error)
+	AverageBlockTimes(ctx context.Context) (*db.AverageBlockTimes, error)
 }
 type SmartContractLogEventResolver interface {
 	Transaction(ctx context.Context, obj *db.ContractLog) (*db.Tx, error)
@@ -1371,6 +1424,75 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AddressFeedItem.Transaction(childComplexity), true
 
+	case "AnchoredBlockPage.results":
+		if e.ComplexityRoot.AnchoredBlockPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoredBlockPage.Results(childComplexity), true
+	case "AnchoredBlockPage.total":
+		if e.ComplexityRoot.AnchoredBlockPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoredBlockPage.Total(childComplexity), true
+
+	case "AnchoringBurnBlock.averageBlockTime":
+		if e.ComplexityRoot.AnchoringBurnBlock.AverageBlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.AverageBlockTime(childComplexity), true
+	case "AnchoringBurnBlock.hash":
+		if e.ComplexityRoot.AnchoringBurnBlock.BurnBlockHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.BurnBlockHash(childComplexity), true
+	case "AnchoringBurnBlock.height":
+		if e.ComplexityRoot.AnchoringBurnBlock.BurnBlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.BurnBlockHeight(childComplexity), true
+	case "AnchoringBurnBlock.time":
+		if e.ComplexityRoot.AnchoringBurnBlock.BurnBlockTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.BurnBlockTime(childComplexity), true
+	case "AnchoringBurnBlock.stacksBlockHashes":
+		if e.ComplexityRoot.AnchoringBurnBlock.StacksBlockHashes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.StacksBlockHashes(childComplexity), true
+	case "AnchoringBurnBlock.timeIso":
+		if e.ComplexityRoot.AnchoringBurnBlock.TimeIso == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.TimeIso(childComplexity), true
+	case "AnchoringBurnBlock.totalTxCount":
+		if e.ComplexityRoot.AnchoringBurnBlock.TotalTxCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlock.TotalTxCount(childComplexity), true
+
+	case "AnchoringBurnBlockPage.results":
+		if e.ComplexityRoot.AnchoringBurnBlockPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlockPage.Results(childComplexity), true
+	case "AnchoringBurnBlockPage.total":
+		if e.ComplexityRoot.AnchoringBurnBlockPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AnchoringBurnBlockPage.Total(childComplexity), true
+
 	case "AssetEventCounts.ft":
 		if e.ComplexityRoot.AssetEventCounts.Ft == nil {
 			break
@@ -1408,6 +1530,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AssetEventKindCounts.Transfer(childComplexity), true
+
+	case "AverageBlockTimes.last1h":
+		if e.ComplexityRoot.AverageBlockTimes.Last1h == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AverageBlockTimes.Last1h(childComplexity), true
+	case "AverageBlockTimes.last24h":
+		if e.ComplexityRoot.AverageBlockTimes.Last24h == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AverageBlockTimes.Last24h(childComplexity), true
+	case "AverageBlockTimes.last30d":
+		if e.ComplexityRoot.AverageBlockTimes.Last30d == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AverageBlockTimes.Last30d(childComplexity), true
+	case "AverageBlockTimes.last7d":
+		if e.ComplexityRoot.AverageBlockTimes.Last7d == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AverageBlockTimes.Last7d(childComplexity), true
 
 	case "Block.hash":
 		if e.ComplexityRoot.Block.BlockHash == nil {
@@ -1547,12 +1694,46 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Block.ShownTenureHeight(childComplexity), true
+	case "Block.signerSignatureCount":
+		if e.ComplexityRoot.Block.SignerSignatureCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.SignerSignatureCount(childComplexity), true
+	case "Block.signerSignatures":
+		if e.ComplexityRoot.Block.SignerSignaturePage == nil {
+			break
+		}
+
+		args, err := ec.field_Block_signerSignatures_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Block.SignerSignaturePage(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Block.streamedMicroblockHashes":
 		if e.ComplexityRoot.Block.StreamedMicroblockHashes == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Block.StreamedMicroblockHashes(childComplexity), true
+	case "Block.nakamotoTenureHeight":
+		if e.ComplexityRoot.Block.TenureHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Block.TenureHeight(childComplexity), true
+	case "Block.transactionPage":
+		if e.ComplexityRoot.Block.TransactionPage == nil {
+			break
+		}
+
+		args, err := ec.field_Block_transactionPage_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Block.TransactionPage(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Block.transactions":
 		if e.ComplexityRoot.Block.Transactions == nil {
 			break
@@ -1601,6 +1782,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BlockConnection.TotalCount(childComplexity), true
+
+	case "BlockCursorPage.cursor":
+		if e.ComplexityRoot.BlockCursorPage.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockCursorPage.Cursor(childComplexity), true
+	case "BlockCursorPage.nextCursor":
+		if e.ComplexityRoot.BlockCursorPage.NextCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockCursorPage.NextCursor(childComplexity), true
+	case "BlockCursorPage.prevCursor":
+		if e.ComplexityRoot.BlockCursorPage.PrevCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockCursorPage.PrevCursor(childComplexity), true
+	case "BlockCursorPage.results":
+		if e.ComplexityRoot.BlockCursorPage.Results == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockCursorPage.Results(childComplexity), true
+	case "BlockCursorPage.total":
+		if e.ComplexityRoot.BlockCursorPage.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BlockCursorPage.Total(childComplexity), true
 
 	case "BlockEdge.cursor":
 		if e.ComplexityRoot.BlockEdge.Cursor == nil {
@@ -3549,6 +3761,34 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Account(childComplexity, args["principal"].(string)), true
+	case "Query.anchoringBurnBlock":
+		if e.ComplexityRoot.Query.AnchoringBurnBlock == nil {
+			break
+		}
+
+		args, err := ec.field_Query_anchoringBurnBlock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AnchoringBurnBlock(childComplexity, args["latest"].(*bool), args["height"].(*int32), args["hash"].([]byte)), true
+	case "Query.anchoringBurnBlocks":
+		if e.ComplexityRoot.Query.AnchoringBurnBlocks == nil {
+			break
+		}
+
+		args, err := ec.field_Query_anchoringBurnBlocks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AnchoringBurnBlocks(childComplexity, args["limit"].(*int32), args["offset"].(*int32)), true
+	case "Query.averageBlockTimes":
+		if e.ComplexityRoot.Query.AverageBlockTimes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.AverageBlockTimes(childComplexity), true
 	case "Query.block":
 		if e.ComplexityRoot.Query.Block == nil {
 			break
@@ -3593,6 +3833,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.BlocksConnection(childComplexity, args["first"].(*int32), args["after"].(*string), args["last"].(*int32), args["before"].(*string)), true
+	case "Query.blocksFromCursor":
+		if e.ComplexityRoot.Query.BlocksFromCursor == nil {
+			break
+		}
+
+		args, err := ec.field_Query_blocksFromCursor_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BlocksFromCursor(childComplexity, args["cursor"].([]byte), args["offset"].(*int32), args["limit"].(*int32), args["tenureHeight"].(*int32)), true
+	case "Query.blocksOfBurnBlock":
+		if e.ComplexityRoot.Query.BlocksOfBurnBlock == nil {
+			break
+		}
+
+		args, err := ec.field_Query_blocksOfBurnBlock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.BlocksOfBurnBlock(childComplexity, args["latest"].(*bool), args["height"].(*int32), args["hash"].([]byte), args["limit"].(*int32), args["offset"].(*int32)), true
 	case "Query.brc20Activity":
 		if e.ComplexityRoot.Query.Brc20Activity == nil {
 			break
@@ -3648,6 +3910,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.BurnBlock(childComplexity, args["hash"].([]byte), args["height"].(*int32)), true
+	case "Query.canonicalBlock":
+		if e.ComplexityRoot.Query.CanonicalBlock == nil {
+			break
+		}
+
+		args, err := ec.field_Query_canonicalBlock_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CanonicalBlock(childComplexity, args["latest"].(*bool), args["height"].(*int32), args["hash"].([]byte)), true
 	case "Query.chainTip":
 		if e.ComplexityRoot.Query.ChainTip == nil {
 			break
@@ -4958,6 +5231,30 @@ type Block {
   blockTimeIso: String!
   "burnBlockTime as ISO 8601."
   burnBlockTimeIso: String!
+  """
+  The signatures of the signers who approved the block (Nakamoto blocks), a page of them in the
+  order the block lists them; none before Nakamoto.
+  """
+  signerSignatures(
+    "Number of signatures to return (0 to 1000)."
+    limit: Int = 500
+    "Number of signatures to skip from the start of the list."
+    offset: Int = 0
+  ): [Hex!]! @goField(name: "SignerSignaturePage")
+  "Number of signer signatures the block carries (0 before Nakamoto)."
+  signerSignatureCount: Int!
+  "The tenure height a Nakamoto block records (null before Nakamoto, where tenureHeight shows the block height)."
+  nakamotoTenureHeight: Int @goField(name: "TenureHeight")
+  """
+  A page of the block's canonical transactions (anchored and from the microblocks it confirmed)
+  in chain order, by offset.
+  """
+  transactionPage(
+    "Number of transactions to return (0 to 50)."
+    limit: Int = 20
+    "Number of transactions to skip from the start of the list."
+    offset: Int = 0
+  ): [Transaction!]!
 }
 
 "A Bitcoin block as the stacks-node reported it."
@@ -6819,6 +7116,145 @@ type FeePriorities {
   highPriority: Uint128!
 }
 `, BuiltIn: false},
+	{Name: "../schema/v2_blocks.graphql", Input: `# Canonical blocks read by position (the tip, a height or a hash), pages of blocks counted from a
+# cursor block or within a tenure, and burn blocks seen through the Stacks blocks they anchor.
+
+extend type Query {
+  """
+  A canonical anchor block: the chain tip with ` + "`" + `latest` + "`" + `, else the block at ` + "`" + `height` + "`" + `, else the block
+  whose block hash or index block hash is ` + "`" + `hash` + "`" + `. Give exactly one of them.
+  """
+  canonicalBlock(
+    "Return the chain tip."
+    latest: Boolean
+    "Height of the block."
+    height: Int
+    "Block hash or index block hash of the block."
+    hash: Hex
+  ): Block
+  """
+  A page of canonical anchor blocks, newest first, that starts ` + "`" + `offset` + "`" + ` blocks below the cursor
+  block (above it when negative). The cursor block is the chain tip unless ` + "`" + `cursor` + "`" + ` names one;
+  when it names no canonical block of the list, or the offset leads past either end, the page is
+  empty. With ` + "`" + `tenureHeight` + "`" + `, only the blocks of that tenure are listed, and without a cursor the
+  page is empty unless the tip belongs to that tenure.
+  """
+  blocksFromCursor(
+    "Index block hash of the cursor block (the chain tip when null)."
+    cursor: Hex
+    "Blocks to move from the cursor block before the page starts: down the chain when positive, up when negative (-300 to 300)."
+    offset: Int = 0
+    "Number of blocks to return (1 to 30)."
+    limit: Int = 20
+    "List only the blocks of this tenure."
+    tenureHeight: Int
+  ): BlockCursorPage!
+  """
+  Burn blocks that anchor canonical Stacks blocks, newest first. A burn block without a canonical
+  Stacks block is not listed.
+  """
+  anchoringBurnBlocks(
+    "Number of burn blocks to return (0 to 30)."
+    limit: Int = 20
+    "Number of burn blocks to skip from the start of the list."
+    offset: Int = 0
+  ): AnchoringBurnBlockPage!
+  """
+  A burn block that anchors canonical Stacks blocks: the burn block of the chain tip with
+  ` + "`" + `latest` + "`" + `, else the one at ` + "`" + `height` + "`" + `, else the one whose hash is ` + "`" + `hash` + "`" + `. Give exactly one of them.
+  """
+  anchoringBurnBlock(
+    "Return the burn block of the chain tip."
+    latest: Boolean
+    "Burn block height."
+    height: Int
+    "Burn block hash."
+    hash: Hex
+  ): AnchoringBurnBlock
+  """
+  A page of the canonical Stacks blocks anchored in a burn block, newest first: the burn block of
+  the chain tip with ` + "`" + `latest` + "`" + `, else the one at ` + "`" + `height` + "`" + `, else the one whose hash is ` + "`" + `hash` + "`" + ` (give
+  exactly one of them); null when no Stacks block on any fork is anchored in it.
+  """
+  blocksOfBurnBlock(
+    "Use the burn block of the chain tip."
+    latest: Boolean
+    "Burn block height."
+    height: Int
+    "Burn block hash."
+    hash: Hex
+    "Number of blocks to return (0 to 30)."
+    limit: Int = 20
+    "Number of blocks to skip from the start of the list."
+    offset: Int = 0
+  ): AnchoredBlockPage
+  "Average times between consecutive canonical blocks over recent windows, in seconds."
+  averageBlockTimes: AverageBlockTimes!
+}
+
+"A page of canonical anchor blocks counted from a cursor block."
+type BlockCursorPage {
+  """
+  Number of blocks in the list: the chain tip's height for the whole chain, the number of blocks
+  (on any fork) of the tenure for a tenure; 0 when the page is empty.
+  """
+  total: Int!
+  "Index block hash of the first block of the page (null when the page is empty)."
+  cursor: Hex
+  "Index block hash of the first block of the page of newer blocks (null when fewer than a page of newer blocks follow)."
+  nextCursor: Hex
+  "Index block hash of the first block of the page of older blocks (null when fewer than a page of older blocks precede)."
+  prevCursor: Hex
+  "The blocks of the page, newest first."
+  results: [Block!]!
+}
+
+"A burn block as seen through the canonical Stacks blocks it anchors."
+type AnchoringBurnBlock {
+  "Burn block hash."
+  hash: Hex! @goField(name: "BurnBlockHash")
+  "Burn block height."
+  height: Int! @goField(name: "BurnBlockHeight")
+  "Unix time of the burn block."
+  time: Int! @goField(name: "BurnBlockTime")
+  "time as ISO 8601."
+  timeIso: String!
+  "Hashes of the canonical Stacks blocks it anchors, newest first."
+  stacksBlockHashes: [Hex!]!
+  "Average time between those Stacks blocks, in seconds rounded to two decimals (0 for a single block)."
+  averageBlockTime: Float!
+  "Number of transactions in those Stacks blocks."
+  totalTxCount: Int!
+}
+
+"A page of burn blocks that anchor canonical Stacks blocks."
+type AnchoringBurnBlockPage {
+  "Number of canonical Stacks blocks, the chain tip's height (0 when the page is empty)."
+  total: Int!
+  "The burn blocks of the page, newest first."
+  results: [AnchoringBurnBlock!]!
+}
+
+"A page of the canonical Stacks blocks a burn block anchors."
+type AnchoredBlockPage {
+  "Number of canonical Stacks blocks the burn block anchors (0 when the page is empty)."
+  total: Int!
+  "The blocks of the page, newest first."
+  results: [Block!]!
+}
+
+"Average times between consecutive canonical blocks (a block's own time, else its burn block's), in seconds rounded to two decimals; 0 without two blocks in the window."
+type AverageBlockTimes {
+  "Over the last hour."
+  last1h: Float!
+  "Over the last 24 hours."
+  last24h: Float!
+  "Over the last 7 days."
+  last7d: Float!
+  "Over the last 30 days."
+  last30d: Float!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -6956,6 +7392,46 @@ func (ec *executionContext) childFields_AddressFeedItem(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type AddressFeedItem", field.Name)
 }
 
+func (ec *executionContext) childFields_AnchoredBlockPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_AnchoredBlockPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_AnchoredBlockPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnchoredBlockPage", field.Name)
+}
+
+func (ec *executionContext) childFields_AnchoringBurnBlock(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "hash":
+		return ec.fieldContext_AnchoringBurnBlock_hash(ctx, field)
+	case "height":
+		return ec.fieldContext_AnchoringBurnBlock_height(ctx, field)
+	case "time":
+		return ec.fieldContext_AnchoringBurnBlock_time(ctx, field)
+	case "timeIso":
+		return ec.fieldContext_AnchoringBurnBlock_timeIso(ctx, field)
+	case "stacksBlockHashes":
+		return ec.fieldContext_AnchoringBurnBlock_stacksBlockHashes(ctx, field)
+	case "averageBlockTime":
+		return ec.fieldContext_AnchoringBurnBlock_averageBlockTime(ctx, field)
+	case "totalTxCount":
+		return ec.fieldContext_AnchoringBurnBlock_totalTxCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnchoringBurnBlock", field.Name)
+}
+
+func (ec *executionContext) childFields_AnchoringBurnBlockPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_AnchoringBurnBlockPage_total(ctx, field)
+	case "results":
+		return ec.fieldContext_AnchoringBurnBlockPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AnchoringBurnBlockPage", field.Name)
+}
+
 func (ec *executionContext) childFields_AssetEventCounts(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "stx":
@@ -6978,6 +7454,20 @@ func (ec *executionContext) childFields_AssetEventKindCounts(ctx context.Context
 		return ec.fieldContext_AssetEventKindCounts_burn(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AssetEventKindCounts", field.Name)
+}
+
+func (ec *executionContext) childFields_AverageBlockTimes(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "last1h":
+		return ec.fieldContext_AverageBlockTimes_last1h(ctx, field)
+	case "last24h":
+		return ec.fieldContext_AverageBlockTimes_last24h(ctx, field)
+	case "last7d":
+		return ec.fieldContext_AverageBlockTimes_last7d(ctx, field)
+	case "last30d":
+		return ec.fieldContext_AverageBlockTimes_last30d(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AverageBlockTimes", field.Name)
 }
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7036,6 +7526,14 @@ func (ec *executionContext) childFields_Block(ctx context.Context, field graphql
 		return ec.fieldContext_Block_blockTimeIso(ctx, field)
 	case "burnBlockTimeIso":
 		return ec.fieldContext_Block_burnBlockTimeIso(ctx, field)
+	case "signerSignatures":
+		return ec.fieldContext_Block_signerSignatures(ctx, field)
+	case "signerSignatureCount":
+		return ec.fieldContext_Block_signerSignatureCount(ctx, field)
+	case "nakamotoTenureHeight":
+		return ec.fieldContext_Block_nakamotoTenureHeight(ctx, field)
+	case "transactionPage":
+		return ec.fieldContext_Block_transactionPage(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Block", field.Name)
 }
@@ -7052,6 +7550,22 @@ func (ec *executionContext) childFields_BlockConnection(ctx context.Context, fie
 		return ec.fieldContext_BlockConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BlockConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_BlockCursorPage(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_BlockCursorPage_total(ctx, field)
+	case "cursor":
+		return ec.fieldContext_BlockCursorPage_cursor(ctx, field)
+	case "nextCursor":
+		return ec.fieldContext_BlockCursorPage_nextCursor(ctx, field)
+	case "prevCursor":
+		return ec.fieldContext_BlockCursorPage_prevCursor(ctx, field)
+	case "results":
+		return ec.fieldContext_BlockCursorPage_results(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BlockCursorPage", field.Name)
 }
 
 func (ec *executionContext) childFields_BlockEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8764,6 +9278,50 @@ func (ec *executionContext) field_Account_transactions_args(ctx context.Context,
 	return args, nil
 }
 
+func (ec *executionContext) field_Block_signerSignatures_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Block_transactionPage_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Block_transactions_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9146,6 +9704,58 @@ func (ec *executionContext) field_Query_account_args(ctx context.Context, rawArg
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_anchoringBurnBlock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "latest",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["latest"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "height",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["height"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_anchoringBurnBlocks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_blockByBurnBlockHash_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9217,6 +9827,90 @@ func (ec *executionContext) field_Query_blocksConnection_args(ctx context.Contex
 		return nil, err
 	}
 	args["before"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_blocksFromCursor_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "cursor",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cursor"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "tenureHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tenureHeight"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_blocksOfBurnBlock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "latest",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["latest"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "height",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["height"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "limit",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["limit"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "offset",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["offset"] = arg4
 	return args, nil
 }
 
@@ -9397,6 +10091,36 @@ func (ec *executionContext) field_Query_burnBlock_args(ctx context.Context, rawA
 		return nil, err
 	}
 	args["height"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_canonicalBlock_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "latest",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["latest"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "height",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["height"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "hash",
+		func(ctx context.Context, v any) ([]byte, error) {
+			return ec.unmarshalOHex2ᚕbyte(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["hash"] = arg2
 	return args, nil
 }
 
@@ -11097,6 +11821,277 @@ func (ec *executionContext) fieldContext_AddressFeedItem_reorg(_ context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _AnchoredBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *db.AnchoredBlockPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoredBlockPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoredBlockPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoredBlockPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoredBlockPage_results(ctx context.Context, field graphql.CollectedField, obj *db.AnchoredBlockPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoredBlockPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Block) graphql.Marshaler {
+			return ec.marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoredBlockPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnchoredBlockPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_hash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnBlockHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_height(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_height(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnBlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_time(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_time(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BurnBlockTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_timeIso(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_timeIso(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TimeIso(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_timeIso(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, true, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_stacksBlockHashes(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_stacksBlockHashes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StacksBlockHashes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕᚕbyteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_stacksBlockHashes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_averageBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_averageBlockTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AverageBlockTime(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_averageBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, true, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlock_totalTxCount(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlock_totalTxCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalTxCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlock_totalTxCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *AnchoringBurnBlockPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlockPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlockPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AnchoringBurnBlockPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AnchoringBurnBlockPage_results(ctx context.Context, field graphql.CollectedField, obj *AnchoringBurnBlockPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AnchoringBurnBlockPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.AnchoringBurnBlock) graphql.Marshaler {
+			return ec.marshalNAnchoringBurnBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AnchoringBurnBlockPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AnchoringBurnBlockPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnchoringBurnBlock(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _AssetEventCounts_stx(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -11260,6 +12255,98 @@ func (ec *executionContext) _AssetEventKindCounts_burn(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_AssetEventKindCounts_burn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _AverageBlockTimes_last1h(ctx context.Context, field graphql.CollectedField, obj *db.AverageBlockTimes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AverageBlockTimes_last1h(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Last1h, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AverageBlockTimes_last1h(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AverageBlockTimes", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AverageBlockTimes_last24h(ctx context.Context, field graphql.CollectedField, obj *db.AverageBlockTimes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AverageBlockTimes_last24h(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Last24h, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AverageBlockTimes_last24h(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AverageBlockTimes", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AverageBlockTimes_last7d(ctx context.Context, field graphql.CollectedField, obj *db.AverageBlockTimes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AverageBlockTimes_last7d(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Last7d, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AverageBlockTimes_last7d(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AverageBlockTimes", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _AverageBlockTimes_last30d(ctx context.Context, field graphql.CollectedField, obj *db.AverageBlockTimes) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AverageBlockTimes_last30d(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Last30d, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AverageBlockTimes_last30d(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AverageBlockTimes", field, false, false, errors.New("field of type Float does not have child fields"))
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -11967,6 +13054,140 @@ func (ec *executionContext) fieldContext_Block_burnBlockTimeIso(_ context.Contex
 	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Block_signerSignatures(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_signerSignatures(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return obj.SignerSignaturePage(fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]byte) graphql.Marshaler {
+			return ec.marshalNHex2ᚕᚕbyteᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Hex does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Block_signerSignatures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Block_signerSignatureCount(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_signerSignatureCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SignerSignatureCount(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_signerSignatureCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, true, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Block_nakamotoTenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_nakamotoTenureHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TenureHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Block_nakamotoTenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _Block_transactionPage(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Block_transactionPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Block().TransactionPage(ctx, obj, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
+			return ec.marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Block_transactionPage(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Block",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Transaction(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Block_transactionPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BlockConnection_edges(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12084,6 +13305,130 @@ func (ec *executionContext) _BlockConnection_totalCount(ctx context.Context, fie
 }
 func (ec *executionContext) fieldContext_BlockConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockConnection", field, true, true, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BlockCursorPage_total(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockCursorPage_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockCursorPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BlockCursorPage_cursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockCursorPage_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockCursorPage_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _BlockCursorPage_nextCursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockCursorPage_nextCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockCursorPage_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _BlockCursorPage_prevCursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockCursorPage_prevCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PrevCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BlockCursorPage_prevCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
+func (ec *executionContext) _BlockCursorPage_results(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BlockCursorPage_results(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Results, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.Block) graphql.Marshaler {
+			return ec.marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BlockCursorPage_results(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BlockCursorPage",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _BlockEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
@@ -20982,6 +22327,258 @@ func (ec *executionContext) fieldContext_Query_chainTipBlock(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_canonicalBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_canonicalBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CanonicalBlock(ctx, fc.Args["latest"].(*bool), fc.Args["height"].(*int32), fc.Args["hash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.Block) graphql.Marshaler {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_canonicalBlock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Block(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_canonicalBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_blocksFromCursor(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_blocksFromCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BlocksFromCursor(ctx, fc.Args["cursor"].([]byte), fc.Args["offset"].(*int32), fc.Args["limit"].(*int32), fc.Args["tenureHeight"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.BlockCursorPage) graphql.Marshaler {
+			return ec.marshalNBlockCursorPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockCursorPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_blocksFromCursor(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BlockCursorPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_blocksFromCursor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_anchoringBurnBlocks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_anchoringBurnBlocks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AnchoringBurnBlocks(ctx, fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *AnchoringBurnBlockPage) graphql.Marshaler {
+			return ec.marshalNAnchoringBurnBlockPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchoringBurnBlockPage(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_anchoringBurnBlocks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnchoringBurnBlockPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_anchoringBurnBlocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_anchoringBurnBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_anchoringBurnBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().AnchoringBurnBlock(ctx, fc.Args["latest"].(*bool), fc.Args["height"].(*int32), fc.Args["hash"].([]byte))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AnchoringBurnBlock) graphql.Marshaler {
+			return ec.marshalOAnchoringBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlock(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_anchoringBurnBlock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnchoringBurnBlock(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_anchoringBurnBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_blocksOfBurnBlock(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_blocksOfBurnBlock(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().BlocksOfBurnBlock(ctx, fc.Args["latest"].(*bool), fc.Args["height"].(*int32), fc.Args["hash"].([]byte), fc.Args["limit"].(*int32), fc.Args["offset"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AnchoredBlockPage) graphql.Marshaler {
+			return ec.marshalOAnchoredBlockPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoredBlockPage(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_blocksOfBurnBlock(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AnchoredBlockPage(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_blocksOfBurnBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_averageBlockTimes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_averageBlockTimes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().AverageBlockTimes(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *db.AverageBlockTimes) graphql.Marshaler {
+			return ec.marshalNAverageBlockTimes2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAverageBlockTimes(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_averageBlockTimes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AverageBlockTimes(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -26590,6 +28187,160 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 	return out
 }
 
+var anchoredBlockPageImplementors = []string{"AnchoredBlockPage"}
+
+func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoredBlockPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, anchoredBlockPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnchoredBlockPage")
+		case "total":
+			out.Values[i] = ec._AnchoredBlockPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._AnchoredBlockPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var anchoringBurnBlockImplementors = []string{"AnchoringBurnBlock"}
+
+func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoringBurnBlock) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnchoringBurnBlock")
+		case "hash":
+			out.Values[i] = ec._AnchoringBurnBlock_hash(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "height":
+			out.Values[i] = ec._AnchoringBurnBlock_height(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "time":
+			out.Values[i] = ec._AnchoringBurnBlock_time(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "timeIso":
+			out.Values[i] = ec._AnchoringBurnBlock_timeIso(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "stacksBlockHashes":
+			out.Values[i] = ec._AnchoringBurnBlock_stacksBlockHashes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "averageBlockTime":
+			out.Values[i] = ec._AnchoringBurnBlock_averageBlockTime(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalTxCount":
+			out.Values[i] = ec._AnchoringBurnBlock_totalTxCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var anchoringBurnBlockPageImplementors = []string{"AnchoringBurnBlockPage"}
+
+func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast.SelectionSet, obj *AnchoringBurnBlockPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AnchoringBurnBlockPage")
+		case "total":
+			out.Values[i] = ec._AnchoringBurnBlockPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._AnchoringBurnBlockPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var assetEventCountsImplementors = []string{"AssetEventCounts"}
 
 func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventCounts) graphql.Marshaler {
@@ -26662,6 +28413,59 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 			}
 		case "burn":
 			out.Values[i] = ec._AssetEventKindCounts_burn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var averageBlockTimesImplementors = []string{"AverageBlockTimes"}
+
+func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.SelectionSet, obj *db.AverageBlockTimes) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, averageBlockTimesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AverageBlockTimes")
+		case "last1h":
+			out.Values[i] = ec._AverageBlockTimes_last1h(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last24h":
+			out.Values[i] = ec._AverageBlockTimes_last24h(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last7d":
+			out.Values[i] = ec._AverageBlockTimes_last7d(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "last30d":
+			out.Values[i] = ec._AverageBlockTimes_last30d(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27130,6 +28934,59 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "signerSignatures":
+			out.Values[i] = ec._Block_signerSignatures(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "signerSignatureCount":
+			out.Values[i] = ec._Block_signerSignatureCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nakamotoTenureHeight":
+			out.Values[i] = ec._Block_nakamotoTenureHeight(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "transactionPage":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Block_transactionPage(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -27216,6 +29073,64 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var blockCursorPageImplementors = []string{"BlockCursorPage"}
+
+func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.SelectionSet, obj *db.BlockCursorPage) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, blockCursorPageImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BlockCursorPage")
+		case "total":
+			out.Values[i] = ec._BlockCursorPage_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cursor":
+			out.Values[i] = ec._BlockCursorPage_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nextCursor":
+			out.Values[i] = ec._BlockCursorPage_nextCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "prevCursor":
+			out.Values[i] = ec._BlockCursorPage_prevCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "results":
+			out.Values[i] = ec._BlockCursorPage_results(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32326,6 +34241,138 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "canonicalBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_canonicalBlock(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "blocksFromCursor":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_blocksFromCursor(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "anchoringBurnBlocks":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_anchoringBurnBlocks(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "anchoringBurnBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_anchoringBurnBlock(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "blocksOfBurnBlock":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_blocksOfBurnBlock(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "averageBlockTimes":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_averageBlockTimes(ctx, field)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -34441,6 +36488,42 @@ func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgrap
 	return res
 }
 
+func (ec *executionContext) marshalNAnchoringBurnBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AnchoringBurnBlock) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAnchoringBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlock(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAnchoringBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, v *db.AnchoringBurnBlock) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnchoringBurnBlock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNAnchoringBurnBlockPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAnchoringBurnBlockPage(ctx context.Context, sel ast.SelectionSet, v *AnchoringBurnBlockPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AnchoringBurnBlockPage(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNAssetClass2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetClass(ctx context.Context, v any) (AssetClass, error) {
 	var res AssetClass
 	err := res.UnmarshalGQL(v)
@@ -34488,6 +36571,16 @@ func (ec *executionContext) marshalNAssetEventType2githubᚗcomᚋstxgraphᚋstx
 	return res
 }
 
+func (ec *executionContext) marshalNAverageBlockTimes2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAverageBlockTimes(ctx context.Context, sel ast.SelectionSet, v *db.AverageBlockTimes) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._AverageBlockTimes(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Block) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -34522,6 +36615,16 @@ func (ec *executionContext) marshalNBlockConnection2ᚖgithubᚗcomᚋstxgraph�
 		return graphql.Null
 	}
 	return ec._BlockConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBlockCursorPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockCursorPage(ctx context.Context, sel ast.SelectionSet, v *db.BlockCursorPage) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BlockCursorPage(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBlockEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BlockEdge) graphql.Marshaler {
@@ -36227,6 +38330,20 @@ func (ec *executionContext) marshalOAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 		return graphql.Null
 	}
 	return ec._Account(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAnchoredBlockPage2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoredBlockPage(ctx context.Context, sel ast.SelectionSet, v *db.AnchoredBlockPage) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AnchoredBlockPage(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOAnchoringBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, v *db.AnchoringBurnBlock) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AnchoringBurnBlock(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOAnyTransaction2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnyTransaction(ctx context.Context, sel ast.SelectionSet, v db.AnyTransaction) graphql.Marshaler {

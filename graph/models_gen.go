@@ -82,6 +82,14 @@ type AddressFeedItem struct {
 	Reorg *Reorg `json:"reorg,omitempty"`
 }
 
+// A page of burn blocks that anchor canonical Stacks blocks.
+type AnchoringBurnBlockPage struct {
+	// Number of canonical Stacks blocks, the chain tip's height (0 when the page is empty).
+	Total int32 `json:"total"`
+	// The burn blocks of the page, newest first.
+	Results []*db.AnchoringBurnBlock `json:"results"`
+}
+
 // Counts of asset events per asset class.
 type AssetEventCounts struct {
 	// STX events.

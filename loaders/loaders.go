@@ -58,6 +58,7 @@ type Loaders struct {
 	PoxSigners          *Loader[PoxSignersKey, *db.PoxSignerPage]
 	PoxSigner           *Loader[db.PoxSignerKey, *db.PoxSigner]
 	PoxStackers         *Loader[PoxStackersKey, *db.PoxStackerPage]
+	BlockTxsAt          *Loader[OffsetPage, []*db.Tx]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
@@ -105,6 +106,7 @@ func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
 		PoxSigners:    newLoader(s, wait, poxSigners(store)),
 		PoxSigner:     newLoader(s, wait, poxSigner(store)),
 		PoxStackers:   newLoader(s, wait, poxStackers(store)),
+		BlockTxsAt:    newLoader(s, wait, blockTxsAt(store)),
 	}
 }
 

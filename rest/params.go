@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/hex"
+	"errors"
 	"math"
 	"net/url"
 	"regexp"
@@ -36,22 +37,24 @@ func (q query) boolean(name string) (bool, error) {
 	return false, badRequest("querystring/%s must be boolean", name)
 }
 
-// integer parses an optional non-negative integer parameter; ok is false when it is absent.
+// integer parses an optional non-negative integer parameter, written as JavaScript writes an
+// integral number ("5", "5.0", "1e1", "0x5"), as the reference's schema validator coerces it; ok
+// is false when it is absent.
 func (q query) integer(name string) (n int, ok bool, err error) {
 	vs, present := q[name]
 	if !present {
 		return 0, false, nil
 	}
-	n, err = strconv.Atoi(strings.TrimSpace(vs[0]))
+	f, isInteger := jsInteger(vs[0])
 	switch {
-	case err != nil || strings.TrimSpace(vs[0]) == "":
+	case !isInteger:
 		return 0, false, badRequest("querystring/%s must be integer", name)
-	case n < 0:
+	case f < 0:
 		return 0, false, badRequest("querystring/%s must be >= 0", name)
-	case n > math.MaxInt32: // no listing reaches this far, and GraphQL's Int stops here
+	case f > math.MaxInt32: // no listing reaches this far, and GraphQL's Int stops here
 		return 0, false, badRequest("querystring/%s must be <= %d", name, math.MaxInt32)
 	}
-	return n, true, nil
+	return int(f), true, nil
 }
 
 // limit parses a page size: absent or 0 means the default (the reference treats 0 as "not
@@ -178,4 +181,43 @@ func eventTypes(q query) ([]string, error) {
 		}
 	}
 	return ts, nil
+}
+
+var (
+	jsDecimal  = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+	jsPrefixed = map[string]int{"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}
+)
+
+// jsNumber reads s as JavaScript's Number(s) does, for the non-empty strings its schema
+// validator coerces to numbers: decimal (with fraction and exponent), 0x/0o/0b integers and
+// Infinity, around white space; ok is false where JavaScript reads NaN.
+func jsNumber(s string) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) > 2 {
+		if base, ok := jsPrefixed[s[:2]]; ok {
+			n, err := strconv.ParseUint(s[2:], base, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return math.Inf(1), true
+			}
+			return float64(n), err == nil
+		}
+	}
+	switch strings.TrimPrefix(s, "+") {
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	}
+	if !jsDecimal.MatchString(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// jsInteger reads an integer parameter the way the reference's schema validator coerces one;
+// ok is false for text that is not an integral number.
+func jsInteger(s string) (float64, bool) {
+	f, ok := jsNumber(s)
+	return f, ok && (f == math.Trunc(f) || math.IsInf(f, 0))
 }

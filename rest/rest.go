@@ -55,7 +55,10 @@ type route struct {
 	// route has no ETag); etag reads it from either operation's data.
 	tagOp string
 	etag  func(data json.RawMessage) string
-	body  func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
+	// etagFor, when set instead of etag, reads the ETag from the data and the request's
+	// parameters (an ETag that names what the request asked for).
+	etagFor func(vars map[string]any, data json.RawMessage) string
+	body    func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
 	// reads are the parts of the chain state the answer depends on, whose versions key it in
 	// the answer cache (every part when none is named).
 	reads respcache.Parts
@@ -145,6 +148,9 @@ func (a *API) serve(rt route) http.Handler {
 		})
 		switch {
 		case failed != nil:
+			// The reference computes the ETag before its handler, so its not-found answers
+			// carry one too.
+			setETag(w, ans.ETag)
 			writeError(w, failed)
 		case ans.Body != nil: // none when a 304 was written
 			writeAnswer(w, r, ans)
@@ -160,7 +166,7 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, rt route, vars map[
 		if err != nil {
 			return respcache.Answer{}, err
 		}
-		if tag := rt.etag(data); notModified(r, tag) {
+		if tag := rt.etagOf(vars, data); notModified(r, tag) {
 			setETag(w, tag)
 			w.WriteHeader(http.StatusNotModified)
 			return respcache.Answer{}, nil
@@ -172,13 +178,20 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, rt route, vars map[
 	}
 	body, err := rt.body(r, vars, data)
 	if err != nil {
-		return respcache.Answer{}, err
+		return respcache.Answer{ETag: rt.etagOf(vars, data)}, err
 	}
-	ans := respcache.Answer{Body: body}
-	if rt.etag != nil {
-		ans.ETag = rt.etag(data)
+	return respcache.Answer{Body: body, ETag: rt.etagOf(vars, data)}, nil
+}
+
+// etagOf is the route's ETag for a request's data ("" when the route has none).
+func (rt route) etagOf(vars map[string]any, data json.RawMessage) string {
+	switch {
+	case rt.etagFor != nil:
+		return rt.etagFor(vars, data)
+	case rt.etag != nil:
+		return rt.etag(data)
 	}
-	return ans, nil
+	return ""
 }
 
 func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {

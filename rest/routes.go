@@ -71,7 +71,7 @@ func (a *API) routes() []route {
 			etag:     chainTipETag,
 			body:     burnBlockBody,
 		},
-	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes(), v2AddressRoutes())...)
+	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes(), v2AddressRoutes(), v2BlockRoutes())...)
 }
 
 // decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own

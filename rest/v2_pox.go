@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -33,8 +32,8 @@ func init() {
 	// serializer writes a missing string as "".
 	rules["pox_address"] = nullAsEmpty
 	// Shares are JavaScript numbers: written as JSON.stringify writes them.
-	rules["weight_percent"] = jsNumber
-	rules["stacked_amount_percent"] = jsNumber
+	rules["weight_percent"] = jsFloat
+	rules["stacked_amount_percent"] = jsFloat
 }
 
 func poxRoutes() []route {
@@ -88,9 +87,9 @@ func poxCyclesParams(r *http.Request) (map[string]any, error) {
 // that JavaScript's Number() reads (the reference's validator coerces it so: "14.0", "0xe" and
 // " 14" are cycle 14); beyond 32 bits (where the reference's database fails) it is a 400.
 func poxCycleParams(r *http.Request) (map[string]any, error) {
-	f, ok := jsNumberOf(mux.Vars(r)["cycle_number"])
+	f, ok := jsNumber(mux.Vars(r)["cycle_number"])
 	switch {
-	case !ok || f != math.Trunc(f):
+	case !ok || math.IsInf(f, 0) || f != math.Trunc(f):
 		return nil, badRequest("params/cycle_number must be integer")
 	case f > math.MaxInt32:
 		return nil, badRequest("params/cycle_number must be <= %d", math.MaxInt32)
@@ -98,26 +97,6 @@ func poxCycleParams(r *http.Request) (map[string]any, error) {
 		return nil, badRequest("params/cycle_number must be >= %d", math.MinInt32)
 	}
 	return map[string]any{"cycle": int(f)}, nil
-}
-
-var jsDecimal = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
-
-// jsNumberOf reads s as JavaScript's Number() does, but for an empty string (no number here):
-// surrounding white space, decimals with fraction and exponent, 0x/0o/0b integers; ok is false
-// for anything else (NaN) and for infinities.
-func jsNumberOf(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
-	if len(s) > 2 && s[0] == '0' {
-		if base, ok := map[byte]int{'x': 16, 'X': 16, 'o': 8, 'O': 8, 'b': 2, 'B': 2}[s[1]]; ok {
-			n, err := strconv.ParseUint(s[2:], base, 64)
-			return float64(n), err == nil
-		}
-	}
-	if !jsDecimal.MatchString(s) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil && !math.IsInf(f, 0)
 }
 
 // withPage adds a page of limit/offset (limit 0 meaning the default) to the cycle's parameters.
@@ -226,9 +205,9 @@ func poxCycleOf(data []byte) ([]byte, error) {
 
 func isNull(v []byte) bool { return len(v) == 0 || string(v) == "null" }
 
-// jsNumber rewrites a JSON number as JavaScript writes it (GraphQL's Float is written with
+// jsFloat rewrites a JSON number as JavaScript writes it (GraphQL's Float is written with
 // Go's %g: 1e-05 where JavaScript writes 0.00001).
-func jsNumber(dst, key, value []byte) []byte {
+func jsFloat(dst, key, value []byte) []byte {
 	f, err := strconv.ParseFloat(string(value), 64)
 	if err != nil {
 		return member(dst, key, value)

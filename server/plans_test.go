@@ -100,6 +100,12 @@ func TestQueryPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var midIndexHash string
+	if err := store.DB.NewRaw("SELECT '0x' || encode(index_block_hash, 'hex') FROM blocks WHERE canonical AND block_height = ?", planChain.Blocks/2).
+		Scan(ctx, &midIndexHash); err != nil {
+		t.Fatal(err)
+	}
+
 	captured := &capturedSQL{}
 	store.Observe(captured.observe)
 	h, err := server.New(server.Config{Store: store, ServerVersion: "test"})
@@ -134,6 +140,16 @@ func TestQueryPlans(t *testing.T) {
 		{"v2-stx-balance-mempool", "/extended/v2/addresses/" + busy + "/balances/stx?include_mempool=true"},
 		{"v2-contract-status", "/extended/v2/smart-contracts/status?contract_id=" + g.ContractID() + "&contract_id=" + busy + ".none"},
 		{"v2-mempool-fees", "/extended/v2/mempool/fees"},
+		{"v2-blocks", "/extended/v2/blocks?limit=30"},
+		{"v2-blocks-cursor-offset", "/extended/v2/blocks?limit=30&offset=-20&cursor=" + midIndexHash},
+		{"v2-tenure-blocks", "/extended/v2/block-tenures/7/blocks?limit=30&offset=300"},
+		{"v2-block", "/extended/v2/blocks/" + midIndexHash},
+		{"v2-block-transactions", "/extended/v2/blocks/" + mid + "/transactions?limit=50&offset=20"},
+		{"v2-block-latest", "/extended/v2/blocks/latest"},
+		{"v2-average-times", "/extended/v2/blocks/average-times"},
+		{"v2-burn-blocks", "/extended/v2/burn-blocks?limit=30&offset=20"},
+		{"v2-burn-block", "/extended/v2/burn-blocks/" + burnHash},
+		{"v2-burn-block-blocks", "/extended/v2/burn-blocks/latest/blocks?limit=30"},
 		{"graphql-front-page", gql(`{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`)},
 		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`)},
 		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`)},
