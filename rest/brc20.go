@@ -66,16 +66,16 @@ func brc20Paging(q query, vars map[string]any) error {
 	case !ok:
 		limit = brc20Limit
 	case limit < 1:
-		return badRequest("querystring/limit must be >= 1")
+		return schemaError("querystring/limit must be >= 1")
 	case limit > brc20Max:
-		return badRequest("querystring/limit must be <= %d", brc20Max)
+		return schemaError("querystring/limit must be <= %d", brc20Max)
 	}
 	offset, _, err := brc20Int(q, "offset")
 	if err != nil {
 		return err
 	}
 	if offset < 0 {
-		return badRequest("querystring/offset must be >= 0")
+		return schemaError("querystring/offset must be >= 0")
 	}
 	vars["limit"], vars["offset"] = limit, offset
 	return nil
@@ -90,9 +90,9 @@ func brc20Int(q query, name string) (int, bool, error) {
 	n, err := strconv.ParseInt(vs[0], 10, 32)
 	if err != nil {
 		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {
-			return 0, false, badRequest("querystring/%s is out of range", name)
+			return 0, false, schemaError("querystring/%s is out of range", name)
 		}
-		return 0, false, badRequest("querystring/%s must be integer", name)
+		return 0, false, schemaError("querystring/%s must be integer", name)
 	}
 	return int(n), true, nil
 }
@@ -106,11 +106,11 @@ func brc20BlockHeight(q query, vars map[string]any) error {
 		return nil
 	}
 	if !blockHeightPattern.MatchString(s[0]) {
-		return badRequest(`querystring/block_height must match pattern "^[0-9]+$"`)
+		return schemaError(`querystring/block_height must match pattern "^[0-9]+$"`)
 	}
 	h, err := strconv.ParseInt(s[0], 10, 32)
 	if err != nil {
-		return badRequest("querystring/block_height is out of range")
+		return schemaError("querystring/block_height is out of range")
 	}
 	vars["blockHeight"] = int(h)
 	return nil
@@ -133,7 +133,7 @@ func brc20TokensParams(r *http.Request) (map[string]any, error) {
 		case "tx_count":
 			vars["orderBy"] = "TX_COUNT"
 		default:
-			return nil, badRequest("querystring/order_by must be equal to one of the allowed values")
+			return nil, schemaError("querystring/order_by must be equal to one of the allowed values")
 		}
 	}
 	return vars, brc20Paging(q, vars)
@@ -179,7 +179,7 @@ func brc20ActivityParams(r *http.Request) (map[string]any, error) {
 			case "deploy", "mint", "transfer", "transfer_send":
 				enum[i] = strings.ToUpper(op)
 			default:
-				return nil, badRequest("querystring/operation/%d must be equal to one of the allowed values", i)
+				return nil, schemaError("querystring/operation/%d must be equal to one of the allowed values", i)
 			}
 		}
 		vars["operations"] = enum

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/stxgraph/stxgraph"
@@ -38,11 +39,32 @@ func statusOf(code string) int {
 // writeError writes err in the reference's v8 shape {"statusCode","error","message"}.
 func writeError(w http.ResponseWriter, err error) {
 	status := statusOf(stxgraph.ErrorCode(err))
-	writeJSON(w, status, map[string]any{
-		"statusCode": status,
-		"error":      http.StatusText(status),
-		"message":    stxgraph.ErrorMessage(err),
-	})
+	body := errorBody{StatusCode: status, Error: http.StatusText(status), Message: stxgraph.ErrorMessage(err)}
+	var v *validationError
+	if errors.As(err, &v) {
+		body.Code = v.code
+		if v.code == codeBadURL {
+			writeJSON(w, status, badURLBody{Error: body.Error, Code: body.Code, Message: body.Message, StatusCode: status})
+			return
+		}
+	}
+	writeJSON(w, status, body)
+}
+
+// errorBody is the reference's error answer, its members in its order.
+type errorBody struct {
+	StatusCode int    `json:"statusCode"`
+	Code       string `json:"code,omitempty"`
+	Error      string `json:"error"`
+	Message    string `json:"message"`
+}
+
+// badURLBody is the same answer from the reference's router, which orders the members otherwise.
+type badURLBody struct {
+	Error      string `json:"error"`
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	StatusCode int    `json:"statusCode"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

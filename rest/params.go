@@ -3,7 +3,9 @@ package rest
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -18,6 +20,34 @@ import (
 func badRequest(format string, args ...any) error {
 	return stxgraph.Errorf(stxgraph.EINVALID, format, args...)
 }
+
+// schemaError is a parameter its request schema refuses, before any handler runs: the
+// reference's validator names the parameter ("querystring/limit must be <= 30") and marks the
+// answer with its validation code.
+func schemaError(format string, args ...any) error {
+	return &validationError{stxgraph.Errorf(stxgraph.EINVALID, format, args...), codeValidation}
+}
+
+// badURL is a request path that does not decode (not UTF-8 once percent-decoded), refused by
+// the reference's router before its schema.
+func badURL(r *http.Request) error {
+	return &validationError{stxgraph.Errorf(stxgraph.EINVALID, "'%s' is not a valid url component", r.RequestURI), codeBadURL}
+}
+
+// The codes the reference's framework gives a request it refuses before any handler runs.
+const (
+	codeValidation = "FST_ERR_VALIDATION"
+	codeBadURL     = "FST_ERR_BAD_URL"
+)
+
+// validationError is a request refused before any handler runs, with the code of the refusal.
+type validationError struct {
+	err  *stxgraph.Error
+	code string
+}
+
+func (e *validationError) Error() string { return e.err.Error() }
+func (e *validationError) Unwrap() error { return e.err }
 
 // query wraps the request's query string.
 type query url.Values
@@ -34,7 +64,7 @@ func (q query) boolean(name string) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return false, badRequest("querystring/%s must be boolean", name)
+	return false, schemaError("querystring/%s must be boolean", name)
 }
 
 // integer parses an optional non-negative integer parameter, written as JavaScript writes an
@@ -48,11 +78,11 @@ func (q query) integer(name string) (n int, ok bool, err error) {
 	f, isInteger := jsInteger(vs[0])
 	switch {
 	case !isInteger:
-		return 0, false, badRequest("querystring/%s must be integer", name)
+		return 0, false, schemaError("querystring/%s must be integer", name)
 	case f < 0:
-		return 0, false, badRequest("querystring/%s must be >= 0", name)
+		return 0, false, schemaError("querystring/%s must be >= 0", name)
 	case f > math.MaxInt32: // no listing reaches this far, and GraphQL's Int stops here
-		return 0, false, badRequest("querystring/%s must be <= %d", name, math.MaxInt32)
+		return 0, false, schemaError("querystring/%s must be <= %d", name, math.MaxInt32)
 	}
 	return int(f), true, nil
 }
@@ -65,7 +95,7 @@ func (q query) limit(name string, def, max int) (int, error) {
 		return 0, err
 	}
 	if n > max {
-		return 0, badRequest("querystring/%s must be <= %d", name, max)
+		return 0, schemaError("querystring/%s must be <= %d", name, max)
 	}
 	if !ok || n == 0 {
 		return def, nil
@@ -95,7 +125,7 @@ var txIDPattern = regexp.MustCompile(`^(0x)?[a-fA-F0-9]{64}$`)
 // ("tx_id" or "tx_id/0").
 func txID(param, s string) error {
 	if !txIDPattern.MatchString(s) {
-		return badRequest(`querystring/%s must match pattern "^(0x)?[a-fA-F0-9]{64}$"`, param)
+		return schemaError(`querystring/%s must match pattern "^(0x)?[a-fA-F0-9]{64}$"`, param)
 	}
 	return nil
 }
@@ -177,7 +207,9 @@ func eventTypes(q query) ([]string, error) {
 		switch t {
 		case "smart_contract_log", "stx_lock", "stx_asset", "fungible_token_asset", "non_fungible_token_asset":
 		default:
-			return nil, badRequest("querystring/type/%d must be equal to one of the allowed values", i)
+			// The schema lets each item be one of five constants.
+			item := fmt.Sprintf("querystring/type/%d must ", i)
+			return nil, schemaError("%s", strings.Repeat(item+"be equal to constant, ", 5)+item+"match a schema in anyOf")
 		}
 	}
 	return ts, nil

@@ -146,7 +146,7 @@ var principalPrefix = regexp.MustCompile(`^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28
 // principalSchemaError is the reference's message for a principal parameter (at field, e.g.
 // "params/principal") without that prefix.
 func principalSchemaError(field string) error {
-	return badRequest(`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}", `+
+	return schemaError(`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}", `+
 		`%[1]s must match pattern "^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,39}$", `+
 		`%[1]s must match a schema in anyOf`, field)
 }
@@ -245,7 +245,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 		raw = strings.Split(raw[0], ",")
 	}
 	if len(raw) == 0 {
-		return nil, badRequest("querystring must have required property 'tx_id'")
+		return nil, schemaError("querystring must have required property 'tx_id'")
 	}
 	ids := make([]string, len(raw))
 	respelled := []string{}

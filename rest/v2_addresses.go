@@ -66,7 +66,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 	case err != nil:
 		return nil, err
 	case limit > txMax:
-		return nil, badRequest("querystring/limit must be <= %d", txMax)
+		return nil, schemaError("querystring/limit must be <= %d", txMax)
 	case !ok:
 		limit = txLimit
 	}
@@ -107,7 +107,7 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 	}
 	id := mux.Vars(r)["tx_id"]
 	if !txIDPattern.MatchString(id) {
-		return nil, badRequest(`params/tx_id must match pattern "^(0x)?[a-fA-F0-9]{64}$"`)
+		return nil, schemaError(`params/tx_id must match pattern "^(0x)?[a-fA-F0-9]{64}$"`)
 	}
 	txID, err := hexInput(id)
 	if err != nil {
@@ -315,7 +315,7 @@ var contractIDPattern = regexp.MustCompile(`^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{
 func v2ContractStatusParams(r *http.Request) (map[string]any, error) {
 	ids := r.URL.Query()["contract_id"]
 	if len(ids) == 0 {
-		return nil, badRequest("querystring must have required property 'contract_id'")
+		return nil, schemaError("querystring must have required property 'contract_id'")
 	}
 	for i, id := range ids {
 		if !contractIDPattern.MatchString(id) {
@@ -333,7 +333,7 @@ func contractIDSchemaError(i, n int) error {
 	if n > 1 {
 		single = "querystring/contract_id must be string"
 	}
-	return badRequest(`querystring/contract_id/%d must match pattern "%s", %s, querystring/contract_id must match a schema in anyOf`,
+	return schemaError(`querystring/contract_id/%d must match pattern "%s", %s, querystring/contract_id must match a schema in anyOf`,
 		i, contractIDPattern, single)
 }
 

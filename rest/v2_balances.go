@@ -37,7 +37,7 @@ func v2BalanceRoutes() []route {
 // router's message.
 func principalParam(r *http.Request) (string, error) {
 	if !utf8.ValidString(r.URL.Path) {
-		return "", badRequest("'%s' is not a valid url component", r.RequestURI)
+		return "", badURL(r)
 	}
 	p := mux.Vars(r)["principal"]
 	if !principalPrefix.MatchString(p) {

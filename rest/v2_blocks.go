@@ -107,7 +107,7 @@ func heightOrHash(r *http.Request) (map[string]any, error) {
 	f, ok := jsInteger(v)
 	switch {
 	case !ok:
-		return nil, badRequest(`params/height_or_hash must be equal to constant, ` +
+		return nil, schemaError(`params/height_or_hash must be equal to constant, ` +
 			`params/height_or_hash must match pattern "^(0x)?[a-fA-F0-9]{64}$", ` +
 			`params/height_or_hash must be integer, params/height_or_hash must match a schema in anyOf`)
 	case f < 0 || f >= 1e21 || math.IsInf(f, 0):
@@ -132,7 +132,7 @@ func (q query) keptLimit(name string, def, max int) (int, error) {
 	case err != nil:
 		return 0, err
 	case n > max:
-		return 0, badRequest("querystring/%s must be <= %d", name, max)
+		return 0, schemaError("querystring/%s must be <= %d", name, max)
 	case !ok:
 		return def, nil
 	}
@@ -181,7 +181,7 @@ func cursorPageParams(r *http.Request, vars map[string]any) (map[string]any, err
 	}
 	if c, ok := q["cursor"]; ok {
 		if !cursorPattern.MatchString(c[0]) {
-			return nil, badRequest(`querystring/cursor must match pattern "^0x[a-fA-F0-9]{64}$"`)
+			return nil, schemaError(`querystring/cursor must match pattern "^0x[a-fA-F0-9]{64}$"`)
 		}
 		vars["cursor"] = strings.ToLower(c[0])
 	}
@@ -197,11 +197,11 @@ func (q query) signedOffset(name string, max int) (int, error) {
 	n, ok := jsInteger(vs[0])
 	switch {
 	case !ok:
-		return 0, badRequest("querystring/%s must be integer", name)
+		return 0, schemaError("querystring/%s must be integer", name)
 	case n > float64(max):
-		return 0, badRequest("querystring/%s must be <= %d", name, max)
+		return 0, schemaError("querystring/%s must be <= %d", name, max)
 	case n < float64(-max):
-		return 0, badRequest("querystring/%s must be >= %d", name, -max)
+		return 0, schemaError("querystring/%s must be >= %d", name, -max)
 	}
 	return int(n), nil
 }
@@ -216,9 +216,9 @@ func tenureBlocksParams(r *http.Request) (map[string]any, error) {
 	t, ok := jsInteger(mux.Vars(r)["tenure_height"])
 	switch {
 	case !ok:
-		return nil, badRequest("params/tenure_height must be integer")
+		return nil, schemaError("params/tenure_height must be integer")
 	case t < 0:
-		return nil, badRequest("params/tenure_height must be >= 0")
+		return nil, schemaError("params/tenure_height must be >= 0")
 	case t > math.MaxInt32:
 		return nil, outOfRange(t)
 	}

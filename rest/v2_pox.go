@@ -72,7 +72,7 @@ func poxCyclesParams(r *http.Request) (map[string]any, error) {
 	case err != nil:
 		return nil, err
 	case limit > poxCycleMax:
-		return nil, badRequest("querystring/limit must be <= %d", poxCycleMax)
+		return nil, schemaError("querystring/limit must be <= %d", poxCycleMax)
 	case !ok:
 		limit = poxCycleLimit
 	}
@@ -90,11 +90,11 @@ func poxCycleParams(r *http.Request) (map[string]any, error) {
 	f, ok := jsNumber(mux.Vars(r)["cycle_number"])
 	switch {
 	case !ok || math.IsInf(f, 0) || f != math.Trunc(f):
-		return nil, badRequest("params/cycle_number must be integer")
+		return nil, schemaError("params/cycle_number must be integer")
 	case f > math.MaxInt32:
-		return nil, badRequest("params/cycle_number must be <= %d", math.MaxInt32)
+		return nil, schemaError("params/cycle_number must be <= %d", math.MaxInt32)
 	case f < math.MinInt32:
-		return nil, badRequest("params/cycle_number must be >= %d", math.MinInt32)
+		return nil, schemaError("params/cycle_number must be >= %d", math.MinInt32)
 	}
 	return map[string]any{"cycle": int(f)}, nil
 }
