@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/stxgraph/stxgraph"
@@ -76,15 +77,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v) //nolint:errcheck // the client went away; nothing to do
 }
 
-// NotFound answers a path no route serves in the error shape, as the reference's router does.
+// NotFound answers a path no route serves as the reference's router does, members in its order.
 func NotFound() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, stxgraph.Errorf(stxgraph.ENOTFOUND, "Route %s:%s not found", r.Method, r.URL.Path))
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "X-API-Version")
+		h.Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusNotFound, routeNotFoundBody{
+			Message: fmt.Sprintf("Route %s:%s not found", r.Method, r.URL.Path), Error: http.StatusText(http.StatusNotFound), StatusCode: http.StatusNotFound,
+		})
 	})
+}
+
+// routeNotFoundBody is the reference router's answer for a path no route serves.
+type routeNotFoundBody struct {
+	Message    string `json:"message"`
+	Error      string `json:"error"`
+	StatusCode int    `json:"statusCode"`
 }
 
 // WriteStatus writes message in the error shape with an HTTP status that no error code names
 // (413 for an oversized request).
 func WriteStatus(w http.ResponseWriter, status int, message string) {
-	writeJSON(w, status, map[string]any{"statusCode": status, "error": http.StatusText(status), "message": message})
+	writeJSON(w, status, errorBody{StatusCode: status, Error: http.StatusText(status), Message: message})
 }

@@ -56,9 +56,9 @@ var goldenCalls = map[string][]call{
 		// listed as not found under its own spelling.
 		{"multiple-upper-case", "/extended/v1/tx/multiple?tx_id=0x8BA559335B84ED9BC57494E888AE53F0121A8CA7C91977EF84B122A1739C268D"},
 		{"multiple-upper-and-lower", "/extended/v1/tx/multiple?tx_id=0x8BA559335B84ED9BC57494E888AE53F0121A8CA7C91977EF84B122A1739C268D,0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d,0x" + zeros},
-		// Principal validation: only the first two dot-separated parts are checked, names up to
-		// 128 characters, the address decoded case-insensitively; the request schema only asks
-		// for a 28-character c32 prefix.
+		// Principal validation: only the first two dot-separated parts are checked, the address
+		// decoded case-insensitively; the request schema only asks for a 28-character c32 prefix,
+		// and a path parameter longer than 100 characters matches no route.
 		{"stx-contract-extra-part", "/extended/v1/address/ST000000000000000000002AMW42H.genesis.extra/stx"},
 		{"stx-contract-long-name", "/extended/v1/address/ST000000000000000000002AMW42H.a" + strings.Repeat("b", 127) + "/stx"},
 		{"stx-contract-name-too-long", "/extended/v1/address/ST000000000000000000002AMW42H.a" + strings.Repeat("b", 128) + "/stx"},
@@ -190,7 +190,7 @@ func TestGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					golden(t, filepath.Join("testdata", fixture, c.name+".json"), record(t, resp))
+					goldenResponse(t, fixture, c.name, resp)
 				})
 			}
 		})

@@ -73,7 +73,7 @@ func (a *API) Register(r *mux.Router) {
 	r.HandleFunc("/extended", a.status).Methods(http.MethodGet)
 	r.HandleFunc("/extended/v1/status", a.status).Methods(http.MethodGet)
 	for _, rt := range a.routes() {
-		h := a.common(a.serve(rt), rt.deprecated)
+		h := paramsWithin(a.common(a.serve(rt), rt.deprecated))
 		// The reference ignores trailing slashes.
 		r.Handle(rt.path, h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 		r.Handle(rt.path+"/", h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
@@ -83,6 +83,25 @@ func (a *API) Register(r *mux.Router) {
 	for _, p := range []string{"/extended/v1/openapi.json", "/extended/v1/openapi.json/"} {
 		r.Handle(p, a.common(http.HandlerFunc(openAPI), false)).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
 	}
+}
+
+// maxParamLength is the longest path parameter the reference's router matches (its framework's
+// default): a longer one matches no route.
+const maxParamLength = 100
+
+// paramsWithin answers a request whose path parameters are longer than maxParamLength as a path
+// no route serves.
+func paramsWithin(next http.Handler) http.Handler {
+	notFound := NotFound()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, v := range mux.Vars(r) {
+			if len(v) > maxParamLength {
+				notFound.ServeHTTP(w, r)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 const deprecationNotice = "See https://docs.hiro.so/stacks/api for more information"

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/rest"
@@ -84,7 +83,7 @@ func TestV2BalancesGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					golden(t, filepath.Join("testdata", fixture, "v2_balances-"+c.name+".json"), record(t, resp))
+					goldenResponse(t, fixture, "v2_balances-"+c.name, resp)
 				})
 			}
 		})
@@ -171,7 +170,7 @@ func TestV2BalancesGraphQLGolden(t *testing.T) {
 					req, _ := http.NewRequest(http.MethodGet, "/graphql?query="+url.QueryEscape(accountTokensQuery)+"&variables="+url.QueryEscape(string(vars)), nil)
 					rec := httptest.NewRecorder()
 					h.ServeHTTP(rec, req)
-					golden(t, filepath.Join("testdata", fixture, "v2_balances-"+c.name+".json"), record(t, rec.Result()))
+					goldenResponse(t, fixture, "v2_balances-"+c.name, rec.Result())
 				})
 			}
 		})

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -148,7 +147,7 @@ func TestV2BlocksGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					golden(t, filepath.Join("testdata", fixture, "v2_blocks-"+c.name+".json"), record(t, resp))
+					goldenResponse(t, fixture, "v2_blocks-"+c.name, resp)
 				})
 			}
 		})

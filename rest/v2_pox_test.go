@@ -2,7 +2,6 @@ package rest_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/rest"
@@ -99,7 +98,7 @@ func TestV2Pox(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					golden(t, filepath.Join("testdata", fixture, "v2_pox-"+c.name+".json"), record(t, resp))
+					goldenResponse(t, fixture, "v2_pox-"+c.name, resp)
 				})
 			}
 		})
