@@ -5625,7 +5625,7 @@ type Account {
     "Cursor of an item (an edge's ` + "`" + `cursor` + "`" + `); the page ends just before it."
     before: String
   ): AccountTransactionConnection!
-  "Nonce figures for building the account's next transaction, as the reference's /extended/v1/address/{principal}/nonces computes them."
+  "Nonce figures for building the account's next transaction, as the Stacks Blockchain API's /extended/v1/address/{principal}/nonces computes them."
   nonces: AccountNonces!
   "STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash."
   stxBalance(
@@ -5720,10 +5720,9 @@ type Account {
     offset: Int = 0
   ): AccountAssetEventPage!
   """
-  The account's pox-4 lock in force at the tip, as the reference's
-  /extended/v2/addresses/{principal}/balances/stx reads it: the newest pox-4 lock event still in
-  force at the tip block's burn height, with no earlier PoX version and no forced unlock
-  considered (null when none).
+  The account's pox-4 lock in force at the tip: the newest pox-4 lock event still in force at the
+  tip block's burn height (earlier PoX versions and forced unlocks are not considered; null when
+  there is none). This is the lock /extended/v2/addresses/{principal}/balances/stx reports.
   """
   pox4Lock: Pox4Lock
 }
@@ -5816,7 +5815,7 @@ type ClarityValue @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.ValueJ
   repr: String!
 }
 
-"An STX balance in micro-STX, as the reference API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance."
+"An STX balance in micro-STX, as the Stacks Blockchain API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance."
 type StxBalance {
   "Balance."
   balance: Uint128!
@@ -5848,7 +5847,7 @@ type StxBalance {
 
 "One page of an account's transactions with their transfers."
 type TransactionsWithTransfersPage {
-  "Number of matching transactions (all pages); 0 when the page is empty, as the reference counts over the page's rows."
+  "Number of matching transactions (all pages); 0 when the page is empty (the count is taken over the page's rows)."
   total: Int!
   "The page, newest first."
   results: [TransactionWithTransfers!]!
@@ -6057,7 +6056,7 @@ type TenureChangePayload @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx
   pubkeyHash: String!
 }
 
-"A post-condition as the reference API renders it."
+"A post-condition as the Stacks Blockchain API renders it."
 type PostCondition @goModel(model: "github.com/stxgraph/stxgraph/stacks/tx.PostConditionJSON") {
   "stx, fungible, non_fungible, staking or pox."
   type: String!

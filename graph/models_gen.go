@@ -510,7 +510,7 @@ type TransactionWithTransfers struct {
 
 // One page of an account's transactions with their transfers.
 type TransactionsWithTransfersPage struct {
-	// Number of matching transactions (all pages); 0 when the page is empty, as the reference counts over the page's rows.
+	// Number of matching transactions (all pages); 0 when the page is empty (the count is taken over the page's rows).
 	Total int32 `json:"total"`
 	// The page, newest first.
 	Results []*TransactionWithTransfers `json:"results"`
