@@ -123,7 +123,9 @@ func (c *Cluster) StartReplica(name string) (*Cluster, error) {
 }
 
 // Start starts the server and waits until it accepts connections.
-func (c *Cluster) Start() error { return c.run("pg_ctl", "-D", c.Dir, "-l", c.Log, "-w", "-t", "60", "start") }
+func (c *Cluster) Start() error {
+	return c.run("pg_ctl", "-D", c.Dir, "-l", c.Log, "-w", "-t", "60", "start")
+}
 
 // Stop stops the server at once (no checkpoint: a crash, as far as the data is concerned).
 func (c *Cluster) Stop() error { return c.run("pg_ctl", "-D", c.Dir, "-m", "immediate", "-w", "stop") }
