@@ -146,7 +146,7 @@ func chaos(ctx context.Context, o chaosOptions, stdout io.Writer) error {
 		case 4:
 			feed, principal = "address", chain.accounts[i/5].address
 		}
-		s := newSubscriber(fmt.Sprintf("%s-%d", feed, i), feed, principal, func() string { return r.apiURL })
+		s := newSubscriber(fmt.Sprintf("%s-%d", feed, i), feed, principal, feedStart, func() string { return r.apiURL })
 		r.subs = append(r.subs, s)
 		subWG.Go(func() { s.run(subCtx) })
 	}

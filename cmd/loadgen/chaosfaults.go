@@ -123,13 +123,13 @@ func (r *chaosRun) inject(ctx context.Context, kind string, rnd *mrand.Rand) (st
 	return "", fmt.Errorf("unknown fault %q", kind)
 }
 
-func queryRow(ctx context.Context, dsn, query string, dest any) error {
+func queryRow(ctx context.Context, dsn, query string, dest any, args ...any) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	return conn.QueryRow(ctx, query).Scan(dest)
+	return conn.QueryRow(ctx, query, args...).Scan(dest)
 }
 
 // An outcome is one request's: when it ran and how it ended.

@@ -52,6 +52,7 @@ type subscriber struct {
 	query string
 	vars  map[string]any
 	api   func() string // the API's base URL
+	from  string        // the position to follow the feed after, before the first item
 
 	mu        sync.Mutex
 	positions []feedPosition
@@ -60,8 +61,12 @@ type subscriber struct {
 	conn      *websocket.Conn
 }
 
-func newSubscriber(name, feed, principal string, api func() string) *subscriber {
-	s := &subscriber{name: name, feed: feed, api: api, vars: map[string]any{}}
+// feedStart is the position before a feed's first item: a subscriber following after it
+// receives the whole feed.
+const feedStart = "0.0"
+
+func newSubscriber(name, feed, principal, from string, api func() string) *subscriber {
+	s := &subscriber{name: name, feed: feed, api: api, from: from, vars: map[string]any{}}
 	switch feed {
 	case "blocks":
 		s.query = blocksSubscription
@@ -114,6 +119,8 @@ func (s *subscriber) follow(ctx context.Context) error {
 	}
 	if n := len(s.positions); n > 0 {
 		vars["after"] = s.positions[n-1].String()
+	} else if s.from != "" {
+		vars["after"] = s.from
 	}
 	s.mu.Unlock()
 	if err := wsjson.Write(dctx, conn, map[string]any{"type": "connection_init", "payload": map[string]any{}}); err != nil {
@@ -178,35 +185,36 @@ func (s *subscriber) received() []feedPosition {
 	return append([]feedPosition(nil), s.positions...)
 }
 
-// checkFeed compares what a subscriber received with the feed's items in the notice log: in
-// order, each once, none missing between its first and last, and up to want's last when
-// caughtUp is asked. want is every item of the feed, in order.
-func checkFeed(got, want []feedPosition, caughtUp bool) error {
+// checkOrder checks that a subscriber received each item once and in order.
+func checkOrder(got []feedPosition) error {
 	for i := 1; i < len(got); i++ {
 		if !got[i-1].less(got[i]) {
 			return fmt.Errorf("item %s after %s: a duplicate or out of order", got[i], got[i-1])
 		}
 	}
-	if len(got) == 0 {
-		if caughtUp && len(want) > 0 {
-			return fmt.Errorf("received nothing of %d items", len(want))
-		}
-		return nil
-	}
-	start := 0
-	for start < len(want) && want[start].less(got[0]) {
-		start++
+	return nil
+}
+
+// checkFeed checks that a subscriber that followed a feed from its start received every item
+// of want (the feed's items in the notice log, in order) once, in order, and nothing else.
+func checkFeed(got, want []feedPosition) error {
+	if err := checkOrder(got); err != nil {
+		return err
 	}
 	for i, p := range got {
 		switch {
-		case start+i >= len(want):
+		case i >= len(want):
 			return fmt.Errorf("item %s is not in the feed", p)
-		case want[start+i] != p:
-			return fmt.Errorf("missed item %s (got %s next)", want[start+i], p)
+		case want[i] != p:
+			return fmt.Errorf("missed item %s (got %s in its place)", want[i], p)
 		}
 	}
-	if caughtUp && start+len(got) < len(want) {
-		return fmt.Errorf("stopped at %s, %d items before the feed's last %s", got[len(got)-1], len(want)-start-len(got), want[len(want)-1])
+	if len(got) < len(want) {
+		last := "nothing"
+		if len(got) > 0 {
+			last = got[len(got)-1].String()
+		}
+		return fmt.Errorf("received %s, %d items before the feed's last %s", last, len(want)-len(got), want[len(want)-1])
 	}
 	return nil
 }
