@@ -255,3 +255,31 @@ func TestFaucetRetryAcrossKilledAPI(t *testing.T) {
 		t.Errorf("the node took %v for the recipient, want once %s", paid, txID)
 	}
 }
+
+// The feed check tells a complete feed from one with a gap, a duplicate, an item the feed does
+// not have, or a subscriber that stopped early.
+func TestCheckFeed(t *testing.T) {
+	t.Parallel()
+	want := []feedPosition{{1, 0}, {3, 0}, {3, 1}, {7, 0}}
+	cases := []struct {
+		name string
+		got  []feedPosition
+		ok   bool
+	}{
+		{"complete", want, true},
+		{"gap", []feedPosition{{1, 0}, {3, 1}, {7, 0}}, false},
+		{"duplicate", []feedPosition{{1, 0}, {3, 0}, {3, 0}, {3, 1}, {7, 0}}, false},
+		{"out of order", []feedPosition{{1, 0}, {3, 1}, {3, 0}, {7, 0}}, false},
+		{"not in the feed", []feedPosition{{1, 0}, {3, 0}, {3, 1}, {7, 0}, {8, 0}}, false},
+		{"stopped early", want[:3], false},
+		{"nothing", nil, false},
+	}
+	for _, c := range cases {
+		if err := checkFeed(c.got, want); (err == nil) != c.ok {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	if err := checkFeed(nil, nil); err != nil {
+		t.Errorf("an empty feed: %v", err)
+	}
+}
