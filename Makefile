@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest loadtest-paths graphiql chromium btcd soak
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest loadtest-paths graphiql chromium btcd soak chaos
 
 run: postgres build
 	$(BIN) serve --demo
@@ -137,3 +137,22 @@ soak: postgres build
 		--store-raw-events=false 2>"$${TMPDIR:-/tmp}/stxgraph-soak.log" & pid=$$!; trap 'kill $$pid' EXIT; \
 	$(GO) run ./cmd/loadgen soak -url http://127.0.0.1:$(LOADTEST_PORT) -events http://127.0.0.1:$$(($(LOADTEST_PORT) + 1)) \
 		-pid $$pid -d $(SOAK_DURATION) -fraction $(SOAK_FRACTION) $(SOAK_CHAIN) $(SOAK_FLAGS)
+
+# Chaos run (not part of `make test`): cmd/loadgen chaos starts a PostgreSQL 15 primary and a
+# streaming replica of its own (temporary directory, free ports; never the machine's cluster),
+# an ingesting `stxgraph serve` and a `serve --no-ingest` on the replica with the STX faucet on an
+# in-process fake stacks-node, then for CHAOS_DURATION posts a generated chain (a block every
+# 1.5 s with microblocks, 10 mempool transactions a second) retrying each message until it is
+# accepted, drives the reads of the load benchmark's mixes, 20 resuming GraphQL subscribers and a
+# faucet client retrying under Idempotency-Keys, while it SIGKILLs either process, crashes and
+# restarts PostgreSQL, cuts the LISTEN connections and pauses the replica's replay. It then checks
+# the chain state's digest against a fresh database fed the same messages, every subscriber's
+# items against the notice log (each once, in order), no 5xx outside the fault windows and no
+# payout made twice; it prints the summary, appends it to CHAOS_RESULTS, and exits non-zero on a
+# failure. CHAOS_FLAGS: loadgen chaos -h (-fault-every, -rate, -replica=false, -keep…).
+CHAOS_DURATION ?= 3m
+CHAOS_RESULTS ?= bench/CHAOS.md
+CHAOS_FLAGS ?=
+chaos: build
+	$(GO) run ./cmd/loadgen chaos -server $(BIN) -d $(CHAOS_DURATION) -results $(CHAOS_RESULTS) \
+		-note "stxgraph $(VERSION)" $(CHAOS_FLAGS)

@@ -98,10 +98,10 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand, "mixes": mixesCommand,
-		"soak-db": soakDBCommand, "soak": soakCommand,
+		"soak-db": soakDBCommand, "soak": soakCommand, "chaos": chaosCommand,
 	}
 	if len(args) == 0 || cmds[args[0]] == nil {
-		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|mixes|soak-db|soak [flags]; loadgen <command> -h lists the flags")
+		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|mixes|soak-db|soak|chaos [flags]; loadgen <command> -h lists the flags")
 		return 2
 	}
 	if err := cmds[args[0]](ctx, args[1:], stdout, stderr); err != nil {
