@@ -5,6 +5,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -145,6 +146,7 @@ func (a *API) serve(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.redirect != nil {
 			if target, ok := rt.redirect(r); ok {
+				setETag(w, a.handlerTag(r, rt))
 				w.Header().Set("Location", target)
 				w.WriteHeader(http.StatusFound)
 				return
@@ -152,6 +154,9 @@ func (a *API) serve(rt route) http.Handler {
 		}
 		vars, err := rt.params(r)
 		if err != nil {
+			if !errors.As(err, new(*validationError)) {
+				setETag(w, a.handlerTag(r, rt))
+			}
 			writeError(w, err)
 			return
 		}
@@ -175,6 +180,24 @@ func (a *API) serve(rt route) http.Handler {
 			writeAnswer(w, r, ans)
 		}
 	})
+}
+
+// handlerTag is the ETag the reference has set when its handler refuses or redirects a request
+// that passed the request schema: the route's tag over the path's parameters alone ("" for a tag
+// that needs more, or that cannot be read).
+func (a *API) handlerTag(r *http.Request, rt route) string {
+	if rt.tagOp == "" || rt.etagFor != nil {
+		return ""
+	}
+	vars := map[string]any{}
+	for k, v := range mux.Vars(r) {
+		vars[k] = v
+	}
+	data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
+	if err != nil {
+		return ""
+	}
+	return rt.etagOf(vars, data)
 }
 
 // answer computes rt's answer to r; with an If-None-Match naming the current state it answers
