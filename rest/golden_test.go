@@ -177,8 +177,12 @@ const (
 
 const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
-func TestGolden(t *testing.T) {
-	for fixture, calls := range goldenCalls {
+func TestGolden(t *testing.T) { recordGoldens(t, goldenCalls, "") }
+
+// recordGoldens replays each fixture, serves it, and records each call's answer (redirects not
+// followed) in testdata/<fixture>/<prefix><name>.json.
+func recordGoldens(t *testing.T, calls map[string][]call, prefix string) {
+	for fixture, calls := range calls {
 		t.Run(fixture, func(t *testing.T) {
 			t.Parallel()
 			srv := serve(t, replay(t, fixture), rest.Options{ServerVersion: "test"})
@@ -190,7 +194,7 @@ func TestGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer resp.Body.Close()
-					goldenResponse(t, fixture, c.name, resp)
+					goldenResponse(t, fixture, prefix+c.name, resp)
 				})
 			}
 		})

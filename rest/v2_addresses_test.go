@@ -80,24 +80,7 @@ var v2AddressCalls = map[string][]call{
 	},
 }
 
-func TestV2Addresses(t *testing.T) {
-	for fixture, calls := range v2AddressCalls {
-		t.Run(fixture, func(t *testing.T) {
-			t.Parallel()
-			srv := serve(t, replay(t, fixture), rest.Options{ServerVersion: "test"})
-			for _, c := range calls {
-				t.Run(c.name, func(t *testing.T) {
-					resp, err := http.Get(srv.URL + c.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer resp.Body.Close()
-					goldenResponse(t, fixture, "v2_addresses-"+c.name, resp)
-				})
-			}
-		})
-	}
-}
+func TestV2Addresses(t *testing.T) { recordGoldens(t, v2AddressCalls, "v2_addresses-") }
 
 // TestV2AddressesNotModified checks that each v2 path answers a request naming its current ETag
 // with 304 and no body.

@@ -71,24 +71,7 @@ var v2BalanceCalls = map[string][]call{
 	},
 }
 
-func TestV2BalancesGolden(t *testing.T) {
-	for fixture, calls := range v2BalanceCalls {
-		t.Run(fixture, func(t *testing.T) {
-			t.Parallel()
-			srv := serve(t, replay(t, fixture), rest.Options{ServerVersion: "test"})
-			for _, c := range calls {
-				t.Run(c.name, func(t *testing.T) {
-					resp, err := http.Get(srv.URL + c.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer resp.Body.Close()
-					goldenResponse(t, fixture, "v2_balances-"+c.name, resp)
-				})
-			}
-		})
-	}
-}
+func TestV2BalancesGolden(t *testing.T) { recordGoldens(t, v2BalanceCalls, "v2_balances-") }
 
 // The balances page at a chain state carries the tip's ETag, answers If-None-Match with 304,
 // and lists the balances by token identifier regardless of case.

@@ -135,24 +135,7 @@ var v2BlockCalls = map[string][]call{
 	},
 }
 
-func TestV2BlocksGolden(t *testing.T) {
-	for fixture, calls := range v2BlockCalls {
-		t.Run(fixture, func(t *testing.T) {
-			t.Parallel()
-			srv := serve(t, replay(t, fixture), rest.Options{ServerVersion: "test"})
-			for _, c := range calls {
-				t.Run(c.name, func(t *testing.T) {
-					resp, err := http.Get(srv.URL + c.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer resp.Body.Close()
-					goldenResponse(t, fixture, "v2_blocks-"+c.name, resp)
-				})
-			}
-		})
-	}
-}
+func TestV2BlocksGolden(t *testing.T) { recordGoldens(t, v2BlockCalls, "v2_blocks-") }
 
 // TestV2BlocksETag checks the block ETag: the index block hash and canonical flag of the block an
 // index block hash, a height or latest names; none for a block hash, none on the tenure route.

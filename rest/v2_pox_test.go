@@ -1,10 +1,7 @@
 package rest_test
 
 import (
-	"net/http"
 	"testing"
-
-	"github.com/stxgraph/stxgraph/rest"
 )
 
 // Signing keys of the fixtures' reward sets.
@@ -86,21 +83,4 @@ var v2PoxCalls = map[string][]call{
 	},
 }
 
-func TestV2Pox(t *testing.T) {
-	for fixture, calls := range v2PoxCalls {
-		t.Run(fixture, func(t *testing.T) {
-			t.Parallel()
-			srv := serve(t, replay(t, fixture), rest.Options{ServerVersion: "test"})
-			for _, c := range calls {
-				t.Run(c.name, func(t *testing.T) {
-					resp, err := http.Get(srv.URL + c.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer resp.Body.Close()
-					goldenResponse(t, fixture, "v2_pox-"+c.name, resp)
-				})
-			}
-		})
-	}
-}
+func TestV2Pox(t *testing.T) { recordGoldens(t, v2PoxCalls, "v2_pox-") }
