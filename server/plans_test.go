@@ -155,28 +155,7 @@ func TestQueryPlans(t *testing.T) {
 		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`)},
 	}
 	for _, r := range reads {
-		t.Run(r.name, func(t *testing.T) {
-			resp, err := http.Get(srv.URL + r.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, body)
-			}
-			stmts := captured.take()
-			if len(stmts) == 0 {
-				t.Fatal("the read ran no statement")
-			}
-			// Loaders batch concurrently: the order the statements ran in varies.
-			slices.SortFunc(stmts, func(a, b db.Statement) int { return strings.Compare(a.Text(), b.Text()) })
-			var out strings.Builder
-			for i, s := range stmts {
-				fmt.Fprintf(&out, "-- statement %d%s\n%s\n\n%s\n", i+1, preparedNote(s), s.Text(), checkPlan(t, store, s))
-			}
-			writePlans(t, r.name, out.String())
-		})
+		t.Run(r.name, func(t *testing.T) { planRead(t, srv.URL+r.path, store, captured, r.name, nil) })
 	}
 	// The fixed prepared reads at the far ends of their parameters: each parameter is named by
 	// its cast, and the busy account's deepest offset.
@@ -346,4 +325,36 @@ func writePlans(t *testing.T, name, plans string) {
 	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(plans), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// planRead runs one read, which must answer 200 without errors, and writes the plan of every
+// statement it ran to testdata/plans/<name>.txt; check, when given, sees each statement with its
+// plan. It returns the statements, sorted by text (loaders batch concurrently, so the order they
+// ran in varies).
+func planRead(t *testing.T, url string, store *db.Store, captured *capturedSQL, name string, check func(db.Statement, string)) []db.Statement {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
+		t.Fatalf("status %d: %.300s", resp.StatusCode, body)
+	}
+	stmts := captured.take()
+	if len(stmts) == 0 {
+		t.Fatal("the read ran no statement")
+	}
+	slices.SortFunc(stmts, func(a, b db.Statement) int { return strings.Compare(a.Text(), b.Text()) })
+	var out strings.Builder
+	for i, s := range stmts {
+		plan := checkPlan(t, store, s)
+		if check != nil {
+			check(s, plan)
+		}
+		fmt.Fprintf(&out, "-- statement %d%s\n%s\n\n%s\n", i+1, preparedNote(s), s.Text(), plan)
+	}
+	writePlans(t, name, out.String())
+	return stmts
 }

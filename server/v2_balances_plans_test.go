@@ -3,13 +3,10 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -77,29 +74,11 @@ func TestTokenHoldingPlans(t *testing.T) {
 	}
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {
-			resp, err := http.Get(srv.URL + r.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, body)
-			}
-			stmts := captured.take()
-			if len(stmts) == 0 {
-				t.Fatal("the read ran no statement")
-			}
-			slices.SortFunc(stmts, func(a, b db.Statement) int { return strings.Compare(a.Text(), b.Text()) })
-			var out strings.Builder
-			for i, s := range stmts {
-				plan := checkPlan(t, store, s)
+			planRead(t, srv.URL+r.path, store, captured, r.name, func(s db.Statement, plan string) {
 				if m := holdingTables.FindString(plan); m != "" {
 					t.Errorf("%s:\n%s\n%s", m, s.Text(), plan)
 				}
-				fmt.Fprintf(&out, "-- statement %d%s\n%s\n\n%s\n", i+1, preparedNote(s), s.Text(), plan)
-			}
-			writePlans(t, r.name, out.String())
+			})
 		})
 	}
 	for name, q := range db.TokenHoldingStatements() {

@@ -2,9 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -63,28 +60,13 @@ func TestPoxQueryPlans(t *testing.T) {
 		{"graphql-pox-nested", nested, 6},
 	} {
 		t.Run(r.name, func(t *testing.T) {
-			resp, err := http.Get(srv.URL + r.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"errors"`) {
-				t.Fatalf("status %d: %.300s", resp.StatusCode, body)
-			}
-			stmts := captured.take()
+			stmts := planRead(t, srv.URL+r.path, store, captured, r.name, nil)
 			if len(stmts) > r.maxStatements {
 				t.Errorf("%d statements, want at most %d", len(stmts), r.maxStatements)
 			}
 			if !slices.ContainsFunc(stmts, func(s db.Statement) bool { return strings.Contains(s.Query, "pox_") }) {
 				t.Fatal("the read ran no PoX statement")
 			}
-			slices.SortFunc(stmts, func(a, b db.Statement) int { return strings.Compare(a.Text(), b.Text()) })
-			var out strings.Builder
-			for i, s := range stmts {
-				fmt.Fprintf(&out, "-- statement %d%s\n%s\n\n%s\n", i+1, preparedNote(s), s.Text(), checkPlan(t, store, s))
-			}
-			writePlans(t, r.name, out.String())
 		})
 	}
 }
