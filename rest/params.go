@@ -103,6 +103,21 @@ func (q query) limit(name string, def, max int) (int, error) {
 	return n, nil
 }
 
+// limitOrZero parses a page size as limit does, but keeps 0 (an empty page), as the reference
+// does on some lists.
+func (q query) limitOrZero(name string, def, max int) (int, error) {
+	n, ok, err := q.integer(name)
+	switch {
+	case err != nil:
+		return 0, err
+	case n > max:
+		return 0, schemaError("querystring/%s must be <= %d", name, max)
+	case !ok:
+		return def, nil
+	}
+	return n, nil
+}
+
 // offset parses a page offset (default 0).
 func (q query) offset(name string) (int, error) {
 	n, _, err := q.integer(name)

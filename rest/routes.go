@@ -203,7 +203,11 @@ func accountBody(key string) func(*http.Request, map[string]any, json.RawMessage
 }
 
 func transfersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	page := pick(data, "account", "page")
+	return totalPage(vars, pick(data, "account", "page"))
+}
+
+// totalPage renders {limit, offset, total, results} from a page object with total and results.
+func totalPage(vars map[string]any, page []byte) ([]byte, error) {
 	total, err := intAt(page, "total")
 	if err != nil {
 		return nil, err

@@ -60,15 +60,9 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	// Here the reference takes limit=0 as asked (an empty page), not as the default.
-	limit, ok, err := q.integer("limit")
-	switch {
-	case err != nil:
+	limit, err := q.limitOrZero("limit", txLimit, txMax)
+	if err != nil {
 		return nil, err
-	case limit > txMax:
-		return nil, schemaError("querystring/limit must be <= %d", txMax)
-	case !ok:
-		limit = txLimit
 	}
 	offset, err := q.offset("offset")
 	if err != nil {
@@ -89,15 +83,7 @@ func v2AddressTxsBody(_ *http.Request, vars map[string]any, data json.RawMessage
 		total := 0
 		return wrapPage(vars, "results", []byte("[]"), &total), nil
 	}
-	total, err := intAt(page, "total")
-	if err != nil {
-		return nil, err
-	}
-	results, err := reshape(pick(page, "results"))
-	if err != nil {
-		return nil, err
-	}
-	return wrapPage(vars, "results", results, &total), nil
+	return totalPage(vars, page)
 }
 
 func v2AddressEventsParams(r *http.Request) (map[string]any, error) {

@@ -263,20 +263,7 @@ func blockTransactionsBody(_ *http.Request, vars map[string]any, data json.RawMe
 	if !found(data, "block") || string(pick(data, "block", "results")) == "[]" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
-	return blockPage(vars, pick(data, "block"))
-}
-
-// blockPage renders {limit, offset, total, results} from an object with total and results.
-func blockPage(vars map[string]any, page []byte) ([]byte, error) {
-	total, err := intAt(page, "total")
-	if err != nil {
-		return nil, err
-	}
-	results, err := reshape(pick(page, "results"))
-	if err != nil {
-		return nil, err
-	}
-	return wrapPage(vars, "results", results, &total), nil
+	return totalPage(vars, pick(data, "block"))
 }
 
 // signerSignaturesBody renders a page of the block's signer signatures; an unknown block has
@@ -286,11 +273,11 @@ func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMes
 		zero := 0
 		return wrapPage(vars, "results", []byte("[]"), &zero), nil
 	}
-	return blockPage(vars, pick(data, "block"))
+	return totalPage(vars, pick(data, "block"))
 }
 
 func burnBlocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	return blockPage(vars, pick(data, "page"))
+	return totalPage(vars, pick(data, "page"))
 }
 
 func v2BurnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
@@ -304,7 +291,7 @@ func burnBlockBlocksBody(_ *http.Request, vars map[string]any, data json.RawMess
 	if !found(data, "page") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Burn block not found")
 	}
-	return blockPage(vars, pick(data, "page"))
+	return totalPage(vars, pick(data, "page"))
 }
 
 // blockTag is the ETag input of one block's routes: the block an index block hash or a height

@@ -63,18 +63,12 @@ func poxRoutes() []route {
 	}
 }
 
-// poxCyclesParams reads the cycle list's page: unlike the other lists, a limit of 0 is kept
-// (an empty page), as the reference passes it through.
+// poxCyclesParams reads the cycle list's page; a limit of 0 is an empty page.
 func poxCyclesParams(r *http.Request) (map[string]any, error) {
 	q := query(r.URL.Query())
-	limit, ok, err := q.integer("limit")
-	switch {
-	case err != nil:
+	limit, err := q.limitOrZero("limit", poxCycleLimit, poxCycleMax)
+	if err != nil {
 		return nil, err
-	case limit > poxCycleMax:
-		return nil, schemaError("querystring/limit must be <= %d", poxCycleMax)
-	case !ok:
-		limit = poxCycleLimit
 	}
 	offset, err := q.offset("offset")
 	if err != nil {
