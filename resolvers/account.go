@@ -97,15 +97,20 @@ func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.A
 	slices.SortStableFunc(txs, func(x, y *db.Tx) int {
 		return cmp.Or(cmp.Compare(y.BlockHeight, x.BlockHeight), cmp.Compare(y.TxIndex, x.TxIndex))
 	})
-	keys := make([]db.TxKey, len(txs))
-	for i, t := range txs {
-		keys[i] = t.Key()
-	}
-	transfers, err := r.Store.PrincipalTransfers(ctx, a.Principal, keys)
+	transfers, err := r.transfersIn(ctx, a.Principal, txs)
 	if err != nil {
 		return nil, err
 	}
 	return &graph.TransactionsWithTransfersPage{Total: int32(total), Results: withTransfers(a.Principal, txs, transfers)}, nil
+}
+
+// transfersIn reads the principal's transfers in these transactions.
+func (r *accountResolver) transfersIn(ctx context.Context, principal string, txs []*db.Tx) (*db.Transfers, error) {
+	keys := make([]db.TxKey, len(txs))
+	for i, t := range txs {
+		keys[i] = t.Key()
+	}
+	return r.Store.PrincipalTransfers(ctx, principal, keys)
 }
 
 // withTransfers groups the principal's transfers under their transactions and totals what it

@@ -21,11 +21,7 @@ func (r *accountResolver) TransactionSummaries(ctx context.Context, a *db.Accoun
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]db.TxKey, len(txs))
-	for i, t := range txs {
-		keys[i] = t.Key()
-	}
-	transfers, err := r.Store.PrincipalTransfers(ctx, a.Principal, keys)
+	transfers, err := r.transfersIn(ctx, a.Principal, txs)
 	if err != nil {
 		return nil, err
 	}

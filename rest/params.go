@@ -103,9 +103,9 @@ func (q query) limit(name string, def, max int) (int, error) {
 	return n, nil
 }
 
-// limitOrZero parses a page size as limit does, but keeps 0 (an empty page), as the reference
-// does on some lists.
-func (q query) limitOrZero(name string, def, max int) (int, error) {
+// keptLimit parses a page size that the reference's handler takes from its schema as given: 0
+// stays 0 (no rows), absent is the default.
+func (q query) keptLimit(name string, def, max int) (int, error) {
 	n, ok, err := q.integer(name)
 	switch {
 	case err != nil:

@@ -60,7 +60,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	limit, err := q.limitOrZero("limit", txLimit, txMax)
+	limit, err := q.keptLimit("limit", txLimit, txMax)
 	if err != nil {
 		return nil, err
 	}

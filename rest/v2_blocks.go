@@ -124,21 +124,6 @@ func outOfRange(f float64) error {
 	return badRequest(`value "%s" is out of range for type integer`, strconv.FormatFloat(f, 'f', -1, 64))
 }
 
-// keptLimit parses a page size that the reference's handler takes from its schema as given: 0
-// stays 0 (no rows), absent is the default.
-func (q query) keptLimit(name string, def, max int) (int, error) {
-	n, ok, err := q.integer(name)
-	switch {
-	case err != nil:
-		return 0, err
-	case n > max:
-		return 0, schemaError("querystring/%s must be <= %d", name, max)
-	case !ok:
-		return def, nil
-	}
-	return n, nil
-}
-
 // pageOf adds limit (kept as given, see keptLimit) and offset to vars.
 func pageOf(r *http.Request, vars map[string]any, def, max int) (map[string]any, error) {
 	q := query(r.URL.Query())

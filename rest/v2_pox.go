@@ -66,7 +66,7 @@ func poxRoutes() []route {
 // poxCyclesParams reads the cycle list's page; a limit of 0 is an empty page.
 func poxCyclesParams(r *http.Request) (map[string]any, error) {
 	q := query(r.URL.Query())
-	limit, err := q.limitOrZero("limit", poxCycleLimit, poxCycleMax)
+	limit, err := q.keptLimit("limit", poxCycleLimit, poxCycleMax)
 	if err != nil {
 		return nil, err
 	}
