@@ -527,7 +527,7 @@ type ComplexityRoot struct {
 	MempoolTransaction struct {
 		AnchorModeName        func(childComplexity int) int
 		CoinbasePayload       func(childComplexity int) int
-		ContractCall          func(childComplexity int) int
+		ContractCall          func(childComplexity int, abi *bool) int
 		FeeRate               func(childComplexity int) int
 		Nonce                 func(childComplexity int) int
 		PoisonMicroblock      func(childComplexity int) int
@@ -870,7 +870,7 @@ type ComplexityRoot struct {
 		BurnBlockTimeIso       func(childComplexity int) int
 		Canonical              func(childComplexity int) int
 		CoinbasePayload        func(childComplexity int) int
-		ContractCall           func(childComplexity int) int
+		ContractCall           func(childComplexity int, abi *bool) int
 		EventCount             func(childComplexity int) int
 		Events                 func(childComplexity int, limit *int32, offset *int32) int
 		FeeRate                func(childComplexity int) int
@@ -1021,7 +1021,7 @@ type FungibleTokenAssetEventResolver interface {
 	Transaction(ctx context.Context, obj *db.FtEvent) (*db.Tx, error)
 }
 type MempoolTransactionResolver interface {
-	ContractCall(ctx context.Context, obj *db.MempoolTx) (*tx.ContractCallJSON, error)
+	ContractCall(ctx context.Context, obj *db.MempoolTx, abi *bool) (*tx.ContractCallJSON, error)
 }
 type MempoolTransactionConnectionResolver interface {
 	TotalCount(ctx context.Context, obj *MempoolTransactionConnection) (*int32, error)
@@ -1104,7 +1104,7 @@ type TransactionResolver interface {
 
 	Events(ctx context.Context, obj *db.Tx, limit *int32, offset *int32) ([]db.Event, error)
 
-	ContractCall(ctx context.Context, obj *db.Tx) (*tx.ContractCallJSON, error)
+	ContractCall(ctx context.Context, obj *db.Tx, abi *bool) (*tx.ContractCallJSON, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -2979,7 +2979,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.MempoolTransaction.ContractCall(childComplexity), true
+		args, err := ec.field_MempoolTransaction_contractCall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.MempoolTransaction.ContractCall(childComplexity, args["abi"].(*bool)), true
 	case "MempoolTransaction.feeRate":
 		if e.ComplexityRoot.MempoolTransaction.FeeRate == nil {
 			break
@@ -4560,7 +4565,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Transaction.ContractCall(childComplexity), true
+		args, err := ec.field_Transaction_contractCall_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Transaction.ContractCall(childComplexity, args["abi"].(*bool)), true
 	case "Transaction.eventCount":
 		if e.ComplexityRoot.Transaction.EventCount == nil {
 			break
@@ -5549,8 +5559,15 @@ type Transaction @goModel(model: "github.com/stxgraph/stxgraph/db.Tx") {
   tokenTransfer: TokenTransferPayload
   "Deploy payload (smart_contract only)."
   smartContract: SmartContractPayload
-  "Contract-call payload (contract_call only); arguments named and typed from the contract's ABI."
-  contractCall: ContractCallPayload
+  """
+  Contract-call payload (contract_call only): with abi (the default), the function signature and
+  the arguments' names and types from the called contract's ABI; without, as decoded from the
+  transaction alone (empty signature and names, the values' own types).
+  """
+  contractCall(
+    "Describe the call from the called contract's ABI."
+    abi: Boolean = true
+  ): ContractCallPayload
   "Poison-microblock payload (poison_microblock only)."
   poisonMicroblock: PoisonMicroblockPayload
   "Coinbase payload (coinbase only)."
@@ -5597,8 +5614,15 @@ type MempoolTransaction @goModel(model: "github.com/stxgraph/stxgraph/db.Mempool
   tokenTransfer: TokenTransferPayload
   "Deploy payload (smart_contract only)."
   smartContract: SmartContractPayload
-  "Contract-call payload (contract_call only)."
-  contractCall: ContractCallPayload
+  """
+  Contract-call payload (contract_call only): with abi (the default), the function signature and
+  the arguments' names and types from the called contract's ABI; without, as decoded from the
+  transaction alone (empty signature and names, the values' own types).
+  """
+  contractCall(
+    "Describe the call from the called contract's ABI."
+    abi: Boolean = true
+  ): ContractCallPayload
   "Poison-microblock payload (poison_microblock only)."
   poisonMicroblock: PoisonMicroblockPayload
   "Coinbase payload (coinbase only)."
@@ -9565,6 +9589,20 @@ func (ec *executionContext) field_Contract_events_args(ctx context.Context, rawA
 	return args, nil
 }
 
+func (ec *executionContext) field_MempoolTransaction_contractCall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "abi",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["abi"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_faucetBtc_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10486,6 +10524,20 @@ func (ec *executionContext) field_Subscription_microblocks_args(ctx context.Cont
 		return nil, err
 	}
 	args["after"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Transaction_contractCall_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "abi",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["abi"] = arg0
 	return args, nil
 }
 
@@ -18494,7 +18546,8 @@ func (ec *executionContext) _MempoolTransaction_contractCall(ctx context.Context
 			return ec.fieldContext_MempoolTransaction_contractCall(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.MempoolTransaction().ContractCall(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.MempoolTransaction().ContractCall(ctx, obj, fc.Args["abi"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ContractCallJSON) graphql.Marshaler {
@@ -18504,7 +18557,7 @@ func (ec *executionContext) _MempoolTransaction_contractCall(ctx context.Context
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "MempoolTransaction",
 		Field:      field,
@@ -18513,6 +18566,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(_ conte
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ContractCallPayload(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_MempoolTransaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -25371,7 +25435,8 @@ func (ec *executionContext) _Transaction_contractCall(ctx context.Context, field
 			return ec.fieldContext_Transaction_contractCall(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Transaction().ContractCall(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Transaction().ContractCall(ctx, obj, fc.Args["abi"].(*bool))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *tx.ContractCallJSON) graphql.Marshaler {
@@ -25381,7 +25446,7 @@ func (ec *executionContext) _Transaction_contractCall(ctx context.Context, field
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Transaction_contractCall(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Transaction_contractCall(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Transaction",
 		Field:      field,
@@ -25390,6 +25455,17 @@ func (ec *executionContext) fieldContext_Transaction_contractCall(_ context.Cont
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_ContractCallPayload(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Transaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }

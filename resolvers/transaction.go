@@ -84,12 +84,12 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// contractCall renders a contract call with the function signature and argument names and types
-// of the called contract's ABI when the contract is known.
-func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, error) {
+// contractCall renders a contract call; withABI, with the function signature and argument names
+// and types of the called contract's ABI when the contract is known.
+func contractCall(ctx context.Context, f *db.TxFields, withABI bool) (*tx.ContractCallJSON, error) {
 	p, err := f.Payload(db.TypeContractCall)
-	if p == nil {
-		return nil, err
+	if p == nil || !withABI {
+		return payloadCall(p), err
 	}
 	cc := p.ContractCall
 	c, err := loaders.For(ctx).ContractByID.Load(ctx, cc.ContractID)()
@@ -104,6 +104,14 @@ func contractCall(ctx context.Context, f *db.TxFields) (*tx.ContractCallJSON, er
 		}
 	}
 	return cc, nil
+}
+
+// payloadCall is the contract call of a decoded payload, nil without one.
+func payloadCall(p *tx.PayloadJSON) *tx.ContractCallJSON {
+	if p == nil {
+		return nil
+	}
+	return p.ContractCall
 }
 
 // contractABIs holds the parsed ABIs of the contracts calls were rendered for: a page of calls
@@ -153,10 +161,10 @@ func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offse
 	return es, err
 }
 
-func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx) (*tx.ContractCallJSON, error) {
-	return contractCall(ctx, &t.TxFields)
+func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx, abi *bool) (*tx.ContractCallJSON, error) {
+	return contractCall(ctx, &t.TxFields, abi == nil || *abi)
 }
 
-func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx) (*tx.ContractCallJSON, error) {
-	return contractCall(ctx, &t.TxFields)
+func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx, abi *bool) (*tx.ContractCallJSON, error) {
+	return contractCall(ctx, &t.TxFields, abi == nil || *abi)
 }
