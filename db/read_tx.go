@@ -70,9 +70,7 @@ const (
 )
 
 // principalTxPageSQL are the page statements of each kind, prepared: planning them costs
-// PostgreSQL several times what running them does. $1 is the principal, $2 the limit, $3 the
-// offset and $4 the height bound. The total is read with the page, so that, as the reference
-// counts over the page's rows, a page past the end has total 0.
+// PostgreSQL several times what running them does. $4 is the height bound of txPageUpTo.
 var principalTxPageSQL = func() (out [3]string) {
 	for v := range out {
 		count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
@@ -80,31 +78,46 @@ var principalTxPageSQL = func() (out [3]string) {
 			count = `coalesce((SELECT tx_count FROM principal_stx_checkpoints WHERE principal = $1::text AND block_height <= $4::integer
 			ORDER BY block_height DESC LIMIT 1), 0)`
 		}
-		// u are the unconfirmed microblock transactions, newer than every anchored one.
+		// Only the unanchored page lists the unconfirmed microblock transactions.
 		u := `SELECT NULL::bytea AS tx_id, NULL::bytea AS index_block_hash, NULL::bytea AS microblock_hash,
 		0 AS block_height, 0 AS microblock_sequence, 0 AS tx_index WHERE false`
 		if v == txPageUnanchored {
-			u = `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
-		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + transferRolesSQL + `
-		AND block_height ` + aboveTipSQL
+			u = unconfirmedTxsSQL(transferRolesSQL)
 		}
-		out[v] = `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
+		out[v] = positionPageSQL(count, u, "tseq")
+	}
+	return out
+}()
+
+// unconfirmedTxsSQL selects the principal's ($1) transactions in unconfirmed microblocks, in the
+// roles roles names.
+func unconfirmedTxsSQL(roles string) string {
+	return `SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
+		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + roles + `
+		AND block_height ` + aboveTipSQL
+}
+
+// positionPageSQL reads a page of a principal's list numbered by seq in principal_tx_positions,
+// with the list's size: the rows of u (newer than every anchored one) first, then the positions
+// below count minus the offset. $1 is the principal, $2 the limit, $3 the offset. The total is
+// read with the page, so that, as the reference counts over the page's rows, a page past the end
+// has total 0.
+func positionPageSQL(count, u, seq string) string {
+	return `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
 	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
 	keys AS (
 		(SELECT tx_id, index_block_hash, microblock_hash FROM u
 			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
 		UNION ALL
 		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
-			SELECT tx_id, index_block_hash, microblock_hash, tseq FROM principal_tx_positions
-			WHERE principal = $1::text AND tseq IS NOT NULL
-			AND tseq <= c.n - greatest($3::bigint - c.un, 0) AND tseq > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
-			ORDER BY tseq DESC) x)
+			SELECT tx_id, index_block_hash, microblock_hash, ` + seq + ` FROM principal_tx_positions
+			WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
+			AND ` + seq + ` <= c.n - greatest($3::bigint - c.un, 0) AND ` + seq + ` > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
+			ORDER BY ` + seq + ` DESC) x)
 	)
 	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
-	}
-	return out
-}()
+}
 
 // principalTxsAt returns the principal's transactions_with_transfers of one block height.
 func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (int64, []*Tx, error) {

@@ -19,26 +19,9 @@ func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offs
 	return rows[0].Total, pageTxs(rows), nil
 }
 
-// summaryTxPageSQL reads a summaries page: $1 the principal, $2 the limit, $3 the offset. The
-// unconfirmed microblock transactions (u) come first, then the positions below count-offset.
-var summaryTxPageSQL = `WITH ` + tipSQL + `, u AS MATERIALIZED (
-		SELECT tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index FROM principal_txs
-		WHERE principal = $1::text AND canonical AND microblock_canonical AND ` + summaryRolesSQL + `
-		AND block_height ` + aboveTipSQL + `),
-	c AS MATERIALIZED (SELECT coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0) AS n,
-		(SELECT count(*) FROM u) AS un),
-	keys AS (
-		(SELECT tx_id, index_block_hash, microblock_hash FROM u
-			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
-		UNION ALL
-		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
-			SELECT tx_id, index_block_hash, microblock_hash, sseq FROM principal_tx_positions
-			WHERE principal = $1::text AND sseq IS NOT NULL
-			AND sseq <= c.n - greatest($3::bigint - c.un, 0) AND sseq > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
-			ORDER BY sseq DESC) x)
-	)
-	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
-	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
+// summaryTxPageSQL reads a summaries page, numbered by sseq.
+var summaryTxPageSQL = positionPageSQL(`coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`,
+	unconfirmedTxsSQL(summaryRolesSQL), "sseq")
 
 // CanonicalTxKeys returns the canonical rows' keys of a transaction (unconfirmed microblock rows
 // included) and whether any row of it exists, canonical or not.

@@ -349,7 +349,7 @@ func brc20ActivityBody(_ *http.Request, vars map[string]any, data json.RawMessag
 	return marshal(p)
 }
 
-// marshal encodes v as JSON with <, > and & as they are (tickers may hold them).
+// marshal encodes v compactly as JSON with <, > and & as they are, as the reference writes them.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

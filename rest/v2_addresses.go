@@ -186,7 +186,7 @@ func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMess
 	for i, e := range page.Results {
 		out[i] = e.render()
 	}
-	results, err := marshalJSON(out)
+	results, err := marshal(out)
 	if err != nil {
 		return nil, err
 	}
@@ -209,17 +209,6 @@ func unknownAddressEvents(vars map[string]any, data json.RawMessage) ([]byte, er
 	}
 	total := 0
 	return wrapPage(vars, "results", []byte("[]"), &total), nil
-}
-
-// marshalJSON encodes v compactly, leaving <, > and & as they are, as the reference does.
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func v2StxBalanceParams(r *http.Request) (map[string]any, error) {
@@ -282,7 +271,7 @@ func v2StxBalanceBody(_ *http.Request, _ map[string]any, data json.RawMessage) (
 		out.LockTxID, out.Locked, out.LockHeight = l.TxID, l.Locked, l.BlockHeight
 		out.BurnchainLockHeight, out.BurnchainUnlockHeight = d.TipBlock.BurnBlockHeight, l.BurnchainUnlockHeight
 	}
-	return marshalJSON(out)
+	return marshal(out)
 }
 
 // v2StxBalanceETag follows the principal (its transactions, pending ones and lock) when the
@@ -348,7 +337,7 @@ func v2ContractStatusBody(_ *http.Request, _ map[string]any, data json.RawMessag
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		key, err := marshalJSON(s.ContractID)
+		key, err := marshal(s.ContractID)
 		if err != nil {
 			return nil, err
 		}
@@ -357,7 +346,7 @@ func v2ContractStatusBody(_ *http.Request, _ map[string]any, data json.RawMessag
 			b.WriteString(`:{"found":false}`)
 			continue
 		}
-		r, err := marshalJSON(result{Status: s.Status, TxID: s.TxID, ContractID: s.ContractID, BlockHeight: s.BlockHeight})
+		r, err := marshal(result{Status: s.Status, TxID: s.TxID, ContractID: s.ContractID, BlockHeight: s.BlockHeight})
 		if err != nil {
 			return nil, err
 		}
@@ -388,5 +377,5 @@ func v2MempoolFeesBody(_ *http.Request, _ map[string]any, data json.RawMessage) 
 	if err := json.Unmarshal(pick(data, "fees"), &fees); err != nil {
 		return nil, err
 	}
-	return marshalJSON(fees)
+	return marshal(fees)
 }
