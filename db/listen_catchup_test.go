@@ -140,3 +140,49 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Errorf("after a lost connection only the chain's version moved: %+v then %+v", before, after)
 	}
 }
+
+// A notice heard after a gap in the numbers (notices committed that the listener never heard)
+// comes after the missing ones, read from the notice log, each once and in order.
+func TestListenerFillsAGapFromTheLog(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store := dbtest.New(t)
+	defer store.Close()
+	conn, err := store.DB.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	l, err := store.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return v.Live })
+	sub := l.Subscribe(ctx)
+	// Two notices are logged without being sent (the trigger that sends them is off), then a
+	// third is logged and sent.
+	if _, err := conn.ExecContext(ctx, `ALTER TABLE notices DISABLE TRIGGER notices_send;
+		INSERT INTO notices (seq, channel, payload) VALUES
+			(1, 'stxgraph_events', '{"seq":1,"kind":"mempool","tx_ids":["0x01"]}'),
+			(2, 'stxgraph_events', '{"seq":2,"kind":"mempool","tx_ids":["0x02"]}');
+		ALTER TABLE notices ENABLE TRIGGER notices_send`); err != nil {
+		t.Fatal(err)
+	}
+	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool","tx_ids":["0x03"]}`)
+	for want := int64(1); want <= 3; want++ {
+		select {
+		case n := <-sub:
+			if n.Seq != want || len(n.TxIDs) != 1 || n.TxIDs[0][0] != byte(want) {
+				t.Fatalf("notice %+v, want number %d", n, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("notice %d never came", want)
+		}
+	}
+	select {
+	case n := <-sub:
+		t.Fatalf("unexpected extra notice %+v", n)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
