@@ -179,21 +179,20 @@ func (v *StateVersion) heard(kind string) {
 // all moves every part.
 func (v *StateVersion) all() { v.Chain, v.Mempool, v.Brc20 = v.Chain+1, v.Mempool+1, v.Brc20+1 }
 
-// goLive declares the version live after recheckDelay, once LISTEN is surely in effect, unless
-// the connection was lost again meanwhile (recheck, when set, must succeed first).
-func (l *Listener) goLive(ctx context.Context, recheck func(context.Context) error) {
+// goLive declares the version live after recheckDelay, once LISTEN is surely in effect and the
+// notices committed before it are read from the log, unless the connection was lost again
+// meanwhile.
+func (l *Listener) goLive(ctx context.Context) {
 	losses := l.losses.Load()
 	sleep(ctx, recheckDelay)
 	if ctx.Err() != nil {
 		return
 	}
-	if recheck != nil {
-		if err := recheck(ctx); err != nil {
-			if ctx.Err() == nil {
-				slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
-			}
-			return
+	if err := l.catchUp(ctx); err != nil {
+		if ctx.Err() == nil {
+			slog.Warn("chain notices: catching up after a lost connection failed", "err", err)
 		}
+		return
 	}
 	l.moveVersion(func(v *StateVersion) {
 		if l.losses.Load() == losses {
@@ -247,7 +246,7 @@ func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) 
 		<-ctx.Done()
 		ln.Close()
 	}()
-	go l.goLive(ctx, l.catchUp)
+	go l.goLive(ctx)
 	go l.run(ctx)
 	return l, nil
 }
@@ -277,7 +276,7 @@ func (l *Listener) run(ctx context.Context) {
 			// LISTEN takes effect once the server has read it, which the driver does not wait
 			// for: read again a little later for a notice committed in that window, and only
 			// then trust the notices again.
-			go l.goLive(ctx, l.catchUp)
+			go l.goLive(ctx)
 		}
 		channel, payload, err := l.ln.Receive(ctx)
 		if err != nil {
