@@ -236,7 +236,7 @@ func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) 
 		l.deliver = l.hold
 		go l.release(ctx)
 	}
-	last, err := s.LastNotice(ctx)
+	_, last, err := s.NoticeRange(ctx)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("read the notice log: %w", err)
@@ -346,19 +346,11 @@ func (l *Listener) catchUp(ctx context.Context) error {
 // readLog announces the logged notices after lastSeq and before until (0: all of them), in
 // order. Called with state held.
 func (l *Listener) readLog(ctx context.Context, until int64) error {
-	for {
-		page, err := l.store.NoticesAfter(ctx, l.lastSeq, until, logPage)
-		if err != nil {
-			return err
-		}
-		for _, n := range page {
-			l.lastSeq = n.Seq
-			l.deliver(n)
-		}
-		if len(page) < logPage {
-			return nil
-		}
-	}
+	return l.store.EachNoticeAfter(ctx, l.lastSeq, until, func(n Notice) bool {
+		l.lastSeq = n.Seq
+		l.deliver(n)
+		return true
+	})
 }
 
 // NoticeRange gives the numbers of the oldest and the newest notice the log keeps, 0 and 0 when
@@ -368,16 +360,29 @@ func (s *Store) NoticeRange(ctx context.Context) (first, last int64, err error) 
 	return first, last, err
 }
 
-// LastNotice is the number of the newest notice in the log, 0 when there is none.
-func (s *Store) LastNotice(ctx context.Context) (int64, error) {
-	var seq int64
-	err := s.DB.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM notices").Scan(&seq)
-	return seq, err
+// EachNoticeAfter hands each logged notice numbered above after and below until (0: no bound) to
+// each, in order, reading the log a page at a time, until each returns false.
+func (s *Store) EachNoticeAfter(ctx context.Context, after, until int64, each func(Notice) bool) error {
+	for {
+		page, err := s.noticesAfter(ctx, after, until, logPage)
+		if err != nil {
+			return err
+		}
+		for _, n := range page {
+			if !each(n) {
+				return nil
+			}
+			after = n.Seq
+		}
+		if len(page) < logPage {
+			return nil
+		}
+	}
 }
 
-// NoticesAfter reads up to limit logged notices numbered above after and below until (0: no
+// noticesAfter reads up to limit logged notices numbered above after and below until (0: no
 // bound), in order.
-func (s *Store) NoticesAfter(ctx context.Context, after, until int64, limit int) ([]Notice, error) {
+func (s *Store) noticesAfter(ctx context.Context, after, until int64, limit int) ([]Notice, error) {
 	if until == 0 {
 		until = math.MaxInt64
 	}

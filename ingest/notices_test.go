@@ -89,8 +89,11 @@ func TestNoticesTellEveryReorg(t *testing.T) {
 // the notices leave it, and how many reorgs they told.
 func followedCanonical(t *testing.T, store *db.Store) (map[string]bool, int) {
 	t.Helper()
-	notices, err := store.NoticesAfter(context.Background(), 0, 0, 100000)
-	if err != nil {
+	var notices []db.Notice
+	if err := store.EachNoticeAfter(context.Background(), 0, 0, func(n db.Notice) bool {
+		notices = append(notices, n)
+		return true
+	}); err != nil {
 		t.Fatal(err)
 	}
 	view, reorgs := map[string]bool{}, 0

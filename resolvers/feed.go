@@ -81,25 +81,16 @@ func (f *feed[T]) run(ctx context.Context, notices <-chan db.Notice) {
 // readLog sends the logged notices after the last one sent and before until (0: all); false
 // when the subscriber is gone.
 func (f *feed[T]) readLog(ctx context.Context, until int64) bool {
-	for {
-		page, err := f.store.NoticesAfter(ctx, f.last, until, logPage)
-		if err != nil {
-			logItem(ctx, db.Notice{Seq: f.last + 1}, fmt.Errorf("reading the notice log: %w", err))
-			return ctx.Err() == nil
-		}
-		for _, n := range page {
-			if !f.send(ctx, n) {
-				return false
-			}
-		}
-		if len(page) < logPage {
-			return true
-		}
+	gone := false
+	err := f.store.EachNoticeAfter(ctx, f.last, until, func(n db.Notice) bool {
+		gone = !f.send(ctx, n)
+		return !gone
+	})
+	if err != nil {
+		logItem(ctx, db.Notice{Seq: f.last + 1}, fmt.Errorf("reading the notice log: %w", err))
 	}
+	return !gone && ctx.Err() == nil
 }
-
-// logPage is how many notices one read of the log takes.
-const logPage = 500
 
 // send sends a notice's items, after the resumed position; false when the subscriber is gone.
 func (f *feed[T]) send(ctx context.Context, n db.Notice) bool {
