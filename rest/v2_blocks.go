@@ -230,10 +230,7 @@ func cursorPageBody(_ *http.Request, vars map[string]any, data json.RawMessage) 
 }
 
 // found reports whether the value at path is present and not null.
-func found(data []byte, path ...string) bool {
-	v := pick(data, path...)
-	return len(v) > 0 && string(v) != "null"
-}
+func found(data []byte, path ...string) bool { return !isNull(pick(data, path...)) }
 
 func v2BlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
