@@ -127,7 +127,7 @@ func chaos(ctx context.Context, o chaosOptions, stdout io.Writer) error {
 		}
 	}
 	nodeWG.Go(func() { nodeErr <- r.node.feedBlocks(nodeCtx, g, o.blockEvery) })
-	nodeWG.Go(func() { nodeErr <- r.node.feedMempool(nodeCtx, g.Accounts(), o.mempoolRate, false) })
+	nodeWG.Go(func() { nodeErr <- r.node.feedMempool(nodeCtx, g.Accounts(), o.mempoolRate) })
 	chain, err := loadChain(ctx, r.primary.URL("stxgraph"), chaosChain)
 	if err != nil {
 		return err

@@ -25,10 +25,9 @@ type faucetNode struct {
 	srv *http.Server
 	url string
 
-	mu      sync.Mutex
-	held    map[string]map[uint64]string // sender → nonce → txid
-	paid    map[string][]string          // recipient → txids of distinct accepted transfers
-	accepts int
+	mu   sync.Mutex
+	held map[string]map[uint64]string // sender → nonce → txid
+	paid map[string][]string          // recipient → txids of distinct accepted transfers
 }
 
 func startFaucetNode() (*faucetNode, error) {
@@ -76,7 +75,6 @@ func (n *faucetNode) broadcast(w http.ResponseWriter, r *http.Request) {
 		n.held[sender][t.Origin.Nonce] = txid
 		to := p.Recipient.String()
 		n.paid[to] = append(n.paid[to], txid)
-		n.accepts++
 	default:
 		writeNodeJSON(w, http.StatusBadRequest, map[string]any{"error": "transaction rejected", "reason": "ConflictingNonceInMempool", "txid": txid})
 		return
@@ -114,7 +112,6 @@ type chainNode struct {
 	mu       sync.Mutex
 	accepted []chaingen.Message
 	retries  int
-	blocks   int
 }
 
 func newChainNode(events string) *chainNode {
@@ -131,9 +128,6 @@ func (c *chainNode) deliver(ctx context.Context, m chaingen.Message) bool {
 		if err == nil {
 			c.mu.Lock()
 			c.accepted = append(c.accepted, m)
-			if m.Path == chaingen.PathNewBlock {
-				c.blocks++
-			}
 			c.mu.Unlock()
 			return true
 		}
@@ -181,7 +175,7 @@ func (c *chainNode) feedBlocks(ctx context.Context, g *chaingen.Generator, block
 
 // feedMempool delivers rate signed transfers a second, each its own /new_mempool_tx message,
 // until ctx ends. Their nonces are far above the chain's, so they stay pending.
-func (c *chainNode) feedMempool(ctx context.Context, accounts []chaingen.Account, rate float64, mainnet bool) error {
+func (c *chainNode) feedMempool(ctx context.Context, accounts []chaingen.Account, rate float64) error {
 	tick := time.NewTicker(time.Duration(float64(time.Second) / rate))
 	defer tick.Stop()
 	for n := uint64(0); ; n++ {
@@ -191,7 +185,7 @@ func (c *chainNode) feedMempool(ctx context.Context, accounts []chaingen.Account
 		case <-tick.C:
 		}
 		from, to := accounts[n%uint64(len(accounts))], accounts[(n+1)%uint64(len(accounts))]
-		body, err := mempoolMessage(from, to, 1<<40+n, mainnet)
+		body, err := mempoolMessage(from, to, 1<<40+n, false)
 		if err != nil {
 			return err
 		}
