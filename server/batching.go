@@ -38,6 +38,7 @@ type run struct {
 	// planning costs.
 	plansMu sync.Mutex
 	plans   map[planKey]*object
+	waits   map[planKey]bool // guarded by plansMu: whether a selection can wait for a batch
 }
 
 // planKey names a selection set of the operation document (by its first element, which the
@@ -268,7 +269,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
-	r := &run{objects: map[objectKey]*object{}, plans: map[planKey]*object{}}
+	r := &run{objects: map[objectKey]*object{}, plans: map[planKey]*object{}, waits: map[planKey]bool{}}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
@@ -312,11 +313,12 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 	// Most fields are struct reads: they run inline and cannot wait, so the plan leaves them out.
 	// The field's context is the innermost one, found before the run, which is far out.
 	fc := graphql.GetFieldContext(ctx)
-	if len(fc.Field.Selections) == 0 && !b.concurrent[fc.Object][fc.Field.Name] {
+	concurrent := b.concurrent[fc.Object][fc.Field.Name]
+	if len(fc.Field.Selections) == 0 && !concurrent {
 		return next(ctx)
 	}
 	r, _ := ctx.Value(runKey{}).(*run)
-	if r == nil {
+	if r == nil || (!concurrent && !r.canWait(b, graphql.GetOperationContext(ctx), fc.Field)) {
 		return next(ctx)
 	}
 	r.mu.Lock()
@@ -405,26 +407,67 @@ func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionS
 	}
 	r.plansMu.Lock()
 	p := r.plans[k]
-	if p == nil {
-		p = b.plan(oc, sel, def)
-		r.plans[k] = p
-	}
 	r.plansMu.Unlock()
+	if p == nil { // planned outside the lock, which canWait takes; a race plans twice, alike
+		p = b.plan(r, oc, sel, def)
+		r.plansMu.Lock()
+		r.plans[k] = p
+		r.plansMu.Unlock()
+	}
 	return &object{slots: slices.Clone(p.slots), pending: p.pending}
 }
 
 // plan lists the fields of an object of type def with selection sel whose start the tokens must
-// cover: __typename is written without a resolver, a scalar read from the struct runs inline and
-// cannot wait (InterceptField passes it straight through), and deferred fields run after the
-// response they are deferred from (they bring their own tokens).
-func (b *Batching) plan(oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
+// cover: __typename is written without a resolver, a field read from the struct whose selection
+// cannot wait runs inline to its end (InterceptField passes it straight through), and deferred
+// fields run after the response they are deferred from (they bring their own tokens).
+func (b *Batching) plan(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
 	o := &object{}
 	for _, f := range graphql.CollectFields(oc, sel, b.satisfies[def.Name]) {
 		concurrent := b.concurrent[def.Name][f.Name]
-		if f.Name != "__typename" && !f.IsDeferred() && (concurrent || len(f.Selections) > 0) {
+		if f.Name != "__typename" && !f.IsDeferred() && (concurrent || r.canWait(b, oc, f)) {
 			o.slots = append(o.slots, slot{alias: f.Alias, concurrent: concurrent})
 		}
 	}
 	o.pending = len(o.slots)
 	return o
+}
+
+// canWait reports whether resolving field f's selection may wait for a batch: whether it holds,
+// at any depth and on any type its objects may have, a field with a resolver. A selection of
+// struct reads alone (an execution cost, an account's principal) runs inline to its end, so it
+// needs no token and its result no plan.
+func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+	if len(f.Selections) == 0 || f.Definition == nil {
+		return false
+	}
+	def := b.schema.Types[f.Definition.Type.Name()]
+	if def == nil {
+		return false
+	}
+	k := planKey{first: &f.Selections[0], n: len(f.Selections), def: def.Name}
+	r.plansMu.Lock()
+	w, ok := r.waits[k]
+	r.plansMu.Unlock()
+	if ok {
+		return w
+	}
+	types := []*ast.Definition{def}
+	if def.Kind != ast.Object {
+		types = b.schema.GetPossibleTypes(def)
+	}
+	for _, t := range types {
+		for _, g := range graphql.CollectFields(oc, f.Selections, b.satisfies[t.Name]) {
+			if w = b.concurrent[t.Name][g.Name] || r.canWait(b, oc, g); w {
+				break
+			}
+		}
+		if w {
+			break
+		}
+	}
+	r.plansMu.Lock()
+	r.waits[k] = w
+	r.plansMu.Unlock()
+	return w
 }
