@@ -337,9 +337,10 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 	return res, err
 }
 
-// children plans the objects gqlgen will resolve field f's selection on: those of res.
+// children plans the objects gqlgen will resolve field f's selection on: those of res. Objects
+// whose selection cannot wait need no plan (a list of events asked for their type alone).
 func (b *Batching) children(r *run, oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
-	if f.Definition == nil {
+	if !r.canWait(b, oc, f) {
 		return nil
 	}
 	def := b.schema.Types[f.Definition.Type.Name()]
