@@ -215,6 +215,26 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	shot("brc20")
 
+	// The search box tells its input's kind by its shape.
+	var tipHash struct{ Hash string }
+	if err := a.store.DB.NewRaw(`SELECT '0x' || encode(block_hash, 'hex') AS hash FROM blocks WHERE canonical AND block_height = ?`, mb.Height).
+		Scan(ctx, &tipHash); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct{ q, page, shows string }{
+		{fmt.Sprint(mb.Height), fmt.Sprintf("/block/%d", mb.Height), fmt.Sprintf("Block #%d", mb.Height)},
+		{strings.TrimPrefix(tipHash.Hash, "0x"), "/block/" + tipHash.Hash, fmt.Sprintf("Block #%d", mb.Height)},
+		{busy, "/address/" + busy, busy},
+		{g.ContractID(), "/address/" + g.ContractID(), "Contract"},
+		{"ordi", "/brc20/ordi", "BRC-20 token"},
+	} {
+		if err := chromedp.Run(b.ctx, chromedp.SetValue(`#search input`, s.q, chromedp.ByQuery), chromedp.Submit(`#search`, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		b.waitReady(t, s.page)
+		b.waitText(t, "main", s.shows)
+	}
+
 	// The query toggle shows the page's operation.
 	if err := chromedp.Run(b.ctx, chromedp.Click(`details.query summary`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
@@ -341,4 +361,32 @@ func cmpDecimal(x, y string) int {
 		return len(x) - len(y)
 	}
 	return strings.Compare(x, y)
+}
+
+// The start page says whether the chain has blocks yet, and which is the tip.
+func TestStartPage(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	if body := get(t, a.url+"/"); !strings.Contains(body, "waiting for the first block") || strings.Contains(body, "Chain tip") {
+		t.Errorf("the start page of an empty database:\n%.2000s", body)
+	}
+	g, err := chaingen.New(chaingen.Options{Seed: 2, Blocks: 5, TxsPerBlock: 1, Accounts: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []chaingen.Message
+	if err := g.Each(func(m chaingen.Message) error { ms = append(ms, m); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	applyAll(t, a.store, ms)
+	tip, err := a.store.ChainTip(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := get(t, a.url+"/")
+	for _, want := range []string{">ready<", fmt.Sprintf(`<a href="/explorer/block/%s">%d</a>`, db.Hex(tip.BlockHash), tip.BlockHeight)} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the start page lacks %q:\n%.2000s", want, body)
+		}
+	}
 }
