@@ -94,8 +94,8 @@ function blockTr(b) {
   return tr;
 }
 
-function txSummary(t) {
-  if (t.tokenTransfer) return [stx(t.tokenTransfer.amount), ' → ', principalLink(t.tokenTransfer.recipientAddress)];
+function txSummary(t, keep = 8) {
+  if (t.tokenTransfer) return [stx(t.tokenTransfer.amount), ' → ', principalLink(t.tokenTransfer.recipientAddress, keep)];
   if (t.contractCall) return [principalLink(t.contractCall.contractId, 4), ' ', h('code', null, t.contractCall.functionName)];
   if (t.smartContract) return ['deploy ', principalLink(t.smartContract.contractId, 4)];
   return t.txType.replaceAll('_', ' ');
@@ -103,9 +103,9 @@ function txSummary(t) {
 
 function mempoolTr(t) {
   return h('tr', { 'data-txid': t.txId },
-    h('td', { class: 'mono' }, link('/tx/' + t.txId, short(t.txId))),
-    h('td', null, principalLink(t.senderAddress)),
-    h('td', null, txSummary(t)),
+    h('td', { class: 'mono' }, link('/tx/' + t.txId, short(t.txId, 4))),
+    h('td', null, principalLink(t.senderAddress, 4)),
+    h('td', null, txSummary(t, 4)),
     h('td', null, stx(t.feeRate)));
 }
 
