@@ -166,6 +166,14 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	shot("transaction")
 
+	// A pending transaction shows where it waits.
+	var queued struct{ ID string }
+	if err := a.store.DB.NewRaw(`SELECT '0x' || encode(tx_id, 'hex') AS id FROM mempool_txs WHERE NOT pruned LIMIT 1`).Scan(ctx, &queued); err != nil {
+		t.Fatal(err)
+	}
+	open("/explorer/tx/"+queued.ID, "/tx/"+queued.ID)
+	b.waitText(t, "main", "in the mempool since")
+
 	// A microblock transaction says so; a fork block says it is not canonical.
 	var micro, fork struct{ ID string }
 	if err := a.store.DB.NewRaw(`SELECT '0x' || encode(tx_id, 'hex') AS id FROM txs
@@ -251,6 +259,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitText(t, "details.query", "query Brc20Token($ticker: String!)")
+	shot("query")
 
 	if n := b.checkLocal(t, a.url); n < 10 {
 		t.Errorf("recorded %d requests; the pages' own requests were not seen", n)
