@@ -25,16 +25,17 @@ const (
 	explorerAssetPrefix = explorerPrefix + "assets/"
 )
 
-// header is the bar every explorer page and the start page share: the name, the pages and
+// explorerHeader is the bar every explorer page and the start page share: the name, the pages and
 // the search box (which the explorer answers; without a script, /explorer/?q=… does).
-const header = `<header class="top"><div class="inner">
+const explorerHeader = `<header class="top"><div class="inner">
 <a class="brand" href="/"><span class="logo"></span>stxgraph <small>explorer</small></a>
 <nav><a href="/explorer/" data-nav>Chain</a><a href="/explorer/brc20" data-nav>BRC-20</a><a href="/graphiql">GraphiQL</a><a href="/docs">REST API</a></nav>
 <form id="search" role="search" action="/explorer/" method="get"><input name="q" aria-label="Search" autocomplete="off"
  placeholder="Transaction id, block hash or height, address, BRC-20 ticker"><button>Search</button></form>
 </div></header>`
 
-const pageHead = `<!doctype html>
+// explorerHead opens the explorer's and the start page's documents with their stylesheet.
+const explorerHead = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
@@ -42,9 +43,9 @@ const pageHead = `<!doctype html>
 
 // explorerShell is the one document of every explorer path: the script reads the path and
 // renders the page.
-const explorerShell = pageHead + `
+const explorerShell = explorerHead + `
 <title>stxgraph explorer</title>
-</head><body>` + header + `
+</head><body>` + explorerHeader + `
 <main id="page"><p class="muted">Loading…</p></main>
 <script src="` + explorerAssetPrefix + `explorer.js"></script>
 </body></html>`
@@ -55,9 +56,9 @@ func explorer(w http.ResponseWriter, _ *http.Request) {
 }
 
 // startPage shows the chain tip and the service's status at a glance, and links every page.
-var startPage = template.Must(template.New("start").Parse(pageHead + `
+var startPage = template.Must(template.New("start").Parse(explorerHead + `
 <title>stxgraph</title>
-</head><body class="start">` + header + `
+</head><body class="start">` + explorerHeader + `
 <main>
 <div class="page-head"><h1>stxgraph<span class="sub">the Stacks blockchain, indexed into PostgreSQL and served GraphQL-first</span></h1></div>
 <div class="stats" id="status">
