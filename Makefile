@@ -7,7 +7,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 # API client @stacks/blockchain-api-client (installed when npm is available).
 NPM_CHECKS := stacks/tx/testdata/crosscheck rest/testdata/contract
 
-.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest loadtest-paths graphiql chromium btcd soak chaos
+.PHONY: run build test generate check-generate lint postgres crosscheck-deps bench fuzz load bench-chain loadtest loadtest-paths graphiql explorer chromium btcd soak chaos
 
 run: postgres build
 	$(BIN) serve --demo
@@ -51,6 +51,13 @@ generate:
 graphiql:
 	npm ci --prefix server/graphiql --no-audit --no-fund --loglevel=error
 	cd server/graphiql && node build.mjs
+
+# The explorer pages' bundle (server/explorer/dist, embedded and committed like GraphiQL's):
+# rebuilt from the versions pinned in server/explorer/package.json and package-lock.json.
+# `go test ./server -run TestExplorerInBrowser -update` rewrites the README's screenshots.
+explorer:
+	npm ci --prefix server/explorer --no-audit --no-fund --loglevel=error
+	cd server/explorer && node build.mjs
 
 # CI: generated code must be what `make generate` produces.
 check-generate: generate

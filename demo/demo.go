@@ -1,5 +1,6 @@
 // Package demo loads a small generated Stacks chain into an empty database, so that a first
-// run of stxgraph has blocks, transactions, events, a fork and pending transactions to show.
+// run of stxgraph has blocks, transactions, events, a fork, pending transactions and a few
+// BRC-20 tokens to show.
 // The chain goes through the real ingestion path, and the database is marked as a demo
 // database: it never takes a real chain afterwards, and a real chain's database never takes
 // the demo.
@@ -14,6 +15,7 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
+	"github.com/stxgraph/stxgraph/internal/inscriptionfeed"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -99,6 +101,13 @@ func Load(ctx context.Context, store *db.Store, chainID uint32, opts chaingen.Op
 	})
 	if err != nil {
 		return sum, err
+	}
+	// A short BRC-20 history (the inscription feed's sample: a few tokens, mints and transfers),
+	// so that the BRC-20 reads have tokens to show. Replayed safely if an earlier load stopped.
+	for _, b := range inscriptionfeed.Sample() {
+		if err := inscriptionfeed.Apply(ctx, store, b.Payload()); err != nil {
+			return sum, fmt.Errorf("demo BRC-20 history: %w", err)
+		}
 	}
 	st := g.Stats()
 	sum.Blocks, sum.Txs, sum.Microblocks, sum.ForkBlocks, sum.MempoolTxs, sum.Loaded = st.Blocks, st.Txs, st.Microblocks,

@@ -79,6 +79,11 @@ func TestLoadOnce(t *testing.T) {
 	if err != nil || canonical == nil {
 		t.Fatalf("block at the fork height: %v %v", canonical, err)
 	}
+	// The sample BRC-20 history comes with it: ordi, dec2 and äbc (ORDI's deploy repeats ordi).
+	var tokens []string
+	if err := store.DB.NewRaw("SELECT ticker FROM brc20_tokens ORDER BY ticker").Scan(ctx, &tokens); err != nil || len(tokens) != 3 {
+		t.Errorf("BRC-20 tokens %q (%v); want the sample's three", tokens, err)
+	}
 	mark, err := store.DemoChain(ctx)
 	if err != nil || mark == nil || !mark.Complete || mark.Blocks != small.Blocks+1 || mark.ChainID != int64(tx.ChainIDTestnet) {
 		t.Fatalf("demo mark %+v (%v); want a complete mark of %d blocks", mark, err, small.Blocks+1)

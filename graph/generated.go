@@ -63,6 +63,7 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Account struct {
+		BalanceHistory            func(childComplexity int, fromHeight *int32, toHeight *int32, points *int32) int
 		Events                    func(childComplexity int, first *int32, after *string, last *int32, before *string, types []db.EventType) int
 		FtBalance                 func(childComplexity int, token string) int
 		FtBalances                func(childComplexity int, limit *int32, offset *int32) int
@@ -164,6 +165,12 @@ type ComplexityRoot struct {
 		Last24h func(childComplexity int) int
 		Last30d func(childComplexity int) int
 		Last7d  func(childComplexity int) int
+	}
+
+	BalancePoint struct {
+		Balance         func(childComplexity int) int
+		BlockHeight     func(childComplexity int) int
+		ChangedAtHeight func(childComplexity int) int
 	}
 
 	Block struct {
@@ -962,6 +969,7 @@ type AccountResolver interface {
 	Transactions(ctx context.Context, obj *db.Account, first *int32, after *string, last *int32, before *string) (*AccountTransactionConnection, error)
 	Nonces(ctx context.Context, obj *db.Account) (*db.AccountNonces, error)
 	StxBalance(ctx context.Context, obj *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error)
+	BalanceHistory(ctx context.Context, obj *db.Account, fromHeight *int32, toHeight *int32, points *int32) ([]*db.BalancePoint, error)
 	TransactionsWithTransfers(ctx context.Context, obj *db.Account, limit *int32, offset *int32, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*TransactionsWithTransfersPage, error)
 	LatestTxID(ctx context.Context, obj *db.Account) ([]byte, error)
 	LatestMempoolTxID(ctx context.Context, obj *db.Account) ([]byte, error)
@@ -1125,6 +1133,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "Account.balanceHistory":
+		if e.ComplexityRoot.Account.BalanceHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Account_balanceHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Account.BalanceHistory(childComplexity, args["fromHeight"].(*int32), args["toHeight"].(*int32), args["points"].(*int32)), true
 	case "Account.events":
 		if e.ComplexityRoot.Account.Events == nil {
 			break
@@ -1555,6 +1574,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AverageBlockTimes.Last7d(childComplexity), true
+
+	case "BalancePoint.balance":
+		if e.ComplexityRoot.BalancePoint.Balance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.Balance(childComplexity), true
+	case "BalancePoint.blockHeight":
+		if e.ComplexityRoot.BalancePoint.BlockHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.BlockHeight(childComplexity), true
+	case "BalancePoint.changedAtHeight":
+		if e.ComplexityRoot.BalancePoint.ChangedAtHeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BalancePoint.ChangedAtHeight(childComplexity), true
 
 	case "Block.hash":
 		if e.ComplexityRoot.Block.BlockHash == nil {
@@ -5660,6 +5698,20 @@ type Account {
     "Read the balance as of this block (block hash or index block hash, canonical or not)."
     atBlockHash: Hex
   ): StxBalance!
+  """
+  The account's STX balance over time, for a chart: its balance after each of at most ` + "`" + `points` + "`" + `
+  block heights spread evenly from fromHeight to toHeight, both included (every height when the
+  range holds no more than ` + "`" + `points` + "`" + `). Each point costs one index probe, so a range of any length
+  over an account of any history answers in the same time. Canonical anchored blocks only.
+  """
+  balanceHistory(
+    "First height (at least 1; default: the block of the account's first balance change, or the tip when it has none)."
+    fromHeight: Int
+    "Last height (default and at most: the chain tip)."
+    toHeight: Int
+    "Number of points (2 to 200)."
+    points: Int = 100
+  ): [BalancePoint!]!
   "The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks."
   transactionsWithTransfers(
     "Number of transactions to return (0 to 50)."
@@ -5867,6 +5919,16 @@ type StxBalance {
   burnchainLockHeight: Int!
   "Burn height at which the STX unlock (0 when none)."
   burnchainUnlockHeight: Int!
+}
+
+"An account's STX balance after one block height."
+type BalancePoint {
+  "Block height."
+  blockHeight: Int!
+  "STX balance in micro-STX after this block (received − sent − fees + matured miner rewards; STX locked by PoX included)."
+  balance: Uint128!
+  "Height of the newest block at or below blockHeight that changed the balance; null before the account's first change."
+  changedAtHeight: Int
 }
 
 "One page of an account's transactions with their transfers."
@@ -7295,6 +7357,8 @@ func (ec *executionContext) childFields_Account(ctx context.Context, field graph
 		return ec.fieldContext_Account_nonces(ctx, field)
 	case "stxBalance":
 		return ec.fieldContext_Account_stxBalance(ctx, field)
+	case "balanceHistory":
+		return ec.fieldContext_Account_balanceHistory(ctx, field)
 	case "transactionsWithTransfers":
 		return ec.fieldContext_Account_transactionsWithTransfers(ctx, field)
 	case "latestTxId":
@@ -7491,6 +7555,18 @@ func (ec *executionContext) childFields_AverageBlockTimes(ctx context.Context, f
 		return ec.fieldContext_AverageBlockTimes_last30d(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AverageBlockTimes", field.Name)
+}
+
+func (ec *executionContext) childFields_BalancePoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "blockHeight":
+		return ec.fieldContext_BalancePoint_blockHeight(ctx, field)
+	case "balance":
+		return ec.fieldContext_BalancePoint_balance(ctx, field)
+	case "changedAtHeight":
+		return ec.fieldContext_BalancePoint_changedAtHeight(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BalancePoint", field.Name)
 }
 
 func (ec *executionContext) childFields_Block(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9022,6 +9098,36 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) field_Account_balanceHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "fromHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["fromHeight"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "toHeight",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["toHeight"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "points",
+		func(ctx context.Context, v any) (*int32, error) {
+			return ec.unmarshalOInt2ᚖint32(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["points"] = arg2
+	return args, nil
+}
 
 func (ec *executionContext) field_Account_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -10766,6 +10872,50 @@ func (ec *executionContext) fieldContext_Account_stxBalance(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Account_balanceHistory(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Account_balanceHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Account().BalanceHistory(ctx, obj, fc.Args["fromHeight"].(*int32), fc.Args["toHeight"].(*int32), fc.Args["points"].(*int32))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*db.BalancePoint) graphql.Marshaler {
+			return ec.marshalNBalancePoint2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePointᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Account_balanceHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Account",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BalancePoint(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Account_balanceHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Account_transactionsWithTransfers(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12398,6 +12548,75 @@ func (ec *executionContext) _AverageBlockTimes_last30d(ctx context.Context, fiel
 }
 func (ec *executionContext) fieldContext_AverageBlockTimes_last30d(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AverageBlockTimes", field, false, false, errors.New("field of type Float does not have child fields"))
+}
+
+func (ec *executionContext) _BalancePoint_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_blockHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BlockHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt2int32(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _BalancePoint_balance(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_balance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Balance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNUint1282string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Uint128 does not have child fields"))
+}
+
+func (ec *executionContext) _BalancePoint_changedAtHeight(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BalancePoint_changedAtHeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ChangedAtHeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint32(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BalancePoint_changedAtHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
@@ -27462,6 +27681,44 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "balanceHistory":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Account_balanceHistory(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
 		case "transactionsWithTransfers":
 			field := field
 
@@ -28542,6 +28799,54 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 		case "last30d":
 			out.Values[i] = ec._AverageBlockTimes_last30d(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var balancePointImplementors = []string{"BalancePoint"}
+
+func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.SelectionSet, obj *db.BalancePoint) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BalancePoint")
+		case "blockHeight":
+			out.Values[i] = ec._BalancePoint_blockHeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "balance":
+			out.Values[i] = ec._BalancePoint_balance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "changedAtHeight":
+			out.Values[i] = ec._BalancePoint_changedAtHeight(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -36654,6 +36959,32 @@ func (ec *executionContext) marshalNAverageBlockTimes2ᚖgithubᚗcomᚋstxgraph
 		return graphql.Null
 	}
 	return ec._AverageBlockTimes(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBalancePoint2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePointᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.BalancePoint) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBalancePoint2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePoint(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBalancePoint2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePoint(ctx context.Context, sel ast.SelectionSet, v *db.BalancePoint) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._BalancePoint(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Block) graphql.Marshaler {

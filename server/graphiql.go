@@ -185,15 +185,16 @@ func restDocs(w http.ResponseWriter, _ *http.Request) {
 	docsPage.Execute(w, openAPIPath) //nolint:errcheck // client gone
 }
 
-// assetHandler serves the embedded bundle. The files change only with the binary.
-func assetHandler() http.Handler {
-	dist, err := fs.Sub(assets, "graphiql/dist")
+// assetHandler serves the embedded files of dir at prefix. The files change only with the
+// binary.
+func assetHandler(files embed.FS, dir, prefix string) http.Handler {
+	sub, err := fs.Sub(files, dir)
 	if err != nil {
 		panic(err) // the embed pattern guarantees the directory
 	}
-	files := http.StripPrefix(assetPrefix, http.FileServerFS(dist))
+	serve := http.StripPrefix(prefix, http.FileServerFS(sub))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		files.ServeHTTP(w, r)
+		serve.ServeHTTP(w, r)
 	})
 }

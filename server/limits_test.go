@@ -78,13 +78,13 @@ func TestAutomaticPersistedQueries(t *testing.T) {
 	}
 }
 
-// The GraphiQL and REST reference pages load only files this server serves: every script and
-// stylesheet they name is a local path that answers with the bundled file.
+// The GraphiQL, REST reference, explorer and start pages load only files this server serves:
+// every script and stylesheet they name is a local path that answers with the bundled file.
 func TestPagesServeTheirOwnAssets(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, server.Config{})
 	ref := regexp.MustCompile(`(?:src|href)="([^"]*)"`)
-	for _, page := range []string{"/graphiql", "/docs", "/"} {
+	for _, page := range []string{"/graphiql", "/docs", "/", "/explorer/", "/explorer/block/1"} {
 		resp, err := http.Get(a.url + page)
 		if err != nil {
 			t.Fatal(err)
@@ -113,12 +113,12 @@ func TestPagesServeTheirOwnAssets(t *testing.T) {
 			if got.StatusCode != http.StatusOK || n == 0 {
 				t.Errorf("%s: %s answers %d with %d bytes", page, link, got.StatusCode, n)
 			}
-			if strings.HasPrefix(link, "/assets/") {
+			if strings.HasPrefix(link, "/assets/") || strings.HasPrefix(link, "/explorer/assets/") {
 				assets++
 			}
 		}
-		if page != "/" && assets < 2 {
-			t.Errorf("%s loads %d bundled files, want its script and stylesheet", page, assets)
+		if want := map[bool]int{true: 1, false: 2}[page == "/"]; assets < want {
+			t.Errorf("%s loads %d bundled files, want %d (its stylesheet, and script)", page, assets, want)
 		}
 	}
 }

@@ -153,6 +153,7 @@ func TestQueryPlans(t *testing.T) {
 		{"graphql-front-page", gql(`{ blocksConnection(first: 20) { nodes { height hash burnBlock { height } transactions(first: 20) { nodes { txId feeRate txStatus sender { principal } events(limit: 5) { __typename } } } } } }`)},
 		{"graphql-account", gql(`{ account(principal: "` + busy + `") { stxBalance { balance locked } transactions(first: 20) { totalCount nodes { txId blockHeight feeRate } } } }`)},
 		{"graphql-account-at-height", gql(`{ account(principal: "` + busy + `") { stxBalance(atHeight: ` + mid + `) { balance locked } } }`)},
+		{"graphql-balance-history", gql(`{ account(principal: "` + busy + `") { balanceHistory(points: 200) { blockHeight balance changedAtHeight } } }`)},
 	}
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) { planRead(t, srv.URL+r.path, store, captured, r.name, nil) })

@@ -1,6 +1,7 @@
 // Package server assembles stxgraph's public HTTP API: GraphQL at /graphql, GraphiQL, the REST
-// adapter and its reference page (/docs), /metrics, and their middleware (logging and metrics for
-// every request, per-request loaders for /graphql and the REST routes).
+// adapter and its reference page (/docs), the explorer pages (/explorer/), the start page,
+// /metrics, and their middleware (logging and metrics for every request, per-request loaders
+// for /graphql and the REST routes).
 package server
 
 import (
@@ -111,8 +112,11 @@ func New(cfg Config) (http.Handler, error) {
 	r.Use(instrument(m))
 	r.Handle("/graphiql", graphiql(cfg.ExamplePrincipal)).Methods(http.MethodGet)
 	r.HandleFunc("/docs", restDocs).Methods(http.MethodGet)
-	r.PathPrefix(assetPrefix).Handler(assetHandler()).Methods(http.MethodGet, http.MethodHead)
-	r.HandleFunc("/", index).Methods(http.MethodGet)
+	r.PathPrefix(assetPrefix).Handler(assetHandler(assets, "graphiql/dist", assetPrefix)).Methods(http.MethodGet, http.MethodHead)
+	r.PathPrefix(explorerAssetPrefix).Handler(assetHandler(explorerAssets, "explorer/dist", explorerAssetPrefix)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/explorer", http.RedirectHandler(explorerPrefix, http.StatusMovedPermanently)).Methods(http.MethodGet)
+	r.PathPrefix(explorerPrefix).HandlerFunc(explorer).Methods(http.MethodGet)
+	r.HandleFunc("/", start(cfg.Store)).Methods(http.MethodGet)
 	r.Handle("/metrics", m.handler()).Methods(http.MethodGet)
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
 	ops := r.NewRoute().Subrouter()
@@ -146,22 +150,6 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching)
 	srv.Use(timeout(cfg.QueryTimeout))
 	srv.Use(batching)
 	return srv
-}
-
-const indexPage = `<!doctype html>
-<html><head><meta charset="utf-8"><title>stxgraph</title></head>
-<body><h1>stxgraph</h1>
-<p>The Stacks blockchain, indexed into PostgreSQL and served GraphQL-first.</p>
-<ul>
-<li><a href="/graphiql">GraphiQL</a>: explore the GraphQL API (POST/GET <code>/graphql</code>)</li>
-<li><a href="/docs">REST API reference</a>: the Stacks Blockchain API paths (<code>/extended/…</code>), rendered from <a href="/extended/v1/openapi.json">their OpenAPI document</a></li>
-<li><a href="/extended">/extended</a>: status and chain tip</li>
-<li><a href="/metrics">/metrics</a>: Prometheus metrics</li>
-</ul></body></html>`
-
-func index(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write([]byte(indexPage)) //nolint:errcheck // client gone
 }
 
 // instrument wraps the response writer once, and with the status it saw, logs each request and
