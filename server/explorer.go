@@ -66,7 +66,7 @@ var startPage = template.Must(template.New("start").Parse(explorerHead + `
 {{with .Tip}}<div class="stat"><div class="label">Chain tip</div><div class="value" id="tip-height"><a href="/explorer/block/{{.Hash}}">{{.Height}}</a></div><div class="muted mono">{{.Hash}}</div></div>
 <div class="stat"><div class="label">Burn block height</div><div class="value">{{.BurnHeight}}</div></div>
 <div class="stat"><div class="label">Microblocks on the tip</div><div class="value">{{if .Microblock}}{{.Microblock}}{{else}}none{{end}}</div></div>
-<div class="stat"><div class="label">Mempool updated</div><div class="value" style="font-size:15px">{{.MempoolUpdated}}</div></div>{{end}}
+<div class="stat"><div class="label">Mempool updated</div><div class="value">{{.MempoolUpdated}}</div><div class="muted">{{.MempoolUpdatedDay}}</div></div>{{end}}
 </div>
 <ul class="links">
 <li><a href="/explorer/">Explorer</a><p>The newest blocks and pending transactions, live; blocks, transactions, accounts and BRC-20 tokens, each page one or two GraphQL queries you can copy.</p></li>
@@ -82,7 +82,8 @@ type startTip struct {
 	Height, BurnHeight int32
 	Hash               string
 	Microblock         string
-	MempoolUpdated     string
+	MempoolUpdated     string // the time of day, UTC
+	MempoolUpdatedDay  string
 }
 
 // start serves the start page with the chain tip read from store.
@@ -103,7 +104,8 @@ func start(store *db.Store) http.HandlerFunc {
 				data.Tip.Microblock = "sequence " + strconv.Itoa(int(*tip.MicroblockSequence))
 			}
 			if !tip.MempoolUpdatedAt.IsZero() {
-				data.Tip.MempoolUpdated = tip.MempoolUpdatedAt.UTC().Format(time.DateTime) + " UTC"
+				at := tip.MempoolUpdatedAt.UTC()
+				data.Tip.MempoolUpdated, data.Tip.MempoolUpdatedDay = at.Format(time.TimeOnly)+" UTC", at.Format(time.DateOnly)
 			}
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
