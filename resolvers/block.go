@@ -11,7 +11,7 @@ import (
 type blockResolver struct{ *Resolver }
 
 func (r *queryResolver) ChainTip(ctx context.Context) (*db.ChainTip, error) {
-	return r.Store.ChainTip(ctx)
+	return r.chainTip(ctx)
 }
 
 func (r *queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error) {
@@ -71,7 +71,7 @@ type blockConnectionResolver struct{ *Resolver }
 // TotalCount is the tip height: canonical blocks are numbered without gaps from 1, so the count
 // costs one single-row read instead of a scan.
 func (r *blockConnectionResolver) TotalCount(ctx context.Context, _ *graph.BlockConnection) (int32, error) {
-	tip, err := r.Store.ChainTip(ctx)
+	tip, err := r.chainTip(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -23,6 +23,8 @@ type Resolver struct {
 	Replication *db.Replication
 	// Faucet runs the testnet faucet mutations (nil: they answer 403).
 	Faucet *faucet.Service
+
+	tips chainTips
 }
 
 // NewExecutableSchema builds the executable schema that /graphql and the REST adapter both run.

@@ -193,7 +193,7 @@ func orZero(s *string) string {
 }
 
 func (r *queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
-	tip, err := r.Store.ChainTip(ctx)
+	tip, err := r.chainTip(ctx)
 	if err != nil || len(tip.IndexBlockHash) == 0 {
 		return nil, err
 	}

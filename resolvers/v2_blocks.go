@@ -69,7 +69,7 @@ func (r *queryResolver) AnchoringBurnBlocks(ctx context.Context, limit, offset *
 		return &graph.AnchoringBurnBlockPage{Results: []*db.AnchoringBurnBlock{}}, err
 	}
 	// The listing counts canonical Stacks blocks, the tip's height.
-	tip, err := r.Store.ChainTip(ctx)
+	tip, err := r.chainTip(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -82,12 +82,49 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 		t.Errorf("answer for n=1 holds a second block: %s", one)
 	}
 
-	for _, doc := range []string{`{ replicationLag { seconds } chainTip { blockHeight } }`} {
+	for _, doc := range []string{`{ replicationLag { seconds } block(height: 1) { height } }`} {
 		for range 2 {
 			if _, n := a.query(t, map[string]any{"query": doc}); n == 0 {
 				t.Errorf("%s was answered from memory", doc)
 			}
 		}
+	}
+}
+
+// TestChainTipReadOncePerState: with no answer kept, the chain tip (which nearly every REST read
+// names) is read from the database once per chain state the notices name; a block's notice makes
+// the next read go to the database and find the new tip.
+func TestChainTipReadOncePerState(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{}, true)
+	c := chain{blocks: 3, txsPerBlock: 1, eventsPerTx: 0, sender: testSender}
+	c.seed(t, a.store)
+	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
+	tip := func() (string, int64) {
+		t.Helper()
+		out, n := a.query(t, map[string]any{"query": `{ chainTip { blockHeight } }`})
+		if len(out.Errors) > 0 {
+			t.Fatalf("errors %+v", out.Errors)
+		}
+		return string(out.Data), n
+	}
+	first, _ := tip()
+	again, n := tip()
+	if again != first || !strings.Contains(first, `"blockHeight":3`) {
+		t.Fatalf("tips %s then %s", first, again)
+	}
+	if n != 0 {
+		t.Errorf("the tip read again at the same state ran %d statements, want none", n)
+	}
+
+	c.insertBlock(context.Background(), t, a.store, 4, true)
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
+	moved, n := tip()
+	if !strings.Contains(moved, `"blockHeight":4`) || n != 1 {
+		t.Errorf("after block 4's notice: %s in %d statements, want height 4 read in one", moved, n)
 	}
 }
 
