@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -33,12 +34,21 @@ type run struct {
 	mu      sync.Mutex
 	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by mu
 
-	// plans holds the plan of each selection an object of the operation was planned with: the
-	// objects of one list share theirs, and collecting a selection's fields is most of what
-	// planning costs.
-	plansMu sync.Mutex
-	plans   map[planKey]*object
-	waits   map[planKey]bool // guarded by plansMu: whether a selection can wait for a batch
+	plans *plans
+}
+
+// plans holds the plan of each selection objects were planned with, and whether each selection
+// can wait for a batch: collecting a selection's fields is most of what planning costs. They
+// depend on the document and on the variables its directives read alone, so every operation run
+// on the same document with the same such values shares them (documentPlans).
+type plans struct {
+	mu      sync.Mutex
+	objects map[planKey]*object
+	waits   map[planKey]bool
+}
+
+func newPlans() *plans {
+	return &plans{objects: map[planKey]*object{}, waits: map[planKey]bool{}}
 }
 
 // planKey names a selection set of the operation document (by its first element, which the
@@ -202,11 +212,17 @@ type Batching struct {
 	satisfies  map[string][]string        // object type -> the names its fragments may be typed on
 	models     map[string]string          // object type -> the Go type its @goModel binds
 	concurrent map[string]map[string]bool // object type -> its fields that have a resolver
+
+	documents *lru.Cache[*ast.QueryDocument, *documentPlans]
 }
 
 // newBatching returns the extension; subscription events get loaders over store with wait.
 func newBatching(store *db.Store, wait time.Duration) *Batching {
-	return &Batching{store: store, wait: wait}
+	documents, err := lru.New[*ast.QueryDocument, *documentPlans](plannedDocuments)
+	if err != nil {
+		panic(err) // only for a size below one
+	}
+	return &Batching{store: store, wait: wait, documents: documents}
 }
 
 var _ interface {
@@ -269,7 +285,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
-	r := &run{objects: map[objectKey]*object{}, plans: map[planKey]*object{}, waits: map[planKey]bool{}}
+	r := &run{objects: map[objectKey]*object{}, plans: b.plansFor(oc)}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
@@ -406,14 +422,15 @@ func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionS
 	if len(sel) > 0 {
 		k.first = &sel[0]
 	}
-	r.plansMu.Lock()
-	p := r.plans[k]
-	r.plansMu.Unlock()
+	ps := r.plans
+	ps.mu.Lock()
+	p := ps.objects[k]
+	ps.mu.Unlock()
 	if p == nil { // planned outside the lock, which canWait takes; a race plans twice, alike
 		p = b.plan(r, oc, sel, def)
-		r.plansMu.Lock()
-		r.plans[k] = p
-		r.plansMu.Unlock()
+		ps.mu.Lock()
+		ps.objects[k] = p
+		ps.mu.Unlock()
 	}
 	return &object{slots: slices.Clone(p.slots), pending: p.pending}
 }
@@ -447,9 +464,10 @@ func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.Colle
 		return false
 	}
 	k := planKey{first: &f.Selections[0], n: len(f.Selections), def: def.Name}
-	r.plansMu.Lock()
-	w, ok := r.waits[k]
-	r.plansMu.Unlock()
+	ps := r.plans
+	ps.mu.Lock()
+	w, ok := ps.waits[k]
+	ps.mu.Unlock()
 	if ok {
 		return w
 	}
@@ -467,8 +485,8 @@ func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.Colle
 			break
 		}
 	}
-	r.plansMu.Lock()
-	r.waits[k] = w
-	r.plansMu.Unlock()
+	ps.mu.Lock()
+	ps.waits[k] = w
+	ps.mu.Unlock()
 	return w
 }

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// plannedDocuments bounds the documents whose plans are kept: the REST adapter's one, and the
+// /graphql documents gqlgen keeps parsed (its query cache holds 1000).
+const plannedDocuments = 1024
+
+// maxPlanVariants bounds the plans kept for one document, one per choice of the values its
+// directives read: a document with n such variables has up to 3^n of them.
+const maxPlanVariants = 16
+
+// documentPlans is what planning found for one parsed document. The cache is keyed by the
+// document's pointer and holds the document, so its address cannot be reused by another one
+// while the entry lives; the plans' keys point into it too.
+type documentPlans struct {
+	doc  *ast.QueryDocument
+	vars []string // the variables its @skip, @include and @defer arguments read
+
+	mu       sync.Mutex
+	variants map[string]*plans // by the values of vars
+}
+
+// plansFor returns the plans of oc's document under the values its directives read.
+func (b *Batching) plansFor(oc *graphql.OperationContext) *plans {
+	if oc.Doc == nil {
+		return newPlans()
+	}
+	d, ok := b.documents.Get(oc.Doc)
+	if !ok {
+		d = &documentPlans{doc: oc.Doc, vars: directiveVariables(oc.Doc), variants: map[string]*plans{}}
+		b.documents.Add(oc.Doc, d)
+	}
+	key := variantKey(d.vars, oc.Variables)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	p := d.variants[key]
+	if p == nil {
+		p = newPlans()
+		if len(d.variants) < maxPlanVariants {
+			d.variants[key] = p
+		}
+	}
+	return p
+}
+
+// variantKey names the values vars take in variables.
+func variantKey(vars []string, variables map[string]any) string {
+	if len(vars) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, v := range vars {
+		value, set := variables[v]
+		switch {
+		case !set || value == nil:
+			b.WriteByte('-')
+		case value == true:
+			b.WriteByte('1')
+		case value == false:
+			b.WriteByte('0')
+		default:
+			fmt.Fprintf(&b, "%q", fmt.Sprint(value))
+		}
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// directiveVariables lists the variables that the directives of doc read (each once): the only
+// ones that change which fields CollectFields returns.
+func directiveVariables(doc *ast.QueryDocument) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func(ast.SelectionSet)
+	directives := func(ds ast.DirectiveList) {
+		for _, d := range ds {
+			for _, a := range d.Arguments {
+				if a.Value != nil && a.Value.Kind == ast.Variable && !seen[a.Value.Raw] {
+					seen[a.Value.Raw] = true
+					out = append(out, a.Value.Raw)
+				}
+			}
+		}
+	}
+	walk = func(sel ast.SelectionSet) {
+		for _, s := range sel {
+			switch s := s.(type) {
+			case *ast.Field:
+				directives(s.Directives)
+				walk(s.SelectionSet)
+			case *ast.InlineFragment:
+				directives(s.Directives)
+				walk(s.SelectionSet)
+			case *ast.FragmentSpread:
+				directives(s.Directives)
+			}
+		}
+	}
+	for _, op := range doc.Operations {
+		walk(op.SelectionSet)
+	}
+	for _, f := range doc.Fragments {
+		walk(f.SelectionSet)
+	}
+	return out
+}
