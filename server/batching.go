@@ -34,7 +34,28 @@ type run struct {
 	mu      sync.Mutex
 	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by mu
 
-	plans *plans
+	plans *plans // shared by the operations run on the document with the same directive values
+	local *plans // of selections gqlgen merged for this operation alone (inDocument)
+}
+
+// plansOf returns the plans of selections of the document (shared) or of this run alone.
+func (r *run) plansOf(shared bool) *plans {
+	if shared {
+		return r.plans
+	}
+	return r.local
+}
+
+// selection returns f's selection, as the document holds it when it can (shared): gqlgen
+// copies every collected field's selection into a slice of the operation's own, whose address
+// no later operation would find again. A field selected once has the same selection as its
+// document field; one selected several times (by fragments) has their selections merged, which
+// is this operation's alone.
+func selection(f graphql.CollectedField) (sel ast.SelectionSet, shared bool) {
+	if own := f.Field.SelectionSet; len(own) == len(f.Selections) {
+		return own, true
+	}
+	return f.Selections, false
 }
 
 // plans holds the plan of each selection objects were planned with, and whether each selection
@@ -285,11 +306,11 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
-	r := &run{objects: map[objectKey]*object{}, plans: b.plansFor(oc)}
+	r := &run{objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
-		root = r.plan(b, oc, oc.Operation.SelectionSet, b.schema.Query)
+		root = r.plan(b, oc, oc.Operation.SelectionSet, b.schema.Query, true)
 	case ast.Subscription:
 		ctx = loaders.With(ctx, loaders.NewWithWait(b.store, b.wait))
 		if root = b.eventPlan(r, oc); root == nil {
@@ -322,7 +343,8 @@ func (b *Batching) eventPlan(r *run, oc *graphql.OperationContext) *object {
 	if def == nil || def.Kind != ast.Object {
 		return nil
 	}
-	return r.plan(b, oc, roots[0].Selections, def)
+	sel, shared := selection(roots[0])
+	return r.plan(b, oc, sel, def, shared)
 }
 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
@@ -364,18 +386,19 @@ func (b *Batching) children(r *run, oc *graphql.OperationContext, f graphql.Coll
 		return nil
 	}
 	var out []*object
-	b.objects(r, oc, f.Selections, def, reflect.ValueOf(res), "", &out)
+	sel, shared := selection(f)
+	b.objects(r, oc, sel, shared, def, reflect.ValueOf(res), "", &out)
 	return out
 }
 
 // objects plans every object of v (lists flattened, keeping their positions; nulls have none).
-func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
+func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, shared bool, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return
 	case reflect.Interface:
 		if !v.IsNil() {
-			b.objects(r, oc, sel, def, v.Elem(), path, out)
+			b.objects(r, oc, sel, shared, def, v.Elem(), path, out)
 		}
 		return
 	case reflect.Pointer:
@@ -388,7 +411,7 @@ func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.Selecti
 			if path != "" {
 				p = path + "/" + p
 			}
-			b.objects(r, oc, sel, def, v.Index(i), p, out)
+			b.objects(r, oc, sel, shared, def, v.Index(i), p, out)
 		}
 		return
 	}
@@ -397,7 +420,7 @@ func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.Selecti
 			return // its fields bring their own tokens
 		}
 	}
-	o := r.plan(b, oc, sel, def)
+	o := r.plan(b, oc, sel, def, shared)
 	o.key.path = path
 	*out = append(*out, o)
 }
@@ -417,12 +440,12 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 }
 
 // plan returns a new object of type def planned for selection sel, from the run's plans.
-func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
+func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
 	k := planKey{n: len(sel), def: def.Name}
 	if len(sel) > 0 {
 		k.first = &sel[0]
 	}
-	ps := r.plans
+	ps := r.plansOf(shared)
 	ps.mu.Lock()
 	p := ps.objects[k]
 	ps.mu.Unlock()
@@ -463,8 +486,9 @@ func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.Colle
 	if def == nil {
 		return false
 	}
-	k := planKey{first: &f.Selections[0], n: len(f.Selections), def: def.Name}
-	ps := r.plans
+	sel, shared := selection(f)
+	k := planKey{first: &sel[0], n: len(sel), def: def.Name}
+	ps := r.plansOf(shared)
 	ps.mu.Lock()
 	w, ok := ps.waits[k]
 	ps.mu.Unlock()
@@ -476,7 +500,7 @@ func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.Colle
 		types = b.schema.GetPossibleTypes(def)
 	}
 	for _, t := range types {
-		for _, g := range graphql.CollectFields(oc, f.Selections, b.satisfies[t.Name]) {
+		for _, g := range graphql.CollectFields(oc, sel, b.satisfies[t.Name]) {
 			if w = b.concurrent[t.Name][g.Name] || r.canWait(b, oc, g); w {
 				break
 			}

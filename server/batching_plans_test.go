@@ -44,3 +44,28 @@ func TestPlansSharedPerDocumentAndDirectiveValues(t *testing.T) {
 		t.Error("another parse of the same text shared plans keyed by the other's selections")
 	}
 }
+
+// A field selected once is planned on its selection as the document holds it, the same for
+// every operation; one selected twice has its selections merged by gqlgen into a slice of the
+// operation's own, whose plans must not be kept with the document's.
+func TestPlannedSelectionsAreTheDocuments(t *testing.T) {
+	doc, err := parser.ParseQuery(&ast.Source{Input: `{ a: blocks { height } ...F b: blocks { hash } }
+		fragment F on Query { b: blocks { parent { height } } }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	firsts := map[string][]*ast.Selection{}
+	for range 2 { // two operations on the document
+		oc := &graphql.OperationContext{Doc: doc, Variables: map[string]any{}}
+		for _, f := range graphql.CollectFields(oc, doc.Operations[0].SelectionSet, []string{"Query"}) {
+			sel, shared := selection(f)
+			if shared != (f.Alias == "a") || len(sel) != len(f.Selections) {
+				t.Errorf("%s: %d selections, shared %v", f.Alias, len(sel), shared)
+			}
+			firsts[f.Alias] = append(firsts[f.Alias], &sel[0])
+		}
+	}
+	if a := firsts["a"]; len(a) != 2 || a[0] != a[1] {
+		t.Errorf("a's selection differs between operations: %v", a)
+	}
+}
