@@ -49,9 +49,6 @@ type StxBalance struct {
 	TxCount int64 `bun:"tx_count"`
 }
 
-// Historical reports whether the balance is read at an earlier block (no mempool figures).
-func (b *StxBalance) Historical() bool { return b.At.Height > 0 }
-
 // BalanceAt says which state a balance read sees: the tip (Height 0), the tip plus the
 // unconfirmed microblocks (Unanchored), or every canonical row up to Height.
 type BalanceAt struct {

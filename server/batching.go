@@ -28,8 +28,8 @@ import (
 //   - a resolver that waits on a loader gives its token back, and the loaders grant it again
 //     before it wakes.
 
-// run is the field plan of one operation (or subscription event) and the tokens it holds.
-type run struct {
+// schedule is the field plan of one operation (or subscription event) and the tokens it holds.
+type schedule struct {
 	op      *loaders.Operation
 	mu      sync.Mutex
 	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by mu
@@ -38,8 +38,8 @@ type run struct {
 	local *plans // of selections gqlgen merged for this operation alone (inDocument)
 }
 
-// plansOf returns the plans of selections of the document (shared) or of this run alone.
-func (r *run) plansOf(shared bool) *plans {
+// plansOf returns the plans of selections of the document (shared) or of this schedule alone.
+func (r *schedule) plansOf(shared bool) *plans {
 	if shared {
 		return r.plans
 	}
@@ -80,7 +80,7 @@ type planKey struct {
 	def   string
 }
 
-type runKey struct{}
+type scheduleKey struct{}
 
 // How gqlgen resolves an object: its fields in collected order, those without a resolver inline
 // one after the other, each with its whole subtree, then those with a resolver all at once
@@ -120,7 +120,7 @@ type objectKey struct {
 
 // advanceLocked grants what may start next in o: the first unfinished inline field, or when none
 // is left, the resolver fields.
-func (r *run) advanceLocked(o *object) {
+func (r *schedule) advanceLocked(o *object) {
 	for i := range o.slots {
 		if sl := &o.slots[i]; !sl.concurrent && !sl.done {
 			r.grantLocked(sl)
@@ -134,7 +134,7 @@ func (r *run) advanceLocked(o *object) {
 	}
 }
 
-func (r *run) grantLocked(sl *slot) {
+func (r *schedule) grantLocked(sl *slot) {
 	if !sl.granted && !sl.started {
 		sl.granted = true
 		r.op.Add(1)
@@ -142,7 +142,7 @@ func (r *run) grantLocked(sl *slot) {
 }
 
 // enterLocked starts the field whose context is fc; a field no grant expected brings its token.
-func (r *run) enterLocked(fc *graphql.FieldContext) *field {
+func (r *schedule) enterLocked(fc *graphql.FieldContext) *field {
 	if o := r.objects[objectKeyOf(fc)]; o != nil {
 		for i := range o.slots {
 			if sl := &o.slots[i]; sl.alias == fc.Field.Alias && !sl.started {
@@ -160,7 +160,7 @@ func (r *run) enterLocked(fc *graphql.FieldContext) *field {
 
 // leaveLocked ends f's resolver: the objects of its result get their first grants, then f gives
 // its token back (last, so the count cannot touch zero in between).
-func (r *run) leaveLocked(f *field, fc *graphql.FieldContext, children []*object) {
+func (r *schedule) leaveLocked(f *field, fc *graphql.FieldContext, children []*object) {
 	for _, o := range children {
 		if o.pending == 0 {
 			continue
@@ -177,7 +177,7 @@ func (r *run) leaveLocked(f *field, fc *graphql.FieldContext, children []*object
 }
 
 // finishLocked records that f and its subtree are done, and what that lets start.
-func (r *run) finishLocked(f *field) {
+func (r *schedule) finishLocked(f *field) {
 	for f != nil && f.obj != nil {
 		o := f.obj
 		sl := &o.slots[f.slot]
@@ -306,7 +306,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
-	r := &run{objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
+	r := &schedule{objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
@@ -329,12 +329,12 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 	r.objects[root.key] = root
 	r.advanceLocked(root)
 	r.mu.Unlock()
-	return next(context.WithValue(ctx, runKey{}, r))
+	return next(context.WithValue(ctx, scheduleKey{}, r))
 }
 
 // eventPlan is the plan of one subscription event: the object its one root field streams (whose
 // resolver ran once, when the subscription started).
-func (b *Batching) eventPlan(r *run, oc *graphql.OperationContext) *object {
+func (b *Batching) eventPlan(r *schedule, oc *graphql.OperationContext) *object {
 	roots := graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{b.schema.Subscription.Name})
 	if len(roots) != 1 || roots[0].Definition == nil {
 		return nil
@@ -349,13 +349,13 @@ func (b *Batching) eventPlan(r *run, oc *graphql.OperationContext) *object {
 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
 	// Most fields are struct reads: they run inline and cannot wait, so the plan leaves them out.
-	// The field's context is the innermost one, found before the run, which is far out.
+	// The field's context is the innermost one, found before the schedule, which is far out.
 	fc := graphql.GetFieldContext(ctx)
 	concurrent := b.concurrent[fc.Object][fc.Field.Name]
 	if len(fc.Field.Selections) == 0 && !concurrent {
 		return next(ctx)
 	}
-	r, _ := ctx.Value(runKey{}).(*run)
+	r, _ := ctx.Value(scheduleKey{}).(*schedule)
 	if r == nil || (!concurrent && !r.canWait(b, graphql.GetOperationContext(ctx), fc.Field)) {
 		return next(ctx)
 	}
@@ -377,7 +377,7 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 
 // children plans the objects gqlgen will resolve field f's selection on: those of res. Objects
 // whose selection cannot wait need no plan (a list of events asked for their type alone).
-func (b *Batching) children(r *run, oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
+func (b *Batching) children(r *schedule, oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
 	if !r.canWait(b, oc, f) {
 		return nil
 	}
@@ -392,7 +392,7 @@ func (b *Batching) children(r *run, oc *graphql.OperationContext, f graphql.Coll
 }
 
 // objects plans every object of v (lists flattened, keeping their positions; nulls have none).
-func (b *Batching) objects(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, shared bool, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
+func (b *Batching) objects(r *schedule, oc *graphql.OperationContext, sel ast.SelectionSet, shared bool, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return
@@ -439,8 +439,8 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 	return nil
 }
 
-// plan returns a new object of type def planned for selection sel, from the run's plans.
-func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
+// plan returns a new object of type def planned for selection sel, from the schedule's plans.
+func (r *schedule) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
 	k := planKey{n: len(sel), def: def.Name}
 	if len(sel) > 0 {
 		k.first = &sel[0]
@@ -462,7 +462,7 @@ func (r *run) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionS
 // cover: __typename is written without a resolver, a field read from the struct whose selection
 // cannot wait runs inline to its end (InterceptField passes it straight through), and deferred
 // fields run after the response they are deferred from (they bring their own tokens).
-func (b *Batching) plan(r *run, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
+func (b *Batching) plan(r *schedule, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
 	o := &object{}
 	for _, f := range graphql.CollectFields(oc, sel, b.satisfies[def.Name]) {
 		concurrent := b.concurrent[def.Name][f.Name]
@@ -478,7 +478,7 @@ func (b *Batching) plan(r *run, oc *graphql.OperationContext, sel ast.SelectionS
 // at any depth and on any type its objects may have, a field with a resolver. A selection of
 // struct reads alone (an execution cost, an account's principal) runs inline to its end, so it
 // needs no token and its result no plan.
-func (r *run) canWait(b *Batching, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+func (r *schedule) canWait(b *Batching, oc *graphql.OperationContext, f graphql.CollectedField) bool {
 	if len(f.Selections) == 0 || f.Definition == nil {
 		return false
 	}
