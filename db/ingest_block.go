@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stxgraph/stxgraph/stacks/roles"
 )
 
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
@@ -36,7 +38,7 @@ type TxData struct {
 	PoxEvents      []*PoxEvent
 	SmartContracts []*SmartContract
 	// Principals take part in the transaction (principal_txs rows).
-	Principals []string
+	Principals []roles.Principal
 }
 
 // BlockResult says what ApplyBlock did.
@@ -163,15 +165,11 @@ func collectRows(txs []*TxData) *txRows {
 		r.nft = append(r.nft, t.NftEvents...)
 		r.logs = append(r.logs, t.ContractLogs...)
 		r.locks = append(r.locks, t.StxLockEvents...)
-		for _, e := range t.PoxEvents {
-			patchPoxEvent(e)
-		}
 		r.pox = append(r.pox, t.PoxEvents...)
 		r.contracts = append(r.contracts, t.SmartContracts...)
-		roles := principalRoles(t)
 		for _, p := range t.Principals {
-			r.principals = append(r.principals, &PrincipalTx{Roles: roles[p],
-				Principal: p, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
+			r.principals = append(r.principals, &PrincipalTx{Roles: int16(p.Roles),
+				Principal: p.Principal, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
 				BlockHeight: t.Tx.BlockHeight, MicroblockSequence: t.Tx.MicroblockSequence, TxIndex: t.Tx.TxIndex,
 				Canonical: t.Tx.Canonical, MicroblockCanonical: t.Tx.MicroblockCanonical,
 			})
@@ -339,7 +337,7 @@ func (w *Writer) adoptBlockZero(b *Block) {
 			set += ", tx_index = tx_index + 1, block_hash = ?1, burn_block_height = ?3, burn_block_time = ?4, parent_block_hash = ?5"
 		case "smart_contracts":
 		case "principal_txs":
-			set += ", tx_index = tx_index + 1, roles = roles | " + strconv.Itoa(int(roleBootData))
+			set += ", tx_index = tx_index + 1, roles = roles | " + strconv.Itoa(int(roles.BootData))
 		default:
 			set += ", tx_index = tx_index + 1"
 		}
