@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/stacks/roles"
 )
 
@@ -110,8 +111,8 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	return res, w.sendAheadOnceLarge(ctx)
 }
 
-func blockNotice(b *Block) noticeJSON {
-	return noticeJSON{Kind: NoticeBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
+func blockNotice(b *Block) notices.Payload {
+	return notices.Payload{Kind: notices.KindBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
@@ -245,7 +246,7 @@ func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
 // heights to non-canonical, then fixes the totals and the mempool.
 func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
 	var toCanonical, toOrphan [][]byte
-	var reorg struct{ RolledBack, Restored []ReorgBlock }
+	var reorg struct{ RolledBack, Restored []notices.ReorgBlock }
 	if err := w.flush(ctx); err != nil {
 		return 0, err
 	}
@@ -260,7 +261,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 			return 0, err
 		}
 		toCanonical = append(toCanonical, b.IndexBlockHash)
-		reorg.Restored = append(reorg.Restored, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
+		reorg.Restored = append(reorg.Restored, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
 		var others [][]byte
 		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
 			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
@@ -269,7 +270,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		}
 		toOrphan = append(toOrphan, others...)
 		for _, o := range others {
-			reorg.RolledBack = append(reorg.RolledBack, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: o})
+			reorg.RolledBack = append(reorg.RolledBack, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: o})
 		}
 		hash = b.ParentIndexBlockHash
 	}
@@ -293,9 +294,9 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 const reorgNoticeRefs = 60
 
 // notifyReorg announces a reorganisation: the blocks rolled back, then those restored.
-func (w *Writer) notifyReorg(rolledBack, restored []ReorgBlock) error {
+func (w *Writer) notifyReorg(rolledBack, restored []notices.ReorgBlock) error {
 	for len(rolledBack)+len(restored) > 0 {
-		n := noticeJSON{Kind: NoticeReorg}
+		n := notices.Payload{Kind: notices.KindReorg}
 		k := min(len(rolledBack), reorgNoticeRefs)
 		n.RolledBack, rolledBack = rolledBack[:k], rolledBack[k:]
 		k = min(len(restored), reorgNoticeRefs-len(n.RolledBack))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/brc20"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // Tx is one database transaction of BRC-20 ingestion. It is the state brc20.Process reads.
@@ -241,7 +242,7 @@ func (t *Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
-	batch = append(batch, blockNotice(ch).Statement(t.tx))
+	batch = append(batch, t.noticeStatement(blockNotice(ch)))
 	// No parameters: the driver sends the formatted text as one simple query.
 	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
 	return err
@@ -264,13 +265,13 @@ func operationRow(op brc20.Operation) brc20OperationRow {
 
 // blockNotice announces the applied block to the subscribers of the tickers and addresses its
 // operations concern.
-func blockNotice(ch *brc20.Changes) db.Brc20Notice {
+func blockNotice(ch *brc20.Changes) notices.Brc20 {
 	tickers, addresses := map[string]bool{}, map[string]bool{}
 	for _, op := range ch.Operations {
 		tickers[op.Ticker] = true
 		addresses[op.Address] = true
 	}
-	return db.Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
+	return notices.Brc20{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
 }
 
 // RollbackBlock undoes the applied block at height, which must be the tip: balances go back to
@@ -324,8 +325,13 @@ func (t *Tx) RollbackBlock(ctx context.Context, height int32, hash string) error
 			return fmt.Errorf("rolling back brc20 block %d: %w", height, err)
 		}
 	}
-	_, err := t.tx.Tx.ExecContext(ctx, db.Brc20Notice{Height: height, Hash: hash, Rollback: true, Tickers: tl, Addresses: setList(addresses)}.Statement(t.tx))
+	_, err := t.tx.Tx.ExecContext(ctx, t.noticeStatement(notices.Brc20{Height: height, Hash: hash, Rollback: true, Tickers: tl, Addresses: setList(addresses)}))
 	return err
+}
+
+// noticeStatement queues n on notices.Brc20Channel: kept in the notice log and sent on commit.
+func (t *Tx) noticeStatement(n notices.Brc20) string {
+	return t.tx.NewRaw(notices.InsertSQL, notices.Brc20Channel, n.Payload()).String()
 }
 
 func setList(m map[string]bool) []string {

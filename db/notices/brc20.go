@@ -1,20 +1,18 @@
-package db
+package notices
 
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/uptrace/bun"
 )
 
 // Brc20Channel is the NOTIFY channel on which BRC-20 ingestion announces each applied or
 // rolled-back block, in the block's transaction.
 const Brc20Channel = "brc20"
 
-// Brc20Notice is the payload of a notification on Brc20Channel: the block, whether it was
+// Brc20 is the payload of a notification on Brc20Channel: the block, whether it was
 // rolled back, and the tickers and addresses with operations in it. Long lists are cut to keep
 // the payload under PostgreSQL's limit; Truncated then says that anything may have changed.
-type Brc20Notice struct {
+type Brc20 struct {
 	Seq       int64    `json:"seq,omitempty"` // its place in the notice log
 	Height    int32    `json:"height"`
 	Hash      string   `json:"hash"`
@@ -24,9 +22,9 @@ type Brc20Notice struct {
 	Truncated bool     `json:"truncated"`
 }
 
-// ParseBrc20Notice decodes a notification payload from Brc20Channel.
-func ParseBrc20Notice(payload string) (Brc20Notice, error) {
-	var n Brc20Notice
+// ParseBrc20 decodes a notification payload from Brc20Channel.
+func ParseBrc20(payload string) (Brc20, error) {
+	var n Brc20
 	if err := json.Unmarshal([]byte(payload), &n); err != nil {
 		return n, fmt.Errorf("brc20 notice %q: %w", payload, err)
 	}
@@ -36,7 +34,8 @@ func ParseBrc20Notice(payload string) (Brc20Notice, error) {
 // brc20NoticeBudget bounds a notice's payload, below PostgreSQL's 8,000-byte NOTIFY limit.
 const brc20NoticeBudget = 7000
 
-func brc20NoticePayload(n Brc20Notice) string {
+// Payload is the notice's payload on Brc20Channel, cut to the budget.
+func (n Brc20) Payload() string {
 	tickers, addresses := n.Tickers, n.Addresses
 	n.Tickers, n.Addresses = []string{}, []string{}
 	size := 160 + len(n.Hash)
@@ -61,10 +60,4 @@ func brc20NoticePayload(n Brc20Notice) string {
 	}
 	b, _ := json.Marshal(n)
 	return string(b)
-}
-
-// Statement queues the notice on Brc20Channel in the transaction of q: kept in the notice log
-// and sent on commit.
-func (n Brc20Notice) Statement(q bun.IDB) string {
-	return q.NewRaw(insertNotice, Brc20Channel, brc20NoticePayload(n)).String()
 }
