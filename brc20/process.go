@@ -50,7 +50,7 @@ func Process(ctx context.Context, st State, b Block) (*Changes, error) {
 	sort.SliceStable(txs, func(i, j int) bool { return txs[i].Index < txs[j].Index })
 	// Parse first, so that the state can be read in three batches.
 	n := parseBlock(txs)
-	r := &run{block: b, ch: ch, tokens: map[string]*Token{}, deployed: map[string]bool{}, touched: map[string]bool{},
+	r := &blockLedger{block: b, ch: ch, tokens: map[string]*Token{}, deployed: map[string]bool{}, touched: map[string]bool{},
 		balances: map[BalanceKey]Balance{}, unsent: map[int64][]*Transferable{}, fresh: map[string]bool{}}
 	if err := r.load(ctx, st, txs, n); err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func parseBlock(txs []Tx) *blockNeeds {
 // load reads the state the block needs: the unsent transfer inscriptions on the sats it moves
 // first, since their tickers and senders, and the receivers of the moves, add to the tokens and
 // balances read next.
-func (r *run) load(ctx context.Context, st State, txs []Tx, n *blockNeeds) error {
+func (r *blockLedger) load(ctx context.Context, st State, txs []Tx, n *blockNeeds) error {
 	if len(n.sats) > 0 {
 		ts, err := st.Transferables(ctx, n.sats)
 		if err != nil {
@@ -186,7 +186,10 @@ func receiver(mv Move, sender string) string {
 	return mv.Address
 }
 
-type run struct {
+// blockLedger is the state one block is processed against, as its operations leave it: the
+// tokens, balances and unsent transfer inscriptions it reads (loaded once, then kept current),
+// and the Changes it builds.
+type blockLedger struct {
 	block    Block
 	ch       *Changes
 	tokens   map[string]*Token
@@ -197,7 +200,7 @@ type run struct {
 	fresh    map[string]bool // transfer inscriptions of this block
 }
 
-func (r *run) reveal(tx Tx, rv Reveal, op *Op) {
+func (r *blockLedger) reveal(tx Tx, rv Reveal, op *Op) {
 	tok := r.tokens[op.Ticker]
 	switch op.Kind {
 	case Deploy:
@@ -261,7 +264,7 @@ func (r *run) reveal(tx Tx, rv Reveal, op *Op) {
 
 // move settles the first move of unsent transfer inscriptions on the sat; later moves of a sent
 // inscription find nothing here and do nothing.
-func (r *run) move(tx Tx, mv Move) {
+func (r *blockLedger) move(tx Tx, mv Move) {
 	ts := r.unsent[mv.Sat]
 	if len(ts) == 0 {
 		return
@@ -293,14 +296,14 @@ func (r *run) move(tx Tx, mv Move) {
 
 // amount scales a mint or transfer amount to the token, failing when it has more fractional
 // digits than the token's decimals.
-func (r *run) amount(s string, tok *Token) (*big.Int, bool) {
+func (r *blockLedger) amount(s string, tok *Token) (*big.Int, bool) {
 	if _, ok := numeric(s, tok.Decimals); !ok {
 		return nil, false
 	}
 	return Scale(s, tok.Decimals), true
 }
 
-func (r *run) balance(k BalanceKey) Balance {
+func (r *blockLedger) balance(k BalanceKey) Balance {
 	b, ok := r.balances[k]
 	if !ok || b.Avail == nil {
 		return Balance{Avail: new(big.Int), Trans: new(big.Int)}
@@ -309,7 +312,7 @@ func (r *run) balance(k BalanceKey) Balance {
 }
 
 // adjust changes a balance and keeps the token's holder count (positive totals) in step.
-func (r *run) adjust(k BalanceKey, dAvail, dTrans *big.Int) {
+func (r *blockLedger) adjust(k BalanceKey, dAvail, dTrans *big.Int) {
 	b := r.balance(k)
 	before := b.Total().Sign() > 0
 	nb := Balance{Avail: new(big.Int).Set(b.Avail), Trans: new(big.Int).Set(b.Trans)}
@@ -335,14 +338,14 @@ func (r *run) adjust(k BalanceKey, dAvail, dTrans *big.Int) {
 	}
 }
 
-func (r *run) emit(kind string, tx Tx, id string, number, sat int64, location, ticker, address string, to *string, amt *big.Int) {
+func (r *blockLedger) emit(kind string, tx Tx, id string, number, sat int64, location, ticker, address string, to *string, amt *big.Int) {
 	r.ch.Operations = append(r.ch.Operations, Operation{Kind: kind, InscriptionID: id, InscriptionNumber: number, Sat: sat,
 		Ticker: ticker, BlockHeight: r.block.Height, BlockHash: r.block.Hash, TxID: tx.ID, TxIndex: tx.Index,
 		EventIndex: int32(len(r.ch.Operations)), Location: location, Address: address, ToAddress: to,
 		Amount: new(big.Int).Set(amt), Timestamp: r.block.Timestamp * 1000})
 }
 
-func (r *run) finish() {
+func (r *blockLedger) finish() {
 	for _, t := range sortedKeys(r.deployed) {
 		r.ch.Deployed = append(r.ch.Deployed, r.tokens[t])
 	}

@@ -1,5 +1,7 @@
-// Package db is stxgraph's storage: bun models, the embedded migrations and the Store whose
-// methods are every SQL statement of the project. Nothing here knows HTTP or GraphQL.
+// Package db is stxgraph's chain storage: bun models, the embedded migrations, the Store with the
+// chain reads, and the Writer that ingestion stores chain data through. The other stores sit
+// beside it and use its Store: db/brc20store (BRC-20 state), db/notices (the notice log and its
+// listener) and faucet/pgstore (faucet rows). Nothing here knows HTTP or GraphQL.
 package db
 
 import (

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/stxgraph/stxgraph/db/notices"
+	"github.com/stxgraph/stxgraph/stacks/roles"
 )
 
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
@@ -36,7 +39,7 @@ type TxData struct {
 	PoxEvents      []*PoxEvent
 	SmartContracts []*SmartContract
 	// Principals take part in the transaction (principal_txs rows).
-	Principals []string
+	Principals []roles.Principal
 }
 
 // BlockResult says what ApplyBlock did.
@@ -108,8 +111,8 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	return res, w.sendAheadOnceLarge(ctx)
 }
 
-func blockNotice(b *Block) noticeJSON {
-	return noticeJSON{Kind: NoticeBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
+func blockNotice(b *Block) notices.Payload {
+	return notices.Payload{Kind: notices.KindBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
 }
 
 // insertBlockRows writes the block and its rows in one multi-row statement per table.
@@ -163,15 +166,11 @@ func collectRows(txs []*TxData) *txRows {
 		r.nft = append(r.nft, t.NftEvents...)
 		r.logs = append(r.logs, t.ContractLogs...)
 		r.locks = append(r.locks, t.StxLockEvents...)
-		for _, e := range t.PoxEvents {
-			patchPoxEvent(e)
-		}
 		r.pox = append(r.pox, t.PoxEvents...)
 		r.contracts = append(r.contracts, t.SmartContracts...)
-		roles := principalRoles(t)
 		for _, p := range t.Principals {
-			r.principals = append(r.principals, &PrincipalTx{Roles: roles[p],
-				Principal: p, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
+			r.principals = append(r.principals, &PrincipalTx{Roles: int16(p.Roles),
+				Principal: p.Principal, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
 				BlockHeight: t.Tx.BlockHeight, MicroblockSequence: t.Tx.MicroblockSequence, TxIndex: t.Tx.TxIndex,
 				Canonical: t.Tx.Canonical, MicroblockCanonical: t.Tx.MicroblockCanonical,
 			})
@@ -247,7 +246,7 @@ func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
 // heights to non-canonical, then fixes the totals and the mempool.
 func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
 	var toCanonical, toOrphan [][]byte
-	var reorg struct{ RolledBack, Restored []ReorgBlock }
+	var reorg struct{ RolledBack, Restored []notices.ReorgBlock }
 	if err := w.flush(ctx); err != nil {
 		return 0, err
 	}
@@ -262,7 +261,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 			return 0, err
 		}
 		toCanonical = append(toCanonical, b.IndexBlockHash)
-		reorg.Restored = append(reorg.Restored, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
+		reorg.Restored = append(reorg.Restored, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
 		var others [][]byte
 		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
 			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
@@ -271,7 +270,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		}
 		toOrphan = append(toOrphan, others...)
 		for _, o := range others {
-			reorg.RolledBack = append(reorg.RolledBack, ReorgBlock{Height: b.BlockHeight, IndexBlockHash: o})
+			reorg.RolledBack = append(reorg.RolledBack, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: o})
 		}
 		hash = b.ParentIndexBlockHash
 	}
@@ -295,9 +294,9 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 const reorgNoticeRefs = 60
 
 // notifyReorg announces a reorganisation: the blocks rolled back, then those restored.
-func (w *Writer) notifyReorg(rolledBack, restored []ReorgBlock) error {
+func (w *Writer) notifyReorg(rolledBack, restored []notices.ReorgBlock) error {
 	for len(rolledBack)+len(restored) > 0 {
-		n := noticeJSON{Kind: NoticeReorg}
+		n := notices.Payload{Kind: notices.KindReorg}
 		k := min(len(rolledBack), reorgNoticeRefs)
 		n.RolledBack, rolledBack = rolledBack[:k], rolledBack[k:]
 		k = min(len(restored), reorgNoticeRefs-len(n.RolledBack))
@@ -339,7 +338,7 @@ func (w *Writer) adoptBlockZero(b *Block) {
 			set += ", tx_index = tx_index + 1, block_hash = ?1, burn_block_height = ?3, burn_block_time = ?4, parent_block_hash = ?5"
 		case "smart_contracts":
 		case "principal_txs":
-			set += ", tx_index = tx_index + 1, roles = roles | " + strconv.Itoa(int(roleBootData))
+			set += ", tx_index = tx_index + 1, roles = roles | " + strconv.Itoa(int(roles.BootData))
 		default:
 			set += ", tx_index = tx_index + 1"
 		}

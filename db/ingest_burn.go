@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/uptrace/bun"
+
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // BurnBlockData is what one /new_burn_block message writes.
@@ -65,7 +67,7 @@ func (w *Writer) queueBurnBlocks() {
 		w.tx.NewInsert().Model(&blocks).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true").Returning("1"),
 		w.cte(rowsInsert(w, rewards)), w.cte(rowsInsert(w, holders)), run[len(run)-1].Block.BurnBlockHeight)
 	// Reads of burn blocks change with them, though no subscription follows them.
-	w.notify(noticeJSON{Kind: NoticeBurnBlock, BlockHeight: run[len(run)-1].Block.BurnBlockHeight}) //nolint:errcheck // a notice always encodes
+	w.notify(notices.Payload{Kind: notices.KindBurnBlock, BlockHeight: run[len(run)-1].Block.BurnBlockHeight}) //nolint:errcheck // a notice always encodes
 }
 
 // cte is an insert for a WITH clause, which needs a query even when there are no rows.

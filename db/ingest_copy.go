@@ -16,8 +16,9 @@ import (
 // server as COPY data rather than as a VALUES list: PostgreSQL parses, analyzes and plans a
 // VALUES list expression by expression, several times the cost of reading COPY text, while a
 // COPY costs one more round trip. A block of a busy chain has dozens of transactions and
-// events, and twice as many principal rows.
-const copyMinRows = 16
+// events, and twice as many principal rows. (A variable only so that TestCopyAndValuesStoreTheSame
+// can send every row one way or the other.)
+var copyMinRows = 16
 
 // rowWrite is one table's insert in a combined statement (see insertTogether): its text with
 // the given RETURNING list.

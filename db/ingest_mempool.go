@@ -1,6 +1,10 @@
 package db
 
-import "context"
+import (
+	"context"
+
+	"github.com/stxgraph/stxgraph/db/notices"
+)
 
 // minedSQL is true when the mempool row's transaction is mined on the canonical chain
 // (anchored, or in a microblock that is still canonical).
@@ -25,7 +29,7 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error 
 	// mempool too.
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
-	return w.notifyIDs(NoticeMempool, ids)
+	return w.notifyIDs(notices.KindMempool, ids)
 }
 
 // DropMempoolTxs marks transactions the node dropped, with the reason's status and the
@@ -36,7 +40,7 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	}
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true, status = ?0, replaced_by_tx_id = ?1 WHERE tx_id = ANY(?2) RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?3`, status, replacedBy, byteArray(ids), w.ReceivedAt)
-	return w.notifyIDs(NoticeMempoolDrop, ids)
+	return w.notifyIDs(notices.KindMempoolDrop, ids)
 }
 
 // restoreMempool puts the transactions of the txs rows matching where back into the mempool

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // MicroblockData is what one /new_microblocks message writes: unconfirmed microblocks built on
@@ -149,11 +151,11 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 	last := fresh[len(fresh)-1]
 	w.queue(w.tx.NewUpdate().Model((*ChainTip)(nil)).Where("id").
 		Set("microblock_hash = ?, microblock_sequence = ?", last.MicroblockHash, last.MicroblockSequence))
-	hashes := make([]noticeHash, len(fresh))
+	hashes := make([]notices.Hash, len(fresh))
 	for i, mb := range fresh {
 		hashes[i] = mb.MicroblockHash
 	}
-	if err := w.notify(noticeJSON{Kind: NoticeMicroblock, MicroblockHashes: hashes, BlockHeight: tip.BlockHeight + 1}); err != nil {
+	if err := w.notify(notices.Payload{Kind: notices.KindMicroblock, MicroblockHashes: hashes, BlockHeight: tip.BlockHeight + 1}); err != nil {
 		return nil, err
 	}
 	return &MicroblockResult{Stored: len(fresh), Orphaned: len(orphans)}, nil

@@ -11,12 +11,9 @@ import (
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
-)
 
-// EventsChannel is the PostgreSQL NOTIFY channel on which ingestion announces new blocks,
-// microblocks and mempool transactions (JSON payloads with a "kind" field). Notifications are
-// sent inside the message's transaction, so listeners only hear about committed data.
-const EventsChannel = "stxgraph_events"
+	"github.com/stxgraph/stxgraph/db/notices"
+)
 
 // maxNotifyPayload keeps every NOTIFY payload below PostgreSQL's 8,000-byte limit.
 const maxNotifyPayload = 7900
@@ -289,13 +286,13 @@ func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
 }
 
-// notify queues a notice on EventsChannel: kept in the notice log and sent on commit.
-func (w *Writer) notify(n noticeJSON) error {
+// notify queues a notice on notices.EventsChannel: kept in the notice log and sent on commit.
+func (w *Writer) notify(n notices.Payload) error {
 	b, err := json.Marshal(n)
 	if err != nil {
 		return err
 	}
-	w.exec(insertNotice, EventsChannel, string(b))
+	w.exec(notices.InsertSQL, notices.EventsChannel, string(b))
 	return nil
 }
 
@@ -309,11 +306,11 @@ func (w *Writer) notifyIDs(kind string, ids [][]byte) error {
 			size += 2*len(ids[n]) + 5
 			n++
 		}
-		chunk := make([]noticeHash, n)
+		chunk := make([]notices.Hash, n)
 		for i, id := range ids[:n] {
 			chunk[i] = id
 		}
-		if err := w.notify(noticeJSON{Kind: kind, TxIDs: chunk}); err != nil {
+		if err := w.notify(notices.Payload{Kind: kind, TxIDs: chunk}); err != nil {
 			return err
 		}
 		ids = ids[n:]

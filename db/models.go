@@ -367,7 +367,7 @@ type PrincipalTx struct {
 	TxIndex             int32  `bun:"tx_index"`
 	Canonical           bool   `bun:"canonical"`
 	MicroblockCanonical bool   `bun:"microblock_canonical"`
-	// Roles are the parts the principal plays in the transaction (db/principal_roles.go).
+	// Roles are the parts the principal plays in the transaction, a roles.Set (stacks/roles).
 	Roles int16 `bun:"roles"`
 }
 

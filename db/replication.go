@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/stxgraph/stxgraph/db/migrations"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // LSN is a position in PostgreSQL's write-ahead log.
@@ -46,6 +47,28 @@ type Replication struct {
 	poll time.Duration
 	// blockSize and segmentSize are the WAL page and segment sizes (for pageStart).
 	blockSize, segmentSize uint64
+}
+
+// Listen starts the process's listener for the notices of the store (notices.Listen).
+func (s *Store) Listen(ctx context.Context) (*notices.Listener, error) {
+	return notices.Listen(ctx, s.DB, nil)
+}
+
+// Listen listens on the primary (NOTIFY is not replicated) and publishes each notice once the
+// replica has replayed the commit that sent it.
+func (r *Replication) Listen(ctx context.Context) (*notices.Listener, error) {
+	return notices.Listen(ctx, r.Primary.DB, r)
+}
+
+// AwaitCommitted returns once the replica has replayed the primary's WAL as far as it reached
+// at the call: every notice is sent at its commit, so that position lies past the commits of
+// all the notices heard before the call.
+func (r *Replication) AwaitCommitted(ctx context.Context) error {
+	target, err := r.CommittedLSN(ctx)
+	if err != nil {
+		return err
+	}
+	return r.WaitReplayed(ctx, target)
 }
 
 // NewReplication checks that replica is a standby of primary (the same system identifier, in

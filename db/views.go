@@ -110,10 +110,10 @@ func isoTime(unix int64) string {
 	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// txISOTime renders the time fields of a mined transaction, where the reference gives "" for a
+// minedISOTime renders the time fields of a mined transaction, where the reference gives "" for a
 // time that is not positive (a genesis burn block, or the unknown burn block of an unconfirmed
 // microblock) instead of a date.
-func txisoTime(unix int64) string {
+func minedISOTime(unix int64) string {
 	if unix <= 0 {
 		return ""
 	}
@@ -129,13 +129,13 @@ func (t *Tx) ShownBlockTime() int64 {
 }
 
 // BlockTimeIso is ShownBlockTime as the reference renders it.
-func (t *Tx) BlockTimeIso() string { return txisoTime(t.ShownBlockTime()) }
+func (t *Tx) BlockTimeIso() string { return minedISOTime(t.ShownBlockTime()) }
 
 // BurnBlockTimeIso is the burn block's time as the reference renders it.
-func (t *Tx) BurnBlockTimeIso() string { return txisoTime(t.BurnBlockTime) }
+func (t *Tx) BurnBlockTimeIso() string { return minedISOTime(t.BurnBlockTime) }
 
 // ParentBurnBlockTimeIso is the parent burn block's time as the reference renders it.
-func (t *Tx) ParentBurnBlockTimeIso() string { return txisoTime(t.ParentBurnBlockTime) }
+func (t *Tx) ParentBurnBlockTimeIso() string { return minedISOTime(t.ParentBurnBlockTime) }
 
 // IsUnanchored reports a transaction of a microblock no anchor block has confirmed yet.
 func (t *Tx) IsUnanchored() bool { return len(t.BlockHash) == 0 }

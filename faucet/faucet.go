@@ -16,6 +16,7 @@ import (
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/bitcoin/address"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/faucet/pgstore"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 	"github.com/stxgraph/stxgraph/stacks/node"
 	"github.com/stxgraph/stxgraph/stacks/tx"
@@ -82,8 +83,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-func (l Limits) quotas() []db.FaucetQuota {
-	return []db.FaucetQuota{
+func (l Limits) quotas() []pgstore.Quota {
+	return []pgstore.Quota{
 		{Max: l.PerAddress, Window: l.AddressWindow},
 		{StackingOnly: true, Max: l.Stacking, Window: l.StackingWindow},
 		{ByIP: true, Max: l.PerIP, Window: l.IPWindow},
@@ -101,11 +102,12 @@ type Config struct {
 
 // Service runs both faucets.
 type Service struct {
-	cfg Config
+	cfg  Config
+	rows *pgstore.Store
 }
 
 // New returns the faucet service.
-func New(cfg Config) *Service { return &Service{cfg: cfg} }
+func New(cfg Config) *Service { return &Service{cfg: cfg, rows: pgstore.New(cfg.Store)} }
 
 // Messages of the errors callers see.
 const (
@@ -168,7 +170,7 @@ func (s *Service) STX(ctx context.Context, req Request) (Sent, error) {
 	if err != nil {
 		return Sent{}, err
 	}
-	r := db.FaucetReservation{Currency: CurrencySTX, Address: recipient.String(), Stacking: req.Stacking, RequestID: req.ID}
+	r := pgstore.Reservation{Currency: CurrencySTX, Address: recipient.String(), Stacking: req.Stacking, RequestID: req.ID}
 	return s.payout(ctx, r, sender{
 		send: func(ctx context.Context, record func(Sent) error) (Sent, error) {
 			return s.cfg.STX.Send(ctx, recipient, req.Stacking, record)
@@ -193,7 +195,7 @@ func (s *Service) BTC(ctx context.Context, req Request) (Sent, error) {
 	if err != nil || a.Network == address.Mainnet {
 		return Sent{}, stxgraph.Errorf(stxgraph.EINVALID, "Invalid BTC testnet or regtest address %q", addr)
 	}
-	r := db.FaucetReservation{Currency: CurrencyBTC, Address: addr, RequestID: req.ID}
+	r := pgstore.Reservation{Currency: CurrencyBTC, Address: addr, RequestID: req.ID}
 	return s.payout(ctx, r, sender{
 		send: func(ctx context.Context, record func(Sent) error) (Sent, error) {
 			return s.cfg.BTC.Send(ctx, addr, record)
@@ -229,12 +231,12 @@ type sender struct {
 // payout reserves the request under the rate limits and pays it, or answers a retried request
 // id with its earlier payout. The signed transaction is recorded before it is broadcast, so a
 // retry gets the same transaction whatever happened to the process that signed it.
-func (s *Service) payout(ctx context.Context, r db.FaucetReservation, pay sender) (Sent, error) {
+func (s *Service) payout(ctx context.Context, r pgstore.Reservation, pay sender) (Sent, error) {
 	if err := checkRequestID(r.RequestID); err != nil {
 		return Sent{}, err
 	}
 	r.IP, r.Lease = ClientIP(ctx), payoutLease
-	res, err := s.cfg.Store.ReserveFaucetRequest(ctx, r, s.cfg.Limits.quotas())
+	res, err := s.rows.Reserve(ctx, r, s.cfg.Limits.quotas())
 	if err != nil {
 		slog.ErrorContext(ctx, "faucet rate limit check failed", "currency", r.Currency, "err", err)
 		return Sent{}, stxgraph.Errorf(stxgraph.EUNAVAILABLE, msgUnavailable)
@@ -251,19 +253,19 @@ func (s *Service) payout(ctx context.Context, r db.FaucetReservation, pay sender
 // pay pays reservation id. A payout that failed before it was recorded, or that the node
 // refused, releases the reservation; one whose broadcast may have reached the node stays
 // recorded (and counted), for a retry under its request id to settle.
-func (s *Service) pay(ctx context.Context, r db.FaucetReservation, id int64, pay sender) (Sent, error) {
+func (s *Service) pay(ctx context.Context, r pgstore.Reservation, id int64, pay sender) (Sent, error) {
 	// The reservation's bookkeeping must happen even when the client went away.
 	bg := context.WithoutCancel(ctx)
 	recorded := false
 	sent, err := pay.send(ctx, func(sent Sent) error {
-		err := s.cfg.Store.RecordFaucetPayout(bg, id, sent.TxID, sent.TxRaw)
+		err := s.rows.RecordPayout(bg, id, sent.TxID, sent.TxRaw)
 		recorded = err == nil
 		return err
 	})
 	if err != nil {
 		var unknown *unknownOutcome
 		if !recorded || !errors.As(err, &unknown) {
-			if cerr := s.cfg.Store.CancelFaucetRequest(bg, id); cerr != nil {
+			if cerr := s.rows.Cancel(bg, id); cerr != nil {
 				slog.ErrorContext(ctx, "faucet reservation not released", "err", cerr)
 			}
 		}
@@ -275,7 +277,7 @@ func (s *Service) pay(ctx context.Context, r db.FaucetReservation, id int64, pay
 
 // retry answers a request id seen before: with its payout, broadcast again in case the first
 // broadcast never happened; or, when that payout can never be paid, with a new one.
-func (s *Service) retry(ctx context.Context, r db.FaucetReservation, e *db.FaucetRequest, pay sender) (Sent, error) {
+func (s *Service) retry(ctx context.Context, r pgstore.Reservation, e *pgstore.Request, pay sender) (Sent, error) {
 	if e.Address != r.Address || e.Stacking != r.Stacking {
 		return Sent{}, stxgraph.Errorf(stxgraph.EINVALID, "request id %q was used for another request", r.RequestID)
 	}
@@ -290,7 +292,7 @@ func (s *Service) retry(ctx context.Context, r db.FaucetReservation, e *db.Fauce
 		return sent, nil
 	case errors.Is(err, errNotPaid):
 		slog.WarnContext(ctx, "faucet payout never reached the chain; paying again", "currency", r.Currency, "txid", sent.TxID)
-		if err := s.cfg.Store.ForgetFaucetPayout(context.WithoutCancel(ctx), e.ID, payoutLease); err != nil {
+		if err := s.rows.ForgetPayout(context.WithoutCancel(ctx), e.ID, payoutLease); err != nil {
 			slog.ErrorContext(ctx, "faucet payout not cleared", "err", err)
 			return Sent{}, stxgraph.Errorf(stxgraph.EUNAVAILABLE, msgUnavailable)
 		}
@@ -326,7 +328,7 @@ var errNotPaid = errors.New("the recorded payout was never paid and cannot be")
 // present logs a failed payout and turns it into an error safe to show: the senders' errors
 // name node endpoints and rejection reasons, never node addresses or keys, and still only
 // reach the log.
-func (s *Service) present(ctx context.Context, r db.FaucetReservation, err error) error {
+func (s *Service) present(ctx context.Context, r pgstore.Reservation, err error) error {
 	var app *stxgraph.Error
 	var nodeErr *node.Error
 	var rej *node.Rejection

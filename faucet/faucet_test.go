@@ -21,6 +21,7 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/faucet"
+	"github.com/stxgraph/stxgraph/faucet/pgstore"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/server"
 	"github.com/stxgraph/stxgraph/stacks/c32"
@@ -518,7 +519,7 @@ func TestSTXNonceChainRestarts(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 	e.node.fund(e.senders[0], 1_000_000_000_000, 2)
-	if err := e.store.WithFaucetNonce(context.Background(), e.senders[0], func(uint64) (uint64, error) { return 90, nil }); err != nil {
+	if err := pgstore.New(e.store).WithNonce(context.Background(), e.senders[0], func(uint64) (uint64, error) { return 90, nil }); err != nil {
 		t.Fatal(err)
 	}
 	r := e.stx(testnetAddress("stale 1"), false)

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/faucet"
+	"github.com/stxgraph/stxgraph/faucet/pgstore"
 )
 
 // stxWithKey asks for STX under a request id (the Idempotency-Key header).
@@ -104,18 +104,18 @@ func TestReservationLease(t *testing.T) {
 	e := newEnv(t, envOptions{limits: &limits})
 	e.node.fund(e.senders[0], 1_000_000_000_000, 0)
 	ctx := context.Background()
-	quota := []db.FaucetQuota{{Max: 1, Window: 5 * time.Minute}}
+	quota := []pgstore.Quota{{Max: 1, Window: 5 * time.Minute}}
 
 	dead := testnetAddress("died before signing")
-	if res, err := e.store.ReserveFaucetRequest(ctx, db.FaucetReservation{Currency: faucet.CurrencySTX, Address: dead, Lease: time.Millisecond}, quota); err != nil || res.ID == 0 {
+	if res, err := pgstore.New(e.store).Reserve(ctx, pgstore.Reservation{Currency: faucet.CurrencySTX, Address: dead, Lease: time.Millisecond}, quota); err != nil || res.ID == 0 {
 		t.Fatalf("reservation: %+v %v", res, err)
 	}
 	time.Sleep(10 * time.Millisecond)
 	e.checkTx(e.stx(dead, false), dead, faucet.DefaultSTXAmount)
 
 	busy := testnetAddress("being paid")
-	r := db.FaucetReservation{Currency: faucet.CurrencySTX, Address: busy, RequestID: "busy-1", Lease: time.Minute}
-	if res, err := e.store.ReserveFaucetRequest(ctx, r, quota); err != nil || res.ID == 0 {
+	r := pgstore.Reservation{Currency: faucet.CurrencySTX, Address: busy, RequestID: "busy-1", Lease: time.Minute}
+	if res, err := pgstore.New(e.store).Reserve(ctx, r, quota); err != nil || res.ID == 0 {
 		t.Fatalf("reservation: %+v %v", res, err)
 	}
 	if got := e.stxWithKey(busy, "busy-1"); got.status != http.StatusConflict {

@@ -14,6 +14,7 @@ import (
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/faucet/pgstore"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 	"github.com/stxgraph/stxgraph/stacks/node"
 	"github.com/stxgraph/stxgraph/stacks/tx"
@@ -43,6 +44,7 @@ type STXConfig struct {
 // STX signs and broadcasts STX token transfers from the faucet keys.
 type STX struct {
 	cfg  STXConfig
+	rows *pgstore.Store
 	keys []*stxKey
 	cur  atomic.Uint32 // index of the key payouts start from
 }
@@ -84,7 +86,7 @@ func NewSTX(cfg STXConfig) (*STX, error) {
 	if cfg.ChainID == 0 {
 		cfg.ChainID = tx.ChainIDTestnet
 	}
-	x := &STX{cfg: cfg}
+	x := &STX{cfg: cfg, rows: pgstore.New(cfg.Store)}
 	for i, k := range cfg.Keys {
 		priv, compressed, err := tx.ParsePrivateKey(k)
 		if err != nil {
@@ -173,7 +175,7 @@ func (x *STX) sendFrom(ctx context.Context, k *stxKey, recipient c32.Principal, 
 	}
 	base := max(acct.Nonce, indexedNext)
 	var sent Sent
-	err = x.cfg.Store.WithFaucetNonce(ctx, k.addr, func(stored uint64) (uint64, error) {
+	err = x.rows.WithNonce(ctx, k.addr, func(stored uint64) (uint64, error) {
 		nonce := max(base, stored, k.next)
 		t, err := x.transfer(k, recipient, amount, nonce, rate)
 		if err != nil {

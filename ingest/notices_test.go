@@ -7,6 +7,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // Every message that changes what reads answer is announced, and moves the version of the part
@@ -21,7 +22,7 @@ func TestMessagesMoveTheirPartOfTheVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbtest.AwaitVersion(t, events, func(v db.StateVersion) bool { return v.Live })
+	dbtest.AwaitVersion(t, events, func(v notices.StateVersion) bool { return v.Live })
 	in := NewIngester(store)
 	seen := map[string]bool{}
 	for _, rec := range fixtureRecords(t, "fuzzed-transactions-1") {
@@ -29,7 +30,7 @@ func TestMessagesMoveTheirPartOfTheVersion(t *testing.T) {
 		if _, err := in.Apply(ctx, Message{Path: rec.Path, Payload: rec.Payload, ReceivedAt: rec.ReceivedAt}); err != nil {
 			t.Fatal(err)
 		}
-		moved := func(v db.StateVersion) bool {
+		moved := func(v notices.StateVersion) bool {
 			switch rec.Path {
 			case PathNewBlock, PathNewBurnBlock, PathNewMicroblocks:
 				return v.Chain > before.Chain
@@ -89,19 +90,19 @@ func TestNoticesTellEveryReorg(t *testing.T) {
 // the notices leave it, and how many reorgs they told.
 func followedCanonical(t *testing.T, store *db.Store) (map[string]bool, int) {
 	t.Helper()
-	var notices []db.Notice
-	if err := store.EachNoticeAfter(context.Background(), 0, 0, func(n db.Notice) bool {
-		notices = append(notices, n)
+	var logged []notices.Notice
+	if err := notices.EachAfter(context.Background(), store.DB, 0, 0, func(n notices.Notice) bool {
+		logged = append(logged, n)
 		return true
 	}); err != nil {
 		t.Fatal(err)
 	}
 	view, reorgs := map[string]bool{}, 0
-	for _, n := range notices {
+	for _, n := range logged {
 		switch n.Kind {
-		case db.NoticeBlock:
+		case notices.KindBlock:
 			view[string(n.IndexBlockHash)] = n.Canonical
-		case db.NoticeReorg:
+		case notices.KindReorg:
 			reorgs++
 			for _, b := range n.RolledBack {
 				view[string(b.IndexBlockHash)] = false

@@ -13,6 +13,7 @@ import (
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/brc20"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/brc20store"
 )
 
 // PathOrdinals is where an ordinals indexer posts chainhook inscription_feed payloads.
@@ -252,7 +253,7 @@ func ApplyOrdinals(ctx context.Context, store *db.Store, p *OrdinalsPayload) (Or
 	sort.SliceStable(rollback, func(i, j int) bool { return rollback[i].Height > rollback[j].Height })
 	apply := append([]brc20.Block(nil), p.Apply...)
 	sort.SliceStable(apply, func(i, j int) bool { return apply[i].Height < apply[j].Height })
-	err := store.Brc20Ingest(ctx, func(ctx context.Context, tx *db.Brc20Tx) error {
+	err := brc20store.Ingest(ctx, store, func(ctx context.Context, tx *brc20store.Tx) error {
 		res = OrdinalsResult{}
 		for _, b := range rollback {
 			stored, err := tx.BlockHash(ctx, b.Height)

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun/driver/pgdriver"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/internal/fixtures"
 	"github.com/stxgraph/stxgraph/internal/unisat"
 )
@@ -141,20 +142,20 @@ func TestOrdinalsRealData(t *testing.T) {
 	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := ln.Listen(ctx, db.Brc20Channel); err != nil {
+	if err := ln.Listen(ctx, notices.Brc20Channel); err != nil {
 		t.Fatal(err)
 	}
-	notices := ln.Channel()
+	received := ln.Channel()
 	// LISTEN takes effect once the server has read it, which Listen does not wait for: a notice
 	// of our own, sent until it is heard back, says it has.
 	probe := time.NewTicker(50 * time.Millisecond)
 	defer probe.Stop()
 	for heard := false; !heard; {
 		select {
-		case n := <-notices:
+		case n := <-received:
 			heard = n.Payload == "listening"
 		case <-probe.C:
-			if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, 'listening')", db.Brc20Channel); err != nil {
+			if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, 'listening')", notices.Brc20Channel); err != nil {
 				t.Fatal(err)
 			}
 		case <-ctx.Done():
@@ -166,11 +167,11 @@ func TestOrdinalsRealData(t *testing.T) {
 	for _, b := range blocks[:len(blocks)-tail] {
 		mustPost(t, srv.URL, token, b.Payload)
 	}
-	first := <-notices
+	first := <-received
 	for first.Payload == "listening" { // a probe sent before the first was heard back
-		first = <-notices
+		first = <-received
 	}
-	n, err := db.ParseBrc20Notice(first.Payload)
+	n, err := notices.ParseBrc20(first.Payload)
 	if err != nil || n.Height != blocks[0].Height || n.Hash != blocks[0].Hash || n.Rollback || len(n.Tickers) == 0 || n.Tickers[0] != "ordi" {
 		t.Fatalf("first notice %+v, %v", n, err)
 	}
@@ -243,9 +244,9 @@ func TestOrdinalsRealData(t *testing.T) {
 		t.Fatal("applying the last blocks again did not give the same state")
 	}
 	var rolled bool
-	for len(notices) > 0 {
-		m := <-notices
-		if n, err := db.ParseBrc20Notice(m.Payload); err == nil && n.Rollback && n.Height == blocks[len(blocks)-1].Height {
+	for len(received) > 0 {
+		m := <-received
+		if n, err := notices.ParseBrc20(m.Payload); err == nil && n.Rollback && n.Height == blocks[len(blocks)-1].Height {
 			rolled = true
 		}
 	}

@@ -54,7 +54,8 @@ func parsePoxPrint(contractID, topic string, raw []byte) *poxPrint {
 
 func (p *poxPrint) name() string { return clarityText(p.fields["name"]) }
 
-// decodePoxEvent turns a PoX print event into a pox_events row (position left to the caller).
+// decodePoxEvent turns a PoX print event into a pox_events row holding the state after the
+// operation (patchPoxEvent); the position is left to the caller.
 func decodePoxEvent(contractID, topic string, raw []byte) *db.PoxEvent {
 	p := parsePoxPrint(contractID, topic, raw)
 	if p == nil {
@@ -65,11 +66,13 @@ func decodePoxEvent(contractID, topic string, raw []byte) *db.PoxEvent {
 		data = []byte("{}")
 	}
 	unlock, _ := strconv.ParseInt(clarityText(p.fields["burnchain-unlock-height"]), 10, 32)
-	return &db.PoxEvent{
+	e := &db.PoxEvent{
 		PoxVersion: p.version, Name: p.name(), Stacker: clarityText(p.fields["stacker"]),
 		Locked: numberOrZero(p.fields["locked"]), Balance: numberOrZero(p.fields["balance"]),
 		BurnchainUnlockHeight: int32(unlock), Data: data,
 	}
+	patchPoxEvent(e)
+	return e
 }
 
 func tupleMap(v clarity.Value) map[string]clarity.Value {

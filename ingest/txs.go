@@ -104,7 +104,7 @@ func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*db.
 	if sc, ok := decoded.Payload.(*tx.SmartContract); ok && status == db.TxStatusSuccess {
 		d.SmartContracts = append(d.SmartContracts, smartContractRow(row, sc, m))
 	}
-	d.Principals = principals(d)
+	d.Principals = principalRoles(d)
 	return d, nil
 }
 
@@ -273,40 +273,6 @@ func poxContractName(contractID string) string {
 		return name
 	}
 	return "pox"
-}
-
-// principals lists everyone who took part in a transaction, once each.
-func principals(d *db.TxData) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(p *string) {
-		if p != nil && *p != "" && !seen[*p] {
-			seen[*p] = true
-			out = append(out, *p)
-		}
-	}
-	t := d.Tx
-	add(&t.SenderAddress)
-	add(t.SponsorAddress)
-	add(t.TokenTransferRecipientAddress)
-	add(t.ContractCallContractID)
-	add(t.SmartContractContractID)
-	for _, e := range d.StxEvents {
-		add(e.Sender)
-		add(e.Recipient)
-	}
-	for _, e := range d.FtEvents {
-		add(e.Sender)
-		add(e.Recipient)
-	}
-	for _, e := range d.NftEvents {
-		add(e.Sender)
-		add(e.Recipient)
-	}
-	for _, e := range d.StxLockEvents {
-		add(&e.LockedAddress)
-	}
-	return out
 }
 
 func ptr[T any](v T) *T { return &v }

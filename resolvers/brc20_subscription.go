@@ -6,6 +6,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/brc20"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/graph"
 )
 
@@ -30,9 +31,9 @@ func (r *subscriptionResolver) Brc20Activity(ctx context.Context, ticker *string
 		return nil, invalid("give a ticker, an address, or both")
 	}
 	lower := brc20.Lower(tick)
-	return follow(ctx, r.Resolver, after, func(ctx context.Context, n db.Notice) ([]*graph.Brc20FeedItem, error) {
+	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.Brc20FeedItem, error) {
 		b := n.Brc20
-		if n.Kind != db.NoticeBrc20 || (!b.Truncated && ((ticker != nil && !slices.Contains(b.Tickers, lower)) ||
+		if n.Kind != notices.KindBrc20 || (!b.Truncated && ((ticker != nil && !slices.Contains(b.Tickers, lower)) ||
 			(address != nil && !slices.Contains(b.Addresses, addr)))) {
 			return nil, nil
 		}

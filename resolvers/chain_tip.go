@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // chainTips keeps the chain tip last read with the versions of the chain and the mempool the
@@ -14,7 +15,7 @@ import (
 // Without a live listener no change could be heard, and every read goes to the database.
 type chainTips struct {
 	mu  sync.Mutex
-	at  db.StateVersion
+	at  notices.StateVersion
 	tip *db.ChainTip // nil until the first read
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // A feed's position is the number of a notice in the notice log and the index of an item among
@@ -34,7 +35,7 @@ func parsePosition(s string) (position, error) {
 // notice once and in order.
 type feed[T any] struct {
 	store *db.Store
-	items func(context.Context, db.Notice) ([]*T, error)
+	items func(context.Context, notices.Notice) ([]*T, error)
 	stamp func(*T, string)
 	out   chan *T
 
@@ -45,7 +46,7 @@ type feed[T any] struct {
 
 // checkResumable refuses a position the log no longer holds, or one it never had.
 func (f *feed[T]) checkResumable(ctx context.Context, from position) error {
-	first, last, err := f.store.NoticeRange(ctx)
+	first, last, err := notices.Range(ctx, f.store.DB)
 	if err != nil {
 		return stxgraph.Errorf(stxgraph.EUNAVAILABLE, "the feed cannot be read now; try again")
 	}
@@ -58,14 +59,14 @@ func (f *feed[T]) checkResumable(ctx context.Context, from position) error {
 	return nil
 }
 
-func (f *feed[T]) run(ctx context.Context, notices <-chan db.Notice) {
+func (f *feed[T]) run(ctx context.Context, heard <-chan notices.Notice) {
 	if f.resume {
 		f.last = f.from.seq - 1
 		if !f.readLog(ctx, 0) {
 			return
 		}
 	}
-	for n := range notices {
+	for n := range heard {
 		if n.Seq != 0 && f.last != 0 && n.Seq > f.last+1 && !f.readLog(ctx, n.Seq) {
 			return
 		}
@@ -82,18 +83,18 @@ func (f *feed[T]) run(ctx context.Context, notices <-chan db.Notice) {
 // when the subscriber is gone.
 func (f *feed[T]) readLog(ctx context.Context, until int64) bool {
 	gone := false
-	err := f.store.EachNoticeAfter(ctx, f.last, until, func(n db.Notice) bool {
+	err := notices.EachAfter(ctx, f.store.DB, f.last, until, func(n notices.Notice) bool {
 		gone = !f.send(ctx, n)
 		return !gone
 	})
 	if err != nil {
-		logItem(ctx, db.Notice{Seq: f.last + 1}, fmt.Errorf("reading the notice log: %w", err))
+		logItem(ctx, notices.Notice{Seq: f.last + 1}, fmt.Errorf("reading the notice log: %w", err))
 	}
 	return !gone && ctx.Err() == nil
 }
 
 // send sends a notice's items, after the resumed position; false when the subscriber is gone.
-func (f *feed[T]) send(ctx context.Context, n db.Notice) bool {
+func (f *feed[T]) send(ctx context.Context, n notices.Notice) bool {
 	if n.Seq != 0 {
 		f.last = n.Seq
 	}

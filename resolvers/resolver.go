@@ -7,6 +7,7 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/graph"
 )
@@ -17,7 +18,7 @@ type Resolver struct {
 	// MaxPageSize bounds first/last of connections (DefaultMaxPageSize when 0).
 	MaxPageSize int
 	// Events feeds subscriptions with what ingestion commits (nil: subscriptions report unavailable).
-	Events *db.Listener
+	Events *notices.Listener
 	// Replication is the primary and replica pair when reads come from a replica (nil: the
 	// store is the primary).
 	Replication *db.Replication

@@ -8,12 +8,13 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
 // Subscriptions follow what ingestion commits: each API process hears the notices on
-// db.EventsChannel through its one db.Listener and reads the announced rows back here, so every
+// notices.EventsChannel through its one notices.Listener and reads the announced rows back here, so every
 // process behind a load balancer serves every subscriber. A process reading from a replica hears
 // a notice only once the replica has replayed its commit, so the rows are there to read. Every
 // notice is numbered in the notice log, which is what makes a feed resumable (feed.go).
@@ -23,12 +24,12 @@ type subscriptionResolver struct{ *Resolver }
 func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
 
 func (r *subscriptionResolver) Blocks(ctx context.Context, after *string) (<-chan *graph.BlockFeedItem, error) {
-	return follow(ctx, r.Resolver, after, func(ctx context.Context, n db.Notice) ([]*graph.BlockFeedItem, error) {
+	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.BlockFeedItem, error) {
 		switch n.Kind {
-		case db.NoticeBlock:
+		case notices.KindBlock:
 			blocks, err := r.Store.BlocksByIndexHash(ctx, []string{string(n.IndexBlockHash)})
 			return eachItem(blocks, func(b *db.Block) *graph.BlockFeedItem { return &graph.BlockFeedItem{Block: b} }), err
-		case db.NoticeReorg:
+		case notices.KindReorg:
 			return []*graph.BlockFeedItem{{Reorg: reorgOf(n)}}, nil
 		}
 		return nil, nil
@@ -36,8 +37,8 @@ func (r *subscriptionResolver) Blocks(ctx context.Context, after *string) (<-cha
 }
 
 func (r *subscriptionResolver) Microblocks(ctx context.Context, after *string) (<-chan *graph.MicroblockFeedItem, error) {
-	return follow(ctx, r.Resolver, after, func(ctx context.Context, n db.Notice) ([]*graph.MicroblockFeedItem, error) {
-		if n.Kind != db.NoticeMicroblock {
+	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.MicroblockFeedItem, error) {
+		if n.Kind != notices.KindMicroblock {
 			return nil, nil
 		}
 		mbs, err := r.Store.MicroblocksByHash(ctx, hashKeys(n.MicroblockHashes))
@@ -47,13 +48,13 @@ func (r *subscriptionResolver) Microblocks(ctx context.Context, after *string) (
 }
 
 func (r *subscriptionResolver) MempoolTransactions(ctx context.Context, after *string) (<-chan *graph.MempoolFeedItem, error) {
-	return follow(ctx, r.Resolver, after, func(ctx context.Context, n db.Notice) ([]*graph.MempoolFeedItem, error) {
+	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.MempoolFeedItem, error) {
 		switch n.Kind {
-		case db.NoticeMempool:
+		case notices.KindMempool:
 			txs, err := r.Store.MempoolTxsByID(ctx, hashKeys(n.TxIDs))
 			inNoticeOrder(txs, n.TxIDs, func(t *db.MempoolTx) []byte { return t.TxID })
 			return eachItem(txs, func(t *db.MempoolTx) *graph.MempoolFeedItem { return &graph.MempoolFeedItem{Transaction: t} }), err
-		case db.NoticeMempoolDrop:
+		case notices.KindMempoolDrop:
 			return eachItem(n.TxIDs, func(id []byte) *graph.MempoolFeedItem { return &graph.MempoolFeedItem{DroppedTxID: id} }), nil
 		}
 		return nil, nil
@@ -68,15 +69,15 @@ func (r *subscriptionResolver) AddressTransactions(ctx context.Context, principa
 		return nil, invalid("invalid STX address %q", principal)
 	}
 	item := func(t *db.Tx) *graph.AddressFeedItem { return &graph.AddressFeedItem{Transaction: t} }
-	return follow(ctx, r.Resolver, after, func(ctx context.Context, n db.Notice) ([]*graph.AddressFeedItem, error) {
+	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.AddressFeedItem, error) {
 		switch {
-		case n.Kind == db.NoticeBlock && n.Canonical:
+		case n.Kind == notices.KindBlock && n.Canonical:
 			txs, err := r.Store.TxsOfPrincipalIn(ctx, principal, n.IndexBlockHash, nil)
 			return eachItem(txs, item), err
-		case n.Kind == db.NoticeMicroblock:
+		case n.Kind == notices.KindMicroblock:
 			txs, err := r.Store.TxsOfPrincipalIn(ctx, principal, nil, n.MicroblockHashes)
 			return eachItem(txs, item), err
-		case n.Kind == db.NoticeReorg:
+		case n.Kind == notices.KindReorg:
 			return []*graph.AddressFeedItem{{Reorg: reorgOf(n)}}, nil
 		}
 		return nil, nil
@@ -84,8 +85,8 @@ func (r *subscriptionResolver) AddressTransactions(ctx context.Context, principa
 }
 
 // reorgOf gives a reorg notice's blocks.
-func reorgOf(n db.Notice) *graph.Reorg {
-	refs := func(bs []db.ReorgBlock) []*graph.BlockRef {
+func reorgOf(n notices.Notice) *graph.Reorg {
+	refs := func(bs []notices.ReorgBlock) []*graph.BlockRef {
 		out := make([]*graph.BlockRef, len(bs))
 		for i, b := range bs {
 			out[i] = &graph.BlockRef{Height: b.Height, IndexBlockHash: b.IndexBlockHash}
@@ -117,7 +118,7 @@ func inNoticeOrder[R any](rows []R, keys [][]byte, key func(R) []byte) {
 // follow runs a feed: items gives the items of one notice, stamp sets an item's position. With
 // after, the feed first sends what the notice log holds after that position. Read failures are
 // logged and skipped: a subscription outlives them.
-func follow[T any](ctx context.Context, r *Resolver, after *string, items func(context.Context, db.Notice) ([]*T, error), stamp func(*T, string)) (<-chan *T, error) {
+func follow[T any](ctx context.Context, r *Resolver, after *string, items func(context.Context, notices.Notice) ([]*T, error), stamp func(*T, string)) (<-chan *T, error) {
 	if r.Events == nil {
 		return nil, stxgraph.Errorf(stxgraph.EUNAVAILABLE, "subscriptions are not available on this server")
 	}
@@ -134,16 +135,16 @@ func follow[T any](ctx context.Context, r *Resolver, after *string, items func(c
 	}
 	// Subscribe before reading the log, so that every notice committed from now on is heard,
 	// read, or both (the second is dropped by its number).
-	notices := r.Events.Subscribe(ctx)
+	heard := r.Events.Subscribe(ctx)
 	go func() {
 		defer close(f.out)
-		f.run(ctx, notices)
+		f.run(ctx, heard)
 	}()
 	return f.out, nil
 }
 
 // logItem reports a read failure of a feed, which skips that notice.
-func logItem(ctx context.Context, n db.Notice, err error) {
+func logItem(ctx context.Context, n notices.Notice, err error) {
 	slog.WarnContext(ctx, "subscription read failed", "kind", n.Kind, "seq", n.Seq, "err", err)
 }
 

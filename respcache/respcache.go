@@ -16,7 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // Answer is one cached response.
@@ -36,14 +36,14 @@ const (
 	Brc20
 )
 
-// Versions names the current chain state, part by part (db.Listener does, from the notices);
+// Versions names the current chain state, part by part (notices.Listener does, from the notices);
 // nothing is served or kept while it is not live.
 type Versions interface {
-	Version() db.StateVersion
+	Version() notices.StateVersion
 }
 
 // stamp names the versions of the parts p at s.
-func (p Parts) stamp(s db.StateVersion) string {
+func (p Parts) stamp(s notices.StateVersion) string {
 	b := make([]byte, 0, 48)
 	for _, part := range []struct {
 		p Parts
@@ -59,7 +59,7 @@ func (p Parts) stamp(s db.StateVersion) string {
 }
 
 // same reports whether the parts p have the same versions at a and b.
-func (p Parts) same(a, b db.StateVersion) bool {
+func (p Parts) same(a, b notices.StateVersion) bool {
 	return (p&Chain == 0 || a.Chain == b.Chain) && (p&Mempool == 0 || a.Mempool == b.Mempool) &&
 		(p&Brc20 == 0 || a.Brc20 == b.Brc20)
 }
@@ -110,23 +110,23 @@ func New(budget int64, versions Versions) *Cache {
 
 // Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
 // false when no answer may be served or kept now.
-func (c *Cache) Version() (at db.StateVersion, ok bool) {
+func (c *Cache) Version() (at notices.StateVersion, ok bool) {
 	if c == nil {
-		return db.StateVersion{}, false
+		return notices.StateVersion{}, false
 	}
 	at = c.versions.Version()
 	return at, at.Live
 }
 
 // current reports whether the parts p are still at the versions of at, and live.
-func (c *Cache) current(p Parts, at db.StateVersion) bool {
+func (c *Cache) current(p Parts, at notices.StateVersion) bool {
 	now := c.versions.Version()
 	return now.Live && p.same(at, now)
 }
 
 // Get returns the answer stored under key for the parts it reads at at, if they are still at
 // those versions.
-func (c *Cache) Get(key string, reads Parts, at db.StateVersion) (Answer, bool) {
+func (c *Cache) Get(key string, reads Parts, at notices.StateVersion) (Answer, bool) {
 	if c == nil {
 		return Answer{}, false
 	}
@@ -135,7 +135,7 @@ func (c *Cache) Get(key string, reads Parts, at db.StateVersion) (Answer, bool) 
 	return c.getLocked(key+reads.stamp(at), reads, at)
 }
 
-func (c *Cache) getLocked(stamped string, reads Parts, at db.StateVersion) (Answer, bool) {
+func (c *Cache) getLocked(stamped string, reads Parts, at notices.StateVersion) (Answer, bool) {
 	el, ok := c.items[stamped]
 	if !ok || !c.current(reads, at) {
 		c.misses.Add(1)
@@ -150,7 +150,7 @@ func (c *Cache) getLocked(stamped string, reads Parts, at db.StateVersion) (Answ
 // identical request is computing now (waiting for it while ctx lasts), else compute's, which says
 // whether its answer may be served to others and kept (an error may not). shared reports an
 // answer that compute did not make here; when the computation waited for fails, compute runs.
-func (c *Cache) Do(ctx context.Context, key string, reads Parts, at db.StateVersion, compute func() (Answer, bool)) (a Answer, shared bool) {
+func (c *Cache) Do(ctx context.Context, key string, reads Parts, at notices.StateVersion, compute func() (Answer, bool)) (a Answer, shared bool) {
 	if c == nil {
 		a, _ = compute()
 		return a, false
@@ -195,7 +195,7 @@ func (c *Cache) Do(ctx context.Context, key string, reads Parts, at db.StateVers
 // computed at (an answer whose computation straddled a change is dropped), then evicts the least
 // recently used entries beyond the budget (an answer larger than the whole budget is not
 // stored).
-func (c *Cache) Put(key string, reads Parts, at db.StateVersion, a Answer) {
+func (c *Cache) Put(key string, reads Parts, at notices.StateVersion, a Answer) {
 	if c == nil {
 		return
 	}
@@ -204,7 +204,7 @@ func (c *Cache) Put(key string, reads Parts, at db.StateVersion, a Answer) {
 	c.putLocked(key+reads.stamp(at), reads, at, a)
 }
 
-func (c *Cache) putLocked(key string, reads Parts, at db.StateVersion, a Answer) {
+func (c *Cache) putLocked(key string, reads Parts, at notices.StateVersion, a Answer) {
 	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	if size > c.budget || !c.current(reads, at) {
 		return

@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 func answer(n int) Answer { return Answer{Body: []byte(strings.Repeat("x", n)), ETag: "t"} }
 
 // state is a chain state that tests move by hand.
-type state struct{ s db.StateVersion }
+type state struct{ s notices.StateVersion }
 
-func (s *state) Version() db.StateVersion { return s.s }
+func (s *state) Version() notices.StateVersion { return s.s }
 
 func TestEvictsLeastRecentlyUsedBeyondBudget(t *testing.T) {
-	at := db.StateVersion{Chain: 7, Live: true}
+	at := notices.StateVersion{Chain: 7, Live: true}
 	size := int64(len("k0")+len(Chain.stamp(at))+100+len("t")) + entryOverhead
 	c := New(3*size, &state{at})
 	for i := range 3 {
@@ -49,7 +49,7 @@ func TestEvictsLeastRecentlyUsedBeyondBudget(t *testing.T) {
 // An answer lives while the parts it reads stay at their versions: a change to another part
 // leaves it, a change to one it reads ends it, also for an answer computed across the change.
 func TestAnswersLiveWhileTheirPartsStay(t *testing.T) {
-	st := &state{db.StateVersion{Chain: 1, Mempool: 1, Brc20: 1, Live: true}}
+	st := &state{notices.StateVersion{Chain: 1, Mempool: 1, Brc20: 1, Live: true}}
 	c := New(1<<20, st)
 	at, ok := c.Version()
 	if !ok || at != st.s {
@@ -99,7 +99,7 @@ func TestAnswersLiveWhileTheirPartsStay(t *testing.T) {
 }
 
 func TestNilCacheCachesNothing(t *testing.T) {
-	live := db.StateVersion{Live: true}
+	live := notices.StateVersion{Live: true}
 	for _, c := range []*Cache{New(0, &state{live}), New(1<<20, nil)} {
 		if _, ok := c.Version(); ok {
 			t.Error("disabled cache offers a version")
@@ -114,7 +114,7 @@ func TestNilCacheCachesNothing(t *testing.T) {
 // Identical requests that arrive while an answer is computed wait for it: one computation serves
 // them all. When it fails (its answer may not be shared), each computes its own.
 func TestIdenticalRequestsShareOneComputation(t *testing.T) {
-	at := db.StateVersion{Chain: 3, Live: true}
+	at := notices.StateVersion{Chain: 3, Live: true}
 	for _, tc := range []struct {
 		name     string
 		ok       bool

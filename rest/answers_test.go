@@ -12,6 +12,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 	"github.com/stxgraph/stxgraph/internal/fixtures"
@@ -80,7 +81,7 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	version := dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(db.StateVersion{}))
+	version := dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(notices.StateVersion{}))
 	cache := respcache.New(1<<20, events)
 	srv := serve(t, store, rest.Options{Answers: cache})
 	plain := serve(t, store, rest.Options{})
@@ -120,10 +121,10 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 
 	// A mempool change leaves the answers that read only the chain.
 	mempool := events.Version().Mempool
-	if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"mempool","tx_ids":[]}`); err != nil {
+	if _, err := store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"mempool","tx_ids":[]}`); err != nil {
 		t.Fatal(err)
 	}
-	dbtest.AwaitVersion(t, events, func(v db.StateVersion) bool { return v.Mempool != mempool })
+	dbtest.AwaitVersion(t, events, func(v notices.StateVersion) bool { return v.Mempool != mempool })
 	if _, same, n := get(srv.URL, ""); n != 0 || same != first {
 		t.Errorf("after a mempool notice the block list ran %d statements; it reads only the chain", n)
 	}

@@ -12,7 +12,7 @@ import (
 // TestLockOperations checks the lock fields for the PoX operations the regtest fixtures lack.
 // Each case adds one pox-4 event for a stacker of the out-of-order-multisig fixture (locked by
 // stack-stx at height 9, extended at 19 to burn height 160; tip burn height 133) at height 25,
-// as ingestion stores it: with the state after the operation (db.patchPoxEvent, tested in db).
+// as ingestion stores it: with the state after the operation (ingest.patchPoxEvent, tested in ingest).
 func TestLockOperations(t *testing.T) {
 	t.Parallel()
 	const stacker = "ST3AM1A56AK2C1XAFJ4115ZSV26EB49BVQ10MGCS0"

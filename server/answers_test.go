@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -26,7 +26,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	c.seed(t, a.store)
-	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
+	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 
 	q := `query Front($n: Int) { blocksConnection(first: $n) { nodes { height transactions(first: 2) { nodes { txId events(limit: 1) { __typename } } } } } }`
 	sum := sha256.Sum256([]byte(q))
@@ -61,7 +61,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	}
 
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
@@ -99,7 +99,7 @@ func TestChainTipReadOncePerState(t *testing.T) {
 	a := startAPI(t, server.Config{}, true)
 	c := chain{blocks: 3, txsPerBlock: 1, eventsPerTx: 0, sender: testSender}
 	c.seed(t, a.store)
-	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
+	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 	tip := func() (string, int64) {
 		t.Helper()
 		out, n := a.query(t, map[string]any{"query": `{ chainTip { blockHeight } }`})
@@ -118,7 +118,7 @@ func TestChainTipReadOncePerState(t *testing.T) {
 	}
 
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", db.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
 		t.Fatal(err)
 	}
 	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
@@ -135,7 +135,7 @@ func TestIdenticalRequestsWaitForOneComputation(t *testing.T) {
 	t.Parallel()
 	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}.seed(t, a.store)
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(db.StateVersion{}))
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 	gql := func(q string) string { return "/graphql?query=" + url.QueryEscape(q) }
 	for _, tc := range []struct{ path, warm string }{
 		{"/extended/v1/block?limit=2", "/extended/v1/block?limit=3"},

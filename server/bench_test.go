@@ -14,6 +14,7 @@ import (
 	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -62,7 +63,7 @@ func BenchmarkChainReads(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dbtest.AwaitVersion(b, events, dbtest.NewChainVersion(db.StateVersion{}))
+	dbtest.AwaitVersion(b, events, dbtest.NewChainVersion(notices.StateVersion{}))
 	withCache := server.Config{Store: store, ServerVersion: "bench", AnswerCacheBytes: 64 << 20, Events: events}
 	// A REST path without and with the answer cache.
 	cached, err := server.New(withCache)

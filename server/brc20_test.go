@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/internal/inscriptionfeed"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -234,7 +234,7 @@ func TestBrc20ActivitySubscription(t *testing.T) {
 	}
 	// Announce the first block again until the subscriber hears it: from then on it is live.
 	notice := fmt.Sprintf(`{"height":779832,"hash":%q,"rollback":false,"tickers":["ordi"],"addresses":[]}`, inscriptionfeed.Hash(779832))
-	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
+	live := notifyUntilClosed(ctx, a, notices.Brc20Channel, notice)
 	if got := next(); got.BlockHeight != 779832 || got.Operation != "DEPLOY" || got.Ticker != "ordi" {
 		t.Fatalf("announced deploy arrived as %+v", got)
 	}
@@ -362,7 +362,7 @@ func TestBrc20AddressActivitySubscription(t *testing.T) {
 	}
 	notice := fmt.Sprintf(`{"height":779833,"hash":%q,"rollback":false,"tickers":["dec2"],"addresses":[%q]}`,
 		inscriptionfeed.Hash(779833), inscriptionfeed.Carol)
-	live := notifyUntilClosed(ctx, a, db.Brc20Channel, notice)
+	live := notifyUntilClosed(ctx, a, notices.Brc20Channel, notice)
 	if got := next(); got.BlockHeight != 779833 || got.Operation != "MINT" || got.Ticker != "dec2" || got.Address != inscriptionfeed.Carol {
 		t.Fatalf("announced mint arrived as %+v", got)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -26,7 +27,7 @@ type api struct {
 	url    string
 	store  *db.Store
 	sql    *statements
-	events *db.Listener // nil unless started to listen
+	events *notices.Listener // nil unless started to listen
 }
 
 func newAPI(t testing.TB, cfg server.Config) *api { return startAPI(t, cfg, false) }

@@ -20,6 +20,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/faucet"
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/resolvers"
@@ -35,7 +36,7 @@ type Config struct {
 	Introspection bool
 	// Events feeds GraphQL subscriptions (Store.Listen, or Replication.Listen when Store is a
 	// replica); nil switches them off.
-	Events *db.Listener
+	Events *notices.Listener
 	// Replication pairs Store, a streaming replica, with the primary; /extended then reports the
 	// replication lag. Nil when Store is the primary.
 	Replication *db.Replication

@@ -22,7 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/internal/pgproc"
 )
@@ -338,14 +338,14 @@ func noticeFeeds(ctx context.Context, dsn string) (map[string][]feedPosition, er
 	var seq int64
 	var payload string
 	_, err = pgx.ForEachRow(rows, []any{&seq, &payload}, func() error {
-		n, err := db.ParseNotice(payload)
+		n, err := notices.Parse(payload)
 		if err != nil {
 			return nil // another channel's notice (BRC-20): no feed followed here reports it
 		}
 		switch n.Kind {
-		case db.NoticeBlock, db.NoticeReorg:
+		case notices.KindBlock, notices.KindReorg:
 			feeds["blocks"] = append(feeds["blocks"], feedPosition{seq, 0})
-		case db.NoticeMempool, db.NoticeMempoolDrop:
+		case notices.KindMempool, notices.KindMempoolDrop:
 			for i := range n.TxIDs {
 				feeds["mempool"] = append(feeds["mempool"], feedPosition{seq, i})
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 	"github.com/stxgraph/stxgraph/internal/fixtures"
 )
@@ -339,7 +340,7 @@ func reannounceTip(ctx context.Context, primary *db.Store, hash []byte, height i
 			case <-done:
 				return
 			case <-time.After(50 * time.Millisecond):
-				primary.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", db.EventsChannel, string(payload))
+				primary.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.EventsChannel, string(payload))
 			}
 		}
 	}()

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/demo"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/internal/chaingen"
@@ -112,7 +113,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 	}
 	// One LISTEN connection feeds every subscription. NOTIFY is not replicated, so it is on the
 	// primary; with a replica, notices wait for it to replay their commits.
-	var events *db.Listener
+	var events *notices.Listener
 	if rep != nil {
 		events, err = rep.Listen(ctx)
 	} else {

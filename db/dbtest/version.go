@@ -4,12 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // AwaitVersion waits, up to a minute, until the listener's chain state version satisfies ok,
 // and returns it.
-func AwaitVersion(tb testing.TB, l *db.Listener, ok func(db.StateVersion) bool) db.StateVersion {
+func AwaitVersion(tb testing.TB, l *notices.Listener, ok func(notices.StateVersion) bool) notices.StateVersion {
 	tb.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -25,6 +25,6 @@ func AwaitVersion(tb testing.TB, l *db.Listener, ok func(db.StateVersion) bool) 
 
 // NewChainVersion is the condition that the version is live at a chain version other than
 // after's.
-func NewChainVersion(after db.StateVersion) func(db.StateVersion) bool {
-	return func(v db.StateVersion) bool { return v.Live && v.Chain != after.Chain }
+func NewChainVersion(after notices.StateVersion) func(notices.StateVersion) bool {
+	return func(v notices.StateVersion) bool { return v.Live && v.Chain != after.Chain }
 }

@@ -1,6 +1,10 @@
-package db
+package ingest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+)
 
 func TestPatchPoxEvent(t *testing.T) {
 	t.Parallel()
@@ -24,33 +28,11 @@ func TestPatchPoxEvent(t *testing.T) {
 		{"stack-aggregation-commit", `{"amount_ustx": "5"}`, "0", "10", 0, "0", "10", 0},
 	}
 	for _, c := range cases {
-		e := &PoxEvent{Name: c.name, Data: []byte(c.data), Locked: c.locked, Balance: c.balance, BurnchainUnlockHeight: c.unlock}
+		e := &db.PoxEvent{Name: c.name, Data: []byte(c.data), Locked: c.locked, Balance: c.balance, BurnchainUnlockHeight: c.unlock}
 		patchPoxEvent(e)
 		if e.Locked != c.wantLocked || e.Balance != c.wantBalance || e.BurnchainUnlockHeight != c.wantUnlock {
 			t.Errorf("%s %s: locked %s balance %s unlock %d, want %s %s %d", c.name, c.data,
 				e.Locked, e.Balance, e.BurnchainUnlockHeight, c.wantLocked, c.wantBalance, c.wantUnlock)
 		}
-	}
-}
-
-func TestTransferRoles(t *testing.T) {
-	t.Parallel()
-	if transferRolesSQL != "roles & 61 <> 0" || transferRoles != 61 {
-		t.Fatalf("transferRoles is %d: update transferRolesSQL and principal_txs_transfers_idx", transferRoles)
-	}
-	sponsor, recipient := "SP2", "SP3"
-	roles := principalRoles(&TxData{
-		Tx:            &Tx{TxFields: TxFields{SenderAddress: "SP1", SponsorAddress: &sponsor}},
-		StxEvents:     []*StxEvent{{Sender: &sponsor, Recipient: &recipient}},
-		StxLockEvents: []*StxLockEvent{{LockedAddress: "SP4"}},
-	})
-	want := map[string]int16{"SP1": roleSender, "SP2": roleSponsor | roleAssetParty, "SP3": roleAssetParty, "SP4": roleLocked}
-	for p, r := range want {
-		if roles[p] != r {
-			t.Errorf("%s: roles %b, want %b", p, roles[p], r)
-		}
-	}
-	if roles["SP4"]&transferRoles != 0 || roles["SP2"]&transferRoles == 0 {
-		t.Error("a lock-only participant must not be listed; a sponsor with a transfer must")
 	}
 }

@@ -1,9 +1,11 @@
-package db
+package ingest
 
 import (
 	"encoding/json"
 	"math/big"
 	"strconv"
+
+	"github.com/stxgraph/stxgraph/db"
 )
 
 // patchPoxEvent turns the state a PoX print event carries into the state after its operation, as
@@ -13,8 +15,8 @@ import (
 // add increase-by to the locked amount; stack-extend and delegate-stack-extend move the unlock
 // height; delegate-stx moves it when it names one; handle-unlock gives the locked amount back to
 // the balance. Stored this way, the balance read finds the lock in force with plain column
-// comparisons. It runs once per decoded event (collectRows), since an increase is additive.
-func patchPoxEvent(e *PoxEvent) {
+// comparisons. It runs once per decoded event (decodePoxEvent), since an increase is additive.
+func patchPoxEvent(e *db.PoxEvent) {
 	var d struct {
 		LockAmount       *string `json:"lock_amount"`
 		IncreaseBy       *string `json:"increase_by"`

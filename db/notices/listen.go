@@ -1,107 +1,17 @@
-package db
+package notices
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/driver/pgdriver"
 )
-
-// Notice kinds sent on EventsChannel.
-const (
-	NoticeBlock      = "block"
-	NoticeMicroblock = "microblock"
-	NoticeMempool    = "mempool"
-	// NoticeBurnBlock is a burn block applied, NoticeMempoolDrop transactions the node dropped
-	// from its mempool: no subscription reports them, but they change what reads answer.
-	NoticeBurnBlock   = "burn_block"
-	NoticeMempoolDrop = "mempool_drop"
-	// NoticeBrc20 is a BRC-20 block applied or rolled back, heard on Brc20Channel.
-	NoticeBrc20 = "brc20"
-	// NoticeReorg is a fork that became the canonical chain: the blocks that left it and those
-	// that joined it.
-	NoticeReorg = "reorg"
-)
-
-// ReorgBlock names a block in a reorg notice.
-type ReorgBlock struct {
-	Height         int32      `json:"block_height"`
-	IndexBlockHash noticeHash `json:"index_block_hash"`
-}
-
-// Notice is one announcement of committed chain data, as ingestion sends it on EventsChannel.
-type Notice struct {
-	// Seq is the notice's place in the notice log: notices are numbered in commit order.
-	Seq              int64
-	Kind             string
-	IndexBlockHash   []byte       // block
-	BlockHeight      int32        // block, microblock
-	Canonical        bool         // block
-	MicroblockHashes [][]byte     // microblock
-	TxIDs            [][]byte     // mempool
-	Brc20            Brc20Notice  // brc20
-	RolledBack       []ReorgBlock // reorg
-	Restored         []ReorgBlock // reorg
-}
-
-// noticeJSON is a notice's payload on EventsChannel, as ingestion writes it (Writer.notify)
-// and ParseNotice reads it. Fields a kind does not use are left out of the payload.
-type noticeJSON struct {
-	Seq              int64        `json:"seq,omitempty"` // added by the notice log
-	Kind             string       `json:"kind"`
-	IndexBlockHash   noticeHash   `json:"index_block_hash,omitempty"`
-	BlockHeight      int32        `json:"block_height,omitempty"`
-	Canonical        bool         `json:"canonical,omitempty"`
-	MicroblockHashes []noticeHash `json:"microblock_hashes,omitempty"`
-	TxIDs            []noticeHash `json:"tx_ids,omitempty"`
-	RolledBack       []ReorgBlock `json:"rolled_back,omitempty"`
-	Restored         []ReorgBlock `json:"restored,omitempty"`
-}
-
-// noticeHash is a hash in a notice, written by Hex ("0x" and hex); "" reads as nil.
-type noticeHash []byte
-
-func (h noticeHash) MarshalText() ([]byte, error) { return []byte(Hex(h)), nil }
-
-func (h *noticeHash) UnmarshalText(text []byte) error {
-	if len(text) == 0 {
-		*h = nil
-		return nil
-	}
-	b, err := hex.DecodeString(strings.TrimPrefix(string(text), "0x"))
-	if err != nil {
-		return fmt.Errorf("notice hash %q: %w", text, err)
-	}
-	*h = b
-	return nil
-}
-
-// ParseNotice decodes a notification payload.
-func ParseNotice(payload string) (Notice, error) {
-	var j noticeJSON
-	if err := json.Unmarshal([]byte(payload), &j); err != nil {
-		return Notice{}, fmt.Errorf("notice %q: %w", payload, err)
-	}
-	return Notice{Seq: j.Seq, Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
-		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs), RolledBack: j.RolledBack, Restored: j.Restored}, nil
-}
-
-// hashBytes converts a notice's hashes (never nil, as a statement may take them as an array).
-func hashBytes(hs []noticeHash) [][]byte {
-	out := make([][]byte, len(hs))
-	for i, h := range hs {
-		out[i] = h
-	}
-	return out
-}
 
 // subscriberBuffer is how many notices a subscriber may lag behind before it misses some.
 const subscriberBuffer = 256
@@ -114,8 +24,8 @@ type Listener struct {
 	subs map[chan Notice]struct{}
 	done bool
 
-	store *Store
-	ln    *pgdriver.Listener
+	db *bun.DB
+	ln *pgdriver.Listener
 	// lastSeq is the last notice announced, heard or read from the notice log; state orders
 	// announcements.
 	state   sync.Mutex
@@ -124,7 +34,7 @@ type Listener struct {
 	// deliver passes on each notice heard or caught up: publish, or hold when reads come from
 	// a replica.
 	deliver func(Notice)
-	rep     *Replication
+	replica Replica
 	// queue holds the notices heard and not yet published; wake signals that it grew.
 	queue []Notice
 	wake  chan struct{}
@@ -165,11 +75,11 @@ func (l *Listener) moveVersion(change func(*StateVersion)) {
 // heard moves the part of the version a notice of kind is about.
 func (v *StateVersion) heard(kind string) {
 	switch kind {
-	case NoticeBlock, NoticeMicroblock, NoticeBurnBlock, NoticeReorg:
+	case KindBlock, KindMicroblock, KindBurnBlock, KindReorg:
 		v.Chain++
-	case NoticeMempool, NoticeMempoolDrop:
+	case KindMempool, KindMempoolDrop:
 		v.Mempool++
-	case NoticeBrc20:
+	case KindBrc20:
 		v.Brc20++
 	default:
 		v.all()
@@ -211,32 +121,34 @@ const recheckDelay = 2 * time.Second
 // logPage is how many notices one read of the notice log takes.
 const logPage = 1000
 
-// Listen starts listening on EventsChannel and Brc20Channel until ctx ends. NOTIFY does not
-// queue: notices sent while the connection is down are lost. So every notice is also kept in
-// the notice log, numbered in commit order, and the listener announces each number once and in
-// order: what it did not hear (a lost connection, a gap in the numbers) it reads from the log.
-func (s *Store) Listen(ctx context.Context) (*Listener, error) { return listen(ctx, s, nil) }
-
-// Listen listens on the primary (NOTIFY is not replicated) and publishes each notice once the
-// replica has replayed the commit that sent it.
-func (r *Replication) Listen(ctx context.Context) (*Listener, error) {
-	return listen(ctx, r.Primary, r)
+// Replica is the streaming replica reads come from, when they do not come from the database the
+// listener listens on (NOTIFY is not replicated).
+type Replica interface {
+	// AwaitCommitted returns once the replica has replayed every commit the primary had made
+	// when it was called.
+	AwaitCommitted(ctx context.Context) error
 }
 
-func listen(ctx context.Context, s *Store, rep *Replication) (*Listener, error) {
-	ln := pgdriver.NewListener(s.DB)
+// Listen starts listening on EventsChannel and Brc20Channel of the database until ctx ends.
+// NOTIFY does not queue: notices sent while the connection is down are lost. So every notice is
+// also kept in the notice log, numbered in commit order, and the listener announces each number
+// once and in order: what it did not hear (a lost connection, a gap in the numbers) it reads
+// from the log. With a replica, each notice is published once the replica has replayed the
+// commit that sent it; without, replica is nil.
+func Listen(ctx context.Context, db *bun.DB, replica Replica) (*Listener, error) {
+	ln := pgdriver.NewListener(db)
 	if err := ln.Listen(ctx, EventsChannel, Brc20Channel); err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s and %s: %w", EventsChannel, Brc20Channel, err)
 	}
-	l := &Listener{subs: map[chan Notice]struct{}{}, store: s, ln: ln, rep: rep, wake: make(chan struct{}, 1)}
+	l := &Listener{subs: map[chan Notice]struct{}{}, db: db, ln: ln, replica: replica, wake: make(chan struct{}, 1)}
 	l.version.Store(&StateVersion{})
 	l.deliver = l.publish
-	if rep != nil {
+	if replica != nil {
 		l.deliver = l.hold
 		go l.release(ctx)
 	}
-	_, last, err := s.NoticeRange(ctx)
+	_, last, err := Range(ctx, db)
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("read the notice log: %w", err)
@@ -303,15 +215,6 @@ func (l *Listener) run(ctx context.Context) {
 	}
 }
 
-// parseChannelNotice decodes a payload heard on, or kept for, channel.
-func parseChannelNotice(channel, payload string) (Notice, error) {
-	if channel == Brc20Channel {
-		b, err := ParseBrc20Notice(payload)
-		return Notice{Seq: b.Seq, Kind: NoticeBrc20, BlockHeight: b.Height, Brc20: b}, err
-	}
-	return ParseNotice(payload)
-}
-
 // arrive announces a notice heard live: after the notices numbered below it that were not
 // heard (read from the log), and not at all when the log's catch-up announced it already. An
 // unnumbered notice (sent without the log, as an ingesting process of an older version does
@@ -346,25 +249,25 @@ func (l *Listener) catchUp(ctx context.Context) error {
 // readLog announces the logged notices after lastSeq and before until (0: all of them), in
 // order. Called with state held.
 func (l *Listener) readLog(ctx context.Context, until int64) error {
-	return l.store.EachNoticeAfter(ctx, l.lastSeq, until, func(n Notice) bool {
+	return EachAfter(ctx, l.db, l.lastSeq, until, func(n Notice) bool {
 		l.lastSeq = n.Seq
 		l.deliver(n)
 		return true
 	})
 }
 
-// NoticeRange gives the numbers of the oldest and the newest notice the log keeps, 0 and 0 when
+// Range gives the numbers of the oldest and the newest notice the log of db keeps, 0 and 0 when
 // it is empty.
-func (s *Store) NoticeRange(ctx context.Context) (first, last int64, err error) {
-	err = s.DB.QueryRowContext(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM notices").Scan(&first, &last)
+func Range(ctx context.Context, db bun.IDB) (first, last int64, err error) {
+	err = db.QueryRowContext(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM notices").Scan(&first, &last)
 	return first, last, err
 }
 
-// EachNoticeAfter hands each logged notice numbered above after and below until (0: no bound) to
-// each, in order, reading the log a page at a time, until each returns false.
-func (s *Store) EachNoticeAfter(ctx context.Context, after, until int64, each func(Notice) bool) error {
+// EachAfter hands each notice of the log of db numbered above after and below until (0: no
+// bound) to each, in order, reading the log a page at a time, until each returns false.
+func EachAfter(ctx context.Context, db bun.IDB, after, until int64, each func(Notice) bool) error {
 	for {
-		page, err := s.noticesAfter(ctx, after, until, logPage)
+		page, err := readAfter(ctx, db, after, until, logPage)
 		if err != nil {
 			return err
 		}
@@ -380,13 +283,13 @@ func (s *Store) EachNoticeAfter(ctx context.Context, after, until int64, each fu
 	}
 }
 
-// noticesAfter reads up to limit logged notices numbered above after and below until (0: no
-// bound), in order.
-func (s *Store) noticesAfter(ctx context.Context, after, until int64, limit int) ([]Notice, error) {
+// readAfter reads up to limit logged notices numbered above after and below until (0: no bound),
+// in order.
+func readAfter(ctx context.Context, db bun.IDB, after, until int64, limit int) ([]Notice, error) {
 	if until == 0 {
 		until = math.MaxInt64
 	}
-	rows, err := s.DB.QueryContext(ctx, `SELECT channel, payload FROM notices
+	rows, err := db.QueryContext(ctx, `SELECT channel, payload FROM notices
 		WHERE seq > ? AND seq < ? ORDER BY seq LIMIT ?`, after, until, limit)
 	if err != nil {
 		return nil, err
@@ -406,10 +309,6 @@ func (s *Store) noticesAfter(ctx context.Context, after, until int64, limit int)
 	}
 	return out, rows.Err()
 }
-
-// insertNotice adds a notice (channel, payload) to the notice log, whose trigger numbers it and
-// sends it on commit.
-const insertNotice = "INSERT INTO notices (channel, payload) VALUES (?, ?)"
 
 func (l *Listener) stop() {
 	l.mu.Lock()
@@ -466,7 +365,7 @@ func (l *Listener) release(ctx context.Context) {
 			continue
 		}
 		for {
-			err := l.awaitReplica(ctx)
+			err := l.replica.AwaitCommitted(ctx)
 			if err == nil {
 				break
 			}
@@ -485,14 +384,6 @@ func (l *Listener) release(ctx context.Context) {
 		}
 		l.held.Add(-int64(len(batch)))
 	}
-}
-
-func (l *Listener) awaitReplica(ctx context.Context) error {
-	target, err := l.rep.CommittedLSN(ctx)
-	if err != nil {
-		return err
-	}
-	return l.rep.WaitReplayed(ctx, target)
 }
 
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold

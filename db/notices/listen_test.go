@@ -1,4 +1,4 @@
-package db_test
+package notices_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 func testHash(parts ...any) []byte {
@@ -39,7 +40,7 @@ func commitBlock(t *testing.T, ctx context.Context, conn *sql.Conn, store *db.St
 	if _, err := tx.ExecContext(ctx, "UPDATE chain_tip SET block_height = $1", height); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO notices (channel, payload) VALUES ($1, $2)", db.EventsChannel, string(payload)); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO notices (channel, payload) VALUES ($1, $2)", notices.EventsChannel, string(payload)); err != nil {
 		t.Fatal(err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -81,7 +82,7 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	sub := l.Subscribe(ctx)
-	next := func() db.Notice {
+	next := func() notices.Notice {
 		t.Helper()
 		select {
 		case n, ok := <-sub:
@@ -92,7 +93,7 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("no notice before the test's deadline")
 		}
-		return db.Notice{}
+		return notices.Notice{}
 	}
 
 	commitBlock(t, ctx, conn, store, 1)
@@ -109,13 +110,13 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		WHERE datname = current_database() AND query ILIKE 'LISTEN%'`).Scan(&terminated); err != nil || !terminated {
 		t.Fatalf("terminate the listener's session: %v (terminated %v)", err, terminated)
 	}
-	before := dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return !v.Live })
+	before := dbtest.AwaitVersion(t, l, func(v notices.StateVersion) bool { return !v.Live })
 	// Every kind of notice committed meanwhile is caught up, in commit order.
 	commitBlock(t, ctx, conn, store, 2)
-	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"microblock","block_height":3,"microblock_hashes":["0x01"]}`)
-	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool","tx_ids":["0x02"]}`)
-	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool_drop","tx_ids":["0x02"]}`)
-	logNotice(t, ctx, conn, db.Brc20Channel, `{"height":800000,"hash":"00ab","rollback":false,"tickers":["ordi"],"addresses":[],"truncated":false}`)
+	logNotice(t, ctx, conn, notices.EventsChannel, `{"kind":"microblock","block_height":3,"microblock_hashes":["0x01"]}`)
+	logNotice(t, ctx, conn, notices.EventsChannel, `{"kind":"mempool","tx_ids":["0x02"]}`)
+	logNotice(t, ctx, conn, notices.EventsChannel, `{"kind":"mempool_drop","tx_ids":["0x02"]}`)
+	logNotice(t, ctx, conn, notices.Brc20Channel, `{"height":800000,"hash":"00ab","rollback":false,"tickers":["ordi"],"addresses":[],"truncated":false}`)
 	commitBlock(t, ctx, conn, store, 3)
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER DATABASE %q CONNECTION LIMIT -1`, dbName)); err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func TestListenerCatchesUpAfterLostConnection(t *testing.T) {
 		t.Fatalf("unexpected extra notice %+v", n)
 	case <-time.After(200 * time.Millisecond):
 	}
-	after := dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return v.Live && v.Chain > before.Chain })
+	after := dbtest.AwaitVersion(t, l, func(v notices.StateVersion) bool { return v.Live && v.Chain > before.Chain })
 	if after.Mempool <= before.Mempool || after.Brc20 <= before.Brc20 {
 		t.Errorf("after a lost connection only the chain's version moved: %+v then %+v", before, after)
 	}
@@ -158,7 +159,7 @@ func TestListenerFillsAGapFromTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dbtest.AwaitVersion(t, l, func(v db.StateVersion) bool { return v.Live })
+	dbtest.AwaitVersion(t, l, func(v notices.StateVersion) bool { return v.Live })
 	sub := l.Subscribe(ctx)
 	// Two notices are logged without being sent (the trigger that sends them is off), then a
 	// third is logged and sent.
@@ -169,7 +170,7 @@ func TestListenerFillsAGapFromTheLog(t *testing.T) {
 		ALTER TABLE notices ENABLE TRIGGER notices_send`); err != nil {
 		t.Fatal(err)
 	}
-	logNotice(t, ctx, conn, db.EventsChannel, `{"kind":"mempool","tx_ids":["0x03"]}`)
+	logNotice(t, ctx, conn, notices.EventsChannel, `{"kind":"mempool","tx_ids":["0x03"]}`)
 	for want := int64(1); want <= 3; want++ {
 		select {
 		case n := <-sub:

@@ -1,9 +1,11 @@
-package db
+// Package brc20store keeps the BRC-20 state in PostgreSQL: it reads the state brc20.Process
+// works against (it implements brc20.State) and writes and rolls back the changes of each block,
+// announcing them in the notice log. The reads the API serves are in package db.
+package brc20store
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -14,81 +16,29 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/stxgraph/stxgraph/brc20"
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/notices"
 )
 
-// Brc20Channel is the NOTIFY channel on which BRC-20 ingestion announces each applied or
-// rolled-back block, in the block's transaction.
-const Brc20Channel = "brc20"
-
-// Brc20Notice is the payload of a notification on Brc20Channel: the block, whether it was
-// rolled back, and the tickers and addresses with operations in it. Long lists are cut to keep
-// the payload under PostgreSQL's limit; Truncated then says that anything may have changed.
-type Brc20Notice struct {
-	Seq       int64    `json:"seq,omitempty"` // its place in the notice log
-	Height    int32    `json:"height"`
-	Hash      string   `json:"hash"`
-	Rollback  bool     `json:"rollback"`
-	Tickers   []string `json:"tickers"`
-	Addresses []string `json:"addresses"`
-	Truncated bool     `json:"truncated"`
-}
-
-// ParseBrc20Notice decodes a notification payload from Brc20Channel.
-func ParseBrc20Notice(payload string) (Brc20Notice, error) {
-	var n Brc20Notice
-	if err := json.Unmarshal([]byte(payload), &n); err != nil {
-		return n, fmt.Errorf("brc20 notice %q: %w", payload, err)
-	}
-	return n, nil
-}
-
-// brc20NoticeBudget bounds a notice's payload, below PostgreSQL's 8,000-byte NOTIFY limit.
-const brc20NoticeBudget = 7000
-
-func brc20NoticePayload(n Brc20Notice) string {
-	tickers, addresses := n.Tickers, n.Addresses
-	n.Tickers, n.Addresses = []string{}, []string{}
-	size := 160 + len(n.Hash)
-	for _, t := range tickers {
-		b, _ := json.Marshal(t)
-		if size += len(b) + 1; size > brc20NoticeBudget {
-			n.Truncated = true
-			break
-		}
-		n.Tickers = append(n.Tickers, t)
-	}
-	for _, a := range addresses {
-		b, _ := json.Marshal(a)
-		if n.Truncated {
-			break
-		}
-		if size += len(b) + 1; size > brc20NoticeBudget {
-			n.Truncated = true
-			break
-		}
-		n.Addresses = append(n.Addresses, a)
-	}
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
-// Brc20Tx is one database transaction of BRC-20 ingestion. It is the state brc20.Process reads.
-type Brc20Tx struct {
+// Tx is one database transaction of BRC-20 ingestion. It is the state brc20.Process reads.
+type Tx struct {
 	tx bun.Tx
 }
 
-// Brc20Ingest runs fn in one transaction; ingestion transactions run one at a time.
-func (s *Store) Brc20Ingest(ctx context.Context, fn func(ctx context.Context, tx *Brc20Tx) error) error {
-	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+var _ brc20.State = (*Tx)(nil)
+
+// Ingest runs fn in one transaction of store; ingestion transactions run one at a time.
+func Ingest(ctx context.Context, store *db.Store, fn func(ctx context.Context, tx *Tx) error) error {
+	return store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext('brc20 ingestion'))"); err != nil {
 			return err
 		}
-		return fn(ctx, &Brc20Tx{tx: tx})
+		return fn(ctx, &Tx{tx: tx})
 	})
 }
 
-// Brc20Tip returns the highest applied block, or ok=false when none is.
-func (t *Brc20Tx) Tip(ctx context.Context) (height int32, hash string, ok bool, err error) {
+// Tip returns the highest applied block, or ok=false when none is.
+func (t *Tx) Tip(ctx context.Context) (height int32, hash string, ok bool, err error) {
 	err = t.tx.QueryRowContext(ctx, "SELECT block_height, block_hash FROM brc20_blocks ORDER BY block_height DESC LIMIT 1").Scan(&height, &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, "", false, nil
@@ -97,7 +47,7 @@ func (t *Brc20Tx) Tip(ctx context.Context) (height int32, hash string, ok bool, 
 }
 
 // BlockHash returns the hash of the applied block at height, or "" when none is.
-func (t *Brc20Tx) BlockHash(ctx context.Context, height int32) (string, error) {
+func (t *Tx) BlockHash(ctx context.Context, height int32) (string, error) {
 	var hash string
 	err := t.tx.QueryRowContext(ctx, "SELECT block_hash FROM brc20_blocks WHERE block_height = ?", height).Scan(&hash)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -130,7 +80,7 @@ type brc20HistoryRow struct {
 type brc20OperationRow struct {
 	bun.BaseModel `bun:"table:brc20_operations"`
 
-	Brc20OperationRecord
+	db.Brc20OperationRecord
 	OrdinalNumber int64 `bun:"ordinal_number"`
 }
 
@@ -164,8 +114,8 @@ func bigOf(s string) (*big.Int, error) {
 }
 
 // Tokens implements brc20.State.
-func (t *Brc20Tx) Tokens(ctx context.Context, tickers []string) (map[string]*brc20.Token, error) {
-	var rows []Brc20Token
+func (t *Tx) Tokens(ctx context.Context, tickers []string) (map[string]*brc20.Token, error) {
+	var rows []db.Brc20Token
 	if err := t.tx.NewSelect().Model(&rows).Where("ticker = ANY(?)", pgdialect.Array(tickers)).Scan(ctx); err != nil {
 		return nil, err
 	}
@@ -191,7 +141,7 @@ func (t *Brc20Tx) Tokens(ctx context.Context, tickers []string) (map[string]*brc
 }
 
 // Balances implements brc20.State.
-func (t *Brc20Tx) Balances(ctx context.Context, keys []brc20.BalanceKey) (map[brc20.BalanceKey]brc20.Balance, error) {
+func (t *Tx) Balances(ctx context.Context, keys []brc20.BalanceKey) (map[brc20.BalanceKey]brc20.Balance, error) {
 	tickers, addresses := make([]string, len(keys)), make([]string, len(keys))
 	for i, k := range keys {
 		tickers[i], addresses[i] = k.Ticker, k.Address
@@ -218,7 +168,7 @@ func (t *Brc20Tx) Balances(ctx context.Context, keys []brc20.BalanceKey) (map[br
 }
 
 // Transferables implements brc20.State.
-func (t *Brc20Tx) Transferables(ctx context.Context, sats []int64) ([]brc20.Transferable, error) {
+func (t *Tx) Transferables(ctx context.Context, sats []int64) ([]brc20.Transferable, error) {
 	var rows []brc20TransferableRow
 	if err := t.tx.NewSelect().Model(&rows).Where("ordinal_number = ANY(?)", pgdialect.Array(sats)).Scan(ctx); err != nil {
 		return nil, err
@@ -238,12 +188,12 @@ func (t *Brc20Tx) Transferables(ctx context.Context, sats []int64) ([]brc20.Tran
 // ApplyBlock records a block and writes its changes: operations, tokens, balances with their
 // history row for the block, transfer inscriptions, and the notice. The statements go to the
 // database formatted, in one multi-statement round trip.
-func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
+func (t *Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 	var batch []string
 	insert := func(q *bun.InsertQuery) { batch = append(batch, q.Returning("NULL").String()) }
 	insert(t.tx.NewInsert().Model(&brc20BlockRow{BlockHeight: ch.Height, BlockHash: ch.Hash, Timestamp: ch.Timestamp}))
 	if len(ch.Deployed) > 0 {
-		rows := make([]Brc20Token, len(ch.Deployed))
+		rows := make([]db.Brc20Token, len(ch.Deployed))
 		for i, tok := range ch.Deployed {
 			rows[i] = tokenRow(tok)
 		}
@@ -292,14 +242,14 @@ func (t *Brc20Tx) ApplyBlock(ctx context.Context, ch *brc20.Changes) error {
 		}
 		insert(t.tx.NewInsert().Model(&rows))
 	}
-	batch = append(batch, t.notifyStatement(brc20BlockNotice(ch)))
+	batch = append(batch, t.noticeStatement(blockNotice(ch)))
 	// No parameters: the driver sends the formatted text as one simple query.
 	_, err := t.tx.Tx.ExecContext(ctx, strings.Join(batch, ";\n"))
 	return err
 }
 
-func tokenRow(tok *brc20.Token) Brc20Token {
-	return Brc20Token{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
+func tokenRow(tok *brc20.Token) db.Brc20Token {
+	return db.Brc20Token{Ticker: tok.Ticker, DisplayTicker: tok.DisplayTicker, InscriptionID: tok.InscriptionID,
 		InscriptionNumber: tok.InscriptionNumber, BlockHeight: tok.BlockHeight, BlockHash: tok.BlockHash, TxID: tok.TxID,
 		TxIndex: tok.TxIndex, Address: tok.Address, MaxSupply: tok.Max.String(), MintLimit: tok.Limit.String(),
 		Decimals: int32(tok.Decimals), SelfMint: tok.SelfMint, MintedSupply: tok.Minted.String(), TxCount: tok.TxCount,
@@ -307,28 +257,28 @@ func tokenRow(tok *brc20.Token) Brc20Token {
 }
 
 func operationRow(op brc20.Operation) brc20OperationRow {
-	return brc20OperationRow{Brc20OperationRecord: Brc20OperationRecord{InscriptionID: op.InscriptionID, Operation: op.Kind,
+	return brc20OperationRow{Brc20OperationRecord: db.Brc20OperationRecord{InscriptionID: op.InscriptionID, Operation: op.Kind,
 		Ticker: op.Ticker, BlockHeight: op.BlockHeight, BlockHash: op.BlockHash, TxID: op.TxID, TxIndex: op.TxIndex,
 		EventIndex: op.EventIndex, Location: op.Location, Address: op.Address, ToAddress: op.ToAddress,
 		Amount: op.Amount.String(), Timestamp: op.Timestamp, InscriptionNumber: op.InscriptionNumber}, OrdinalNumber: op.Sat}
 }
 
-// brc20BlockNotice announces the applied block to the subscribers of the tickers and addresses its
+// blockNotice announces the applied block to the subscribers of the tickers and addresses its
 // operations concern.
-func brc20BlockNotice(ch *brc20.Changes) Brc20Notice {
+func blockNotice(ch *brc20.Changes) notices.Brc20 {
 	tickers, addresses := map[string]bool{}, map[string]bool{}
 	for _, op := range ch.Operations {
 		tickers[op.Ticker] = true
 		addresses[op.Address] = true
 	}
-	return Brc20Notice{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
+	return notices.Brc20{Height: ch.Height, Hash: ch.Hash, Tickers: setList(tickers), Addresses: setList(addresses)}
 }
 
 // RollbackBlock undoes the applied block at height, which must be the tip: balances go back to
 // their previous history rows (or away when the block created them), supplies and counts lose
 // the block's operations, tokens deployed in it disappear, transfer inscriptions sent in it
 // are unsent again and those inscribed in it are gone.
-func (t *Brc20Tx) RollbackBlock(ctx context.Context, height int32, hash string) error {
+func (t *Tx) RollbackBlock(ctx context.Context, height int32, hash string) error {
 	var ops []brc20OperationRow
 	if err := t.tx.NewSelect().Model(&ops).Column("ticker", "address").Where("block_height = ?", height).Scan(ctx); err != nil {
 		return err
@@ -375,17 +325,13 @@ func (t *Brc20Tx) RollbackBlock(ctx context.Context, height int32, hash string) 
 			return fmt.Errorf("rolling back brc20 block %d: %w", height, err)
 		}
 	}
-	return t.notify(ctx, Brc20Notice{Height: height, Hash: hash, Rollback: true, Tickers: tl, Addresses: setList(addresses)})
-}
-
-func (t *Brc20Tx) notify(ctx context.Context, n Brc20Notice) error {
-	_, err := t.tx.Tx.ExecContext(ctx, t.notifyStatement(n))
+	_, err := t.tx.Tx.ExecContext(ctx, t.noticeStatement(notices.Brc20{Height: height, Hash: hash, Rollback: true, Tickers: tl, Addresses: setList(addresses)}))
 	return err
 }
 
-// notifyStatement queues a notice on Brc20Channel: kept in the notice log and sent on commit.
-func (t *Brc20Tx) notifyStatement(n Brc20Notice) string {
-	return t.tx.NewRaw(insertNotice, Brc20Channel, brc20NoticePayload(n)).String()
+// noticeStatement queues n on notices.Brc20Channel: kept in the notice log and sent on commit.
+func (t *Tx) noticeStatement(n notices.Brc20) string {
+	return t.tx.NewRaw(notices.InsertSQL, notices.Brc20Channel, n.Payload()).String()
 }
 
 func setList(m map[string]bool) []string {

@@ -1,4 +1,4 @@
-package db_test
+package pgstore_test
 
 import (
 	"context"
@@ -8,18 +8,19 @@ import (
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/faucet/pgstore"
 )
 
 // Concurrent reservations from two pools (two API processes) for one address never exceed the
 // quota; the refused ones learn how long to wait.
-func TestReserveFaucetRequestConcurrent(t *testing.T) {
+func TestReserveConcurrent(t *testing.T) {
 	t.Parallel()
 	url := dbtest.URL(t)
 	stores := []*db.Store{db.Open(url, db.PoolOptions{MaxOpen: 4}), db.Open(url, db.PoolOptions{MaxOpen: 4})}
 	for _, s := range stores {
 		defer s.Close()
 	}
-	quotas := []db.FaucetQuota{{Max: 5, Window: 5 * time.Minute}, {ByIP: true, Max: 100, Window: time.Minute}}
+	quotas := []pgstore.Quota{{Max: 5, Window: 5 * time.Minute}, {ByIP: true, Max: 100, Window: time.Minute}}
 	var mu sync.Mutex
 	var granted, refused int
 	var wg sync.WaitGroup
@@ -27,8 +28,8 @@ func TestReserveFaucetRequestConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := stores[i%2].ReserveFaucetRequest(context.Background(),
-				db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", IP: "192.0.2.1", Lease: time.Minute}, quotas)
+			res, err := pgstore.New(stores[i%2]).Reserve(context.Background(),
+				pgstore.Reservation{Currency: "stx", Address: "ST1ADDR", IP: "192.0.2.1", Lease: time.Minute}, quotas)
 			id, wait := res.ID, res.Wait
 			mu.Lock()
 			defer mu.Unlock()
@@ -49,20 +50,20 @@ func TestReserveFaucetRequestConcurrent(t *testing.T) {
 		t.Errorf("%d granted, %d refused; want 5 and 19", granted, refused)
 	}
 	// A cancelled reservation frees its place; stacking payouts have their own quota.
-	s := stores[0]
-	if err := s.CancelFaucetRequest(context.Background(), 1); err != nil {
+	s := pgstore.New(stores[0])
+	if err := s.Cancel(context.Background(), 1); err != nil {
 		t.Fatal(err)
 	}
-	stacking := append(quotas, db.FaucetQuota{StackingOnly: true, Max: 1, Window: 48 * time.Hour})
-	r := db.FaucetReservation{Currency: "stx", Address: "ST1ADDR", Stacking: true, Lease: time.Minute}
-	if res, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || res.ID == 0 || res.Wait != 0 {
+	stacking := append(quotas, pgstore.Quota{StackingOnly: true, Max: 1, Window: 48 * time.Hour})
+	r := pgstore.Reservation{Currency: "stx", Address: "ST1ADDR", Stacking: true, Lease: time.Minute}
+	if res, err := s.Reserve(context.Background(), r, stacking); err != nil || res.ID == 0 || res.Wait != 0 {
 		t.Fatalf("after a cancel: %+v %v", res, err)
 	}
 	r.Address = "ST2OTHER"
-	if res, _ := s.ReserveFaucetRequest(context.Background(), r, stacking); res.ID == 0 {
+	if res, _ := s.Reserve(context.Background(), r, stacking); res.ID == 0 {
 		t.Fatal("first stacking request of another address refused")
 	}
-	if res, err := s.ReserveFaucetRequest(context.Background(), r, stacking); err != nil || res.ID != 0 || res.Wait < 47*time.Hour {
+	if res, err := s.Reserve(context.Background(), r, stacking); err != nil || res.ID != 0 || res.Wait < 47*time.Hour {
 		t.Errorf("second stacking request: %+v %v, want a wait of about 48h", res, err)
 	}
 }
@@ -70,37 +71,38 @@ func TestReserveFaucetRequestConcurrent(t *testing.T) {
 // A request id names one request: seen again it gives the earlier request (signed or still
 // leased) instead of a new reservation; an unsigned one whose lease ran out is forgotten, and
 // neither it nor its quota place stays.
-func TestFaucetRequestID(t *testing.T) {
+func TestRequestID(t *testing.T) {
 	t.Parallel()
-	s := dbtest.New(t)
-	defer s.Close()
+	store := dbtest.New(t)
+	defer store.Close()
+	s := pgstore.New(store)
 	ctx := context.Background()
-	quota := []db.FaucetQuota{{Max: 1, Window: time.Hour}}
-	r := db.FaucetReservation{Currency: "btc", Address: "bcrt1qaddr", RequestID: "k1", Lease: time.Minute}
-	first, err := s.ReserveFaucetRequest(ctx, r, quota)
+	quota := []pgstore.Quota{{Max: 1, Window: time.Hour}}
+	r := pgstore.Reservation{Currency: "btc", Address: "bcrt1qaddr", RequestID: "k1", Lease: time.Minute}
+	first, err := s.Reserve(ctx, r, quota)
 	if err != nil || first.ID == 0 {
 		t.Fatalf("%+v %v", first, err)
 	}
-	again, err := s.ReserveFaucetRequest(ctx, r, quota)
+	again, err := s.Reserve(ctx, r, quota)
 	if err != nil || again.ID != 0 || again.Earlier == nil || again.Earlier.ID != first.ID || !again.Earlier.Leased || again.Earlier.TxID != "" {
 		t.Fatalf("leased repeat: %+v %v", again, err)
 	}
-	if err := s.RecordFaucetPayout(ctx, first.ID, "ab12", "0100"); err != nil {
+	if err := s.RecordPayout(ctx, first.ID, "ab12", "0100"); err != nil {
 		t.Fatal(err)
 	}
-	signed, err := s.ReserveFaucetRequest(ctx, r, quota)
+	signed, err := s.Reserve(ctx, r, quota)
 	if err != nil || signed.Earlier == nil || signed.Earlier.TxID != "ab12" || signed.Earlier.TxRaw != "0100" || signed.Earlier.Address != r.Address {
 		t.Fatalf("signed repeat: %+v %v", signed, err)
 	}
 
 	// An unsigned reservation whose lease ran out: the retry reserves anew.
-	dead := db.FaucetReservation{Currency: "btc", Address: "bcrt1qdead", RequestID: "k2", Lease: time.Millisecond}
-	if res, err := s.ReserveFaucetRequest(ctx, dead, quota); err != nil || res.ID == 0 {
+	dead := pgstore.Reservation{Currency: "btc", Address: "bcrt1qdead", RequestID: "k2", Lease: time.Millisecond}
+	if res, err := s.Reserve(ctx, dead, quota); err != nil || res.ID == 0 {
 		t.Fatalf("%+v %v", res, err)
 	}
 	time.Sleep(10 * time.Millisecond)
 	dead.Lease = time.Minute
-	retried, err := s.ReserveFaucetRequest(ctx, dead, quota)
+	retried, err := s.Reserve(ctx, dead, quota)
 	if err != nil || retried.ID == 0 || retried.Earlier != nil || retried.Wait != 0 {
 		t.Fatalf("retry after the lease: %+v %v", retried, err)
 	}

@@ -1,4 +1,7 @@
-package db
+// Package pgstore keeps the faucet's rows in PostgreSQL: the requests its rate limits count and
+// their payouts, and the next nonce of each STX faucet key. Advisory and row locks make the
+// counts and nonces exact across every API process sharing the database.
+package pgstore
 
 import (
 	"context"
@@ -8,20 +11,30 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+
+	"github.com/stxgraph/stxgraph/db"
 )
 
-// FaucetQuota is one rate limit a faucet request must fit: at most Max requests of the
+// Store reads and writes the faucet rows of a database.
+type Store struct {
+	db *db.Store
+}
+
+// New returns the faucet rows of store.
+func New(store *db.Store) *Store { return &Store{db: store} }
+
+// Quota is one rate limit a faucet request must fit: at most Max requests of the
 // currency within Window, counted per recipient address (ByIP false) or per client IP.
 // StackingOnly counts only stacking payouts.
-type FaucetQuota struct {
+type Quota struct {
 	ByIP         bool
 	StackingOnly bool
 	Max          int
 	Window       time.Duration
 }
 
-// FaucetReservation is a faucet request about to be paid out.
-type FaucetReservation struct {
+// Reservation is a faucet request about to be paid out.
+type Reservation struct {
 	Currency string
 	Address  string
 	IP       string // "" when unknown: IP quotas are then skipped
@@ -35,16 +48,16 @@ type FaucetReservation struct {
 	Lease time.Duration
 }
 
-// FaucetReserved is the outcome of a reservation: a new reservation (ID), a full quota (Wait),
+// Reserved is the outcome of a reservation: a new reservation (ID), a full quota (Wait),
 // or the earlier request under the same request id (Earlier).
-type FaucetReserved struct {
+type Reserved struct {
 	ID      int64
 	Wait    time.Duration
-	Earlier *FaucetRequest
+	Earlier *Request
 }
 
-// FaucetRequest is a recorded faucet request.
-type FaucetRequest struct {
+// Request is a recorded faucet request.
+type Request struct {
 	ID       int64
 	Address  string
 	Stacking bool
@@ -61,19 +74,19 @@ const (
 	lockFaucetIP      int32 = 0x46495031 // "FIP1"
 )
 
-// ReserveFaucetRequest checks every quota and, when all have room, records the request; the
+// Reserve checks every quota and, when all have room, records the request; the
 // check and the insert run under advisory locks on the request id, the address and the IP, so
 // concurrent requests from any number of processes are counted exactly. A request id seen before
 // is answered with its earlier request instead, unless that one died unsigned (its lease ran
 // out), which is then forgotten.
-func (s *Store) ReserveFaucetRequest(ctx context.Context, r FaucetReservation, quotas []FaucetQuota) (res FaucetReserved, err error) {
-	err = s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
-		res = FaucetReserved{}
+func (s *Store) Reserve(ctx context.Context, r Reservation, quotas []Quota) (res Reserved, err error) {
+	err = s.db.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+		res = Reserved{}
 		if r.RequestID != "" {
 			if err := lockFaucet(ctx, tx, lockFaucetRequest, r.Currency, r.RequestID); err != nil {
 				return err
 			}
-			earlier, err := earlierFaucetRequest(ctx, tx, r)
+			earlier, err := earlierRequest(ctx, tx, r)
 			if err != nil || earlier != nil {
 				res.Earlier = earlier
 				return err
@@ -102,7 +115,7 @@ func (s *Store) ReserveFaucetRequest(ctx context.Context, r FaucetReservation, q
 			r.Currency, r.Address, r.IP, r.Stacking, r.RequestID, r.Lease.Seconds()).Scan(ctx, &res.ID)
 	})
 	if err != nil {
-		return FaucetReserved{}, fmt.Errorf("faucet rate limit: %w", err)
+		return Reserved{}, fmt.Errorf("faucet rate limit: %w", err)
 	}
 	return res, nil
 }
@@ -112,10 +125,10 @@ func lockFaucet(ctx context.Context, tx bun.Tx, space int32, currency, key strin
 	return err
 }
 
-// earlierFaucetRequest finds r's request id's earlier request; one that died before it was
+// earlierRequest finds r's request id's earlier request; one that died before it was
 // signed is deleted and reported as none.
-func earlierFaucetRequest(ctx context.Context, tx bun.Tx, r FaucetReservation) (*FaucetRequest, error) {
-	var e FaucetRequest
+func earlierRequest(ctx context.Context, tx bun.Tx, r Reservation) (*Request, error) {
+	var e Request
 	err := tx.NewRaw(`SELECT id, address, stacking, tx_id, tx_raw, coalesce(lease_until > now(), false)
 		FROM faucet_requests WHERE currency = ? AND request_id = ? FOR UPDATE`, r.Currency, r.RequestID).
 		Scan(ctx, &e.ID, &e.Address, &e.Stacking, &e.TxID, &e.TxRaw, &e.Leased)
@@ -133,7 +146,7 @@ func earlierFaucetRequest(ctx context.Context, tx bun.Tx, r FaucetReservation) (
 
 // quotaWait returns 0 when q has room, else the time until its Max-th newest request leaves
 // the window (at least one second).
-func quotaWait(ctx context.Context, tx bun.Tx, r FaucetReservation, q FaucetQuota) (time.Duration, error) {
+func quotaWait(ctx context.Context, tx bun.Tx, r Reservation, q Quota) (time.Duration, error) {
 	if q.Max <= 0 || q.Window <= 0 || (q.StackingOnly && !r.Stacking) {
 		return 0, nil
 	}
@@ -160,34 +173,34 @@ func quotaWait(ctx context.Context, tx bun.Tx, r FaucetReservation, q FaucetQuot
 	return max(time.Duration(ms)*time.Millisecond, time.Second), nil
 }
 
-// RecordFaucetPayout records the signed transaction of a reserved request, before it is
+// RecordPayout records the signed transaction of a reserved request, before it is
 // broadcast, so that a retry finds it whatever happens to this process next.
-func (s *Store) RecordFaucetPayout(ctx context.Context, id int64, txID, txRaw string) error {
-	_, err := s.DB.ExecContext(ctx, "UPDATE faucet_requests SET tx_id = ?, tx_raw = ? WHERE id = ?", txID, txRaw, id)
+func (s *Store) RecordPayout(ctx context.Context, id int64, txID, txRaw string) error {
+	_, err := s.db.DB.ExecContext(ctx, "UPDATE faucet_requests SET tx_id = ?, tx_raw = ? WHERE id = ?", txID, txRaw, id)
 	return err
 }
 
-// ForgetFaucetPayout clears a recorded transaction that never reached the chain (its inputs or
+// ForgetPayout clears a recorded transaction that never reached the chain (its inputs or
 // nonce went to another payout), renewing the reservation's lease for a new payout.
-func (s *Store) ForgetFaucetPayout(ctx context.Context, id int64, lease time.Duration) error {
-	_, err := s.DB.ExecContext(ctx, `UPDATE faucet_requests SET tx_id = '', tx_raw = '',
+func (s *Store) ForgetPayout(ctx context.Context, id int64, lease time.Duration) error {
+	_, err := s.db.DB.ExecContext(ctx, `UPDATE faucet_requests SET tx_id = '', tx_raw = '',
 		lease_until = now() + make_interval(secs => ?) WHERE id = ?`, lease.Seconds(), id)
 	return err
 }
 
-// CancelFaucetRequest removes a reservation whose payout failed, so it does not count.
-func (s *Store) CancelFaucetRequest(ctx context.Context, id int64) error {
-	_, err := s.DB.ExecContext(ctx, "DELETE FROM faucet_requests WHERE id = ?", id)
+// Cancel removes a reservation whose payout failed, so it does not count.
+func (s *Store) Cancel(ctx context.Context, id int64) error {
+	_, err := s.db.DB.ExecContext(ctx, "DELETE FROM faucet_requests WHERE id = ?", id)
 	return err
 }
 
-// WithFaucetNonce runs send while holding the row lock on sender's stored next nonce, and
+// WithNonce runs send while holding the row lock on sender's stored next nonce, and
 // stores the nonce send returns as the next one, also when send fails (a nonce the node has seen
 // is used up; a stuck chain is restarted lower). Every API process sharing a faucet key goes
 // through this lock, so none hands out a nonce another one already used.
-func (s *Store) WithFaucetNonce(ctx context.Context, sender string, send func(stored uint64) (next uint64, err error)) error {
+func (s *Store) WithNonce(ctx context.Context, sender string, send func(stored uint64) (next uint64, err error)) error {
 	var sendErr error
-	err := s.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
+	err := s.db.DB.RunInTx(ctx, &sql.TxOptions{}, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.ExecContext(ctx, "INSERT INTO faucet_stx_nonces (sender) VALUES (?) ON CONFLICT DO NOTHING", sender); err != nil {
 			return err
 		}

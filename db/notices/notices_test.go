@@ -1,4 +1,4 @@
-package db
+package notices
 
 import (
 	"encoding/json"
@@ -10,27 +10,27 @@ import (
 func TestNoticeRoundTrip(t *testing.T) {
 	h1, h2 := []byte{0xab, 0x01}, []byte{0x00, 0xff}
 	for _, tc := range []struct {
-		in   noticeJSON
+		in   Payload
 		json string
 		want Notice
 	}{
-		{blockNotice(&Block{IndexBlockHash: h1, BlockHeight: 7, Canonical: true}),
+		{Payload{Kind: KindBlock, IndexBlockHash: h1, BlockHeight: 7, Canonical: true},
 			`{"kind":"block","index_block_hash":"0xab01","block_height":7,"canonical":true}`,
-			Notice{Kind: NoticeBlock, IndexBlockHash: h1, BlockHeight: 7, Canonical: true, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}},
-		{noticeJSON{Kind: NoticeMicroblock, MicroblockHashes: []noticeHash{h1, h2}, BlockHeight: 8},
+			Notice{Kind: KindBlock, IndexBlockHash: h1, BlockHeight: 7, Canonical: true, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{}}},
+		{Payload{Kind: KindMicroblock, MicroblockHashes: []Hash{h1, h2}, BlockHeight: 8},
 			`{"kind":"microblock","block_height":8,"microblock_hashes":["0xab01","0x00ff"]}`,
-			Notice{Kind: NoticeMicroblock, BlockHeight: 8, MicroblockHashes: [][]byte{h1, h2}, TxIDs: [][]byte{}}},
-		{noticeJSON{Kind: NoticeMempool, TxIDs: []noticeHash{h2}},
+			Notice{Kind: KindMicroblock, BlockHeight: 8, MicroblockHashes: [][]byte{h1, h2}, TxIDs: [][]byte{}}},
+		{Payload{Kind: KindMempool, TxIDs: []Hash{h2}},
 			`{"kind":"mempool","tx_ids":["0x00ff"]}`,
-			Notice{Kind: NoticeMempool, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{h2}}},
+			Notice{Kind: KindMempool, MicroblockHashes: [][]byte{}, TxIDs: [][]byte{h2}}},
 	} {
 		b, err := json.Marshal(tc.in)
 		if err != nil || string(b) != tc.json {
 			t.Errorf("marshal %+v = %s, %v; want %s", tc.in, b, err, tc.json)
 		}
-		got, err := ParseNotice(string(b))
+		got, err := Parse(string(b))
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ParseNotice(%s) = %+v, %v; want %+v", b, got, err, tc.want)
+			t.Errorf("Parse(%s) = %+v, %v; want %+v", b, got, err, tc.want)
 		}
 	}
 }
@@ -39,13 +39,13 @@ func TestNoticeRoundTrip(t *testing.T) {
 // a kind the listener does not know moves every part.
 func TestNoticeMovesItsPart(t *testing.T) {
 	for kind, want := range map[string]StateVersion{
-		NoticeBlock:       {Chain: 1},
-		NoticeMicroblock:  {Chain: 1},
-		NoticeBurnBlock:   {Chain: 1},
-		NoticeMempool:     {Mempool: 1},
-		NoticeMempoolDrop: {Mempool: 1},
-		NoticeBrc20:       {Brc20: 1},
-		"unknown":         {Chain: 1, Mempool: 1, Brc20: 1},
+		KindBlock:       {Chain: 1},
+		KindMicroblock:  {Chain: 1},
+		KindBurnBlock:   {Chain: 1},
+		KindMempool:     {Mempool: 1},
+		KindMempoolDrop: {Mempool: 1},
+		KindBrc20:       {Brc20: 1},
+		"unknown":       {Chain: 1, Mempool: 1, Brc20: 1},
 	} {
 		var v StateVersion
 		v.heard(kind)

@@ -1,0 +1,99 @@
+package db_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/ingest"
+	"github.com/stxgraph/stxgraph/ingest/tsv"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
+	"github.com/stxgraph/stxgraph/internal/fixtures"
+)
+
+// The ingest writer's two ways of sending rows store the same rows: every table's rows copied
+// (COPY text made from the literals of a VALUES list; a new block's rows straight into their
+// tables, the others through staging tables) or every row in a VALUES list. Checked on a
+// generated chain and on fixtures with forks and out-of-order microblocks. Not parallel: it sets
+// the threshold for the whole package while it runs.
+func TestCopyAndValuesStoreTheSame(t *testing.T) {
+	logs := map[string][]byte{"synthetic": syntheticLog(t)}
+	for _, name := range []string{"mainnet-out-of-order-microblock", "poisonmicroblock", "mainnet-reorg-scenario1"} {
+		b, err := os.ReadFile(fixtures.Path(t, "stacks/"+name+".tsv.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs[name] = b
+	}
+	for name, log := range logs {
+		states := map[string]string{}
+		for _, c := range []struct {
+			way     string
+			minRows int
+		}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
+			db.SetCopyMinRows(t, c.minRows)
+			states[c.way] = replayedState(t, log)
+		}
+		if states["copied"] != states["as VALUES"] {
+			t.Errorf("%s: rows copied and rows sent as VALUES give different states:\ncopied:    %s\nas VALUES: %s",
+				name, states["copied"], states["as VALUES"])
+		}
+	}
+}
+
+// syntheticLog is the TSV log of a generated chain with a fork and microblocks.
+func syntheticLog(t *testing.T) []byte {
+	t.Helper()
+	g, err := chaingen.New(chaingen.Options{Seed: 7, Blocks: 14, TxsPerBlock: 20, Accounts: 8, BusyShare: 0.3,
+		ContractCallsPerBlock: 2, ForkAt: 4, MicroblockEvery: 5, MicroblockTxs: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	w := tsv.NewWriter(&log)
+	if _, err := chaingen.WriteTSV(w, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return log.Bytes()
+}
+
+// replayedState replays a TSV log into a fresh database and sums up what it stored: the
+// canonical digest, and the rows the digest leaves out (those of the fork, the principals'
+// transaction index).
+func replayedState(t *testing.T, log []byte) string {
+	t.Helper()
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	r, err := tsv.NewReader(bytes.NewReader(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.NewIngester(store).Replay(ctx, r, ingest.ReplayOptions{}); err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	_, digest, err := store.Digest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest string
+	err = store.DB.QueryRowContext(ctx, `SELECT concat_ws(' ',
+		(SELECT count(*) FROM txs WHERE NOT canonical), (SELECT count(*) FROM txs WHERE NOT microblock_canonical),
+		(SELECT md5(string_agg(p::text, ',' ORDER BY p::text)) FROM principal_txs p),
+		(SELECT md5(string_agg(e::text, ',' ORDER BY e::text)) FROM stx_events e),
+		(SELECT md5(string_agg(c::text, ',' ORDER BY c::text)) FROM smart_contracts c))`).Scan(&rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rest == "" || digest == "" {
+		t.Fatal("nothing stored")
+	}
+	return digest + " " + rest
+}
