@@ -8,14 +8,14 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// BalanceKey asks for one principal's balance at one state, or with Latest for the figures every
+// BalanceKey asks for one principal's balance at one state, or with AnyState for the figures every
 // state's row carries alike (the newest transaction ids, the REST ETag inputs, and the
 // transaction count): those share the row of whichever state the batch reads for the principal,
 // the tip's when it reads none.
 type BalanceKey struct {
 	Principal string
 	At        db.BalanceAt
-	Latest    bool
+	AnyState  bool
 }
 
 // stxBalances loads every balance a request asks for with one statement per kind of state (a
@@ -25,13 +25,13 @@ func stxBalances(store *db.Store) dataloader.BatchFunc[BalanceKey, *db.StxBalanc
 		byState := map[db.BalanceAt][]string{}
 		read := map[string]bool{}
 		for _, k := range keys {
-			if !k.Latest {
+			if !k.AnyState {
 				byState[k.At] = append(byState[k.At], k.Principal)
 				read[k.Principal] = true
 			}
 		}
 		for _, k := range keys {
-			if k.Latest && !read[k.Principal] {
+			if k.AnyState && !read[k.Principal] {
 				byState[db.BalanceAt{}] = append(byState[db.BalanceAt{}], k.Principal)
 				read[k.Principal] = true
 			}
@@ -44,7 +44,7 @@ func stxBalances(store *db.Store) dataloader.BatchFunc[BalanceKey, *db.StxBalanc
 			}
 			for _, r := range rows {
 				found[BalanceKey{Principal: r.Principal, At: at}] = r
-				found[BalanceKey{Principal: r.Principal, Latest: true}] = r
+				found[BalanceKey{Principal: r.Principal, AnyState: true}] = r
 			}
 		}
 		return answer(keys, found)

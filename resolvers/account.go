@@ -67,7 +67,7 @@ func balance(ctx context.Context, principal string, at db.BalanceAt) (*db.StxBal
 // ids, transaction count): a REST balance read with its ETag, at the tip or at a height, is one
 // statement.
 func latestOf(ctx context.Context, principal string) dataloader.Thunk[*db.StxBalance] {
-	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, Latest: true})
+	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, AnyState: true})
 }
 
 func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {

@@ -13,7 +13,7 @@ var accountEventList = list{tag: "accountevent", ints: 4}
 
 func eventCursor(e db.Event) db.Cursor {
 	p := e.Position()
-	return db.Cursor{Set: true, Ints: [4]int64{int64(p.BlockHeight), int64(p.MicroblockSequence), int64(p.TxIndex), int64(p.EventIndex)}}
+	return db.Cursor{Set: true, Key: [4]int64{int64(p.BlockHeight), int64(p.MicroblockSequence), int64(p.TxIndex), int64(p.EventIndex)}}
 }
 
 // Events are the account's events of the given kinds (all when none), newest first, one

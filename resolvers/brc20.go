@@ -69,12 +69,12 @@ const (
 type brc20CursorJSON struct {
 	List brc20List `json:"l"`
 	Num  string    `json:"n,omitempty"`
-	Ints [2]int64  `json:"i"`
+	Key  [2]int64  `json:"i"`
 	Text string    `json:"t,omitempty"`
 }
 
 func (l brc20List) encode(c db.Brc20Cursor) string {
-	b, _ := json.Marshal(brc20CursorJSON{List: l, Num: c.Num, Ints: c.Ints, Text: c.Text})
+	b, _ := json.Marshal(brc20CursorJSON{List: l, Num: c.Num, Key: c.Key, Text: c.Text})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -94,7 +94,7 @@ func (l brc20List) decode(s string) (db.Brc20Cursor, error) {
 		(numeric && !isDigits(j.Num)) || checkText("cursor", j.Text) != nil {
 		return db.Brc20Cursor{}, bad
 	}
-	return db.Brc20Cursor{Set: true, Num: j.Num, Ints: j.Ints, Text: j.Text}, nil
+	return db.Brc20Cursor{Set: true, Num: j.Num, Key: j.Key, Text: j.Text}, nil
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits (a numeric PostgreSQL accepts).
@@ -162,11 +162,11 @@ func (r *queryResolver) Brc20Tokens(ctx context.Context, tickers []string, order
 		return nil, err
 	}
 	sort, list, key := db.Brc20ByDeploy, brc20TokensByDeploy, func(t *db.Brc20Token) db.Brc20Cursor {
-		return db.Brc20Cursor{Set: true, Ints: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.Ticker}
+		return db.Brc20Cursor{Set: true, Key: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.Ticker}
 	}
 	if orderBy != nil && *orderBy == graph.Brc20TokenOrderTxCount {
 		sort, list, key = db.Brc20ByTxCount, brc20TokensByTxCount, func(t *db.Brc20Token) db.Brc20Cursor {
-			return db.Brc20Cursor{Set: true, Ints: [2]int64{t.TxCount}, Text: t.Ticker}
+			return db.Brc20Cursor{Set: true, Key: [2]int64{t.TxCount}, Text: t.Ticker}
 		}
 	}
 	f := db.Brc20TokenFilter{Prefixes: tickers}

@@ -91,7 +91,7 @@ func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operatio
 	pg, err := brc20Connection(r, brc20ActivityList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Activity, error) {
 		return r.Store.Brc20Activity(ctx, f, p)
 	}, func(o *db.Brc20Activity) db.Brc20Cursor {
-		return db.Brc20Cursor{Set: true, Ints: [2]int64{int64(o.BlockHeight), int64(o.EventIndex)}}
+		return db.Brc20Cursor{Set: true, Key: [2]int64{int64(o.BlockHeight), int64(o.EventIndex)}}
 	})
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20
 	pg, err := brc20Connection(r.Resolver, brc20TransferList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Transferable, error) {
 		return r.Store.Brc20Transferables(ctx, f, p)
 	}, func(t *db.Brc20Transferable) db.Brc20Cursor {
-		return db.Brc20Cursor{Set: true, Ints: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.InscriptionID}
+		return db.Brc20Cursor{Set: true, Key: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.InscriptionID}
 	})
 	if err != nil {
 		return nil, err

@@ -84,7 +84,7 @@ const DefaultMaxPageSize = 100
 
 func (l list) encode(c db.Cursor) string {
 	parts := []string{l.tag}
-	for _, v := range c.Ints[:l.ints] {
+	for _, v := range c.Key[:l.ints] {
 		parts = append(parts, strconv.FormatInt(v, 10))
 	}
 	if l.hash {
@@ -109,7 +109,7 @@ func (l list) decode(s string) (db.Cursor, error) {
 		return c, bad
 	}
 	for i := range l.ints {
-		if c.Ints[i], err = strconv.ParseInt(parts[1+i], 10, 64); err != nil {
+		if c.Key[i], err = strconv.ParseInt(parts[1+i], 10, 64); err != nil {
 			return c, bad
 		}
 	}
@@ -167,21 +167,21 @@ func edges[T, E any](p pageOf[T], edge func(cursor string, node T) E) []E {
 }
 
 func blockCursor(b *db.Block) db.Cursor {
-	return db.Cursor{Set: true, Ints: [4]int64{int64(b.BlockHeight)}}
+	return db.Cursor{Set: true, Key: [4]int64{int64(b.BlockHeight)}}
 }
 
 func blockTxCursor(t *db.Tx) db.Cursor {
-	return db.Cursor{Set: true, Ints: [4]int64{int64(t.MicroblockSequence), int64(t.TxIndex)}}
+	return db.Cursor{Set: true, Key: [4]int64{int64(t.MicroblockSequence), int64(t.TxIndex)}}
 }
 
 func principalTxCursor(t *db.Tx) db.Cursor {
-	return db.Cursor{Set: true, Ints: [4]int64{int64(t.BlockHeight), int64(t.MicroblockSequence), int64(t.TxIndex)}}
+	return db.Cursor{Set: true, Key: [4]int64{int64(t.BlockHeight), int64(t.MicroblockSequence), int64(t.TxIndex)}}
 }
 
 func contractLogCursor(e *db.ContractLog) db.Cursor { return eventCursor(e) }
 
 func mempoolCursor(t *db.MempoolTx) db.Cursor {
-	return db.Cursor{Set: true, Ints: [4]int64{t.ReceiptTime}, Hash: string(t.TxID)}
+	return db.Cursor{Set: true, Key: [4]int64{t.ReceiptTime}, Hash: string(t.TxID)}
 }
 
 func (r *Resolver) AccountTransactionConnection() graph.AccountTransactionConnectionResolver {

@@ -84,7 +84,7 @@ func TestEventsOfPrincipalsPlan(t *testing.T) {
 		ks   db.Keyset
 	}{
 		{"first page", db.Keyset{Limit: 21}},
-		{"after a cursor", db.Keyset{Limit: 21, After: db.Cursor{Set: true, Ints: [4]int64{1000, 2147483647, 0, 5}}}},
+		{"after a cursor", db.Keyset{Limit: 21, After: db.Cursor{Set: true, Key: [4]int64{1000, 2147483647, 0, 5}}}},
 		{"last page", db.Keyset{Limit: 21, Reverse: true}},
 	}
 	for _, tc := range tests {
@@ -163,7 +163,7 @@ func BenchmarkEventsOfPrincipals(b *testing.B) {
 	}{
 		{"light/first", light, db.Keyset{Limit: 21}},
 		{"heavy/first", heavy, db.Keyset{Limit: 21}},
-		{"heavy/deep-cursor", heavy, db.Keyset{Limit: 21, After: db.Cursor{Set: true, Ints: [4]int64{100, 2147483647, 0, 0}}}},
+		{"heavy/deep-cursor", heavy, db.Keyset{Limit: 21, After: db.Cursor{Set: true, Key: [4]int64{100, 2147483647, 0, 0}}}},
 		{"heavy/last", heavy, db.Keyset{Limit: 21, Reverse: true}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

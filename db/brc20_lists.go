@@ -19,7 +19,7 @@ import (
 type Brc20Cursor struct {
 	Set  bool
 	Num  string
-	Ints [2]int64
+	Key  [2]int64
 	Text string
 }
 
@@ -86,17 +86,17 @@ var tokenOrderCols = map[Brc20TokenSort]string{
 }
 
 // Brc20Tokens returns one page of the tokens the filter keeps, in the given order. Cursor keys:
-// Ints = (block_height, tx_index) or (tx_count), Text = ticker.
+// Key = (block_height, tx_index) or (tx_count), Text = ticker.
 func (s *Store) Brc20Tokens(ctx context.Context, f Brc20TokenFilter, order Brc20TokenSort, p Brc20Page) ([]*Brc20Token, error) {
 	cond, args := f.where()
 	cols := tokenOrderCols[order]
 	if p.After.Set {
 		if order == Brc20ByDeploy {
 			cond += " AND (t.block_height, t.tx_index, t.ticker) < (?, ?, ?)"
-			args = append(args, p.After.Ints[0], p.After.Ints[1], p.After.Text)
+			args = append(args, p.After.Key[0], p.After.Key[1], p.After.Text)
 		} else {
 			cond += " AND (t.tx_count, t.ticker) < (?, ?)"
-			args = append(args, p.After.Ints[0], p.After.Text)
+			args = append(args, p.After.Key[0], p.After.Text)
 		}
 	}
 	var rows []*Brc20Token
@@ -271,14 +271,14 @@ const operationColumns = `o.inscription_id, o.operation, o.ticker, o.block_heigh
 	o.event_index, o.location, o.address, o.to_address, o.amount, o.timestamp, o.inscription_number`
 
 // Brc20Activity returns one page of the operations the filter keeps, newest first (cursor keys:
-// Ints = (block_height, event_index)). With an address, the operations it sends and those it
+// Key = (block_height, event_index)). With an address, the operations it sends and those it
 // receives are read as two ordered branches, each walking its own index from the cursor, and
 // merged: neither branch sorts the address's whole history.
 func (s *Store) Brc20Activity(ctx context.Context, f Brc20ActivityFilter, p Brc20Page) ([]*Brc20Activity, error) {
 	cond, args := f.where()
 	if p.After.Set {
 		cond += " AND (o.block_height, o.event_index) < (?, ?)"
-		args = append(args, p.After.Ints[0], p.After.Ints[1])
+		args = append(args, p.After.Key[0], p.After.Key[1])
 	}
 	const order = " ORDER BY o.block_height DESC, o.event_index DESC"
 	var q string
@@ -373,12 +373,12 @@ func (f Brc20TransferableFilter) where() (string, []any) {
 }
 
 // Brc20Transferables returns one page of the address's unsent transfer inscriptions, newest first
-// (cursor keys: Ints = (block_height, tx_index), Text = inscription id).
+// (cursor keys: Key = (block_height, tx_index), Text = inscription id).
 func (s *Store) Brc20Transferables(ctx context.Context, f Brc20TransferableFilter, p Brc20Page) ([]*Brc20Transferable, error) {
 	cond, args := f.where()
 	if p.After.Set {
 		cond += " AND (r.block_height, r.tx_index, r.inscription_id) < (?, ?, ?)"
-		args = append(args, p.After.Ints[0], p.After.Ints[1], p.After.Text)
+		args = append(args, p.After.Key[0], p.After.Key[1], p.After.Text)
 	}
 	var rows []*Brc20Transferable
 	q := `SELECT r.inscription_id, r.inscription_number, r.ordinal_number, r.ticker, r.address, r.amount, r.block_height, r.tx_index, t.decimals

@@ -15,12 +15,12 @@ type Keyset struct {
 	Reverse bool
 }
 
-// Cursor is the key of a row in a keyset-ordered list: its integer key columns in order and, for
-// lists that end in a bytea column (the mempool's tx_id), that column as raw bytes. It is
-// comparable so that loaders can batch on it.
+// Cursor is the key of a row in a keyset-ordered list: its integer key columns in order (Key)
+// and, for lists that end in a bytea column (the mempool's tx_id), that column as raw bytes
+// (Hash). It is comparable so that loaders can batch on it.
 type Cursor struct {
 	Set  bool
-	Ints [4]int64
+	Key  [4]int64
 	Hash string
 }
 
@@ -45,7 +45,7 @@ func (k Keyset) clause(cols []string, ints int, desc bool) (where string, args [
 	for i := range cols {
 		marks[i] = "?"
 		if i < ints {
-			args = append(args, k.After.Ints[i])
+			args = append(args, k.After.Key[i])
 		} else {
 			args = append(args, []byte(k.After.Hash))
 		}
