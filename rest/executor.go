@@ -1,9 +1,11 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -64,23 +67,60 @@ func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExte
 	return ops, nil
 }
 
-// raw executes the named operation with vars and returns its data. GraphQL errors come back as
-// *stxgraph.Error with the code the error presenter attached.
+// raw executes the named operation with vars and returns its data. Its errors come back as
+// *gqlerror.Error wrapping the *stxgraph.Error that the error presenter made of a resolver's
+// error, found with errors.As.
 func (o *operations) raw(ctx context.Context, name string, vars map[string]any) (json.RawMessage, error) {
 	if !o.names[name] {
 		return nil, fmt.Errorf("unknown fixed operation %q", name)
 	}
-	ctx = graphql.StartOperationTrace(ctx)
-	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
-	if errs != nil {
-		return nil, firstError(errs)
-	}
-	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
-	resp := h(ctx)
+	resp := o.response(ctx, name, vars)
 	if len(resp.Errors) > 0 {
 		return nil, firstError(resp.Errors)
 	}
 	return resp.Data, nil
+}
+
+// response executes a fixed operation and returns the whole response, error extensions included.
+func (o *operations) response(ctx context.Context, name string, vars map[string]any) *graphql.Response {
+	ctx = graphql.StartOperationTrace(ctx)
+	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
+	if errs != nil {
+		return &graphql.Response{Errors: errs}
+	}
+	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
+	return h(ctx)
+}
+
+// MakeRequest runs one of the generated operation functions (operations_gen.go) in-process: the
+// request names an operation of the validated document, and its data decodes into the
+// generated response type.
+func (o *operations) MakeRequest(ctx context.Context, req *genql.Request, resp *genql.Response) error {
+	vars, err := variables(req.Variables)
+	if err != nil {
+		return err
+	}
+	data, err := o.raw(ctx, req.OpName, vars)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, resp.Data)
+}
+
+// variables turns the generated functions' variables struct into the executor's map, numbers
+// kept as json.Number as gqlgen's HTTP transport keeps them.
+func variables(v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var vars map[string]any
+	return vars, dec.Decode(&vars)
 }
 
 // run executes the named operation and decodes its data into out.
@@ -92,16 +132,12 @@ func (o *operations) run(ctx context.Context, name string, vars map[string]any, 
 	return json.Unmarshal(data, out)
 }
 
+// firstError is the first of an operation's errors. A resolver's error already unwraps to an
+// *stxgraph.Error (resolvers.PresentError); the others are gqlgen's own validation of a
+// variable: the fixed operation got a bad value.
 func firstError(errs gqlerror.List) error {
-	e := errs[0]
-	code, _ := e.Extensions["code"].(string)
-	switch code {
-	case stxgraph.EINVALID, stxgraph.ENOTFOUND, stxgraph.EUNAVAILABLE, stxgraph.EFORBIDDEN,
-		stxgraph.ERATELIMIT, stxgraph.ECONFLICT, stxgraph.EGONE, stxgraph.ECANCELED, stxgraph.EINTERNAL:
-		return &stxgraph.Error{Code: code, Message: e.Message}
-	case "":
-		return &stxgraph.Error{Code: stxgraph.EINTERNAL, Message: e.Message}
-	default: // gqlgen's own validation codes: the fixed operation got a bad variable
-		return &stxgraph.Error{Code: stxgraph.EINVALID, Message: e.Message}
+	if e := errs[0]; errors.As(e, new(*stxgraph.Error)) {
+		return e
 	}
+	return &stxgraph.Error{Code: stxgraph.EINVALID, Message: errs[0].Message}
 }

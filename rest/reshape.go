@@ -2,9 +2,15 @@ package rest
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"net/http"
 	"strconv"
+
+	genql "github.com/Khan/genqlient/graphql"
+	"github.com/gorilla/mux"
 )
 
 // The fixed operations alias every field to the reference's JSON key, so most of a GraphQL
@@ -12,6 +18,67 @@ import (
 // cannot be expressed as a GraphQL selection: keys the reference omits instead of sending null,
 // u64 values GraphQL carries as strings, and block fields that the reference flattens or keys by
 // hash. It walks gqlgen's compact JSON once, copying everything else byte for byte.
+
+// reshaped is rt served from its operation's JSON, reshaped.
+func (a *API) reshaped(rt route) route {
+	rt.parse = func(r *http.Request) (read, error) {
+		vars, err := rt.params(r)
+		return reshapedRead{a.ops, rt, vars}, err
+	}
+	if rt.tagOp != "" && rt.etagFor == nil {
+		rt.pathTag = func(ctx context.Context, _ genql.Client, r *http.Request) (string, error) {
+			vars := map[string]any{}
+			for k, v := range mux.Vars(r) {
+				vars[k] = v
+			}
+			data, err := a.ops.raw(ctx, rt.tagOp, vars)
+			if err != nil {
+				return "", err
+			}
+			return rt.etagOf(vars, data), nil
+		}
+	}
+	return rt
+}
+
+// reshapedRead is a request of a reshaped route.
+type reshapedRead struct {
+	ops  *operations
+	rt   route
+	vars map[string]any
+}
+
+func (rd reshapedRead) etag(ctx context.Context, _ genql.Client) (string, error) {
+	if rd.rt.tagOp == "" {
+		return "", nil
+	}
+	data, err := rd.ops.raw(ctx, rd.rt.tagOp, rd.vars)
+	if err != nil {
+		return "", err
+	}
+	return rd.rt.etagOf(rd.vars, data), nil
+}
+
+func (rd reshapedRead) answer(ctx context.Context, _ genql.Client) ([]byte, string, error) {
+	data, err := rd.ops.raw(ctx, rd.rt.op, rd.vars)
+	if err != nil {
+		return nil, "", err
+	}
+	tag := rd.rt.etagOf(rd.vars, data)
+	body, err := rd.rt.body(rd.vars, data)
+	return body, tag, err
+}
+
+// etagOf is the route's ETag for a request's data ("" when the route has none).
+func (rt route) etagOf(vars map[string]any, data json.RawMessage) string {
+	switch {
+	case rt.etagFor != nil:
+		return rt.etagFor(vars, data)
+	case rt.etag != nil:
+		return rt.etag(data)
+	}
+	return ""
+}
 
 // rule rewrites the value of one key. It returns the bytes to emit for the member (possibly
 // several members, or none) given the key and value.

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
@@ -28,10 +30,11 @@ const (
 func (a *API) routes() []route {
 	return append([]route{
 		{
-			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
-			params: balanceParams,
-			etag:   func(d json.RawMessage) string { return accountTag(d).etag(true) },
-			body:   accountBody("balance"),
+			path: "/extended/v1/address/{principal}/stx", reads: respcache.Chain | respcache.Mempool,
+			parse: func(r *http.Request) (read, error) { return stxBalanceParams(r) },
+			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
+				return addressTag(ctx, c, mux.Vars(r)["principal"], true)
+			},
 		},
 		{
 			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
@@ -151,30 +154,47 @@ func principalSchemaError(field string) error {
 		`%[1]s must match a schema in anyOf`, field)
 }
 
+// accountParams are the address routes' parameters: the principal and the state read.
+type accountParams struct {
+	principal  string
+	unanchored bool
+	// until is the until_block parameter.
+	until blockRef
+}
+
 // balanceParams reads the address routes' parameters.
-func balanceParams(r *http.Request) (map[string]any, error) {
-	p := mux.Vars(r)["principal"]
-	if !principalPrefix.MatchString(p) {
-		return nil, principalSchemaError("params/principal")
+func balanceParams(r *http.Request) (accountParams, error) {
+	p := accountParams{principal: mux.Vars(r)["principal"]}
+	if !principalPrefix.MatchString(p.principal) {
+		return p, principalSchemaError("params/principal")
 	}
 	q := query(r.URL.Query())
-	unanchored, err := q.boolean("unanchored")
-	if err != nil {
-		return nil, err
+	var err error
+	if p.unanchored, err = q.boolean("unanchored"); err != nil {
+		return p, err
 	}
-	vars := map[string]any{"principal": p, "unanchored": unanchored}
-	if err := untilBlock(q, unanchored, vars); err != nil {
-		return nil, err
+	p.until, err = untilBlock(q, p.unanchored)
+	return p, err
+}
+
+// vars are the parameters as the reshaped routes' variables.
+func (p accountParams) vars() map[string]any {
+	vars := map[string]any{"principal": p.principal, "unanchored": p.unanchored}
+	if p.until.height != nil {
+		vars["atHeight"] = *p.until.height
 	}
-	vars["historical"] = vars["atHeight"] != nil || vars["atBlockHash"] != nil
-	return vars, nil
+	if p.until.hash != nil {
+		vars["atBlockHash"] = *p.until.hash
+	}
+	return vars
 }
 
 func transfersParams(r *http.Request) (map[string]any, error) {
-	vars, err := balanceParams(r)
+	p, err := balanceParams(r)
 	if err != nil {
 		return nil, err
 	}
+	vars := p.vars()
 	q := query(r.URL.Query())
 	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
 		return nil, err
@@ -187,7 +207,7 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	if ok && height > 0 { // the reference treats height=0 as absent
-		if vars["historical"] == true {
+		if p.until.given() {
 			return nil, badRequest("can't handle until_block and block_height in the same request")
 		}
 		vars["height"] = height
@@ -195,14 +215,7 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 	return vars, nil
 }
 
-// accountBody renders the account's field key (the balance object).
-func accountBody(key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
-		return reshape(pick(data, "account", key))
-	}
-}
-
-func transfersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func transfersBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return totalPage(vars, pick(data, "account", "page"))
 }
 
@@ -292,7 +305,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 // in upper-case hex is answered twice: found under its lower-case key and not found under its own.
 // The reference also looks such an id up in the mempool, and a mempool record found there (a
 // mined transaction keeps one) replaces the mined transaction in the answer.
-func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func multipleBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Lookups []struct {
 			Found  bool            `json:"found"`
@@ -416,8 +429,8 @@ func contractEventsParams(r *http.Request) (map[string]any, error) {
 
 // pageBody renders the operation's list field as {"limit","offset","<key>":[…]} (no total, as
 // in the reference).
-func pageBody(field, key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func pageBody(field, key string) func(map[string]any, json.RawMessage) ([]byte, error) {
+	return func(vars map[string]any, data json.RawMessage) ([]byte, error) {
 		results, err := reshape(pick(data, field))
 		if err != nil {
 			return nil, err
@@ -440,7 +453,7 @@ func blocksParams(r *http.Request) (map[string]any, error) {
 }
 
 // blocksBody renders the block list; total is the tip height, as the reference's block count.
-func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func blocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	total, err := intAt(data, "tip", "blockHeight")
 	if err != nil {
 		return nil, err
@@ -474,7 +487,7 @@ func burnHashParams(r *http.Request) (map[string]any, error) {
 	return map[string]any{"hash": "0x" + hex.EncodeToString(b)}, nil
 }
 
-func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func burnBlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	block := pick(data, "block")
 	if len(block) == 0 || string(block) == "null" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")

@@ -77,7 +77,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 }
 
 // v2AddressTxsBody renders the page; an address that cannot occur has none.
-func v2AddressTxsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func v2AddressTxsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	page := pick(data, "account", "page")
 	if len(page) == 0 {
 		total := 0
@@ -171,7 +171,7 @@ func (e assetEvent) render() addressEvent {
 	return out
 }
 
-func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func v2AddressEventsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if vars["valid"] == false {
 		return unknownAddressEvents(vars, data)
 	}
@@ -240,7 +240,7 @@ type stxBalance struct {
 
 // v2StxBalanceBody renders the balance with the pox-4 lock, dated at the tip block's burn
 // height, as the reference's v2 balance reads it.
-func v2StxBalanceBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2StxBalanceBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		TipBlock struct {
 			BurnBlockHeight int `json:"burnBlockHeight"`
@@ -314,7 +314,7 @@ func contractIDSchemaError(i, n int) error {
 
 // v2ContractStatusBody renders the statuses as an object keyed by contract id, in the order
 // the operation lists them.
-func v2ContractStatusBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2ContractStatusBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var statuses []struct {
 		ContractID  string `json:"contractId"`
 		Found       bool   `json:"found"`
@@ -367,7 +367,7 @@ type feePriorities struct {
 	High   json.Number `json:"high_priority"`
 }
 
-func v2MempoolFeesBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2MempoolFeesBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var fees struct {
 		All           feePriorities  `json:"all"`
 		TokenTransfer *feePriorities `json:"token_transfer,omitempty"`

@@ -27,7 +27,9 @@ func v2BalanceRoutes() []route {
 			path: "/extended/v2/addresses/{principal}/balances/ft/{token}", op: "V2FtBalance", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: ftBalanceParams,
 			etag:   chainTipETag,
-			body:   accountBody("ftBalance"),
+			body: func(_ map[string]any, data json.RawMessage) ([]byte, error) {
+				return reshape(pick(data, "account", "ftBalance"))
+			},
 		},
 	}
 }
@@ -73,7 +75,7 @@ func ftBalanceParams(r *http.Request) (map[string]any, error) {
 
 // ftBalancesBody renders the page. The reference counts the balances beside the page's rows, so
 // a page past the end reports a total of 0.
-func ftBalancesBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func ftBalancesBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var page struct {
 		Total   int               `json:"total"`
 		Results []json.RawMessage `json:"results"`

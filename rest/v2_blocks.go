@@ -37,7 +37,7 @@ func v2BlockRoutes() []route {
 			path: "/extended/v2/blocks/average-times", op: "V2AverageBlockTimes", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: noParams,
 			etag:   chainTipETag,
-			body: func(_ *http.Request, _ map[string]any, d json.RawMessage) ([]byte, error) {
+			body: func(_ map[string]any, d json.RawMessage) ([]byte, error) {
 				return reshape(pick(d, "times"))
 			},
 		},
@@ -215,7 +215,7 @@ func tenureBlocksParams(r *http.Request) (map[string]any, error) {
 }
 
 // cursorPageBody renders a cursor page; a cursor that names no block of the list is not found.
-func cursorPageBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func cursorPageBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	page := pick(data, "page")
 	if _, asked := vars["cursor"]; asked && string(pick(page, "cursor")) == "null" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Cursor not found")
@@ -232,7 +232,7 @@ func cursorPageBody(_ *http.Request, vars map[string]any, data json.RawMessage) 
 // found reports whether the value at path is present and not null.
 func found(data []byte, path ...string) bool { return !isNull(pick(data, path...)) }
 
-func v2BlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2BlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
@@ -241,7 +241,7 @@ func v2BlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byt
 
 // blockTransactionsBody renders a page of the block's transactions; the reference answers an
 // empty page (a block unknown, or an offset past its transactions, or limit 0) as not found.
-func blockTransactionsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func blockTransactionsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") || string(pick(data, "block", "results")) == "[]" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
@@ -250,7 +250,7 @@ func blockTransactionsBody(_ *http.Request, vars map[string]any, data json.RawMe
 
 // signerSignaturesBody renders a page of the block's signer signatures; an unknown block has
 // none.
-func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func signerSignaturesBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
 		zero := 0
 		return wrapPage(vars, "results", []byte("[]"), &zero), nil
@@ -258,18 +258,18 @@ func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMes
 	return totalPage(vars, pick(data, "block"))
 }
 
-func burnBlocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func burnBlocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return totalPage(vars, pick(data, "page"))
 }
 
-func v2BurnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2BurnBlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "burnBlock") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 	}
 	return reshape(pick(data, "burnBlock"))
 }
 
-func burnBlockBlocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func burnBlockBlocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "page") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Burn block not found")
 	}
