@@ -986,75 +986,64 @@ func (v *BlockByBurnBlockHashBlock) GetHeight() int { return v.BlockFields.Heigh
 // GetHash returns BlockByBurnBlockHashBlock.Hash, and is useful for accessing the field via an interface.
 func (v *BlockByBurnBlockHashBlock) GetHash() string { return v.BlockFields.Hash }
 
-// GetBlock_time returns BlockByBurnBlockHashBlock.Block_time, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBlock_time() int { return v.BlockFields.Block_time }
+// GetBlockTime returns BlockByBurnBlockHashBlock.BlockTime, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBlockTime() int { return v.BlockFields.BlockTime }
 
-// GetBlock_time_iso returns BlockByBurnBlockHashBlock.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBlock_time_iso() string { return v.BlockFields.Block_time_iso }
+// GetBlockTimeIso returns BlockByBurnBlockHashBlock.BlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBlockTimeIso() string { return v.BlockFields.BlockTimeIso }
 
-// GetTenure_height returns BlockByBurnBlockHashBlock.Tenure_height, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetTenure_height() int { return v.BlockFields.Tenure_height }
+// GetTenureHeight returns BlockByBurnBlockHashBlock.TenureHeight, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetTenureHeight() int { return v.BlockFields.TenureHeight }
 
-// GetIndex_block_hash returns BlockByBurnBlockHashBlock.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetIndex_block_hash() string {
-	return v.BlockFields.Index_block_hash
+// GetIndexBlockHash returns BlockByBurnBlockHashBlock.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetIndexBlockHash() string { return v.BlockFields.IndexBlockHash }
+
+// GetParentBlockHash returns BlockByBurnBlockHashBlock.ParentBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetParentBlockHash() string { return v.BlockFields.ParentBlockHash }
+
+// GetBurnBlockTime returns BlockByBurnBlockHashBlock.BurnBlockTime, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBurnBlockTime() int { return v.BlockFields.BurnBlockTime }
+
+// GetBurnBlockTimeIso returns BlockByBurnBlockHashBlock.BurnBlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBurnBlockTimeIso() string {
+	return v.BlockFields.BurnBlockTimeIso
 }
 
-// GetParent_block_hash returns BlockByBurnBlockHashBlock.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParent_block_hash() string {
-	return v.BlockFields.Parent_block_hash
+// GetBurnBlockHash returns BlockByBurnBlockHashBlock.BurnBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBurnBlockHash() string { return v.BlockFields.BurnBlockHash }
+
+// GetBurnBlockHeight returns BlockByBurnBlockHashBlock.BurnBlockHeight, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetBurnBlockHeight() int { return v.BlockFields.BurnBlockHeight }
+
+// GetMinerTxid returns BlockByBurnBlockHashBlock.MinerTxid, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetMinerTxid() string { return v.BlockFields.MinerTxid }
+
+// GetExecutionCost returns BlockByBurnBlockHashBlock.ExecutionCost, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetExecutionCost() BlockFieldsExecutionCost {
+	return v.BlockFields.ExecutionCost
 }
 
-// GetBurn_block_time returns BlockByBurnBlockHashBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurn_block_time() int { return v.BlockFields.Burn_block_time }
+// GetTxIds returns BlockByBurnBlockHashBlock.TxIds, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetTxIds() []string { return v.BlockFields.TxIds }
 
-// GetBurn_block_time_iso returns BlockByBurnBlockHashBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurn_block_time_iso() string {
-	return v.BlockFields.Burn_block_time_iso
+// GetParentMicroblockHash returns BlockByBurnBlockHashBlock.ParentMicroblockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetParentMicroblockHash() string {
+	return v.BlockFields.ParentMicroblockHash
 }
 
-// GetBurn_block_hash returns BlockByBurnBlockHashBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurn_block_hash() string { return v.BlockFields.Burn_block_hash }
-
-// GetBurn_block_height returns BlockByBurnBlockHashBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurn_block_height() int {
-	return v.BlockFields.Burn_block_height
+// GetParentMicroblockSequence returns BlockByBurnBlockHashBlock.ParentMicroblockSequence, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetParentMicroblockSequence() int {
+	return v.BlockFields.ParentMicroblockSequence
 }
 
-// GetMiner_txid returns BlockByBurnBlockHashBlock.Miner_txid, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMiner_txid() string { return v.BlockFields.Miner_txid }
-
-// GetExecution_cost returns BlockByBurnBlockHashBlock.Execution_cost, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetExecution_cost() BlockFieldsExecution_costExecutionCost {
-	return v.BlockFields.Execution_cost
+// GetStreamedMicroblockHashes returns BlockByBurnBlockHashBlock.StreamedMicroblockHashes, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetStreamedMicroblockHashes() []string {
+	return v.BlockFields.StreamedMicroblockHashes
 }
 
-// GetTxs returns BlockByBurnBlockHashBlock.Txs, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetTxs() []string { return v.BlockFields.Txs }
-
-// GetParent_microblock_hash returns BlockByBurnBlockHashBlock.Parent_microblock_hash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParent_microblock_hash() string {
-	return v.BlockFields.Parent_microblock_hash
-}
-
-// GetParent_microblock_sequence returns BlockByBurnBlockHashBlock.Parent_microblock_sequence, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParent_microblock_sequence() int {
-	return v.BlockFields.Parent_microblock_sequence
-}
-
-// GetMicroblocks_accepted returns BlockByBurnBlockHashBlock.Microblocks_accepted, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMicroblocks_accepted() []BlockFieldsMicroblocks_acceptedMicroblockTxCount {
-	return v.BlockFields.Microblocks_accepted
-}
-
-// GetMicroblocks_streamed returns BlockByBurnBlockHashBlock.Microblocks_streamed, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMicroblocks_streamed() []string {
-	return v.BlockFields.Microblocks_streamed
-}
-
-// GetMicroblock_tx_count returns BlockByBurnBlockHashBlock.Microblock_tx_count, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMicroblock_tx_count() []BlockFieldsMicroblock_tx_countMicroblockTxCount {
-	return v.BlockFields.Microblock_tx_count
+// GetMicroblockTxCounts returns BlockByBurnBlockHashBlock.MicroblockTxCounts, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashBlock) GetMicroblockTxCounts() []BlockFieldsMicroblockTxCountsMicroblockTxCount {
+	return v.BlockFields.MicroblockTxCounts
 }
 
 func (v *BlockByBurnBlockHashBlock) UnmarshalJSON(b []byte) error {
@@ -1089,39 +1078,37 @@ type __premarshalBlockByBurnBlockHashBlock struct {
 
 	Hash string `json:"hash"`
 
-	Block_time int `json:"block_time"`
+	BlockTime int `json:"blockTime"`
 
-	Block_time_iso string `json:"block_time_iso"`
+	BlockTimeIso string `json:"blockTimeIso"`
 
-	Tenure_height int `json:"tenure_height"`
+	TenureHeight int `json:"tenureHeight"`
 
-	Index_block_hash string `json:"index_block_hash"`
+	IndexBlockHash string `json:"indexBlockHash"`
 
-	Parent_block_hash string `json:"parent_block_hash"`
+	ParentBlockHash string `json:"parentBlockHash"`
 
-	Burn_block_time int `json:"burn_block_time"`
+	BurnBlockTime int `json:"burnBlockTime"`
 
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
+	BurnBlockTimeIso string `json:"burnBlockTimeIso"`
 
-	Burn_block_hash string `json:"burn_block_hash"`
+	BurnBlockHash string `json:"burnBlockHash"`
 
-	Burn_block_height int `json:"burn_block_height"`
+	BurnBlockHeight int `json:"burnBlockHeight"`
 
-	Miner_txid string `json:"miner_txid"`
+	MinerTxid string `json:"minerTxid"`
 
-	Execution_cost BlockFieldsExecution_costExecutionCost `json:"execution_cost"`
+	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
 
-	Txs []string `json:"txs"`
+	TxIds []string `json:"txIds"`
 
-	Parent_microblock_hash string `json:"parent_microblock_hash"`
+	ParentMicroblockHash string `json:"parentMicroblockHash"`
 
-	Parent_microblock_sequence int `json:"parent_microblock_sequence"`
+	ParentMicroblockSequence int `json:"parentMicroblockSequence"`
 
-	Microblocks_accepted []BlockFieldsMicroblocks_acceptedMicroblockTxCount `json:"microblocks_accepted"`
+	StreamedMicroblockHashes []string `json:"streamedMicroblockHashes"`
 
-	Microblocks_streamed []string `json:"microblocks_streamed"`
-
-	Microblock_tx_count []BlockFieldsMicroblock_tx_countMicroblockTxCount `json:"microblock_tx_count"`
+	MicroblockTxCounts []BlockFieldsMicroblockTxCountsMicroblockTxCount `json:"microblockTxCounts"`
 }
 
 func (v *BlockByBurnBlockHashBlock) MarshalJSON() ([]byte, error) {
@@ -1138,23 +1125,22 @@ func (v *BlockByBurnBlockHashBlock) __premarshalJSON() (*__premarshalBlockByBurn
 	retval.Canonical = v.BlockFields.Canonical
 	retval.Height = v.BlockFields.Height
 	retval.Hash = v.BlockFields.Hash
-	retval.Block_time = v.BlockFields.Block_time
-	retval.Block_time_iso = v.BlockFields.Block_time_iso
-	retval.Tenure_height = v.BlockFields.Tenure_height
-	retval.Index_block_hash = v.BlockFields.Index_block_hash
-	retval.Parent_block_hash = v.BlockFields.Parent_block_hash
-	retval.Burn_block_time = v.BlockFields.Burn_block_time
-	retval.Burn_block_time_iso = v.BlockFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.BlockFields.Burn_block_hash
-	retval.Burn_block_height = v.BlockFields.Burn_block_height
-	retval.Miner_txid = v.BlockFields.Miner_txid
-	retval.Execution_cost = v.BlockFields.Execution_cost
-	retval.Txs = v.BlockFields.Txs
-	retval.Parent_microblock_hash = v.BlockFields.Parent_microblock_hash
-	retval.Parent_microblock_sequence = v.BlockFields.Parent_microblock_sequence
-	retval.Microblocks_accepted = v.BlockFields.Microblocks_accepted
-	retval.Microblocks_streamed = v.BlockFields.Microblocks_streamed
-	retval.Microblock_tx_count = v.BlockFields.Microblock_tx_count
+	retval.BlockTime = v.BlockFields.BlockTime
+	retval.BlockTimeIso = v.BlockFields.BlockTimeIso
+	retval.TenureHeight = v.BlockFields.TenureHeight
+	retval.IndexBlockHash = v.BlockFields.IndexBlockHash
+	retval.ParentBlockHash = v.BlockFields.ParentBlockHash
+	retval.BurnBlockTime = v.BlockFields.BurnBlockTime
+	retval.BurnBlockTimeIso = v.BlockFields.BurnBlockTimeIso
+	retval.BurnBlockHash = v.BlockFields.BurnBlockHash
+	retval.BurnBlockHeight = v.BlockFields.BurnBlockHeight
+	retval.MinerTxid = v.BlockFields.MinerTxid
+	retval.ExecutionCost = v.BlockFields.ExecutionCost
+	retval.TxIds = v.BlockFields.TxIds
+	retval.ParentMicroblockHash = v.BlockFields.ParentMicroblockHash
+	retval.ParentMicroblockSequence = v.BlockFields.ParentMicroblockSequence
+	retval.StreamedMicroblockHashes = v.BlockFields.StreamedMicroblockHashes
+	retval.MicroblockTxCounts = v.BlockFields.MicroblockTxCounts
 	return &retval, nil
 }
 
@@ -1230,39 +1216,37 @@ type BlockFields struct {
 	// Block hash.
 	Hash string `json:"hash"`
 	// Unix time of the block (Nakamoto) or of its burn block.
-	Block_time int `json:"block_time"`
+	BlockTime int `json:"blockTime"`
 	// blockTime as ISO 8601.
-	Block_time_iso string `json:"block_time_iso"`
+	BlockTimeIso string `json:"blockTimeIso"`
 	// Height of the block's tenure (Nakamoto); the block height before Nakamoto, -1 when unknown for a signed block.
-	Tenure_height int `json:"tenure_height"`
+	TenureHeight int `json:"tenureHeight"`
 	// Index block hash (block hash + consensus hash), unique across forks.
-	Index_block_hash string `json:"index_block_hash"`
+	IndexBlockHash string `json:"indexBlockHash"`
 	// Hash of the parent block.
-	Parent_block_hash string `json:"parent_block_hash"`
+	ParentBlockHash string `json:"parentBlockHash"`
 	// Unix time of that burn block.
-	Burn_block_time int `json:"burn_block_time"`
+	BurnBlockTime int `json:"burnBlockTime"`
 	// burnBlockTime as ISO 8601.
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
+	BurnBlockTimeIso string `json:"burnBlockTimeIso"`
 	// Hash of the burn block the block is anchored to.
-	Burn_block_hash string `json:"burn_block_hash"`
+	BurnBlockHash string `json:"burnBlockHash"`
 	// Height of that burn block.
-	Burn_block_height int `json:"burn_block_height"`
+	BurnBlockHeight int `json:"burnBlockHeight"`
 	// Bitcoin txid of the block commit.
-	Miner_txid string `json:"miner_txid"`
+	MinerTxid string `json:"minerTxid"`
 	// Clarity execution cost of the block.
-	Execution_cost BlockFieldsExecution_costExecutionCost `json:"execution_cost"`
+	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
 	// Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index).
-	Txs []string `json:"txs"`
+	TxIds []string `json:"txIds"`
 	// Hash of the microblock this block confirms as its parent ("0x" when none).
-	Parent_microblock_hash string `json:"parent_microblock_hash"`
+	ParentMicroblockHash string `json:"parentMicroblockHash"`
 	// Sequence of that microblock (-1 when none).
-	Parent_microblock_sequence int `json:"parent_microblock_sequence"`
-	// The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts.
-	Microblocks_accepted []BlockFieldsMicroblocks_acceptedMicroblockTxCount `json:"microblocks_accepted"`
+	ParentMicroblockSequence int `json:"parentMicroblockSequence"`
 	// Hashes of the canonical microblocks streamed on top of this block, in sequence order.
-	Microblocks_streamed []string `json:"microblocks_streamed"`
+	StreamedMicroblockHashes []string `json:"streamedMicroblockHashes"`
 	// The canonical microblocks built on this block's parent (those its height confirmed, also for an orphaned block), in sequence order, with their canonical transaction counts.
-	Microblock_tx_count []BlockFieldsMicroblock_tx_countMicroblockTxCount `json:"microblock_tx_count"`
+	MicroblockTxCounts []BlockFieldsMicroblockTxCountsMicroblockTxCount `json:"microblockTxCounts"`
 }
 
 // GetCanonical returns BlockFields.Canonical, and is useful for accessing the field via an interface.
@@ -1274,123 +1258,104 @@ func (v *BlockFields) GetHeight() int { return v.Height }
 // GetHash returns BlockFields.Hash, and is useful for accessing the field via an interface.
 func (v *BlockFields) GetHash() string { return v.Hash }
 
-// GetBlock_time returns BlockFields.Block_time, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBlock_time() int { return v.Block_time }
+// GetBlockTime returns BlockFields.BlockTime, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBlockTime() int { return v.BlockTime }
 
-// GetBlock_time_iso returns BlockFields.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBlock_time_iso() string { return v.Block_time_iso }
+// GetBlockTimeIso returns BlockFields.BlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBlockTimeIso() string { return v.BlockTimeIso }
 
-// GetTenure_height returns BlockFields.Tenure_height, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetTenure_height() int { return v.Tenure_height }
+// GetTenureHeight returns BlockFields.TenureHeight, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetTenureHeight() int { return v.TenureHeight }
 
-// GetIndex_block_hash returns BlockFields.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetIndex_block_hash() string { return v.Index_block_hash }
+// GetIndexBlockHash returns BlockFields.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-// GetParent_block_hash returns BlockFields.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetParent_block_hash() string { return v.Parent_block_hash }
+// GetParentBlockHash returns BlockFields.ParentBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetParentBlockHash() string { return v.ParentBlockHash }
 
-// GetBurn_block_time returns BlockFields.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBurn_block_time() int { return v.Burn_block_time }
+// GetBurnBlockTime returns BlockFields.BurnBlockTime, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBurnBlockTime() int { return v.BurnBlockTime }
 
-// GetBurn_block_time_iso returns BlockFields.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBurn_block_time_iso() string { return v.Burn_block_time_iso }
+// GetBurnBlockTimeIso returns BlockFields.BurnBlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBurnBlockTimeIso() string { return v.BurnBlockTimeIso }
 
-// GetBurn_block_hash returns BlockFields.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBurn_block_hash() string { return v.Burn_block_hash }
+// GetBurnBlockHash returns BlockFields.BurnBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBurnBlockHash() string { return v.BurnBlockHash }
 
-// GetBurn_block_height returns BlockFields.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetBurn_block_height() int { return v.Burn_block_height }
+// GetBurnBlockHeight returns BlockFields.BurnBlockHeight, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetBurnBlockHeight() int { return v.BurnBlockHeight }
 
-// GetMiner_txid returns BlockFields.Miner_txid, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetMiner_txid() string { return v.Miner_txid }
+// GetMinerTxid returns BlockFields.MinerTxid, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetMinerTxid() string { return v.MinerTxid }
 
-// GetExecution_cost returns BlockFields.Execution_cost, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetExecution_cost() BlockFieldsExecution_costExecutionCost {
-	return v.Execution_cost
+// GetExecutionCost returns BlockFields.ExecutionCost, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetExecutionCost() BlockFieldsExecutionCost { return v.ExecutionCost }
+
+// GetTxIds returns BlockFields.TxIds, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetTxIds() []string { return v.TxIds }
+
+// GetParentMicroblockHash returns BlockFields.ParentMicroblockHash, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetParentMicroblockHash() string { return v.ParentMicroblockHash }
+
+// GetParentMicroblockSequence returns BlockFields.ParentMicroblockSequence, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetParentMicroblockSequence() int { return v.ParentMicroblockSequence }
+
+// GetStreamedMicroblockHashes returns BlockFields.StreamedMicroblockHashes, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetStreamedMicroblockHashes() []string { return v.StreamedMicroblockHashes }
+
+// GetMicroblockTxCounts returns BlockFields.MicroblockTxCounts, and is useful for accessing the field via an interface.
+func (v *BlockFields) GetMicroblockTxCounts() []BlockFieldsMicroblockTxCountsMicroblockTxCount {
+	return v.MicroblockTxCounts
 }
 
-// GetTxs returns BlockFields.Txs, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetTxs() []string { return v.Txs }
-
-// GetParent_microblock_hash returns BlockFields.Parent_microblock_hash, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetParent_microblock_hash() string { return v.Parent_microblock_hash }
-
-// GetParent_microblock_sequence returns BlockFields.Parent_microblock_sequence, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetParent_microblock_sequence() int { return v.Parent_microblock_sequence }
-
-// GetMicroblocks_accepted returns BlockFields.Microblocks_accepted, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetMicroblocks_accepted() []BlockFieldsMicroblocks_acceptedMicroblockTxCount {
-	return v.Microblocks_accepted
-}
-
-// GetMicroblocks_streamed returns BlockFields.Microblocks_streamed, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetMicroblocks_streamed() []string { return v.Microblocks_streamed }
-
-// GetMicroblock_tx_count returns BlockFields.Microblock_tx_count, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetMicroblock_tx_count() []BlockFieldsMicroblock_tx_countMicroblockTxCount {
-	return v.Microblock_tx_count
-}
-
-// BlockFieldsExecution_costExecutionCost includes the requested fields of the GraphQL type ExecutionCost.
+// BlockFieldsExecutionCost includes the requested fields of the GraphQL type ExecutionCost.
 // The GraphQL type's documentation follows.
 //
 // Clarity execution cost of a transaction or a block.
-type BlockFieldsExecution_costExecutionCost struct {
+type BlockFieldsExecutionCost struct {
 	// Number of reads.
-	Read_count int `json:"read_count"`
+	ReadCount int `json:"readCount"`
 	// Bytes read.
-	Read_length int `json:"read_length"`
+	ReadLength int `json:"readLength"`
 	// Runtime cost units.
 	Runtime int `json:"runtime"`
 	// Number of writes.
-	Write_count int `json:"write_count"`
+	WriteCount int `json:"writeCount"`
 	// Bytes written.
-	Write_length int `json:"write_length"`
+	WriteLength int `json:"writeLength"`
 }
 
-// GetRead_count returns BlockFieldsExecution_costExecutionCost.Read_count, and is useful for accessing the field via an interface.
-func (v *BlockFieldsExecution_costExecutionCost) GetRead_count() int { return v.Read_count }
+// GetReadCount returns BlockFieldsExecutionCost.ReadCount, and is useful for accessing the field via an interface.
+func (v *BlockFieldsExecutionCost) GetReadCount() int { return v.ReadCount }
 
-// GetRead_length returns BlockFieldsExecution_costExecutionCost.Read_length, and is useful for accessing the field via an interface.
-func (v *BlockFieldsExecution_costExecutionCost) GetRead_length() int { return v.Read_length }
+// GetReadLength returns BlockFieldsExecutionCost.ReadLength, and is useful for accessing the field via an interface.
+func (v *BlockFieldsExecutionCost) GetReadLength() int { return v.ReadLength }
 
-// GetRuntime returns BlockFieldsExecution_costExecutionCost.Runtime, and is useful for accessing the field via an interface.
-func (v *BlockFieldsExecution_costExecutionCost) GetRuntime() int { return v.Runtime }
+// GetRuntime returns BlockFieldsExecutionCost.Runtime, and is useful for accessing the field via an interface.
+func (v *BlockFieldsExecutionCost) GetRuntime() int { return v.Runtime }
 
-// GetWrite_count returns BlockFieldsExecution_costExecutionCost.Write_count, and is useful for accessing the field via an interface.
-func (v *BlockFieldsExecution_costExecutionCost) GetWrite_count() int { return v.Write_count }
+// GetWriteCount returns BlockFieldsExecutionCost.WriteCount, and is useful for accessing the field via an interface.
+func (v *BlockFieldsExecutionCost) GetWriteCount() int { return v.WriteCount }
 
-// GetWrite_length returns BlockFieldsExecution_costExecutionCost.Write_length, and is useful for accessing the field via an interface.
-func (v *BlockFieldsExecution_costExecutionCost) GetWrite_length() int { return v.Write_length }
+// GetWriteLength returns BlockFieldsExecutionCost.WriteLength, and is useful for accessing the field via an interface.
+func (v *BlockFieldsExecutionCost) GetWriteLength() int { return v.WriteLength }
 
-// BlockFieldsMicroblock_tx_countMicroblockTxCount includes the requested fields of the GraphQL type MicroblockTxCount.
+// BlockFieldsMicroblockTxCountsMicroblockTxCount includes the requested fields of the GraphQL type MicroblockTxCount.
 // The GraphQL type's documentation follows.
 //
 // A confirmed microblock and how many canonical transactions it holds.
-type BlockFieldsMicroblock_tx_countMicroblockTxCount struct {
+type BlockFieldsMicroblockTxCountsMicroblockTxCount struct {
 	// Microblock hash.
 	Hash string `json:"hash"`
 	// Number of canonical transactions in the microblock.
 	TxCount int `json:"txCount"`
 }
 
-// GetHash returns BlockFieldsMicroblock_tx_countMicroblockTxCount.Hash, and is useful for accessing the field via an interface.
-func (v *BlockFieldsMicroblock_tx_countMicroblockTxCount) GetHash() string { return v.Hash }
+// GetHash returns BlockFieldsMicroblockTxCountsMicroblockTxCount.Hash, and is useful for accessing the field via an interface.
+func (v *BlockFieldsMicroblockTxCountsMicroblockTxCount) GetHash() string { return v.Hash }
 
-// GetTxCount returns BlockFieldsMicroblock_tx_countMicroblockTxCount.TxCount, and is useful for accessing the field via an interface.
-func (v *BlockFieldsMicroblock_tx_countMicroblockTxCount) GetTxCount() int { return v.TxCount }
-
-// BlockFieldsMicroblocks_acceptedMicroblockTxCount includes the requested fields of the GraphQL type MicroblockTxCount.
-// The GraphQL type's documentation follows.
-//
-// A confirmed microblock and how many canonical transactions it holds.
-type BlockFieldsMicroblocks_acceptedMicroblockTxCount struct {
-	// Microblock hash.
-	Hash string `json:"hash"`
-}
-
-// GetHash returns BlockFieldsMicroblocks_acceptedMicroblockTxCount.Hash, and is useful for accessing the field via an interface.
-func (v *BlockFieldsMicroblocks_acceptedMicroblockTxCount) GetHash() string { return v.Hash }
+// GetTxCount returns BlockFieldsMicroblockTxCountsMicroblockTxCount.TxCount, and is useful for accessing the field via an interface.
+func (v *BlockFieldsMicroblockTxCountsMicroblockTxCount) GetTxCount() int { return v.TxCount }
 
 // BlocksBlocksBlock includes the requested fields of the GraphQL type Block.
 // The GraphQL type's documentation follows.
@@ -1409,67 +1374,62 @@ func (v *BlocksBlocksBlock) GetHeight() int { return v.BlockFields.Height }
 // GetHash returns BlocksBlocksBlock.Hash, and is useful for accessing the field via an interface.
 func (v *BlocksBlocksBlock) GetHash() string { return v.BlockFields.Hash }
 
-// GetBlock_time returns BlocksBlocksBlock.Block_time, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBlock_time() int { return v.BlockFields.Block_time }
+// GetBlockTime returns BlocksBlocksBlock.BlockTime, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBlockTime() int { return v.BlockFields.BlockTime }
 
-// GetBlock_time_iso returns BlocksBlocksBlock.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBlock_time_iso() string { return v.BlockFields.Block_time_iso }
+// GetBlockTimeIso returns BlocksBlocksBlock.BlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBlockTimeIso() string { return v.BlockFields.BlockTimeIso }
 
-// GetTenure_height returns BlocksBlocksBlock.Tenure_height, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetTenure_height() int { return v.BlockFields.Tenure_height }
+// GetTenureHeight returns BlocksBlocksBlock.TenureHeight, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetTenureHeight() int { return v.BlockFields.TenureHeight }
 
-// GetIndex_block_hash returns BlocksBlocksBlock.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetIndex_block_hash() string { return v.BlockFields.Index_block_hash }
+// GetIndexBlockHash returns BlocksBlocksBlock.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetIndexBlockHash() string { return v.BlockFields.IndexBlockHash }
 
-// GetParent_block_hash returns BlocksBlocksBlock.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParent_block_hash() string { return v.BlockFields.Parent_block_hash }
+// GetParentBlockHash returns BlocksBlocksBlock.ParentBlockHash, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetParentBlockHash() string { return v.BlockFields.ParentBlockHash }
 
-// GetBurn_block_time returns BlocksBlocksBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurn_block_time() int { return v.BlockFields.Burn_block_time }
+// GetBurnBlockTime returns BlocksBlocksBlock.BurnBlockTime, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBurnBlockTime() int { return v.BlockFields.BurnBlockTime }
 
-// GetBurn_block_time_iso returns BlocksBlocksBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurn_block_time_iso() string { return v.BlockFields.Burn_block_time_iso }
+// GetBurnBlockTimeIso returns BlocksBlocksBlock.BurnBlockTimeIso, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBurnBlockTimeIso() string { return v.BlockFields.BurnBlockTimeIso }
 
-// GetBurn_block_hash returns BlocksBlocksBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurn_block_hash() string { return v.BlockFields.Burn_block_hash }
+// GetBurnBlockHash returns BlocksBlocksBlock.BurnBlockHash, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBurnBlockHash() string { return v.BlockFields.BurnBlockHash }
 
-// GetBurn_block_height returns BlocksBlocksBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurn_block_height() int { return v.BlockFields.Burn_block_height }
+// GetBurnBlockHeight returns BlocksBlocksBlock.BurnBlockHeight, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetBurnBlockHeight() int { return v.BlockFields.BurnBlockHeight }
 
-// GetMiner_txid returns BlocksBlocksBlock.Miner_txid, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMiner_txid() string { return v.BlockFields.Miner_txid }
+// GetMinerTxid returns BlocksBlocksBlock.MinerTxid, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetMinerTxid() string { return v.BlockFields.MinerTxid }
 
-// GetExecution_cost returns BlocksBlocksBlock.Execution_cost, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetExecution_cost() BlockFieldsExecution_costExecutionCost {
-	return v.BlockFields.Execution_cost
+// GetExecutionCost returns BlocksBlocksBlock.ExecutionCost, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetExecutionCost() BlockFieldsExecutionCost {
+	return v.BlockFields.ExecutionCost
 }
 
-// GetTxs returns BlocksBlocksBlock.Txs, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetTxs() []string { return v.BlockFields.Txs }
+// GetTxIds returns BlocksBlocksBlock.TxIds, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetTxIds() []string { return v.BlockFields.TxIds }
 
-// GetParent_microblock_hash returns BlocksBlocksBlock.Parent_microblock_hash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParent_microblock_hash() string {
-	return v.BlockFields.Parent_microblock_hash
+// GetParentMicroblockHash returns BlocksBlocksBlock.ParentMicroblockHash, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetParentMicroblockHash() string {
+	return v.BlockFields.ParentMicroblockHash
 }
 
-// GetParent_microblock_sequence returns BlocksBlocksBlock.Parent_microblock_sequence, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParent_microblock_sequence() int {
-	return v.BlockFields.Parent_microblock_sequence
+// GetParentMicroblockSequence returns BlocksBlocksBlock.ParentMicroblockSequence, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetParentMicroblockSequence() int {
+	return v.BlockFields.ParentMicroblockSequence
 }
 
-// GetMicroblocks_accepted returns BlocksBlocksBlock.Microblocks_accepted, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMicroblocks_accepted() []BlockFieldsMicroblocks_acceptedMicroblockTxCount {
-	return v.BlockFields.Microblocks_accepted
+// GetStreamedMicroblockHashes returns BlocksBlocksBlock.StreamedMicroblockHashes, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetStreamedMicroblockHashes() []string {
+	return v.BlockFields.StreamedMicroblockHashes
 }
 
-// GetMicroblocks_streamed returns BlocksBlocksBlock.Microblocks_streamed, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMicroblocks_streamed() []string {
-	return v.BlockFields.Microblocks_streamed
-}
-
-// GetMicroblock_tx_count returns BlocksBlocksBlock.Microblock_tx_count, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMicroblock_tx_count() []BlockFieldsMicroblock_tx_countMicroblockTxCount {
-	return v.BlockFields.Microblock_tx_count
+// GetMicroblockTxCounts returns BlocksBlocksBlock.MicroblockTxCounts, and is useful for accessing the field via an interface.
+func (v *BlocksBlocksBlock) GetMicroblockTxCounts() []BlockFieldsMicroblockTxCountsMicroblockTxCount {
+	return v.BlockFields.MicroblockTxCounts
 }
 
 func (v *BlocksBlocksBlock) UnmarshalJSON(b []byte) error {
@@ -1504,39 +1464,37 @@ type __premarshalBlocksBlocksBlock struct {
 
 	Hash string `json:"hash"`
 
-	Block_time int `json:"block_time"`
+	BlockTime int `json:"blockTime"`
 
-	Block_time_iso string `json:"block_time_iso"`
+	BlockTimeIso string `json:"blockTimeIso"`
 
-	Tenure_height int `json:"tenure_height"`
+	TenureHeight int `json:"tenureHeight"`
 
-	Index_block_hash string `json:"index_block_hash"`
+	IndexBlockHash string `json:"indexBlockHash"`
 
-	Parent_block_hash string `json:"parent_block_hash"`
+	ParentBlockHash string `json:"parentBlockHash"`
 
-	Burn_block_time int `json:"burn_block_time"`
+	BurnBlockTime int `json:"burnBlockTime"`
 
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
+	BurnBlockTimeIso string `json:"burnBlockTimeIso"`
 
-	Burn_block_hash string `json:"burn_block_hash"`
+	BurnBlockHash string `json:"burnBlockHash"`
 
-	Burn_block_height int `json:"burn_block_height"`
+	BurnBlockHeight int `json:"burnBlockHeight"`
 
-	Miner_txid string `json:"miner_txid"`
+	MinerTxid string `json:"minerTxid"`
 
-	Execution_cost BlockFieldsExecution_costExecutionCost `json:"execution_cost"`
+	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
 
-	Txs []string `json:"txs"`
+	TxIds []string `json:"txIds"`
 
-	Parent_microblock_hash string `json:"parent_microblock_hash"`
+	ParentMicroblockHash string `json:"parentMicroblockHash"`
 
-	Parent_microblock_sequence int `json:"parent_microblock_sequence"`
+	ParentMicroblockSequence int `json:"parentMicroblockSequence"`
 
-	Microblocks_accepted []BlockFieldsMicroblocks_acceptedMicroblockTxCount `json:"microblocks_accepted"`
+	StreamedMicroblockHashes []string `json:"streamedMicroblockHashes"`
 
-	Microblocks_streamed []string `json:"microblocks_streamed"`
-
-	Microblock_tx_count []BlockFieldsMicroblock_tx_countMicroblockTxCount `json:"microblock_tx_count"`
+	MicroblockTxCounts []BlockFieldsMicroblockTxCountsMicroblockTxCount `json:"microblockTxCounts"`
 }
 
 func (v *BlocksBlocksBlock) MarshalJSON() ([]byte, error) {
@@ -1553,29 +1511,27 @@ func (v *BlocksBlocksBlock) __premarshalJSON() (*__premarshalBlocksBlocksBlock, 
 	retval.Canonical = v.BlockFields.Canonical
 	retval.Height = v.BlockFields.Height
 	retval.Hash = v.BlockFields.Hash
-	retval.Block_time = v.BlockFields.Block_time
-	retval.Block_time_iso = v.BlockFields.Block_time_iso
-	retval.Tenure_height = v.BlockFields.Tenure_height
-	retval.Index_block_hash = v.BlockFields.Index_block_hash
-	retval.Parent_block_hash = v.BlockFields.Parent_block_hash
-	retval.Burn_block_time = v.BlockFields.Burn_block_time
-	retval.Burn_block_time_iso = v.BlockFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.BlockFields.Burn_block_hash
-	retval.Burn_block_height = v.BlockFields.Burn_block_height
-	retval.Miner_txid = v.BlockFields.Miner_txid
-	retval.Execution_cost = v.BlockFields.Execution_cost
-	retval.Txs = v.BlockFields.Txs
-	retval.Parent_microblock_hash = v.BlockFields.Parent_microblock_hash
-	retval.Parent_microblock_sequence = v.BlockFields.Parent_microblock_sequence
-	retval.Microblocks_accepted = v.BlockFields.Microblocks_accepted
-	retval.Microblocks_streamed = v.BlockFields.Microblocks_streamed
-	retval.Microblock_tx_count = v.BlockFields.Microblock_tx_count
+	retval.BlockTime = v.BlockFields.BlockTime
+	retval.BlockTimeIso = v.BlockFields.BlockTimeIso
+	retval.TenureHeight = v.BlockFields.TenureHeight
+	retval.IndexBlockHash = v.BlockFields.IndexBlockHash
+	retval.ParentBlockHash = v.BlockFields.ParentBlockHash
+	retval.BurnBlockTime = v.BlockFields.BurnBlockTime
+	retval.BurnBlockTimeIso = v.BlockFields.BurnBlockTimeIso
+	retval.BurnBlockHash = v.BlockFields.BurnBlockHash
+	retval.BurnBlockHeight = v.BlockFields.BurnBlockHeight
+	retval.MinerTxid = v.BlockFields.MinerTxid
+	retval.ExecutionCost = v.BlockFields.ExecutionCost
+	retval.TxIds = v.BlockFields.TxIds
+	retval.ParentMicroblockHash = v.BlockFields.ParentMicroblockHash
+	retval.ParentMicroblockSequence = v.BlockFields.ParentMicroblockSequence
+	retval.StreamedMicroblockHashes = v.BlockFields.StreamedMicroblockHashes
+	retval.MicroblockTxCounts = v.BlockFields.MicroblockTxCounts
 	return &retval, nil
 }
 
 // BlocksResponse is returned by Blocks on success.
 type BlocksResponse struct {
-	TipFields `json:"-"`
 	// The canonical chain tip: the highest canonical anchor block and burn block.
 	Tip BlocksTipChainTip `json:"tip"`
 	// Canonical anchor blocks, newest first.
@@ -1588,61 +1544,24 @@ func (v *BlocksResponse) GetTip() BlocksTipChainTip { return v.Tip }
 // GetBlocks returns BlocksResponse.Blocks, and is useful for accessing the field via an interface.
 func (v *BlocksResponse) GetBlocks() []BlocksBlocksBlock { return v.Blocks }
 
-func (v *BlocksResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*BlocksResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.BlocksResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalBlocksResponse struct {
-	Tip BlocksTipChainTip `json:"tip"`
-
-	Blocks []BlocksBlocksBlock `json:"blocks"`
-}
-
-func (v *BlocksResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *BlocksResponse) __premarshalJSON() (*__premarshalBlocksResponse, error) {
-	var retval __premarshalBlocksResponse
-
-	retval.Tip = v.Tip
-	retval.Blocks = v.Blocks
-	return &retval, nil
-}
-
 // BlocksTipChainTip includes the requested fields of the GraphQL type ChainTip.
 // The GraphQL type's documentation follows.
 //
 // The canonical chain tip.
 type BlocksTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 	// Height of the highest canonical anchor block (0 before the first block).
 	BlockHeight int `json:"blockHeight"`
 }
+
+// GetIndexBlockHash returns BlocksTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *BlocksTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
+
+// GetMicroblockHash returns BlocksTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *BlocksTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // GetBlockHeight returns BlocksTipChainTip.BlockHeight, and is useful for accessing the field via an interface.
 func (v *BlocksTipChainTip) GetBlockHeight() int { return v.BlockHeight }
@@ -13402,31 +13321,28 @@ fragment BlockFields on Block {
 	canonical
 	height
 	hash
-	block_time: blockTime
-	block_time_iso: blockTimeIso
-	tenure_height: tenureHeight
-	index_block_hash: indexBlockHash
-	parent_block_hash: parentBlockHash
-	burn_block_time: burnBlockTime
-	burn_block_time_iso: burnBlockTimeIso
-	burn_block_hash: burnBlockHash
-	burn_block_height: burnBlockHeight
-	miner_txid: minerTxid
-	execution_cost: executionCost {
-		read_count: readCount
-		read_length: readLength
+	blockTime
+	blockTimeIso
+	tenureHeight
+	indexBlockHash
+	parentBlockHash
+	burnBlockTime
+	burnBlockTimeIso
+	burnBlockHash
+	burnBlockHeight
+	minerTxid
+	executionCost {
+		readCount
+		readLength
 		runtime
-		write_count: writeCount
-		write_length: writeLength
+		writeCount
+		writeLength
 	}
-	txs: txIds
-	parent_microblock_hash: parentMicroblockHash
-	parent_microblock_sequence: parentMicroblockSequence
-	microblocks_accepted: microblockTxCounts {
-		hash
-	}
-	microblocks_streamed: streamedMicroblockHashes
-	microblock_tx_count: microblockTxCounts {
+	txIds
+	parentMicroblockHash
+	parentMicroblockSequence
+	streamedMicroblockHashes
+	microblockTxCounts {
 		hash
 		txCount
 	}
@@ -13462,49 +13378,41 @@ func BlockByBurnBlockHash(
 // The query executed by Blocks.
 const Blocks_Operation = `
 query Blocks ($limit: Int!, $offset: Int!) {
-	... TipFields
 	tip: chainTip {
+		indexBlockHash
+		microblockHash
 		blockHeight
 	}
 	blocks(limit: $limit, offset: $offset) {
 		... BlockFields
 	}
 }
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
-	}
-}
 fragment BlockFields on Block {
 	canonical
 	height
 	hash
-	block_time: blockTime
-	block_time_iso: blockTimeIso
-	tenure_height: tenureHeight
-	index_block_hash: indexBlockHash
-	parent_block_hash: parentBlockHash
-	burn_block_time: burnBlockTime
-	burn_block_time_iso: burnBlockTimeIso
-	burn_block_hash: burnBlockHash
-	burn_block_height: burnBlockHeight
-	miner_txid: minerTxid
-	execution_cost: executionCost {
-		read_count: readCount
-		read_length: readLength
+	blockTime
+	blockTimeIso
+	tenureHeight
+	indexBlockHash
+	parentBlockHash
+	burnBlockTime
+	burnBlockTimeIso
+	burnBlockHash
+	burnBlockHeight
+	minerTxid
+	executionCost {
+		readCount
+		readLength
 		runtime
-		write_count: writeCount
-		write_length: writeLength
+		writeCount
+		writeLength
 	}
-	txs: txIds
-	parent_microblock_hash: parentMicroblockHash
-	parent_microblock_sequence: parentMicroblockSequence
-	microblocks_accepted: microblockTxCounts {
-		hash
-	}
-	microblocks_streamed: streamedMicroblockHashes
-	microblock_tx_count: microblockTxCounts {
+	txIds
+	parentMicroblockHash
+	parentMicroblockSequence
+	streamedMicroblockHashes
+	microblockTxCounts {
 		hash
 		txCount
 	}

@@ -15,7 +15,6 @@ import (
 	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
-	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
@@ -61,18 +60,10 @@ func (a *API) routes() []route {
 			etag:   chainTipETag,
 			body:   pageBody("events", "results"),
 		},
+		{path: "/extended/v1/block", deprecated: true, reads: respcache.Chain, parse: parseBlocks, pathTag: tipPathTag},
 		{
-			path: "/extended/v1/block", deprecated: true, op: "Blocks", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: blocksParams,
-			etag:   chainTipETag,
-			body:   blocksBody,
-		},
-		{
-			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, op: "BlockByBurnBlockHash", tagOp: "ChainTipTag", reads: respcache.Chain,
-			redirect: burnHashRedirect,
-			params:   burnHashParams,
-			etag:     chainTipETag,
-			body:     burnBlockBody,
+			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, reads: respcache.Chain,
+			redirect: burnHashRedirect, parse: parseBurnBlock, pathTag: tipPathTag,
 		},
 	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes(), v2AddressRoutes(), v2BlockRoutes())...)
 }
@@ -439,32 +430,6 @@ func pageBody(field, key string) func(map[string]any, json.RawMessage) ([]byte, 
 	}
 }
 
-func blocksParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	vars := map[string]any{}
-	var err error
-	if vars["limit"], err = q.limit("limit", blockLimit, blockMax); err != nil {
-		return nil, err
-	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
-}
-
-// blocksBody renders the block list; total is the tip height, as the reference's block count.
-func blocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	total, err := intAt(data, "tip", "blockHeight")
-	if err != nil {
-		return nil, err
-	}
-	results, err := reshape(listedBlocks(pick(data, "blocks")))
-	if err != nil {
-		return nil, err
-	}
-	return wrapPage(vars, "results", results, &total), nil
-}
-
 // burnHashRedirect sends a hash given without 0x to the 0x form.
 func burnHashRedirect(r *http.Request) (string, bool) {
 	h := mux.Vars(r)["hash"]
@@ -478,112 +443,11 @@ func burnHashRedirect(r *http.Request) (string, bool) {
 	return target, true
 }
 
-// burnHashParams validates the hash; where the reference fails with a 500 on bad hex, this is a 400.
-func burnHashParams(r *http.Request) (map[string]any, error) {
+// parseBurnBlock validates the hash; where the reference fails with a 500 on bad hex, this is a 400.
+func parseBurnBlock(r *http.Request) (read, error) {
 	b, err := hexInput(mux.Vars(r)["hash"])
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"hash": "0x" + hex.EncodeToString(b)}, nil
-}
-
-func burnBlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
-	block := pick(data, "block")
-	if len(block) == 0 || string(block) == "null" {
-		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
-	}
-	return reshape(block)
-}
-
-// listedBlocks rewrites the microblock members of a page of blocks (newest first) the way the
-// reference's block list reads them, which differs from its single-block read: accepted
-// microblocks and their counts come newest first, and a block's streamed microblocks are those
-// its parent confirmed, known only when the parent is on the same page.
-func listedBlocks(blocks []byte) []byte {
-	els := arrayElements(blocks)
-	objs := make([]blockObject, len(els))
-	accepted := make([][][]byte, len(els))
-	for i, el := range els {
-		for k, v := range members(el) {
-			objs[i].keys, objs[i].values = append(objs[i].keys, string(k)), append(objs[i].values, v)
-		}
-		accepted[i] = arrayElements(objs[i].get("microblocks_accepted"))
-		slices.Reverse(accepted[i])
-	}
-	out := make([]byte, 1, len(blocks)+64*len(els)) // the members added are short
-	out[0] = '['
-	for i, o := range objs {
-		counts := arrayElements(o.get("microblock_tx_count"))
-		slices.Reverse(counts)
-		var streamed [][]byte
-		if i+1 < len(objs) && bytes.Equal(objs[i+1].get("hash"), o.get("parent_block_hash")) {
-			for _, mb := range accepted[i+1] {
-				streamed = append(streamed, objectMember(mb, "hash"))
-			}
-		}
-		o.set("microblocks_accepted", joinArray(accepted[i]))
-		o.set("microblock_tx_count", joinArray(counts))
-		o.set("microblocks_streamed", joinArray(streamed))
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = o.appendTo(out)
-	}
-	return append(out, ']')
-}
-
-// blockObject is a block of the list split into its members once, so that reading and
-// replacing several of them does not walk its JSON again each time.
-type blockObject struct {
-	keys   []string
-	values [][]byte
-}
-
-func (o blockObject) get(key string) []byte {
-	if i := slices.Index(o.keys, key); i >= 0 {
-		return o.values[i]
-	}
-	return nil
-}
-
-// set replaces the value of member key (nothing when it is missing).
-func (o blockObject) set(key string, value []byte) {
-	if i := slices.Index(o.keys, key); i >= 0 {
-		o.values[i] = value
-	}
-}
-
-func (o blockObject) appendTo(dst []byte) []byte {
-	dst = append(dst, '{')
-	for i, k := range o.keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = member(dst, []byte(k), o.values[i])
-	}
-	return append(dst, '}')
-}
-
-// arrayElements splits a compact JSON array into its elements.
-func arrayElements(arr []byte) [][]byte {
-	var out [][]byte
-	if len(arr) < 2 || arr[0] != '[' {
-		return nil
-	}
-	for i := 1; i < len(arr) && arr[i] != ']'; {
-		if arr[i] == ',' {
-			i++
-		}
-		end, err := skipValue(arr, i)
-		if err != nil {
-			return out
-		}
-		out = append(out, arr[i:end])
-		i = end
-	}
-	return out
-}
-
-func joinArray(els [][]byte) []byte {
-	return append(append([]byte{'['}, bytes.Join(els, []byte{','})...), ']')
+	return burnBlockRead{hash: "0x" + hex.EncodeToString(b)}, nil
 }
