@@ -10,6 +10,7 @@ import (
 	genql "github.com/Khan/genqlient/graphql"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 )
 
 // tipTag is the ETag of the routes that follow the chain tip, read alone.
@@ -37,7 +38,7 @@ func parseBlocks(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
 	var p blocksRead
 	var err error
-	if p.limit, err = q.limit("limit", blockLimit, blockMax); err != nil {
+	if p.limit, err = q.limit("limit", blockLimit, resolvers.MaxBlocksPage); err != nil {
 		return nil, err
 	}
 	p.offset, err = q.offset("offset")

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 )
 
 // Query parameters are validated here with the reference's messages: its schema validator's for
@@ -176,7 +177,7 @@ func untilBlock(q query, unanchored bool) (blockRef, error) {
 		return blockRef{}, nil
 	}
 	if unanchored {
-		return blockRef{}, badRequest("can't handle both 'unanchored=true' and 'until_block' in the same request")
+		return blockRef{}, badRequest(resolvers.MsgUnanchoredAndUntil)
 	}
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
 		b, err := hexInput(s)
@@ -188,7 +189,7 @@ func untilBlock(q query, unanchored bool) (blockRef, error) {
 	}
 	h, ok := parseInt(s)
 	if !ok || h < 1 || h > 1<<31-1 {
-		return blockRef{}, badRequest("Unexpected integer value for block height path parameter")
+		return blockRef{}, badRequest(resolvers.MsgBadBlockHeight)
 	}
 	height := int(h)
 	return blockRef{height: &height}, nil

@@ -15,15 +15,16 @@ import (
 	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
-// Page sizes (default, maximum) of the reference's listings.
+// Default page sizes of the reference's listings (the maxima are the resolvers').
 const (
-	blockLimit, blockMax       = 20, 30
-	txLimit, txMax             = 20, 50
-	eventLimit, eventMax       = 20, 100
-	contractLimit, contractMax = 20, 50
+	blockLimit    = 20
+	txLimit       = 20
+	eventLimit    = 20
+	contractLimit = 20
 )
 
 func (a *API) routes() []route {
@@ -187,7 +188,7 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 	}
 	vars := p.vars()
 	q := query(r.URL.Query())
-	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
+	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {
@@ -199,7 +200,7 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 	}
 	if ok && height > 0 { // the reference treats height=0 as absent
 		if p.until.given() {
-			return nil, badRequest("can't handle until_block and block_height in the same request")
+			return nil, badRequest(resolvers.MsgUntilAndHeight)
 		}
 		vars["height"] = height
 	}
@@ -278,7 +279,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, err := q.limit("event_limit", eventLimit, eventMax)
+	limit, err := q.limit("event_limit", eventLimit, resolvers.MaxEventLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -373,9 +374,9 @@ func eventsParams(r *http.Request) (map[string]any, error) {
 	id, addr := q.get("tx_id"), q.get("address")
 	switch {
 	case id == "" && addr == "":
-		return nil, badRequest("can not find 'address' or 'tx_id' in the request")
+		return nil, badRequest(resolvers.MsgNoAddressOrTxID)
 	case id != "" && addr != "":
-		return nil, badRequest("can't handle both 'address' and 'tx_id' in the same request")
+		return nil, badRequest(resolvers.MsgAddressAndTxID)
 	case id != "":
 		if err := txID("tx_id", id); err != nil {
 			return nil, err
@@ -393,7 +394,7 @@ func eventsParams(r *http.Request) (map[string]any, error) {
 	if len(types) > 0 {
 		vars["types"] = types
 	}
-	if vars["limit"], err = q.limit("limit", eventLimit, eventMax); err != nil {
+	if vars["limit"], err = q.limit("limit", eventLimit, resolvers.MaxEventsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {
@@ -409,7 +410,7 @@ func contractEventsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	vars := map[string]any{"contractId": mux.Vars(r)["contract_id"], "unanchored": unanchored}
-	if vars["limit"], err = q.limit("limit", contractLimit, contractMax); err != nil {
+	if vars["limit"], err = q.limit("limit", contractLimit, resolvers.MaxContractEventsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
@@ -60,7 +61,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	limit, err := q.keptLimit("limit", txLimit, txMax)
+	limit, err := q.keptLimit("limit", txLimit, resolvers.MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 	}
 	q := query(r.URL.Query())
 	vars := map[string]any{"principal": a, "valid": c32.ValidPrincipalLenient(a), "txId": "0x" + hex.EncodeToString(txID)}
-	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
+	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
@@ -20,7 +21,7 @@ import (
 // with /extended/v1, and how far a cursor page may move from its cursor (ten pages).
 const (
 	signerSigLimit, signerSigMax = 500, 1000
-	cursorOffsetMax              = 10 * blockMax
+	cursorOffsetMax              = 10 * resolvers.MaxBlocksPage
 )
 
 // v2BlockRoutes are the block reads of /extended/v2. The routes of one block carry the reference's
@@ -49,7 +50,7 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/blocks/{height_or_hash}/transactions", op: "V2BlockTransactions", tagOp: "V2BlockTag", reads: respcache.Chain,
-			params:  blockPageParams(txLimit, txMax),
+			params:  blockPageParams(txLimit, resolvers.MaxAccountTxsPage),
 			etagFor: blockETag,
 			body:    blockTransactionsBody,
 		},
@@ -78,7 +79,7 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/burn-blocks/{height_or_hash}/blocks", op: "V2BurnBlockBlocks", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: blockPageParams(blockLimit, blockMax),
+			params: blockPageParams(blockLimit, resolvers.MaxBlocksPage),
 			etag:   chainTipETag,
 			body:   burnBlockBlocksBody,
 		},
@@ -149,7 +150,7 @@ func blockPageParams(def, max int) func(*http.Request) (map[string]any, error) {
 }
 
 func burnBlocksParams(r *http.Request) (map[string]any, error) {
-	return pageOf(r, map[string]any{}, blockLimit, blockMax)
+	return pageOf(r, map[string]any{}, blockLimit, resolvers.MaxBlocksPage)
 }
 
 var cursorPattern = regexp.MustCompile(`^0x[a-fA-F0-9]{64}$`)
@@ -158,7 +159,7 @@ var cursorPattern = regexp.MustCompile(`^0x[a-fA-F0-9]{64}$`)
 func cursorPageParams(r *http.Request, vars map[string]any) (map[string]any, error) {
 	q := query(r.URL.Query())
 	var err error
-	if vars["limit"], err = q.limit("limit", blockLimit, blockMax); err != nil {
+	if vars["limit"], err = q.limit("limit", blockLimit, resolvers.MaxBlocksPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.signedOffset("offset", cursorOffsetMax); err != nil {
