@@ -41,7 +41,7 @@ func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExte
 	for _, x := range extensions {
 		exec.Use(x)
 	}
-	exec.SetQueryCache(lru.New[*ast.QueryDocument](16))
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](128))
 	exec.SetErrorPresenter(resolvers.PresentError)
 	files, err := fs.Glob(operationFiles, "operations/*.graphql")
 	if err != nil {
@@ -74,7 +74,7 @@ func (o *operations) raw(ctx context.Context, name string, vars map[string]any) 
 	if !o.names[name] {
 		return nil, fmt.Errorf("unknown fixed operation %q", name)
 	}
-	resp := o.response(ctx, name, vars)
+	resp := o.response(ctx, o.document, name, vars)
 	if len(resp.Errors) > 0 {
 		return nil, firstError(resp.Errors)
 	}
@@ -82,9 +82,9 @@ func (o *operations) raw(ctx context.Context, name string, vars map[string]any) 
 }
 
 // response executes a fixed operation and returns the whole response, error extensions included.
-func (o *operations) response(ctx context.Context, name string, vars map[string]any) *graphql.Response {
+func (o *operations) response(ctx context.Context, document, name string, vars map[string]any) *graphql.Response {
 	ctx = graphql.StartOperationTrace(ctx)
-	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
+	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: document, OperationName: name, Variables: vars})
 	if errs != nil {
 		return &graphql.Response{Errors: errs}
 	}
@@ -92,19 +92,20 @@ func (o *operations) response(ctx context.Context, name string, vars map[string]
 	return h(ctx)
 }
 
-// MakeRequest runs one of the generated operation functions (operations_gen.go) in-process: the
-// request names an operation of the validated document, and its data decodes into the
+// MakeRequest runs one of the generated operation functions (operations_gen.go) in-process: its
+// document is the operation as generated (with the __typename its abstract types decode by), the
+// same selection as the embedded one validated at start-up, and its data decodes into the
 // generated response type.
 func (o *operations) MakeRequest(ctx context.Context, req *genql.Request, resp *genql.Response) error {
 	vars, err := variables(req.Variables)
 	if err != nil {
 		return err
 	}
-	data, err := o.raw(ctx, req.OpName, vars)
-	if err != nil {
-		return err
+	r := o.response(ctx, req.Query, req.OpName, vars)
+	if len(r.Errors) > 0 {
+		return firstError(r.Errors)
 	}
-	return json.Unmarshal(data, resp.Data)
+	return json.Unmarshal(r.Data, resp.Data)
 }
 
 // variables turns the generated functions' variables struct into the executor's map, numbers

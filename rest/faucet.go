@@ -99,7 +99,7 @@ func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string
 	if id := r.Header.Get(requestIDHeader); id != "" {
 		vars["requestId"] = id
 	}
-	resp := a.ops.response(r.Context(), op, vars)
+	resp := a.ops.response(r.Context(), a.ops.document, op, vars)
 	if len(resp.Errors) > 0 {
 		retry, _ := resp.Errors[0].Extensions[resolvers.RetryAfterExtension].(int)
 		writeFaucetError(w, firstError(resp.Errors), retry)

@@ -225,7 +225,7 @@ func (q query) get(name string) string {
 }
 
 // eventTypes validates the type filter of tx/events.
-func eventTypes(q query) ([]string, error) {
+func eventTypes(q query) ([]EventType, error) {
 	ts := q.list("type")
 	for i, t := range ts {
 		switch t {
@@ -236,7 +236,14 @@ func eventTypes(q query) ([]string, error) {
 			return nil, schemaError("%s", strings.Repeat(item+"be equal to constant, ", 5)+item+"match a schema in anyOf")
 		}
 	}
-	return ts, nil
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	types := make([]EventType, len(ts))
+	for i, t := range ts {
+		types[i] = EventType(t)
+	}
+	return types, nil
 }
 
 var (

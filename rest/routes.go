@@ -49,18 +49,8 @@ func (a *API) routes() []route {
 			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
 			body:   multipleBody,
 		},
-		{
-			path: "/extended/v1/tx/events", op: "Events", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: eventsParams,
-			etag:   chainTipETag,
-			body:   pageBody("events", "events"),
-		},
-		{
-			path: "/extended/v1/contract/{contract_id}/events", op: "ContractEvents", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: contractEventsParams,
-			etag:   chainTipETag,
-			body:   pageBody("events", "results"),
-		},
+		{path: "/extended/v1/tx/events", reads: respcache.Chain, parse: eventsParams, pathTag: tipPathTag},
+		{path: "/extended/v1/contract/{contract_id}/events", reads: respcache.Chain, parse: contractEventsParams, pathTag: tipPathTag},
 		{path: "/extended/v1/block", deprecated: true, reads: respcache.Chain, parse: parseBlocks, pathTag: tipPathTag},
 		{
 			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, reads: respcache.Chain,
@@ -368,9 +358,9 @@ func multipleBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func eventsParams(r *http.Request) (map[string]any, error) {
+func eventsParams(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
-	vars := map[string]any{}
+	var p eventsRead
 	id, addr := q.get("tx_id"), q.get("address")
 	switch {
 	case id == "" && addr == "":
@@ -381,54 +371,36 @@ func eventsParams(r *http.Request) (map[string]any, error) {
 		if err := txID("tx_id", id); err != nil {
 			return nil, err
 		}
-		vars["txId"] = "0x" + strings.TrimPrefix(id, "0x")
+		id = "0x" + strings.TrimPrefix(id, "0x")
+		p.txID = &id
 	case !principalPrefix.MatchString(addr):
 		return nil, principalSchemaError("querystring/address")
 	default:
-		vars["principal"] = addr // validated by the events query
+		p.principal = &addr // validated by the events query
 	}
-	types, err := eventTypes(q)
-	if err != nil {
+	var err error
+	if p.types, err = eventTypes(q); err != nil {
 		return nil, err
 	}
-	if len(types) > 0 {
-		vars["types"] = types
-	}
-	if vars["limit"], err = q.limit("limit", eventLimit, resolvers.MaxEventsPage); err != nil {
+	if p.limit, err = q.limit("limit", eventLimit, resolvers.MaxEventsPage); err != nil {
 		return nil, err
 	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
+	p.offset, err = q.offset("offset")
+	return p, err
 }
 
-func contractEventsParams(r *http.Request) (map[string]any, error) {
+func contractEventsParams(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
-	unanchored, err := q.boolean("unanchored")
-	if err != nil {
+	p := contractEventsRead{contractID: mux.Vars(r)["contract_id"]}
+	var err error
+	if p.unanchored, err = q.boolean("unanchored"); err != nil {
 		return nil, err
 	}
-	vars := map[string]any{"contractId": mux.Vars(r)["contract_id"], "unanchored": unanchored}
-	if vars["limit"], err = q.limit("limit", contractLimit, resolvers.MaxContractEventsPage); err != nil {
+	if p.limit, err = q.limit("limit", contractLimit, resolvers.MaxContractEventsPage); err != nil {
 		return nil, err
 	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
-}
-
-// pageBody renders the operation's list field as {"limit","offset","<key>":[…]} (no total, as
-// in the reference).
-func pageBody(field, key string) func(map[string]any, json.RawMessage) ([]byte, error) {
-	return func(vars map[string]any, data json.RawMessage) ([]byte, error) {
-		results, err := reshape(pick(data, field))
-		if err != nil {
-			return nil, err
-		}
-		return wrapPage(vars, key, results, nil), nil
-	}
+	p.offset, err = q.offset("offset")
+	return p, err
 }
 
 // burnHashRedirect sends a hash given without 0x to the 0x form.
