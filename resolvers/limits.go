@@ -12,6 +12,8 @@ const (
 	// MaxEventsPage and MaxContractEventsPage bound the event listings.
 	MaxEventsPage         = 100
 	MaxContractEventsPage = 50
+	// MaxFtBalancesPage bounds an address's fungible-token balances.
+	MaxFtBalancesPage = 200
 	// MaxEventLimit bounds a transaction's event window (the reference's event_limit).
 	MaxEventLimit = 100
 )
