@@ -1,6 +1,8 @@
-// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs one
-// fixed GraphQL operation in-process (parsed and validated once, at start-up) and reshapes its
-// result into the reference's JSON; REST adds no SQL of its own.
+// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs fixed
+// GraphQL operations in-process (parsed and validated once, at start-up) through the functions
+// genqlient generates from them (operations_gen.go), and maps their typed data to response
+// structs carrying the reference's JSON names; the routes not yet typed reshape the operation's
+// JSON (reshape.go). REST adds no SQL of its own.
 package rest
 
 import (
