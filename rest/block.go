@@ -54,11 +54,7 @@ func (p blocksRead) answer(ctx context.Context, c genql.Client) ([]byte, string,
 		return nil, "", err
 	}
 	tag := chainTipTag{IndexBlockHash: d.Tip.IndexBlockHash, MicroblockHash: deref(d.Tip.MicroblockHash)}.etag()
-	fields := make([]BlockFields, len(d.Blocks))
-	for i, b := range d.Blocks {
-		fields[i] = b.BlockFields
-	}
-	body, err := marshal(page[blockBody]{Limit: p.limit, Offset: p.offset, Total: &d.Tip.BlockHeight, Results: listedBlocks(fields)})
+	body, err := marshal(page[blockBody]{Limit: p.limit, Offset: p.offset, Total: &d.Tip.BlockHeight, Results: listedBlocks(d.Blocks)})
 	return body, tag, err
 }
 
@@ -78,7 +74,7 @@ func (p burnBlockRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	if d.Block == nil {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
 	}
-	b := d.Block.BlockFields
+	b := *d.Block
 	accepted := make([]string, len(b.MicroblockTxCounts))
 	for i, mb := range b.MicroblockTxCounts {
 		accepted[i] = mb.Hash
@@ -97,30 +93,30 @@ type page[T any] struct {
 
 // blockBody is the reference's block.
 type blockBody struct {
-	Canonical                bool           `json:"canonical"`
-	Height                   int            `json:"height"`
-	Hash                     string         `json:"hash"`
-	BlockTime                int            `json:"block_time"`
-	BlockTimeISO             string         `json:"block_time_iso"`
-	TenureHeight             int            `json:"tenure_height"`
-	IndexBlockHash           string         `json:"index_block_hash"`
-	ParentBlockHash          string         `json:"parent_block_hash"`
-	BurnBlockTime            int            `json:"burn_block_time"`
-	BurnBlockTimeISO         string         `json:"burn_block_time_iso"`
-	BurnBlockHash            string         `json:"burn_block_hash"`
-	BurnBlockHeight          int            `json:"burn_block_height"`
-	MinerTxID                string         `json:"miner_txid"`
-	ExecutionCostReadCount   int            `json:"execution_cost_read_count"`
-	ExecutionCostReadLength  int            `json:"execution_cost_read_length"`
-	ExecutionCostRuntime     int            `json:"execution_cost_runtime"`
-	ExecutionCostWriteCount  int            `json:"execution_cost_write_count"`
-	ExecutionCostWriteLength int            `json:"execution_cost_write_length"`
-	Txs                      []string       `json:"txs"`
-	ParentMicroblockHash     string         `json:"parent_microblock_hash"`
-	ParentMicroblockSequence int            `json:"parent_microblock_sequence"`
-	MicroblocksAccepted      []string       `json:"microblocks_accepted"`
-	MicroblocksStreamed      []string       `json:"microblocks_streamed"`
-	MicroblockTxCount        txCountsByHash `json:"microblock_tx_count"`
+	Canonical                bool            `json:"canonical"`
+	Height                   int             `json:"height"`
+	Hash                     string          `json:"hash"`
+	BlockTime                int             `json:"block_time"`
+	BlockTimeISO             string          `json:"block_time_iso"`
+	TenureHeight             int             `json:"tenure_height"`
+	IndexBlockHash           string          `json:"index_block_hash"`
+	ParentBlockHash          string          `json:"parent_block_hash"`
+	BurnBlockTime            int             `json:"burn_block_time"`
+	BurnBlockTimeISO         string          `json:"burn_block_time_iso"`
+	BurnBlockHash            string          `json:"burn_block_hash"`
+	BurnBlockHeight          int             `json:"burn_block_height"`
+	MinerTxID                string          `json:"miner_txid"`
+	ExecutionCostReadCount   int             `json:"execution_cost_read_count"`
+	ExecutionCostReadLength  int             `json:"execution_cost_read_length"`
+	ExecutionCostRuntime     int             `json:"execution_cost_runtime"`
+	ExecutionCostWriteCount  int             `json:"execution_cost_write_count"`
+	ExecutionCostWriteLength int             `json:"execution_cost_write_length"`
+	Txs                      json.RawMessage `json:"txs"`
+	ParentMicroblockHash     string          `json:"parent_microblock_hash"`
+	ParentMicroblockSequence int             `json:"parent_microblock_sequence"`
+	MicroblocksAccepted      []string        `json:"microblocks_accepted"`
+	MicroblocksStreamed      []string        `json:"microblocks_streamed"`
+	MicroblockTxCount        txCountsByHash  `json:"microblock_tx_count"`
 }
 
 const zeroBlockHash = "0x0000000000000000000000000000000000000000000000000000000000000000"

@@ -49,7 +49,7 @@ func (p contractEventsRead) answer(ctx context.Context, c genql.Client) ([]byte,
 	}
 	events := make([]contractLogEventBody, len(d.Events))
 	for i, e := range d.Events {
-		events[i] = contractLogEvent(e.EventFieldsSmartContractLogEvent)
+		events[i] = contractLogEvent(e)
 	}
 	body, err := marshal(page[contractLogEventBody]{Limit: p.limit, Offset: p.offset, Results: events})
 	return body, tipFieldsTag(d.Tip), err
@@ -131,24 +131,24 @@ func contractLogEvent(e EventFieldsSmartContractLogEvent) contractLogEventBody {
 // eventBody is the reference's event of e's kind.
 func eventBody(e EventFields) (any, error) {
 	switch e := e.(type) {
-	case *EventsEventsSmartContractLogEvent:
-		return contractLogEvent(e.EventFieldsSmartContractLogEvent), nil
-	case *EventsEventsStxLockEvent:
+	case *EventFieldsSmartContractLogEvent:
+		return contractLogEvent(*e), nil
+	case *EventFieldsStxLockEvent:
 		out := stxLockEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
 		l := e.Stx_lock_event
 		out.StxLockEvent.LockedAmount, out.StxLockEvent.UnlockHeight, out.StxLockEvent.LockedAddress = l.Locked_amount, l.Unlock_height, l.Locked_address
 		return out, nil
-	case *EventsEventsStxAssetEvent:
+	case *EventFieldsStxAssetEvent:
 		out := stxAssetEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
 		a := e.Asset
 		out.Asset.AssetEventType, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount, out.Asset.Memo = a.Asset_event_type, a.Sender, a.Recipient, a.Amount, a.Memo
 		return out, nil
-	case *EventsEventsFungibleTokenAssetEvent:
+	case *EventFieldsFungibleTokenAssetEvent:
 		out := ftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
 		a := e.Asset
 		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient, a.Amount
 		return out, nil
-	case *EventsEventsNonFungibleTokenAssetEvent:
+	case *EventFieldsNonFungibleTokenAssetEvent:
 		out := nftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
 		a := e.Asset
 		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient

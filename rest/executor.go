@@ -124,15 +124,6 @@ func variables(v any) (map[string]any, error) {
 	return vars, dec.Decode(&vars)
 }
 
-// run executes the named operation and decodes its data into out.
-func (o *operations) run(ctx context.Context, name string, vars map[string]any, out any) error {
-	data, err := o.raw(ctx, name, vars)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, out)
-}
-
 // firstError is the first of an operation's errors. A resolver's error already unwraps to an
 // *stxgraph.Error (resolvers.PresentError); the others are gqlgen's own validation of a
 // variable: the fixed operation got a bad value.

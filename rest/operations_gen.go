@@ -969,190 +969,15 @@ var AllAssetEventType = []AssetEventType{
 	AssetEventTypeBurn,
 }
 
-// BlockByBurnBlockHashBlock includes the requested fields of the GraphQL type Block.
-// The GraphQL type's documentation follows.
-//
-// A Stacks anchor block.
-type BlockByBurnBlockHashBlock struct {
-	BlockFields `json:"-"`
-}
-
-// GetCanonical returns BlockByBurnBlockHashBlock.Canonical, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetCanonical() bool { return v.BlockFields.Canonical }
-
-// GetHeight returns BlockByBurnBlockHashBlock.Height, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetHeight() int { return v.BlockFields.Height }
-
-// GetHash returns BlockByBurnBlockHashBlock.Hash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetHash() string { return v.BlockFields.Hash }
-
-// GetBlockTime returns BlockByBurnBlockHashBlock.BlockTime, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBlockTime() int { return v.BlockFields.BlockTime }
-
-// GetBlockTimeIso returns BlockByBurnBlockHashBlock.BlockTimeIso, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBlockTimeIso() string { return v.BlockFields.BlockTimeIso }
-
-// GetTenureHeight returns BlockByBurnBlockHashBlock.TenureHeight, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetTenureHeight() int { return v.BlockFields.TenureHeight }
-
-// GetIndexBlockHash returns BlockByBurnBlockHashBlock.IndexBlockHash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetIndexBlockHash() string { return v.BlockFields.IndexBlockHash }
-
-// GetParentBlockHash returns BlockByBurnBlockHashBlock.ParentBlockHash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParentBlockHash() string { return v.BlockFields.ParentBlockHash }
-
-// GetBurnBlockTime returns BlockByBurnBlockHashBlock.BurnBlockTime, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurnBlockTime() int { return v.BlockFields.BurnBlockTime }
-
-// GetBurnBlockTimeIso returns BlockByBurnBlockHashBlock.BurnBlockTimeIso, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurnBlockTimeIso() string {
-	return v.BlockFields.BurnBlockTimeIso
-}
-
-// GetBurnBlockHash returns BlockByBurnBlockHashBlock.BurnBlockHash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurnBlockHash() string { return v.BlockFields.BurnBlockHash }
-
-// GetBurnBlockHeight returns BlockByBurnBlockHashBlock.BurnBlockHeight, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetBurnBlockHeight() int { return v.BlockFields.BurnBlockHeight }
-
-// GetMinerTxid returns BlockByBurnBlockHashBlock.MinerTxid, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMinerTxid() string { return v.BlockFields.MinerTxid }
-
-// GetExecutionCost returns BlockByBurnBlockHashBlock.ExecutionCost, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetExecutionCost() BlockFieldsExecutionCost {
-	return v.BlockFields.ExecutionCost
-}
-
-// GetTxIds returns BlockByBurnBlockHashBlock.TxIds, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetTxIds() []string { return v.BlockFields.TxIds }
-
-// GetParentMicroblockHash returns BlockByBurnBlockHashBlock.ParentMicroblockHash, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParentMicroblockHash() string {
-	return v.BlockFields.ParentMicroblockHash
-}
-
-// GetParentMicroblockSequence returns BlockByBurnBlockHashBlock.ParentMicroblockSequence, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetParentMicroblockSequence() int {
-	return v.BlockFields.ParentMicroblockSequence
-}
-
-// GetStreamedMicroblockHashes returns BlockByBurnBlockHashBlock.StreamedMicroblockHashes, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetStreamedMicroblockHashes() []string {
-	return v.BlockFields.StreamedMicroblockHashes
-}
-
-// GetMicroblockTxCounts returns BlockByBurnBlockHashBlock.MicroblockTxCounts, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashBlock) GetMicroblockTxCounts() []BlockFieldsMicroblockTxCountsMicroblockTxCount {
-	return v.BlockFields.MicroblockTxCounts
-}
-
-func (v *BlockByBurnBlockHashBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*BlockByBurnBlockHashBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.BlockByBurnBlockHashBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.BlockFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalBlockByBurnBlockHashBlock struct {
-	Canonical bool `json:"canonical"`
-
-	Height int `json:"height"`
-
-	Hash string `json:"hash"`
-
-	BlockTime int `json:"blockTime"`
-
-	BlockTimeIso string `json:"blockTimeIso"`
-
-	TenureHeight int `json:"tenureHeight"`
-
-	IndexBlockHash string `json:"indexBlockHash"`
-
-	ParentBlockHash string `json:"parentBlockHash"`
-
-	BurnBlockTime int `json:"burnBlockTime"`
-
-	BurnBlockTimeIso string `json:"burnBlockTimeIso"`
-
-	BurnBlockHash string `json:"burnBlockHash"`
-
-	BurnBlockHeight int `json:"burnBlockHeight"`
-
-	MinerTxid string `json:"minerTxid"`
-
-	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
-
-	TxIds []string `json:"txIds"`
-
-	ParentMicroblockHash string `json:"parentMicroblockHash"`
-
-	ParentMicroblockSequence int `json:"parentMicroblockSequence"`
-
-	StreamedMicroblockHashes []string `json:"streamedMicroblockHashes"`
-
-	MicroblockTxCounts []BlockFieldsMicroblockTxCountsMicroblockTxCount `json:"microblockTxCounts"`
-}
-
-func (v *BlockByBurnBlockHashBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *BlockByBurnBlockHashBlock) __premarshalJSON() (*__premarshalBlockByBurnBlockHashBlock, error) {
-	var retval __premarshalBlockByBurnBlockHashBlock
-
-	retval.Canonical = v.BlockFields.Canonical
-	retval.Height = v.BlockFields.Height
-	retval.Hash = v.BlockFields.Hash
-	retval.BlockTime = v.BlockFields.BlockTime
-	retval.BlockTimeIso = v.BlockFields.BlockTimeIso
-	retval.TenureHeight = v.BlockFields.TenureHeight
-	retval.IndexBlockHash = v.BlockFields.IndexBlockHash
-	retval.ParentBlockHash = v.BlockFields.ParentBlockHash
-	retval.BurnBlockTime = v.BlockFields.BurnBlockTime
-	retval.BurnBlockTimeIso = v.BlockFields.BurnBlockTimeIso
-	retval.BurnBlockHash = v.BlockFields.BurnBlockHash
-	retval.BurnBlockHeight = v.BlockFields.BurnBlockHeight
-	retval.MinerTxid = v.BlockFields.MinerTxid
-	retval.ExecutionCost = v.BlockFields.ExecutionCost
-	retval.TxIds = v.BlockFields.TxIds
-	retval.ParentMicroblockHash = v.BlockFields.ParentMicroblockHash
-	retval.ParentMicroblockSequence = v.BlockFields.ParentMicroblockSequence
-	retval.StreamedMicroblockHashes = v.BlockFields.StreamedMicroblockHashes
-	retval.MicroblockTxCounts = v.BlockFields.MicroblockTxCounts
-	return &retval, nil
-}
-
 // BlockByBurnBlockHashResponse is returned by BlockByBurnBlockHash on success.
 type BlockByBurnBlockHashResponse struct {
 	TipFields `json:"-"`
 	// The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical).
-	Block *BlockByBurnBlockHashBlock `json:"block"`
+	Block *BlockFields `json:"block"`
 }
 
 // GetBlock returns BlockByBurnBlockHashResponse.Block, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashResponse) GetBlock() *BlockByBurnBlockHashBlock { return v.Block }
+func (v *BlockByBurnBlockHashResponse) GetBlock() *BlockFields { return v.Block }
 
 // GetTip returns BlockByBurnBlockHashResponse.Tip, and is useful for accessing the field via an interface.
 func (v *BlockByBurnBlockHashResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
@@ -1183,7 +1008,7 @@ func (v *BlockByBurnBlockHashResponse) UnmarshalJSON(b []byte) error {
 }
 
 type __premarshalBlockByBurnBlockHashResponse struct {
-	Block *BlockByBurnBlockHashBlock `json:"block"`
+	Block *BlockFields `json:"block"`
 
 	Tip TipFieldsTipChainTip `json:"tip"`
 }
@@ -1238,7 +1063,7 @@ type BlockFields struct {
 	// Clarity execution cost of the block.
 	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
 	// Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index).
-	TxIds []string `json:"txIds"`
+	TxIds json.RawMessage `json:"txIds"`
 	// Hash of the microblock this block confirms as its parent ("0x" when none).
 	ParentMicroblockHash string `json:"parentMicroblockHash"`
 	// Sequence of that microblock (-1 when none).
@@ -1292,7 +1117,7 @@ func (v *BlockFields) GetMinerTxid() string { return v.MinerTxid }
 func (v *BlockFields) GetExecutionCost() BlockFieldsExecutionCost { return v.ExecutionCost }
 
 // GetTxIds returns BlockFields.TxIds, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetTxIds() []string { return v.TxIds }
+func (v *BlockFields) GetTxIds() json.RawMessage { return v.TxIds }
 
 // GetParentMicroblockHash returns BlockFields.ParentMicroblockHash, and is useful for accessing the field via an interface.
 func (v *BlockFields) GetParentMicroblockHash() string { return v.ParentMicroblockHash }
@@ -1357,192 +1182,19 @@ func (v *BlockFieldsMicroblockTxCountsMicroblockTxCount) GetHash() string { retu
 // GetTxCount returns BlockFieldsMicroblockTxCountsMicroblockTxCount.TxCount, and is useful for accessing the field via an interface.
 func (v *BlockFieldsMicroblockTxCountsMicroblockTxCount) GetTxCount() int { return v.TxCount }
 
-// BlocksBlocksBlock includes the requested fields of the GraphQL type Block.
-// The GraphQL type's documentation follows.
-//
-// A Stacks anchor block.
-type BlocksBlocksBlock struct {
-	BlockFields `json:"-"`
-}
-
-// GetCanonical returns BlocksBlocksBlock.Canonical, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetCanonical() bool { return v.BlockFields.Canonical }
-
-// GetHeight returns BlocksBlocksBlock.Height, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetHeight() int { return v.BlockFields.Height }
-
-// GetHash returns BlocksBlocksBlock.Hash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetHash() string { return v.BlockFields.Hash }
-
-// GetBlockTime returns BlocksBlocksBlock.BlockTime, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBlockTime() int { return v.BlockFields.BlockTime }
-
-// GetBlockTimeIso returns BlocksBlocksBlock.BlockTimeIso, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBlockTimeIso() string { return v.BlockFields.BlockTimeIso }
-
-// GetTenureHeight returns BlocksBlocksBlock.TenureHeight, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetTenureHeight() int { return v.BlockFields.TenureHeight }
-
-// GetIndexBlockHash returns BlocksBlocksBlock.IndexBlockHash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetIndexBlockHash() string { return v.BlockFields.IndexBlockHash }
-
-// GetParentBlockHash returns BlocksBlocksBlock.ParentBlockHash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParentBlockHash() string { return v.BlockFields.ParentBlockHash }
-
-// GetBurnBlockTime returns BlocksBlocksBlock.BurnBlockTime, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurnBlockTime() int { return v.BlockFields.BurnBlockTime }
-
-// GetBurnBlockTimeIso returns BlocksBlocksBlock.BurnBlockTimeIso, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurnBlockTimeIso() string { return v.BlockFields.BurnBlockTimeIso }
-
-// GetBurnBlockHash returns BlocksBlocksBlock.BurnBlockHash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurnBlockHash() string { return v.BlockFields.BurnBlockHash }
-
-// GetBurnBlockHeight returns BlocksBlocksBlock.BurnBlockHeight, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetBurnBlockHeight() int { return v.BlockFields.BurnBlockHeight }
-
-// GetMinerTxid returns BlocksBlocksBlock.MinerTxid, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMinerTxid() string { return v.BlockFields.MinerTxid }
-
-// GetExecutionCost returns BlocksBlocksBlock.ExecutionCost, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetExecutionCost() BlockFieldsExecutionCost {
-	return v.BlockFields.ExecutionCost
-}
-
-// GetTxIds returns BlocksBlocksBlock.TxIds, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetTxIds() []string { return v.BlockFields.TxIds }
-
-// GetParentMicroblockHash returns BlocksBlocksBlock.ParentMicroblockHash, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParentMicroblockHash() string {
-	return v.BlockFields.ParentMicroblockHash
-}
-
-// GetParentMicroblockSequence returns BlocksBlocksBlock.ParentMicroblockSequence, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetParentMicroblockSequence() int {
-	return v.BlockFields.ParentMicroblockSequence
-}
-
-// GetStreamedMicroblockHashes returns BlocksBlocksBlock.StreamedMicroblockHashes, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetStreamedMicroblockHashes() []string {
-	return v.BlockFields.StreamedMicroblockHashes
-}
-
-// GetMicroblockTxCounts returns BlocksBlocksBlock.MicroblockTxCounts, and is useful for accessing the field via an interface.
-func (v *BlocksBlocksBlock) GetMicroblockTxCounts() []BlockFieldsMicroblockTxCountsMicroblockTxCount {
-	return v.BlockFields.MicroblockTxCounts
-}
-
-func (v *BlocksBlocksBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*BlocksBlocksBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.BlocksBlocksBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.BlockFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalBlocksBlocksBlock struct {
-	Canonical bool `json:"canonical"`
-
-	Height int `json:"height"`
-
-	Hash string `json:"hash"`
-
-	BlockTime int `json:"blockTime"`
-
-	BlockTimeIso string `json:"blockTimeIso"`
-
-	TenureHeight int `json:"tenureHeight"`
-
-	IndexBlockHash string `json:"indexBlockHash"`
-
-	ParentBlockHash string `json:"parentBlockHash"`
-
-	BurnBlockTime int `json:"burnBlockTime"`
-
-	BurnBlockTimeIso string `json:"burnBlockTimeIso"`
-
-	BurnBlockHash string `json:"burnBlockHash"`
-
-	BurnBlockHeight int `json:"burnBlockHeight"`
-
-	MinerTxid string `json:"minerTxid"`
-
-	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
-
-	TxIds []string `json:"txIds"`
-
-	ParentMicroblockHash string `json:"parentMicroblockHash"`
-
-	ParentMicroblockSequence int `json:"parentMicroblockSequence"`
-
-	StreamedMicroblockHashes []string `json:"streamedMicroblockHashes"`
-
-	MicroblockTxCounts []BlockFieldsMicroblockTxCountsMicroblockTxCount `json:"microblockTxCounts"`
-}
-
-func (v *BlocksBlocksBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *BlocksBlocksBlock) __premarshalJSON() (*__premarshalBlocksBlocksBlock, error) {
-	var retval __premarshalBlocksBlocksBlock
-
-	retval.Canonical = v.BlockFields.Canonical
-	retval.Height = v.BlockFields.Height
-	retval.Hash = v.BlockFields.Hash
-	retval.BlockTime = v.BlockFields.BlockTime
-	retval.BlockTimeIso = v.BlockFields.BlockTimeIso
-	retval.TenureHeight = v.BlockFields.TenureHeight
-	retval.IndexBlockHash = v.BlockFields.IndexBlockHash
-	retval.ParentBlockHash = v.BlockFields.ParentBlockHash
-	retval.BurnBlockTime = v.BlockFields.BurnBlockTime
-	retval.BurnBlockTimeIso = v.BlockFields.BurnBlockTimeIso
-	retval.BurnBlockHash = v.BlockFields.BurnBlockHash
-	retval.BurnBlockHeight = v.BlockFields.BurnBlockHeight
-	retval.MinerTxid = v.BlockFields.MinerTxid
-	retval.ExecutionCost = v.BlockFields.ExecutionCost
-	retval.TxIds = v.BlockFields.TxIds
-	retval.ParentMicroblockHash = v.BlockFields.ParentMicroblockHash
-	retval.ParentMicroblockSequence = v.BlockFields.ParentMicroblockSequence
-	retval.StreamedMicroblockHashes = v.BlockFields.StreamedMicroblockHashes
-	retval.MicroblockTxCounts = v.BlockFields.MicroblockTxCounts
-	return &retval, nil
-}
-
 // BlocksResponse is returned by Blocks on success.
 type BlocksResponse struct {
 	// The canonical chain tip: the highest canonical anchor block and burn block.
 	Tip BlocksTipChainTip `json:"tip"`
 	// Canonical anchor blocks, newest first.
-	Blocks []BlocksBlocksBlock `json:"blocks"`
+	Blocks []BlockFields `json:"blocks"`
 }
 
 // GetTip returns BlocksResponse.Tip, and is useful for accessing the field via an interface.
 func (v *BlocksResponse) GetTip() BlocksTipChainTip { return v.Tip }
 
 // GetBlocks returns BlocksResponse.Blocks, and is useful for accessing the field via an interface.
-func (v *BlocksResponse) GetBlocks() []BlocksBlocksBlock { return v.Blocks }
+func (v *BlocksResponse) GetBlocks() []BlockFields { return v.Blocks }
 
 // BlocksTipChainTip includes the requested fields of the GraphQL type ChainTip.
 // The GraphQL type's documentation follows.
@@ -2505,98 +2157,15 @@ func (v *ContractCallFieldsFunction_argsFunctionArg) GetName() string { return v
 // GetType returns ContractCallFieldsFunction_argsFunctionArg.Type, and is useful for accessing the field via an interface.
 func (v *ContractCallFieldsFunction_argsFunctionArg) GetType() string { return v.Type }
 
-// ContractEventsEventsSmartContractLogEvent includes the requested fields of the GraphQL type SmartContractLogEvent.
-// The GraphQL type's documentation follows.
-//
-// A print event of a contract.
-type ContractEventsEventsSmartContractLogEvent struct {
-	EventFieldsSmartContractLogEvent `json:"-"`
-}
-
-// GetEvent_index returns ContractEventsEventsSmartContractLogEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *ContractEventsEventsSmartContractLogEvent) GetEvent_index() int {
-	return v.EventFieldsSmartContractLogEvent.Event_index
-}
-
-// GetEvent_type returns ContractEventsEventsSmartContractLogEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *ContractEventsEventsSmartContractLogEvent) GetEvent_type() EventType {
-	return v.EventFieldsSmartContractLogEvent.Event_type
-}
-
-// GetTx_id returns ContractEventsEventsSmartContractLogEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *ContractEventsEventsSmartContractLogEvent) GetTx_id() string {
-	return v.EventFieldsSmartContractLogEvent.Tx_id
-}
-
-// GetContract_log returns ContractEventsEventsSmartContractLogEvent.Contract_log, and is useful for accessing the field via an interface.
-func (v *ContractEventsEventsSmartContractLogEvent) GetContract_log() EventFieldsContract_logContractLogData {
-	return v.EventFieldsSmartContractLogEvent.Contract_log
-}
-
-func (v *ContractEventsEventsSmartContractLogEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*ContractEventsEventsSmartContractLogEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.ContractEventsEventsSmartContractLogEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsSmartContractLogEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalContractEventsEventsSmartContractLogEvent struct {
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Contract_log EventFieldsContract_logContractLogData `json:"contract_log"`
-}
-
-func (v *ContractEventsEventsSmartContractLogEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *ContractEventsEventsSmartContractLogEvent) __premarshalJSON() (*__premarshalContractEventsEventsSmartContractLogEvent, error) {
-	var retval __premarshalContractEventsEventsSmartContractLogEvent
-
-	retval.Event_index = v.EventFieldsSmartContractLogEvent.Event_index
-	retval.Event_type = v.EventFieldsSmartContractLogEvent.Event_type
-	retval.Tx_id = v.EventFieldsSmartContractLogEvent.Tx_id
-	retval.Contract_log = v.EventFieldsSmartContractLogEvent.Contract_log
-	return &retval, nil
-}
-
 // ContractEventsResponse is returned by ContractEvents on success.
 type ContractEventsResponse struct {
 	TipFields `json:"-"`
 	// Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks.
-	Events []ContractEventsEventsSmartContractLogEvent `json:"events"`
+	Events []EventFieldsSmartContractLogEvent `json:"events"`
 }
 
 // GetEvents returns ContractEventsResponse.Events, and is useful for accessing the field via an interface.
-func (v *ContractEventsResponse) GetEvents() []ContractEventsEventsSmartContractLogEvent {
-	return v.Events
-}
+func (v *ContractEventsResponse) GetEvents() []EventFieldsSmartContractLogEvent { return v.Events }
 
 // GetTip returns ContractEventsResponse.Tip, and is useful for accessing the field via an interface.
 func (v *ContractEventsResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
@@ -2627,7 +2196,7 @@ func (v *ContractEventsResponse) UnmarshalJSON(b []byte) error {
 }
 
 type __premarshalContractEventsResponse struct {
-	Events []ContractEventsEventsSmartContractLogEvent `json:"events"`
+	Events []EventFieldsSmartContractLogEvent `json:"events"`
 
 	Tip TipFieldsTipChainTip `json:"tip"`
 }
@@ -3115,583 +2684,15 @@ var AllEventType = []EventType{
 	EventTypeNonFungibleTokenAsset,
 }
 
-// EventsEventsEvent includes the requested fields of the GraphQL interface Event.
-//
-// EventsEventsEvent is implemented by the following types:
-// EventsEventsFungibleTokenAssetEvent
-// EventsEventsNonFungibleTokenAssetEvent
-// EventsEventsSmartContractLogEvent
-// EventsEventsStxAssetEvent
-// EventsEventsStxLockEvent
-// The GraphQL type's documentation follows.
-//
-// An event emitted by a transaction.
-type EventsEventsEvent interface {
-	implementsGraphQLInterfaceEventsEventsEvent()
-	// GetTypename returns the receiver's concrete GraphQL type-name (see interface doc for possible values).
-	GetTypename() *string
-	EventFields
-}
-
-func (v *EventsEventsFungibleTokenAssetEvent) implementsGraphQLInterfaceEventsEventsEvent()    {}
-func (v *EventsEventsNonFungibleTokenAssetEvent) implementsGraphQLInterfaceEventsEventsEvent() {}
-func (v *EventsEventsSmartContractLogEvent) implementsGraphQLInterfaceEventsEventsEvent()      {}
-func (v *EventsEventsStxAssetEvent) implementsGraphQLInterfaceEventsEventsEvent()              {}
-func (v *EventsEventsStxLockEvent) implementsGraphQLInterfaceEventsEventsEvent()               {}
-
-func __unmarshalEventsEventsEvent(b []byte, v *EventsEventsEvent) error {
-	if string(b) == "null" {
-		return nil
-	}
-
-	var tn struct {
-		TypeName string `json:"__typename"`
-	}
-	err := json.Unmarshal(b, &tn)
-	if err != nil {
-		return err
-	}
-
-	switch tn.TypeName {
-	case "FungibleTokenAssetEvent":
-		*v = new(EventsEventsFungibleTokenAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "NonFungibleTokenAssetEvent":
-		*v = new(EventsEventsNonFungibleTokenAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "SmartContractLogEvent":
-		*v = new(EventsEventsSmartContractLogEvent)
-		return json.Unmarshal(b, *v)
-	case "StxAssetEvent":
-		*v = new(EventsEventsStxAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "StxLockEvent":
-		*v = new(EventsEventsStxLockEvent)
-		return json.Unmarshal(b, *v)
-	case "":
-		return fmt.Errorf(
-			"response was missing Event.__typename")
-	default:
-		return fmt.Errorf(
-			`unexpected concrete type for EventsEventsEvent: "%v"`, tn.TypeName)
-	}
-}
-
-func __marshalEventsEventsEvent(v *EventsEventsEvent) ([]byte, error) {
-
-	var typename string
-	switch v := (*v).(type) {
-	case *EventsEventsFungibleTokenAssetEvent:
-		typename = "FungibleTokenAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalEventsEventsFungibleTokenAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *EventsEventsNonFungibleTokenAssetEvent:
-		typename = "NonFungibleTokenAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalEventsEventsNonFungibleTokenAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *EventsEventsSmartContractLogEvent:
-		typename = "SmartContractLogEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalEventsEventsSmartContractLogEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *EventsEventsStxAssetEvent:
-		typename = "StxAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalEventsEventsStxAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *EventsEventsStxLockEvent:
-		typename = "StxLockEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalEventsEventsStxLockEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case nil:
-		return []byte("null"), nil
-	default:
-		return nil, fmt.Errorf(
-			`unexpected concrete type for EventsEventsEvent: "%T"`, v)
-	}
-}
-
-// EventsEventsFungibleTokenAssetEvent includes the requested fields of the GraphQL type FungibleTokenAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// A fungible-token transfer, mint or burn.
-type EventsEventsFungibleTokenAssetEvent struct {
-	Typename                           *string `json:"__typename"`
-	EventFieldsFungibleTokenAssetEvent `json:"-"`
-}
-
-// GetTypename returns EventsEventsFungibleTokenAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *EventsEventsFungibleTokenAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns EventsEventsFungibleTokenAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *EventsEventsFungibleTokenAssetEvent) GetEvent_index() int {
-	return v.EventFieldsFungibleTokenAssetEvent.Event_index
-}
-
-// GetEvent_type returns EventsEventsFungibleTokenAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *EventsEventsFungibleTokenAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsFungibleTokenAssetEvent.Event_type
-}
-
-// GetTx_id returns EventsEventsFungibleTokenAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *EventsEventsFungibleTokenAssetEvent) GetTx_id() string {
-	return v.EventFieldsFungibleTokenAssetEvent.Tx_id
-}
-
-// GetAsset returns EventsEventsFungibleTokenAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *EventsEventsFungibleTokenAssetEvent) GetAsset() EventFieldsAssetFtAsset {
-	return v.EventFieldsFungibleTokenAssetEvent.Asset
-}
-
-func (v *EventsEventsFungibleTokenAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*EventsEventsFungibleTokenAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.EventsEventsFungibleTokenAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsFungibleTokenAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalEventsEventsFungibleTokenAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetFtAsset `json:"asset"`
-}
-
-func (v *EventsEventsFungibleTokenAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *EventsEventsFungibleTokenAssetEvent) __premarshalJSON() (*__premarshalEventsEventsFungibleTokenAssetEvent, error) {
-	var retval __premarshalEventsEventsFungibleTokenAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsFungibleTokenAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsFungibleTokenAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsFungibleTokenAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsFungibleTokenAssetEvent.Asset
-	return &retval, nil
-}
-
-// EventsEventsNonFungibleTokenAssetEvent includes the requested fields of the GraphQL type NonFungibleTokenAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// A non-fungible-token transfer, mint or burn.
-type EventsEventsNonFungibleTokenAssetEvent struct {
-	Typename                              *string `json:"__typename"`
-	EventFieldsNonFungibleTokenAssetEvent `json:"-"`
-}
-
-// GetTypename returns EventsEventsNonFungibleTokenAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *EventsEventsNonFungibleTokenAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns EventsEventsNonFungibleTokenAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *EventsEventsNonFungibleTokenAssetEvent) GetEvent_index() int {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Event_index
-}
-
-// GetEvent_type returns EventsEventsNonFungibleTokenAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *EventsEventsNonFungibleTokenAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Event_type
-}
-
-// GetTx_id returns EventsEventsNonFungibleTokenAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *EventsEventsNonFungibleTokenAssetEvent) GetTx_id() string {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Tx_id
-}
-
-// GetAsset returns EventsEventsNonFungibleTokenAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *EventsEventsNonFungibleTokenAssetEvent) GetAsset() EventFieldsAssetNftAsset {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Asset
-}
-
-func (v *EventsEventsNonFungibleTokenAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*EventsEventsNonFungibleTokenAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.EventsEventsNonFungibleTokenAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsNonFungibleTokenAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalEventsEventsNonFungibleTokenAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetNftAsset `json:"asset"`
-}
-
-func (v *EventsEventsNonFungibleTokenAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *EventsEventsNonFungibleTokenAssetEvent) __premarshalJSON() (*__premarshalEventsEventsNonFungibleTokenAssetEvent, error) {
-	var retval __premarshalEventsEventsNonFungibleTokenAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsNonFungibleTokenAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsNonFungibleTokenAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsNonFungibleTokenAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsNonFungibleTokenAssetEvent.Asset
-	return &retval, nil
-}
-
-// EventsEventsSmartContractLogEvent includes the requested fields of the GraphQL type SmartContractLogEvent.
-// The GraphQL type's documentation follows.
-//
-// A print event of a contract.
-type EventsEventsSmartContractLogEvent struct {
-	Typename                         *string `json:"__typename"`
-	EventFieldsSmartContractLogEvent `json:"-"`
-}
-
-// GetTypename returns EventsEventsSmartContractLogEvent.Typename, and is useful for accessing the field via an interface.
-func (v *EventsEventsSmartContractLogEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns EventsEventsSmartContractLogEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *EventsEventsSmartContractLogEvent) GetEvent_index() int {
-	return v.EventFieldsSmartContractLogEvent.Event_index
-}
-
-// GetEvent_type returns EventsEventsSmartContractLogEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *EventsEventsSmartContractLogEvent) GetEvent_type() EventType {
-	return v.EventFieldsSmartContractLogEvent.Event_type
-}
-
-// GetTx_id returns EventsEventsSmartContractLogEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *EventsEventsSmartContractLogEvent) GetTx_id() string {
-	return v.EventFieldsSmartContractLogEvent.Tx_id
-}
-
-// GetContract_log returns EventsEventsSmartContractLogEvent.Contract_log, and is useful for accessing the field via an interface.
-func (v *EventsEventsSmartContractLogEvent) GetContract_log() EventFieldsContract_logContractLogData {
-	return v.EventFieldsSmartContractLogEvent.Contract_log
-}
-
-func (v *EventsEventsSmartContractLogEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*EventsEventsSmartContractLogEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.EventsEventsSmartContractLogEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsSmartContractLogEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalEventsEventsSmartContractLogEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Contract_log EventFieldsContract_logContractLogData `json:"contract_log"`
-}
-
-func (v *EventsEventsSmartContractLogEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *EventsEventsSmartContractLogEvent) __premarshalJSON() (*__premarshalEventsEventsSmartContractLogEvent, error) {
-	var retval __premarshalEventsEventsSmartContractLogEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsSmartContractLogEvent.Event_index
-	retval.Event_type = v.EventFieldsSmartContractLogEvent.Event_type
-	retval.Tx_id = v.EventFieldsSmartContractLogEvent.Tx_id
-	retval.Contract_log = v.EventFieldsSmartContractLogEvent.Contract_log
-	return &retval, nil
-}
-
-// EventsEventsStxAssetEvent includes the requested fields of the GraphQL type StxAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// An STX transfer, mint or burn.
-type EventsEventsStxAssetEvent struct {
-	Typename                 *string `json:"__typename"`
-	EventFieldsStxAssetEvent `json:"-"`
-}
-
-// GetTypename returns EventsEventsStxAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns EventsEventsStxAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxAssetEvent) GetEvent_index() int {
-	return v.EventFieldsStxAssetEvent.Event_index
-}
-
-// GetEvent_type returns EventsEventsStxAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsStxAssetEvent.Event_type
-}
-
-// GetTx_id returns EventsEventsStxAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxAssetEvent) GetTx_id() string { return v.EventFieldsStxAssetEvent.Tx_id }
-
-// GetAsset returns EventsEventsStxAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxAssetEvent) GetAsset() EventFieldsAssetStxAsset {
-	return v.EventFieldsStxAssetEvent.Asset
-}
-
-func (v *EventsEventsStxAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*EventsEventsStxAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.EventsEventsStxAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsStxAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalEventsEventsStxAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetStxAsset `json:"asset"`
-}
-
-func (v *EventsEventsStxAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *EventsEventsStxAssetEvent) __premarshalJSON() (*__premarshalEventsEventsStxAssetEvent, error) {
-	var retval __premarshalEventsEventsStxAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsStxAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsStxAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsStxAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsStxAssetEvent.Asset
-	return &retval, nil
-}
-
-// EventsEventsStxLockEvent includes the requested fields of the GraphQL type StxLockEvent.
-// The GraphQL type's documentation follows.
-//
-// A PoX lock of STX.
-type EventsEventsStxLockEvent struct {
-	Typename                *string `json:"__typename"`
-	EventFieldsStxLockEvent `json:"-"`
-}
-
-// GetTypename returns EventsEventsStxLockEvent.Typename, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxLockEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns EventsEventsStxLockEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxLockEvent) GetEvent_index() int { return v.EventFieldsStxLockEvent.Event_index }
-
-// GetEvent_type returns EventsEventsStxLockEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxLockEvent) GetEvent_type() EventType {
-	return v.EventFieldsStxLockEvent.Event_type
-}
-
-// GetTx_id returns EventsEventsStxLockEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxLockEvent) GetTx_id() string { return v.EventFieldsStxLockEvent.Tx_id }
-
-// GetStx_lock_event returns EventsEventsStxLockEvent.Stx_lock_event, and is useful for accessing the field via an interface.
-func (v *EventsEventsStxLockEvent) GetStx_lock_event() EventFieldsStx_lock_eventStxLockData {
-	return v.EventFieldsStxLockEvent.Stx_lock_event
-}
-
-func (v *EventsEventsStxLockEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*EventsEventsStxLockEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.EventsEventsStxLockEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsStxLockEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalEventsEventsStxLockEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Stx_lock_event EventFieldsStx_lock_eventStxLockData `json:"stx_lock_event"`
-}
-
-func (v *EventsEventsStxLockEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *EventsEventsStxLockEvent) __premarshalJSON() (*__premarshalEventsEventsStxLockEvent, error) {
-	var retval __premarshalEventsEventsStxLockEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsStxLockEvent.Event_index
-	retval.Event_type = v.EventFieldsStxLockEvent.Event_type
-	retval.Tx_id = v.EventFieldsStxLockEvent.Tx_id
-	retval.Stx_lock_event = v.EventFieldsStxLockEvent.Stx_lock_event
-	return &retval, nil
-}
-
 // EventsResponse is returned by Events on success.
 type EventsResponse struct {
 	TipFields `json:"-"`
 	// Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds.
-	Events []EventsEventsEvent `json:"-"`
+	Events []EventFields `json:"-"`
 }
 
 // GetEvents returns EventsResponse.Events, and is useful for accessing the field via an interface.
-func (v *EventsResponse) GetEvents() []EventsEventsEvent { return v.Events }
+func (v *EventsResponse) GetEvents() []EventFields { return v.Events }
 
 // GetTip returns EventsResponse.Tip, and is useful for accessing the field via an interface.
 func (v *EventsResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
@@ -3724,12 +2725,12 @@ func (v *EventsResponse) UnmarshalJSON(b []byte) error {
 		dst := &v.Events
 		src := firstPass.Events
 		*dst = make(
-			[]EventsEventsEvent,
+			[]EventFields,
 			len(src))
 		for i, src := range src {
 			dst := &(*dst)[i]
 			if len(src) != 0 && string(src) != "null" {
-				err = __unmarshalEventsEventsEvent(
+				err = __unmarshalEventFields(
 					src, dst)
 				if err != nil {
 					return fmt.Errorf(
@@ -3768,7 +2769,7 @@ func (v *EventsResponse) __premarshalJSON() (*__premarshalEventsResponse, error)
 		for i, src := range src {
 			dst := &(*dst)[i]
 			var err error
-			*dst, err = __marshalEventsEventsEvent(
+			*dst, err = __marshalEventFields(
 				&src)
 			if err != nil {
 				return nil, fmt.Errorf(
