@@ -1,13 +1,13 @@
 package rest
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -108,20 +108,57 @@ func (o *operations) MakeRequest(ctx context.Context, req *genql.Request, resp *
 	return json.Unmarshal(r.Data, resp.Data)
 }
 
-// variables turns the generated functions' variables struct into the executor's map, numbers
-// kept as json.Number as gqlgen's HTTP transport keeps them.
+// variables turns the generated functions' variables struct into the executor's map without a
+// JSON round trip: each member under its JSON name, as the plain value gqlgen's unmarshalers take
+// (a pointer's target or nil, a named string or int as its underlying kind, a list as []any).
 func variables(v any) (map[string]any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
+	s := reflect.Indirect(reflect.ValueOf(v))
+	if s.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("variables of type %T", v)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var vars map[string]any
-	return vars, dec.Decode(&vars)
+	vars := make(map[string]any, s.NumField())
+	for i := range s.NumField() {
+		name, _, _ := strings.Cut(s.Type().Field(i).Tag.Get("json"), ",")
+		val, err := plain(s.Field(i))
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		vars[name] = val
+	}
+	return vars, nil
+}
+
+// plain is v as the value a decoded JSON request would hold.
+func plain(v reflect.Value) (any, error) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return plain(v.Elem())
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return int(v.Int()), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil, nil
+		}
+		list := make([]any, v.Len())
+		for i := range list {
+			var err error
+			if list[i], err = plain(v.Index(i)); err != nil {
+				return nil, err
+			}
+		}
+		return list, nil
+	}
+	return nil, fmt.Errorf("unsupported kind %s", v.Kind())
 }
 
 // firstError is the first of an operation's errors. A resolver's error already unwraps to an
