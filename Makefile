@@ -42,8 +42,11 @@ chromium:
 test: postgres crosscheck-deps btcd chromium
 	$(GO) test -count=1 ./...
 
+# The executable schema (graph/, gqlgen.yml) and the Go types of the REST adapter's fixed
+# operations (rest/operations_gen.go, genqlient.yaml).
 generate:
 	$(GO) tool gqlgen generate
+	$(GO) tool genqlient genqlient.yaml
 
 # The GraphiQL and REST reference pages' front-end bundle (server/graphiql/dist, embedded in the
 # binary and committed, so `go build` alone needs no npm): rebuilt from the versions pinned in
@@ -61,7 +64,7 @@ explorer:
 
 # CI: generated code must be what `make generate` produces.
 check-generate: generate
-	@git diff --exit-code -- graph/ || (echo "graph/ is stale: run 'make generate' and commit" >&2; exit 1)
+	@git diff --exit-code -- graph/ rest/operations_gen.go || (echo "generated code is stale: run 'make generate' and commit" >&2; exit 1)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -15,9 +15,6 @@ import (
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
-// maxAccountTxsPage is the largest page of transactionsWithTransfers, as the reference's.
-const maxAccountTxsPage = 50
-
 // validPrincipal checks an address or contract principal (c32check included) by the reference's
 // rule and with its message; principals it accepts but that never occur simply have no history.
 func validPrincipal(p string) error {
@@ -35,11 +32,11 @@ func (r *Resolver) untilHeight(ctx context.Context, unanchored bool, atHeight *i
 	}
 	switch {
 	case unanchored:
-		return 0, invalid("can't handle both 'unanchored=true' and 'until_block' in the same request")
+		return 0, invalid(MsgUnanchoredAndUntil)
 	case atHeight != nil && atBlockHash != nil:
 		return 0, invalid("give either atHeight or atBlockHash, not both")
 	case atHeight != nil && *atHeight < 1:
-		return 0, invalid("Unexpected integer value for block height path parameter")
+		return 0, invalid(MsgBadBlockHeight)
 	case atHeight != nil:
 		return *atHeight, nil
 	}
@@ -72,7 +69,7 @@ func latestOf(ctx context.Context, principal string) dataloader.Thunk[*db.StxBal
 
 func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
 	if height != nil && (atHeight != nil || atBlockHash != nil) {
-		return nil, invalid("can't handle until_block and block_height in the same request")
+		return nil, invalid(MsgUntilAndHeight)
 	}
 	if height != nil && *height < 1 {
 		return nil, invalid("height must be >= 1")
@@ -81,7 +78,7 @@ func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.A
 	if err != nil {
 		return nil, err
 	}
-	l, o, err := page(limit, offset, maxAccountTxsPage)
+	l, o, err := page(limit, offset, MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
 	}

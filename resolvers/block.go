@@ -27,11 +27,8 @@ func (r *queryResolver) Block(ctx context.Context, height *int32, hash []byte) (
 	}
 }
 
-// maxBlocksPage bounds blocks(limit:), as the reference bounds /extended/v1/block.
-const maxBlocksPage = 30
-
 func (r *queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.Block, error) {
-	l, o, err := page(limit, offset, maxBlocksPage)
+	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
 	}

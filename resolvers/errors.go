@@ -12,43 +12,39 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// PresentError maps an error of the shared vocabulary to a GraphQL error whose extensions carry
-// its code; internal errors are logged and shown without detail. Both executors use it, and the
-// REST adapter maps the code to an HTTP status.
+// PresentError maps an error to a GraphQL error that carries it as an *stxgraph.Error: its code
+// in the extensions, and the error itself behind Unwrap, where the REST adapter reads it with
+// errors.As. Internal errors are logged and shown without detail.
 func PresentError(ctx context.Context, err error) *gqlerror.Error {
 	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
-	var appErr *stxgraph.Error
-	if errors.As(err, &appErr) {
-		gqlErr.Message = appErr.Message
-		setCode(gqlErr, appErr.Code)
-		return gqlErr
-	}
 	var parsed *gqlerror.Error
 	if errors.As(err, &parsed) && parsed.Extensions != nil && parsed.Extensions["code"] != nil {
 		return gqlErr // parse/validation errors already carry gqlgen's code
 	}
-	if errors.Is(err, context.Canceled) {
-		// The client went away (or its request ended): not a failure of ours.
-		slog.DebugContext(ctx, "resolver canceled", "path", gqlErr.Path.String())
-		gqlErr.Message = "the request was canceled"
-		setCode(gqlErr, stxgraph.ECANCELED)
-		return gqlErr
+	appErr := applicationError(ctx, gqlErr.Path.String(), err)
+	gqlErr.Message = appErr.Message
+	gqlErr.Err = appErr
+	if gqlErr.Extensions == nil {
+		gqlErr.Extensions = map[string]any{}
 	}
-	if db.Unavailable(err) {
-		slog.WarnContext(ctx, "database unavailable", "path", gqlErr.Path.String(), "err", err)
-		gqlErr.Message = "the database is unavailable; try again shortly"
-		setCode(gqlErr, stxgraph.EUNAVAILABLE)
-		return gqlErr
-	}
-	slog.ErrorContext(ctx, "resolver failed", "path", gqlErr.Path.String(), "err", err)
-	gqlErr.Message = stxgraph.ErrorMessage(err)
-	setCode(gqlErr, stxgraph.EINTERNAL)
+	gqlErr.Extensions["code"] = appErr.Code
 	return gqlErr
 }
 
-func setCode(e *gqlerror.Error, code string) {
-	if e.Extensions == nil {
-		e.Extensions = map[string]any{}
+// applicationError is err in the shared vocabulary.
+func applicationError(ctx context.Context, path string, err error) *stxgraph.Error {
+	var appErr *stxgraph.Error
+	switch {
+	case errors.As(err, &appErr):
+		return appErr
+	case errors.Is(err, context.Canceled):
+		// The client went away (or its request ended): not a failure of ours.
+		slog.DebugContext(ctx, "resolver canceled", "path", path)
+		return stxgraph.Errorf(stxgraph.ECANCELED, "the request was canceled")
+	case db.Unavailable(err):
+		slog.WarnContext(ctx, "database unavailable", "path", path, "err", err)
+		return stxgraph.Errorf(stxgraph.EUNAVAILABLE, "the database is unavailable; try again shortly")
 	}
-	e.Extensions["code"] = code
+	slog.ErrorContext(ctx, "resolver failed", "path", path, "err", err)
+	return &stxgraph.Error{Code: stxgraph.EINTERNAL, Message: stxgraph.ErrorMessage(err)}
 }

@@ -8,25 +8,19 @@ import (
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-// Page sizes of the event listings, as the reference's.
-const (
-	maxEventsPage         = 100
-	maxContractEventsPage = 50
-)
-
 func (r *queryResolver) Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit, offset *int32) ([]db.Event, error) {
 	switch {
 	case txID == nil && principal == nil:
-		return nil, invalid("can not find 'address' or 'tx_id' in the request")
+		return nil, invalid(MsgNoAddressOrTxID)
 	case txID != nil && principal != nil:
-		return nil, invalid("can't handle both 'address' and 'tx_id' in the same request")
+		return nil, invalid(MsgAddressAndTxID)
 	}
 	if principal != nil {
 		if err := validPrincipal(*principal); err != nil {
 			return nil, err
 		}
 	}
-	l, o, err := page(limit, offset, maxEventsPage)
+	l, o, err := page(limit, offset, MaxEventsPage)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +47,7 @@ func uniqueTypes(ts []db.EventType) []db.EventType {
 }
 
 func (r *queryResolver) ContractEvents(ctx context.Context, contractID string, limit, offset *int32, unanchored *bool) ([]*db.ContractLog, error) {
-	l, o, err := page(limit, offset, maxContractEventsPage)
+	l, o, err := page(limit, offset, MaxContractEventsPage)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (r *mutationResolver) FaucetBtc(ctx context.Context, address string, reques
 func faucetResult(sent faucet.Sent, err error) (*graph.FaucetResult, error) {
 	var limit *faucet.LimitError
 	if errors.As(err, &limit) {
-		return nil, &gqlerror.Error{Message: limit.Error(), Extensions: map[string]any{
+		return nil, &gqlerror.Error{Message: limit.Error(), Err: stxgraph.Errorf(stxgraph.ERATELIMIT, "%s", limit.Error()), Extensions: map[string]any{
 			"code": stxgraph.ERATELIMIT, RetryAfterExtension: limit.RetryAfterSeconds(),
 		}}
 	}

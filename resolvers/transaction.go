@@ -20,9 +20,6 @@ func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
 	return &mempoolTransactionResolver{r}
 }
 
-// maxEventLimit bounds a transaction's event window, as the reference's event_limit.
-const maxEventLimit = 100
-
 func (r *queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*graph.TransactionLookup, error) {
 	keys := uniqueKeys(ids)
 	mined, err := r.Store.CanonicalTxsByID(ctx, keys, deref(unanchored))
@@ -148,7 +145,7 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
 // batched with every other transaction of the request.
 func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
-	l, o, err := page(limit, offset, maxEventLimit)
+	l, o, err := page(limit, offset, MaxEventLimit)
 	// Event indexes run from 0 to the row's event count: a window past it has none to read.
 	if err != nil || l == 0 || int32(o) >= t.EventCount {
 		return []db.Event{}, err

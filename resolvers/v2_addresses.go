@@ -13,7 +13,7 @@ import (
 )
 
 func (r *accountResolver) TransactionSummaries(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.TransactionSummaryPage, error) {
-	l, o, err := page(limit, offset, maxAccountTxsPage)
+	l, o, err := page(limit, offset, MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func count(c *graph.AssetEventKindCounts, typeID int16) {
 }
 
 func (r *accountResolver) TransactionAssetEvents(ctx context.Context, a *db.Account, txID []byte, limit, offset *int32) (*graph.AccountAssetEventPage, error) {
-	l, o, err := page(limit, offset, maxAccountTxsPage)
+	l, o, err := page(limit, offset, MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
 	}

@@ -8,18 +8,15 @@ import (
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-// Largest pages of an account's token lists, as the reference's.
-const (
-	ftBalancesMax  = 200
-	nftHoldingsMax = 200
-)
+// nftHoldingsMax is the largest page of an account's NFT holdings, as the reference's.
+const nftHoldingsMax = 200
 
 type nftHoldingResolver struct{ *Resolver }
 
 func (r *Resolver) NftHolding() graph.NftHoldingResolver { return &nftHoldingResolver{r} }
 
 func (r *accountResolver) FtBalances(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.FtBalancePage, error) {
-	l, o, err := page(limit, offset, ftBalancesMax)
+	l, o, err := page(limit, offset, MaxFtBalancesPage)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // Page bounds of the block reads by position.
 const (
 	// maxCursorOffset bounds how far blocksFromCursor moves from its cursor block: ten pages.
-	maxCursorOffset = 10 * maxBlocksPage
+	maxCursorOffset = 10 * MaxBlocksPage
 	// maxBlockTxsPage bounds Block.transactionPage(limit:).
 	maxBlockTxsPage = 50
 )
@@ -47,8 +47,8 @@ func (r *queryResolver) CanonicalBlock(ctx context.Context, latest *bool, height
 }
 
 func (r *queryResolver) BlocksFromCursor(ctx context.Context, cursor []byte, offset, limit, tenureHeight *int32) (*db.BlockCursorPage, error) {
-	if *limit < 1 || *limit > maxBlocksPage {
-		return nil, invalid("limit must be between 1 and %d", maxBlocksPage)
+	if *limit < 1 || *limit > MaxBlocksPage {
+		return nil, invalid("limit must be between 1 and %d", MaxBlocksPage)
 	}
 	if *offset < -maxCursorOffset || *offset > maxCursorOffset {
 		return nil, invalid("offset must be between %d and %d", -maxCursorOffset, maxCursorOffset)
@@ -60,7 +60,7 @@ func (r *queryResolver) BlocksFromCursor(ctx context.Context, cursor []byte, off
 }
 
 func (r *queryResolver) AnchoringBurnBlocks(ctx context.Context, limit, offset *int32) (*graph.AnchoringBurnBlockPage, error) {
-	l, o, err := page(limit, offset, maxBlocksPage)
+	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (r *queryResolver) BlocksOfBurnBlock(ctx context.Context, latest *bool, hei
 	if err != nil {
 		return nil, err
 	}
-	l, o, err := page(limit, offset, maxBlocksPage)
+	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
 	}

@@ -206,7 +206,7 @@ type brc20Token struct {
 	TxCount         int64  `json:"tx_count"`
 }
 
-func brc20TokenBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func brc20TokenBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Token *struct {
 			brc20Token
@@ -255,11 +255,11 @@ func brc20PageOf[T any](vars map[string]any, data json.RawMessage, path ...strin
 	return marshal(p)
 }
 
-func brc20TokensBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func brc20TokensBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return brc20PageOf[brc20Token](vars, data, "tokens")
 }
 
-func brc20HoldersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func brc20HoldersBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if t := pick(data, "token"); len(t) == 0 || string(t) == "null" {
 		return nil, errBrc20NotFound
 	}
@@ -268,8 +268,8 @@ func brc20HoldersBody(_ *http.Request, vars map[string]any, data json.RawMessage
 
 // brc20PageBody renders a page whose results the operation already selected in the reference's
 // shape.
-func brc20PageBody(path ...string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func brc20PageBody(path ...string) func(map[string]any, json.RawMessage) ([]byte, error) {
+	return func(vars map[string]any, data json.RawMessage) ([]byte, error) {
 		return brc20PageOf[json.RawMessage](vars, data, path...)
 	}
 }
@@ -313,7 +313,7 @@ type brc20TransferSend struct {
 	ToAddress   *string `json:"to_address"`
 }
 
-func brc20ActivityBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func brc20ActivityBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Total   int `json:"total"`
 		Results []struct {

@@ -24,7 +24,7 @@ func (a *API) registerBTCBalance(r *mux.Router) {
 }
 
 func (a *API) btcBalance(w http.ResponseWriter, r *http.Request) {
-	resp := a.ops.response(r.Context(), "FaucetBtcBalance", map[string]any{"address": mux.Vars(r)["address"]})
+	resp := a.ops.response(r.Context(), a.ops.document, "FaucetBtcBalance", map[string]any{"address": mux.Vars(r)["address"]})
 	if len(resp.Errors) > 0 {
 		writeFaucetError(w, firstError(resp.Errors), 0)
 		return

@@ -4,13 +4,16 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -38,7 +41,7 @@ func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExte
 	for _, x := range extensions {
 		exec.Use(x)
 	}
-	exec.SetQueryCache(lru.New[*ast.QueryDocument](16))
+	exec.SetQueryCache(lru.New[*ast.QueryDocument](128))
 	exec.SetErrorPresenter(resolvers.PresentError)
 	files, err := fs.Glob(operationFiles, "operations/*.graphql")
 	if err != nil {
@@ -64,44 +67,106 @@ func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExte
 	return ops, nil
 }
 
-// raw executes the named operation with vars and returns its data. GraphQL errors come back as
-// *stxgraph.Error with the code the error presenter attached.
+// raw executes the named operation with vars and returns its data. Its errors come back as
+// *gqlerror.Error wrapping the *stxgraph.Error that the error presenter made of a resolver's
+// error, found with errors.As.
 func (o *operations) raw(ctx context.Context, name string, vars map[string]any) (json.RawMessage, error) {
 	if !o.names[name] {
 		return nil, fmt.Errorf("unknown fixed operation %q", name)
 	}
-	ctx = graphql.StartOperationTrace(ctx)
-	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
-	if errs != nil {
-		return nil, firstError(errs)
-	}
-	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
-	resp := h(ctx)
+	resp := o.response(ctx, o.document, name, vars)
 	if len(resp.Errors) > 0 {
 		return nil, firstError(resp.Errors)
 	}
 	return resp.Data, nil
 }
 
-// run executes the named operation and decodes its data into out.
-func (o *operations) run(ctx context.Context, name string, vars map[string]any, out any) error {
-	data, err := o.raw(ctx, name, vars)
+// response executes a fixed operation and returns the whole response, error extensions included.
+func (o *operations) response(ctx context.Context, document, name string, vars map[string]any) *graphql.Response {
+	ctx = graphql.StartOperationTrace(ctx)
+	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: document, OperationName: name, Variables: vars})
+	if errs != nil {
+		return &graphql.Response{Errors: errs}
+	}
+	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
+	return h(ctx)
+}
+
+// MakeRequest runs one of the generated operation functions (operations_gen.go) in-process: its
+// document is the operation as generated (with the __typename its abstract types decode by), the
+// same selection as the embedded one validated at start-up, and its data decodes into the
+// generated response type.
+func (o *operations) MakeRequest(ctx context.Context, req *genql.Request, resp *genql.Response) error {
+	vars, err := variables(req.Variables)
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(data, out)
+	r := o.response(ctx, req.Query, req.OpName, vars)
+	if len(r.Errors) > 0 {
+		return firstError(r.Errors)
+	}
+	return json.Unmarshal(r.Data, resp.Data)
 }
 
-func firstError(errs gqlerror.List) error {
-	e := errs[0]
-	code, _ := e.Extensions["code"].(string)
-	switch code {
-	case stxgraph.EINVALID, stxgraph.ENOTFOUND, stxgraph.EUNAVAILABLE, stxgraph.EFORBIDDEN,
-		stxgraph.ERATELIMIT, stxgraph.ECONFLICT, stxgraph.EGONE, stxgraph.ECANCELED, stxgraph.EINTERNAL:
-		return &stxgraph.Error{Code: code, Message: e.Message}
-	case "":
-		return &stxgraph.Error{Code: stxgraph.EINTERNAL, Message: e.Message}
-	default: // gqlgen's own validation codes: the fixed operation got a bad variable
-		return &stxgraph.Error{Code: stxgraph.EINVALID, Message: e.Message}
+// variables turns the generated functions' variables struct into the executor's map without a
+// JSON round trip: each member under its JSON name, as the plain value gqlgen's unmarshalers take
+// (a pointer's target or nil, a named string or int as its underlying kind, a list as []any).
+func variables(v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
 	}
+	s := reflect.Indirect(reflect.ValueOf(v))
+	if s.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("variables of type %T", v)
+	}
+	vars := make(map[string]any, s.NumField())
+	for i := range s.NumField() {
+		name, _, _ := strings.Cut(s.Type().Field(i).Tag.Get("json"), ",")
+		val, err := plain(s.Field(i))
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		vars[name] = val
+	}
+	return vars, nil
+}
+
+// plain is v as the value a decoded JSON request would hold.
+func plain(v reflect.Value) (any, error) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return plain(v.Elem())
+	case reflect.String:
+		return v.String(), nil
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		return int(v.Int()), nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Slice:
+		if v.IsNil() {
+			return nil, nil
+		}
+		list := make([]any, v.Len())
+		for i := range list {
+			var err error
+			if list[i], err = plain(v.Index(i)); err != nil {
+				return nil, err
+			}
+		}
+		return list, nil
+	}
+	return nil, fmt.Errorf("unsupported kind %s", v.Kind())
+}
+
+// firstError is the first of an operation's errors. A resolver's error already unwraps to an
+// *stxgraph.Error (resolvers.PresentError); the others are gqlgen's own validation of a
+// variable: the fixed operation got a bad value.
+func firstError(errs gqlerror.List) error {
+	if e := errs[0]; errors.As(e, new(*stxgraph.Error)) {
+		return e
+	}
+	return &stxgraph.Error{Code: stxgraph.EINVALID, Message: errs[0].Message}
 }

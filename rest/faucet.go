@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"mime"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
@@ -101,7 +99,7 @@ func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string
 	if id := r.Header.Get(requestIDHeader); id != "" {
 		vars["requestId"] = id
 	}
-	resp := a.ops.response(r.Context(), op, vars)
+	resp := a.ops.response(r.Context(), a.ops.document, op, vars)
 	if len(resp.Errors) > 0 {
 		retry, _ := resp.Errors[0].Extensions[resolvers.RetryAfterExtension].(int)
 		writeFaucetError(w, firstError(resp.Errors), retry)
@@ -122,17 +120,6 @@ func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string
 		body["txid"], body["raw_tx"] = res.TxID, res.TxRaw
 	}
 	writeJSON(w, http.StatusOK, body)
-}
-
-// response executes a fixed operation and returns the whole response, error extensions included.
-func (o *operations) response(ctx context.Context, name string, vars map[string]any) *graphql.Response {
-	ctx = graphql.StartOperationTrace(ctx)
-	opCtx, errs := o.exec.CreateOperationContext(ctx, &graphql.RawParams{Query: o.document, OperationName: name, Variables: vars})
-	if errs != nil {
-		return &graphql.Response{Errors: errs}
-	}
-	h, ctx := o.exec.DispatchOperation(ctx, opCtx)
-	return h(ctx)
 }
 
 // writeFaucetError writes the faucets' error shape {"error","success":false}.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 )
 
 // Query parameters are validated here with the reference's messages: its schema validator's for
@@ -160,30 +161,38 @@ func hexInput(s string) ([]byte, error) {
 	return b, nil
 }
 
-// untilBlock adds the until_block parameter to vars: a Stacks block hash (0x…) or a height
-// read the way JavaScript's parseInt reads it ("12abc" is 12).
-func untilBlock(q query, unanchored bool, vars map[string]any) error {
+// blockRef is a block given by a parameter: by height or by hash, or neither.
+type blockRef struct {
+	height *int
+	hash   *string
+}
+
+func (b blockRef) given() bool { return b.height != nil || b.hash != nil }
+
+// untilBlock reads the until_block parameter: a Stacks block hash (0x…) or a height read the
+// way JavaScript's parseInt reads it ("12abc" is 12).
+func untilBlock(q query, unanchored bool) (blockRef, error) {
 	s := q.get("until_block")
 	if s == "" {
-		return nil
+		return blockRef{}, nil
 	}
 	if unanchored {
-		return badRequest("can't handle both 'unanchored=true' and 'until_block' in the same request")
+		return blockRef{}, badRequest(resolvers.MsgUnanchoredAndUntil)
 	}
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
 		b, err := hexInput(s)
 		if err != nil {
-			return err
+			return blockRef{}, err
 		}
-		vars["atBlockHash"] = "0x" + hex.EncodeToString(b)
-		return nil
+		hash := "0x" + hex.EncodeToString(b)
+		return blockRef{hash: &hash}, nil
 	}
 	h, ok := parseInt(s)
 	if !ok || h < 1 || h > 1<<31-1 {
-		return badRequest("Unexpected integer value for block height path parameter")
+		return blockRef{}, badRequest(resolvers.MsgBadBlockHeight)
 	}
-	vars["atHeight"] = h
-	return nil
+	height := int(h)
+	return blockRef{height: &height}, nil
 }
 
 // parseInt mimics JavaScript's parseInt(s, 10): optional leading space and sign, then the
@@ -216,7 +225,7 @@ func (q query) get(name string) string {
 }
 
 // eventTypes validates the type filter of tx/events.
-func eventTypes(q query) ([]string, error) {
+func eventTypes(q query) ([]EventType, error) {
 	ts := q.list("type")
 	for i, t := range ts {
 		switch t {
@@ -227,7 +236,14 @@ func eventTypes(q query) ([]string, error) {
 			return nil, schemaError("%s", strings.Repeat(item+"be equal to constant, ", 5)+item+"match a schema in anyOf")
 		}
 	}
-	return ts, nil
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	types := make([]EventType, len(ts))
+	for i, t := range ts {
+		types[i] = EventType(t)
+	}
+	return types, nil
 }
 
 var (

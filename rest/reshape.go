@@ -2,16 +2,83 @@ package rest
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"iter"
+	"net/http"
 	"strconv"
+
+	genql "github.com/Khan/genqlient/graphql"
+	"github.com/gorilla/mux"
 )
 
 // The fixed operations alias every field to the reference's JSON key, so most of a GraphQL
 // response is already the REST body. reshape rewrites the few places where the reference's JSON
 // cannot be expressed as a GraphQL selection: keys the reference omits instead of sending null,
-// u64 values GraphQL carries as strings, and block fields that the reference flattens or keys by
-// hash. It walks gqlgen's compact JSON once, copying everything else byte for byte.
+// u64 values GraphQL carries as strings, and the execution cost that the reference flattens. It
+// walks gqlgen's compact JSON once, copying everything else byte for byte.
+
+// reshaped is rt served from its operation's JSON, reshaped.
+func (a *API) reshaped(rt route) route {
+	rt.parse = func(r *http.Request) (read, error) {
+		vars, err := rt.params(r)
+		return reshapedRead{a.ops, rt, vars}, err
+	}
+	if rt.tagOp != "" && rt.etagFor == nil {
+		rt.pathTag = func(ctx context.Context, _ genql.Client, r *http.Request) (string, error) {
+			vars := map[string]any{}
+			for k, v := range mux.Vars(r) {
+				vars[k] = v
+			}
+			data, err := a.ops.raw(ctx, rt.tagOp, vars)
+			if err != nil {
+				return "", err
+			}
+			return rt.etagOf(vars, data), nil
+		}
+	}
+	return rt
+}
+
+// reshapedRead is a request of a reshaped route.
+type reshapedRead struct {
+	ops  *operations
+	rt   route
+	vars map[string]any
+}
+
+func (rd reshapedRead) etag(ctx context.Context, _ genql.Client) (string, error) {
+	if rd.rt.tagOp == "" {
+		return "", nil
+	}
+	data, err := rd.ops.raw(ctx, rd.rt.tagOp, rd.vars)
+	if err != nil {
+		return "", err
+	}
+	return rd.rt.etagOf(rd.vars, data), nil
+}
+
+func (rd reshapedRead) answer(ctx context.Context, _ genql.Client) ([]byte, string, error) {
+	data, err := rd.ops.raw(ctx, rd.rt.op, rd.vars)
+	if err != nil {
+		return nil, "", err
+	}
+	tag := rd.rt.etagOf(rd.vars, data)
+	body, err := rd.rt.body(rd.vars, data)
+	return body, tag, err
+}
+
+// etagOf is the route's ETag for a request's data ("" when the route has none).
+func (rt route) etagOf(vars map[string]any, data json.RawMessage) string {
+	switch {
+	case rt.etagFor != nil:
+		return rt.etagFor(vars, data)
+	case rt.etag != nil:
+		return rt.etag(data)
+	}
+	return ""
+}
 
 // rule rewrites the value of one key. It returns the bytes to emit for the member (possibly
 // several members, or none) given the key and value.
@@ -38,9 +105,6 @@ func init() {
 		rules[k] = nullAsEmpty
 	}
 	rules["execution_cost"] = flatten
-	rules["microblocks_accepted"] = pluckHashes
-	rules["microblock_tx_count"] = countsByHash
-	rules["parent_microblock_hash"] = parentMicroblockHash
 }
 
 // reshape rewrites a JSON document with rules.
@@ -90,14 +154,10 @@ func rewriteValue(dst, src []byte, i int) ([]byte, int, error) {
 	}
 }
 
-// parentMicroblockSequence is rendered -1 when the parent_microblock_hash before it was "".
-var parentMicroblockSequence = []byte("parent_microblock_sequence")
-
 func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
 	dst = append(dst, '{')
 	i++
 	start := len(dst)
-	overrideSequence := false
 	for first := true; ; first = false {
 		if src[i] == '}' {
 			return append(dst, '}'), i + 1, nil
@@ -121,13 +181,9 @@ func rewriteObject(dst, src []byte, i int) ([]byte, int, error) {
 			dst = append(dst, ',')
 		}
 		before := len(dst)
-		switch r := rules[string(key)]; {
-		case overrideSequence && bytes.Equal(key, parentMicroblockSequence):
-			dst = member(dst, key, []byte("-1"))
-		case r != nil:
+		if r := rules[string(key)]; r != nil {
 			dst = r(dst, key, src[i:valEnd])
-			overrideSequence = bytes.Equal(key, []byte("parent_microblock_hash")) && bytes.Equal(dst[len(dst)-2:], []byte(`""`))
-		default:
+		} else {
 			dst = append(append(append(dst, '"'), key...), '"', ':')
 			if dst, _, err = rewriteValue(dst, src, i); err != nil {
 				return nil, 0, err
@@ -296,74 +352,4 @@ func flatten(dst, key, value []byte) []byte {
 		i = valEnd
 	}
 	return dst
-}
-
-// hashCount is one element of the microblockTxCounts selection.
-type hashCount struct {
-	hash, count []byte
-}
-
-// hashCounts reads [{"hash":"0x…"[,"txCount":n]}…].
-func hashCounts(value []byte) []hashCount {
-	var out []hashCount
-	for i := 1; i < len(value) && value[i] != ']'; {
-		if value[i] == ',' {
-			i++
-		}
-		end, _ := skipValue(value, i)
-		obj := value[i:end]
-		var hc hashCount
-		for j := 1; j < len(obj) && obj[j] != '}'; {
-			if obj[j] == ',' {
-				j++
-			}
-			keyEnd, _ := skipValue(obj, j)
-			valEnd, _ := skipValue(obj, keyEnd+1)
-			switch string(obj[j+1 : keyEnd-1]) {
-			case "hash":
-				hc.hash = obj[keyEnd+1 : valEnd]
-			case "txCount":
-				hc.count = obj[keyEnd+1 : valEnd]
-			}
-			j = valEnd
-		}
-		out = append(out, hc)
-		i = end
-	}
-	return out
-}
-
-// pluckHashes turns [{"hash":h}…] into [h…].
-func pluckHashes(dst, key, value []byte) []byte {
-	dst = append(append(append(dst, '"'), key...), '"', ':', '[')
-	for i, hc := range hashCounts(value) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, hc.hash...)
-	}
-	return append(dst, ']')
-}
-
-// countsByHash turns [{"hash":h,"txCount":n}…] into {h:n…}.
-func countsByHash(dst, key, value []byte) []byte {
-	dst = append(append(append(dst, '"'), key...), '"', ':', '{')
-	for i, hc := range hashCounts(value) {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(append(append(dst, hc.hash...), ':'), hc.count...)
-	}
-	return append(dst, '}')
-}
-
-var zeroHash = []byte(`"0x0000000000000000000000000000000000000000000000000000000000000000"`)
-
-// parentMicroblockHash renders "no parent microblock" (the node's all-zero hash, or none) as
-// ""; the object walker then renders the sequence that follows as -1, as the reference does.
-func parentMicroblockHash(dst, key, value []byte) []byte {
-	if bytes.Equal(value, zeroHash) || string(value) == `"0x"` {
-		value = []byte(`""`)
-	}
-	return member(dst, key, value)
 }

@@ -1,14 +1,18 @@
-// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs one
-// fixed GraphQL operation in-process (parsed and validated once, at start-up) and reshapes its
-// result into the reference's JSON; REST adds no SQL of its own.
+// Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs fixed
+// GraphQL operations in-process (parsed and validated once, at start-up) through the functions
+// genqlient generates from them (operations_gen.go), and maps their typed data to response
+// structs carrying the reference's JSON names; the routes not yet typed reshape the operation's
+// JSON (reshape.go). REST adds no SQL of its own.
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/99designs/gqlgen/graphql"
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph/respcache"
@@ -45,21 +49,17 @@ func New(es graphql.ExecutableSchema, opts Options) (*API, error) {
 	return &API{ops: ops, opts: opts}, nil
 }
 
-// route is one REST path: how to read its parameters, the fixed operation it runs, the ETag it
-// carries and how the operation's data becomes the reference's body.
+// route is one REST path: how to read its parameters into the read it asks for, the parts of
+// the chain state that read depends on, and how its errors are written.
 type route struct {
 	path       string
 	deprecated bool
-	params     func(r *http.Request) (map[string]any, error)
-	op         string
-	// tagOp computes only the ETag, to answer If-None-Match without the full read ("" when the
-	// route has no ETag); etag reads it from either operation's data.
-	tagOp string
-	etag  func(data json.RawMessage) string
-	// etagFor, when set instead of etag, reads the ETag from the data and the request's
-	// parameters (an ETag that names what the request asked for).
-	etagFor func(vars map[string]any, data json.RawMessage) string
-	body    func(r *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error)
+	// parse reads the request's parameters.
+	parse func(r *http.Request) (read, error)
+	// pathTag is the ETag the reference has set when its handler refuses or redirects a request
+	// that passed the request schema: the route's tag over the path's parameters alone (nil for
+	// a route without one, or whose tag needs more).
+	pathTag func(ctx context.Context, c genql.Client, r *http.Request) (string, error)
 	// reads are the parts of the chain state the answer depends on, whose versions key it in
 	// the answer cache (every part when none is named).
 	reads respcache.Parts
@@ -67,6 +67,26 @@ type route struct {
 	redirect func(r *http.Request) (string, bool)
 	// writeError writes the route's errors (the reference's v8 shape, writeError, when nil).
 	writeError func(w http.ResponseWriter, err error)
+
+	// The fields of a route whose body is reshaped from its operation's JSON (legacy): its
+	// parameters as the operation's variables, the operation, the one computing the ETag alone
+	// (tagOp, "" for none), the ETag from either's data, from the data and the parameters
+	// (etagFor), and the body.
+	params  func(r *http.Request) (map[string]any, error)
+	op      string
+	tagOp   string
+	etag    func(data json.RawMessage) string
+	etagFor func(vars map[string]any, data json.RawMessage) string
+	body    func(vars map[string]any, data json.RawMessage) ([]byte, error)
+}
+
+// read is one request's parameters, ready to run the route's fixed operations.
+type read interface {
+	// etag reads the answer's ETag alone, for If-None-Match ("" when the route has none).
+	etag(ctx context.Context, c genql.Client) (string, error)
+	// answer runs the route's operation: the JSON body and its ETag (the ETag alone when the
+	// read fails after it is known).
+	answer(ctx context.Context, c genql.Client) (body []byte, etag string, err error)
 }
 
 // Register adds the REST routes to r.
@@ -74,6 +94,9 @@ func (a *API) Register(r *mux.Router) {
 	r.HandleFunc("/extended", a.status).Methods(http.MethodGet)
 	r.HandleFunc("/extended/v1/status", a.status).Methods(http.MethodGet)
 	for _, rt := range a.routes() {
+		if rt.parse == nil {
+			rt = a.reshaped(rt)
+		}
 		h := paramsWithin(a.common(a.serve(rt), rt.deprecated))
 		// The reference ignores trailing slashes.
 		r.Handle(rt.path, h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)
@@ -152,7 +175,7 @@ func (a *API) serve(rt route) http.Handler {
 				return
 			}
 		}
-		vars, err := rt.params(r)
+		rd, err := rt.parse(r)
 		if err != nil {
 			if !errors.As(err, new(*validationError)) {
 				setETag(w, a.handlerTag(r, rt))
@@ -167,7 +190,7 @@ func (a *API) serve(rt route) http.Handler {
 		var failed error
 		ans, _ := a.opts.Answers.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
 			var ans respcache.Answer
-			ans, failed = a.answer(w, r, rt, vars)
+			ans, failed = a.answer(w, r, rd)
 			return ans, failed == nil && ans.Body != nil
 		})
 		switch {
@@ -182,58 +205,37 @@ func (a *API) serve(rt route) http.Handler {
 	})
 }
 
-// handlerTag is the ETag the reference has set when its handler refuses or redirects a request
-// that passed the request schema: the route's tag over the path's parameters alone ("" for a tag
-// that needs more, or that cannot be read).
+// handlerTag is the route's pathTag for r ("" when it has none, or it cannot be read).
 func (a *API) handlerTag(r *http.Request, rt route) string {
-	if rt.tagOp == "" || rt.etagFor != nil {
+	if rt.pathTag == nil {
 		return ""
 	}
-	vars := map[string]any{}
-	for k, v := range mux.Vars(r) {
-		vars[k] = v
-	}
-	data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
+	tag, err := rt.pathTag(r.Context(), a.ops, r)
 	if err != nil {
 		return ""
 	}
-	return rt.etagOf(vars, data)
+	return tag
 }
 
-// answer computes rt's answer to r; with an If-None-Match naming the current state it answers
+// answer computes rd's answer to r; with an If-None-Match naming the current state it answers
 // 304 itself and returns no answer.
-func (a *API) answer(w http.ResponseWriter, r *http.Request, rt route, vars map[string]any) (respcache.Answer, error) {
-	if rt.tagOp != "" && r.Header.Get("If-None-Match") != "" {
-		data, err := a.ops.raw(r.Context(), rt.tagOp, vars)
+func (a *API) answer(w http.ResponseWriter, r *http.Request, rd read) (respcache.Answer, error) {
+	if r.Header.Get("If-None-Match") != "" {
+		tag, err := rd.etag(r.Context(), a.ops)
 		if err != nil {
 			return respcache.Answer{}, err
 		}
-		if tag := rt.etagOf(vars, data); notModified(r, tag) {
+		if notModified(r, tag) {
 			setETag(w, tag)
 			w.WriteHeader(http.StatusNotModified)
 			return respcache.Answer{}, nil
 		}
 	}
-	data, err := a.ops.raw(r.Context(), rt.op, vars)
+	body, tag, err := rd.answer(r.Context(), a.ops)
 	if err != nil {
-		return respcache.Answer{}, err
+		return respcache.Answer{ETag: tag}, err
 	}
-	body, err := rt.body(r, vars, data)
-	if err != nil {
-		return respcache.Answer{ETag: rt.etagOf(vars, data)}, err
-	}
-	return respcache.Answer{Body: body, ETag: rt.etagOf(vars, data)}, nil
-}
-
-// etagOf is the route's ETag for a request's data ("" when the route has none).
-func (rt route) etagOf(vars map[string]any, data json.RawMessage) string {
-	switch {
-	case rt.etagFor != nil:
-		return rt.etagFor(vars, data)
-	case rt.etag != nil:
-		return rt.etag(data)
-	}
-	return ""
+	return respcache.Answer{Body: body, ETag: tag}, nil
 }
 
 func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {
@@ -247,46 +249,40 @@ func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {
 	w.Write(ans.Body) //nolint:errcheck // the client went away; nothing to do
 }
 
-type statusData struct {
+// statusBody is the status endpoint's answer, its members in alphabetical order as the
+// reference's.
+type statusBody struct {
 	ChainTip struct {
-		BlockHeight     int    `json:"blockHeight"`
-		BlockHash       string `json:"blockHash"`
-		IndexBlockHash  string `json:"indexBlockHash"`
-		BurnBlockHeight int    `json:"burnBlockHeight"`
-	} `json:"chainTip"`
-	ReplicationLag *struct {
-		Seconds    float64 `json:"seconds"`
-		Bytes      int64   `json:"bytes"`
-		PrimaryLSN string  `json:"primaryLsn"`
-		ReplayLSN  string  `json:"replayLsn"`
-	} `json:"replicationLag"`
+		BlockHash       string `json:"block_hash"`
+		BlockHeight     int    `json:"block_height"`
+		BurnBlockHeight int    `json:"burn_block_height"`
+		IndexBlockHash  string `json:"index_block_hash"`
+	} `json:"chain_tip"`
+	Replication   *replicationBody `json:"replication,omitempty"`
+	ServerVersion string           `json:"server_version"`
+	Status        string           `json:"status"`
+}
+
+type replicationBody struct {
+	LagBytes   int     `json:"lag_bytes"`
+	LagSeconds float64 `json:"lag_seconds"`
+	PrimaryLSN string  `json:"primary_lsn"`
+	ReplayLSN  string  `json:"replay_lsn"`
 }
 
 // status reports the server version and the chain tip, for operators and health checks, and
 // the replication lag when reads come from a replica.
 func (a *API) status(w http.ResponseWriter, r *http.Request) {
-	var d statusData
-	if err := a.ops.run(r.Context(), "Status", nil, &d); err != nil {
+	d, err := Status(r.Context(), a.ops)
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	body := map[string]any{
-		"server_version": a.opts.ServerVersion,
-		"status":         "ready",
-		"chain_tip": map[string]any{
-			"block_height":      d.ChainTip.BlockHeight,
-			"block_hash":        d.ChainTip.BlockHash,
-			"index_block_hash":  d.ChainTip.IndexBlockHash,
-			"burn_block_height": d.ChainTip.BurnBlockHeight,
-		},
-	}
+	body := statusBody{ServerVersion: a.opts.ServerVersion, Status: "ready"}
+	tip := &body.ChainTip
+	tip.BlockHash, tip.BlockHeight, tip.BurnBlockHeight, tip.IndexBlockHash = d.ChainTip.BlockHash, d.ChainTip.BlockHeight, d.ChainTip.BurnBlockHeight, d.ChainTip.IndexBlockHash
 	if lag := d.ReplicationLag; lag != nil {
-		body["replication"] = map[string]any{
-			"lag_seconds": lag.Seconds,
-			"lag_bytes":   lag.Bytes,
-			"primary_lsn": lag.PrimaryLSN,
-			"replay_lsn":  lag.ReplayLSN,
-		}
+		body.Replication = &replicationBody{lag.Bytes, lag.Seconds, lag.PrimaryLsn, lag.ReplayLsn}
 	}
 	writeJSON(w, http.StatusOK, body)
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,27 +12,29 @@ import (
 	"strconv"
 	"strings"
 
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
-	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
-// Page sizes (default, maximum) of the reference's listings.
+// Default page sizes of the reference's listings (the maxima are the resolvers').
 const (
-	blockLimit, blockMax       = 20, 30
-	txLimit, txMax             = 20, 50
-	eventLimit, eventMax       = 20, 100
-	contractLimit, contractMax = 20, 50
+	blockLimit    = 20
+	txLimit       = 20
+	eventLimit    = 20
+	contractLimit = 20
 )
 
 func (a *API) routes() []route {
 	return append([]route{
 		{
-			path: "/extended/v1/address/{principal}/stx", op: "AccountStxBalance", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
-			params: balanceParams,
-			etag:   func(d json.RawMessage) string { return accountTag(d).etag(true) },
-			body:   accountBody("balance"),
+			path: "/extended/v1/address/{principal}/stx", reads: respcache.Chain | respcache.Mempool,
+			parse: func(r *http.Request) (read, error) { return stxBalanceParams(r) },
+			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
+				return addressTag(ctx, c, mux.Vars(r)["principal"], true)
+			},
 		},
 		{
 			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
@@ -46,30 +49,12 @@ func (a *API) routes() []route {
 			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
 			body:   multipleBody,
 		},
+		{path: "/extended/v1/tx/events", reads: respcache.Chain, parse: eventsParams, pathTag: tipPathTag},
+		{path: "/extended/v1/contract/{contract_id}/events", reads: respcache.Chain, parse: contractEventsParams, pathTag: tipPathTag},
+		{path: "/extended/v1/block", deprecated: true, reads: respcache.Chain, parse: parseBlocks, pathTag: tipPathTag},
 		{
-			path: "/extended/v1/tx/events", op: "Events", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: eventsParams,
-			etag:   chainTipETag,
-			body:   pageBody("events", "events"),
-		},
-		{
-			path: "/extended/v1/contract/{contract_id}/events", op: "ContractEvents", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: contractEventsParams,
-			etag:   chainTipETag,
-			body:   pageBody("events", "results"),
-		},
-		{
-			path: "/extended/v1/block", deprecated: true, op: "Blocks", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: blocksParams,
-			etag:   chainTipETag,
-			body:   blocksBody,
-		},
-		{
-			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, op: "BlockByBurnBlockHash", tagOp: "ChainTipTag", reads: respcache.Chain,
-			redirect: burnHashRedirect,
-			params:   burnHashParams,
-			etag:     chainTipETag,
-			body:     burnBlockBody,
+			path: "/extended/v1/block/by_burn_block_hash/{hash}", deprecated: true, reads: respcache.Chain,
+			redirect: burnHashRedirect, parse: parseBurnBlock, pathTag: tipPathTag,
 		},
 	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes(), v2AddressRoutes(), v2BlockRoutes())...)
 }
@@ -151,32 +136,49 @@ func principalSchemaError(field string) error {
 		`%[1]s must match a schema in anyOf`, field)
 }
 
+// accountParams are the address routes' parameters: the principal and the state read.
+type accountParams struct {
+	principal  string
+	unanchored bool
+	// until is the until_block parameter.
+	until blockRef
+}
+
 // balanceParams reads the address routes' parameters.
-func balanceParams(r *http.Request) (map[string]any, error) {
-	p := mux.Vars(r)["principal"]
-	if !principalPrefix.MatchString(p) {
-		return nil, principalSchemaError("params/principal")
+func balanceParams(r *http.Request) (accountParams, error) {
+	p := accountParams{principal: mux.Vars(r)["principal"]}
+	if !principalPrefix.MatchString(p.principal) {
+		return p, principalSchemaError("params/principal")
 	}
 	q := query(r.URL.Query())
-	unanchored, err := q.boolean("unanchored")
-	if err != nil {
-		return nil, err
+	var err error
+	if p.unanchored, err = q.boolean("unanchored"); err != nil {
+		return p, err
 	}
-	vars := map[string]any{"principal": p, "unanchored": unanchored}
-	if err := untilBlock(q, unanchored, vars); err != nil {
-		return nil, err
+	p.until, err = untilBlock(q, p.unanchored)
+	return p, err
+}
+
+// vars are the parameters as the reshaped routes' variables.
+func (p accountParams) vars() map[string]any {
+	vars := map[string]any{"principal": p.principal, "unanchored": p.unanchored}
+	if p.until.height != nil {
+		vars["atHeight"] = *p.until.height
 	}
-	vars["historical"] = vars["atHeight"] != nil || vars["atBlockHash"] != nil
-	return vars, nil
+	if p.until.hash != nil {
+		vars["atBlockHash"] = *p.until.hash
+	}
+	return vars
 }
 
 func transfersParams(r *http.Request) (map[string]any, error) {
-	vars, err := balanceParams(r)
+	p, err := balanceParams(r)
 	if err != nil {
 		return nil, err
 	}
+	vars := p.vars()
 	q := query(r.URL.Query())
-	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
+	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {
@@ -187,22 +189,15 @@ func transfersParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	if ok && height > 0 { // the reference treats height=0 as absent
-		if vars["historical"] == true {
-			return nil, badRequest("can't handle until_block and block_height in the same request")
+		if p.until.given() {
+			return nil, badRequest(resolvers.MsgUntilAndHeight)
 		}
 		vars["height"] = height
 	}
 	return vars, nil
 }
 
-// accountBody renders the account's field key (the balance object).
-func accountBody(key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
-		return reshape(pick(data, "account", key))
-	}
-}
-
-func transfersBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func transfersBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return totalPage(vars, pick(data, "account", "page"))
 }
 
@@ -274,7 +269,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit, err := q.limit("event_limit", eventLimit, eventMax)
+	limit, err := q.limit("event_limit", eventLimit, resolvers.MaxEventLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +287,7 @@ func multipleParams(r *http.Request) (map[string]any, error) {
 // in upper-case hex is answered twice: found under its lower-case key and not found under its own.
 // The reference also looks such an id up in the mempool, and a mempool record found there (a
 // mined transaction keeps one) replaces the mined transaction in the answer.
-func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func multipleBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		Lookups []struct {
 			Found  bool            `json:"found"`
@@ -363,93 +358,49 @@ func multipleBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([
 	return b.Bytes(), nil
 }
 
-func eventsParams(r *http.Request) (map[string]any, error) {
+func eventsParams(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
-	vars := map[string]any{}
+	var p eventsRead
 	id, addr := q.get("tx_id"), q.get("address")
 	switch {
 	case id == "" && addr == "":
-		return nil, badRequest("can not find 'address' or 'tx_id' in the request")
+		return nil, badRequest(resolvers.MsgNoAddressOrTxID)
 	case id != "" && addr != "":
-		return nil, badRequest("can't handle both 'address' and 'tx_id' in the same request")
+		return nil, badRequest(resolvers.MsgAddressAndTxID)
 	case id != "":
 		if err := txID("tx_id", id); err != nil {
 			return nil, err
 		}
-		vars["txId"] = "0x" + strings.TrimPrefix(id, "0x")
+		id = "0x" + strings.TrimPrefix(id, "0x")
+		p.txID = &id
 	case !principalPrefix.MatchString(addr):
 		return nil, principalSchemaError("querystring/address")
 	default:
-		vars["principal"] = addr // validated by the events query
+		p.principal = &addr // validated by the events query
 	}
-	types, err := eventTypes(q)
-	if err != nil {
-		return nil, err
-	}
-	if len(types) > 0 {
-		vars["types"] = types
-	}
-	if vars["limit"], err = q.limit("limit", eventLimit, eventMax); err != nil {
-		return nil, err
-	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
-}
-
-func contractEventsParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	unanchored, err := q.boolean("unanchored")
-	if err != nil {
-		return nil, err
-	}
-	vars := map[string]any{"contractId": mux.Vars(r)["contract_id"], "unanchored": unanchored}
-	if vars["limit"], err = q.limit("limit", contractLimit, contractMax); err != nil {
-		return nil, err
-	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
-}
-
-// pageBody renders the operation's list field as {"limit","offset","<key>":[…]} (no total, as
-// in the reference).
-func pageBody(field, key string) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-		results, err := reshape(pick(data, field))
-		if err != nil {
-			return nil, err
-		}
-		return wrapPage(vars, key, results, nil), nil
-	}
-}
-
-func blocksParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	vars := map[string]any{}
 	var err error
-	if vars["limit"], err = q.limit("limit", blockLimit, blockMax); err != nil {
+	if p.types, err = eventTypes(q); err != nil {
 		return nil, err
 	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
+	if p.limit, err = q.limit("limit", eventLimit, resolvers.MaxEventsPage); err != nil {
 		return nil, err
 	}
-	return vars, nil
+	p.offset, err = q.offset("offset")
+	return p, err
 }
 
-// blocksBody renders the block list; total is the tip height, as the reference's block count.
-func blocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	total, err := intAt(data, "tip", "blockHeight")
-	if err != nil {
+func contractEventsParams(r *http.Request) (read, error) {
+	q := query(r.URL.Query())
+	p := contractEventsRead{contractID: mux.Vars(r)["contract_id"]}
+	var err error
+	if p.unanchored, err = q.boolean("unanchored"); err != nil {
 		return nil, err
 	}
-	results, err := reshape(listedBlocks(pick(data, "blocks")))
-	if err != nil {
+	if p.limit, err = q.limit("limit", contractLimit, resolvers.MaxContractEventsPage); err != nil {
 		return nil, err
 	}
-	return wrapPage(vars, "results", results, &total), nil
+	p.offset, err = q.offset("offset")
+	return p, err
 }
 
 // burnHashRedirect sends a hash given without 0x to the 0x form.
@@ -465,112 +416,11 @@ func burnHashRedirect(r *http.Request) (string, bool) {
 	return target, true
 }
 
-// burnHashParams validates the hash; where the reference fails with a 500 on bad hex, this is a 400.
-func burnHashParams(r *http.Request) (map[string]any, error) {
+// parseBurnBlock validates the hash; where the reference fails with a 500 on bad hex, this is a 400.
+func parseBurnBlock(r *http.Request) (read, error) {
 	b, err := hexInput(mux.Vars(r)["hash"])
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"hash": "0x" + hex.EncodeToString(b)}, nil
-}
-
-func burnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
-	block := pick(data, "block")
-	if len(block) == 0 || string(block) == "null" {
-		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
-	}
-	return reshape(block)
-}
-
-// listedBlocks rewrites the microblock members of a page of blocks (newest first) the way the
-// reference's block list reads them, which differs from its single-block read: accepted
-// microblocks and their counts come newest first, and a block's streamed microblocks are those
-// its parent confirmed, known only when the parent is on the same page.
-func listedBlocks(blocks []byte) []byte {
-	els := arrayElements(blocks)
-	objs := make([]blockObject, len(els))
-	accepted := make([][][]byte, len(els))
-	for i, el := range els {
-		for k, v := range members(el) {
-			objs[i].keys, objs[i].values = append(objs[i].keys, string(k)), append(objs[i].values, v)
-		}
-		accepted[i] = arrayElements(objs[i].get("microblocks_accepted"))
-		slices.Reverse(accepted[i])
-	}
-	out := make([]byte, 1, len(blocks)+64*len(els)) // the members added are short
-	out[0] = '['
-	for i, o := range objs {
-		counts := arrayElements(o.get("microblock_tx_count"))
-		slices.Reverse(counts)
-		var streamed [][]byte
-		if i+1 < len(objs) && bytes.Equal(objs[i+1].get("hash"), o.get("parent_block_hash")) {
-			for _, mb := range accepted[i+1] {
-				streamed = append(streamed, objectMember(mb, "hash"))
-			}
-		}
-		o.set("microblocks_accepted", joinArray(accepted[i]))
-		o.set("microblock_tx_count", joinArray(counts))
-		o.set("microblocks_streamed", joinArray(streamed))
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = o.appendTo(out)
-	}
-	return append(out, ']')
-}
-
-// blockObject is a block of the list split into its members once, so that reading and
-// replacing several of them does not walk its JSON again each time.
-type blockObject struct {
-	keys   []string
-	values [][]byte
-}
-
-func (o blockObject) get(key string) []byte {
-	if i := slices.Index(o.keys, key); i >= 0 {
-		return o.values[i]
-	}
-	return nil
-}
-
-// set replaces the value of member key (nothing when it is missing).
-func (o blockObject) set(key string, value []byte) {
-	if i := slices.Index(o.keys, key); i >= 0 {
-		o.values[i] = value
-	}
-}
-
-func (o blockObject) appendTo(dst []byte) []byte {
-	dst = append(dst, '{')
-	for i, k := range o.keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = member(dst, []byte(k), o.values[i])
-	}
-	return append(dst, '}')
-}
-
-// arrayElements splits a compact JSON array into its elements.
-func arrayElements(arr []byte) [][]byte {
-	var out [][]byte
-	if len(arr) < 2 || arr[0] != '[' {
-		return nil
-	}
-	for i := 1; i < len(arr) && arr[i] != ']'; {
-		if arr[i] == ',' {
-			i++
-		}
-		end, err := skipValue(arr, i)
-		if err != nil {
-			return out
-		}
-		out = append(out, arr[i:end])
-		i = end
-	}
-	return out
-}
-
-func joinArray(els [][]byte) []byte {
-	return append(append([]byte{'['}, bytes.Join(els, []byte{','})...), ']')
+	return burnBlockRead{hash: "0x" + hex.EncodeToString(b)}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
@@ -60,7 +61,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	limit, err := q.keptLimit("limit", txLimit, txMax)
+	limit, err := q.keptLimit("limit", txLimit, resolvers.MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,7 @@ func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
 }
 
 // v2AddressTxsBody renders the page; an address that cannot occur has none.
-func v2AddressTxsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func v2AddressTxsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	page := pick(data, "account", "page")
 	if len(page) == 0 {
 		total := 0
@@ -101,7 +102,7 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 	}
 	q := query(r.URL.Query())
 	vars := map[string]any{"principal": a, "valid": c32.ValidPrincipalLenient(a), "txId": "0x" + hex.EncodeToString(txID)}
-	if vars["limit"], err = q.limit("limit", txLimit, txMax); err != nil {
+	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.offset("offset"); err != nil {
@@ -171,7 +172,7 @@ func (e assetEvent) render() addressEvent {
 	return out
 }
 
-func v2AddressEventsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func v2AddressEventsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if vars["valid"] == false {
 		return unknownAddressEvents(vars, data)
 	}
@@ -240,7 +241,7 @@ type stxBalance struct {
 
 // v2StxBalanceBody renders the balance with the pox-4 lock, dated at the tip block's burn
 // height, as the reference's v2 balance reads it.
-func v2StxBalanceBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2StxBalanceBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var d struct {
 		TipBlock struct {
 			BurnBlockHeight int `json:"burnBlockHeight"`
@@ -314,7 +315,7 @@ func contractIDSchemaError(i, n int) error {
 
 // v2ContractStatusBody renders the statuses as an object keyed by contract id, in the order
 // the operation lists them.
-func v2ContractStatusBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2ContractStatusBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var statuses []struct {
 		ContractID  string `json:"contractId"`
 		Found       bool   `json:"found"`
@@ -367,7 +368,7 @@ type feePriorities struct {
 	High   json.Number `json:"high_priority"`
 }
 
-func v2MempoolFeesBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2MempoolFeesBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	var fees struct {
 		All           feePriorities  `json:"all"`
 		TokenTransfer *feePriorities `json:"token_transfer,omitempty"`

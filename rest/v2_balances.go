@@ -1,34 +1,26 @@
 package rest
 
 import (
-	"encoding/json"
+	"context"
 	"net/http"
 	"unicode/utf8"
 
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
-// Page size (default, maximum) of the fungible-token balances, as the reference's.
-const ftBalanceLimit, ftBalanceMax = 100, 200
+// Default page size of the fungible-token balances, as the reference's.
+const ftBalanceLimit = 100
 
 // v2BalanceRoutes are an address's fungible-token balances. The reference caches them by the
 // chain tip, and so do they.
 func v2BalanceRoutes() []route {
 	return []route{
-		{
-			path: "/extended/v2/addresses/{principal}/balances/ft", op: "V2FtBalances", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: ftBalancesParams,
-			etag:   chainTipETag,
-			body:   ftBalancesBody,
-		},
-		{
-			path: "/extended/v2/addresses/{principal}/balances/ft/{token}", op: "V2FtBalance", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: ftBalanceParams,
-			etag:   chainTipETag,
-			body:   accountBody("ftBalance"),
-		},
+		{path: "/extended/v2/addresses/{principal}/balances/ft", reads: respcache.Chain, parse: ftBalancesParams, pathTag: tipPathTag},
+		{path: "/extended/v2/addresses/{principal}/balances/ft/{token}", reads: respcache.Chain, parse: ftBalanceParams, pathTag: tipPathTag},
 	}
 }
 
@@ -46,48 +38,74 @@ func principalParam(r *http.Request) (string, error) {
 	return p, nil
 }
 
-func ftBalancesParams(r *http.Request) (map[string]any, error) {
+// ftBalancesRead is a read of an address's fungible-token balances.
+type ftBalancesRead struct {
+	principal     string
+	limit, offset int
+}
+
+func ftBalancesParams(r *http.Request) (read, error) {
 	p, err := principalParam(r)
 	if err != nil {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	vars := map[string]any{"principal": p}
-	if vars["limit"], err = q.limit("limit", ftBalanceLimit, ftBalanceMax); err != nil {
+	rd := ftBalancesRead{principal: p}
+	if rd.limit, err = q.limit("limit", ftBalanceLimit, resolvers.MaxFtBalancesPage); err != nil {
 		return nil, err
 	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
+	rd.offset, err = q.offset("offset")
+	return rd, err
 }
 
-// ftBalanceParams reads the principal and the token; the account query checks the token.
-func ftBalanceParams(r *http.Request) (map[string]any, error) {
+func (p ftBalancesRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return tipTag(ctx, c)
+}
+
+// answer renders the page. The reference counts the balances beside the page's rows, so a page
+// past the end reports a total of 0.
+func (p ftBalancesRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2FtBalances(ctx, c, p.principal, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
+	}
+	balances := d.Account.FtBalances
+	results := make([]ftBalanceBody, len(balances.Results))
+	for i, b := range balances.Results {
+		results[i] = ftBalanceBody{Token: b.Token, Balance: b.Balance}
+	}
+	total := balances.Total
+	if len(results) == 0 {
+		total = 0
+	}
+	body, err := marshal(page[ftBalanceBody]{Limit: p.limit, Offset: p.offset, Total: &total, Results: results})
+	return body, tipFieldsTag(d.Tip), err
+}
+
+type ftBalanceBody struct {
+	Token   string `json:"token"`
+	Balance string `json:"balance"`
+}
+
+// ftBalanceRead is a read of one token's balance; the account query checks the token.
+type ftBalanceRead struct{ principal, token string }
+
+func ftBalanceParams(r *http.Request) (read, error) {
 	p, err := principalParam(r)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"principal": p, "token": mux.Vars(r)["token"]}, nil
+	return ftBalanceRead{principal: p, token: mux.Vars(r)["token"]}, err
 }
 
-// ftBalancesBody renders the page. The reference counts the balances beside the page's rows, so
-// a page past the end reports a total of 0.
-func ftBalancesBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var page struct {
-		Total   int               `json:"total"`
-		Results []json.RawMessage `json:"results"`
-	}
-	balances := pick(data, "account", "ftBalances")
-	if err := json.Unmarshal(balances, &page); err != nil {
-		return nil, err
-	}
-	if len(page.Results) == 0 {
-		page.Total = 0
-	}
-	results, err := reshape(pick(balances, "results"))
+func (p ftBalanceRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return tipTag(ctx, c)
+}
+
+func (p ftBalanceRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2FtBalance(ctx, c, p.principal, p.token)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return wrapPage(vars, "results", results, &page.Total), nil
+	body, err := marshal(struct {
+		Balance string `json:"balance"`
+	}{d.Account.FtBalance.Balance})
+	return body, tipFieldsTag(d.Tip), err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
@@ -20,7 +21,7 @@ import (
 // with /extended/v1, and how far a cursor page may move from its cursor (ten pages).
 const (
 	signerSigLimit, signerSigMax = 500, 1000
-	cursorOffsetMax              = 10 * blockMax
+	cursorOffsetMax              = 10 * resolvers.MaxBlocksPage
 )
 
 // v2BlockRoutes are the block reads of /extended/v2. The routes of one block carry the reference's
@@ -37,7 +38,7 @@ func v2BlockRoutes() []route {
 			path: "/extended/v2/blocks/average-times", op: "V2AverageBlockTimes", tagOp: "ChainTipTag", reads: respcache.Chain,
 			params: noParams,
 			etag:   chainTipETag,
-			body: func(_ *http.Request, _ map[string]any, d json.RawMessage) ([]byte, error) {
+			body: func(_ map[string]any, d json.RawMessage) ([]byte, error) {
 				return reshape(pick(d, "times"))
 			},
 		},
@@ -49,7 +50,7 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/blocks/{height_or_hash}/transactions", op: "V2BlockTransactions", tagOp: "V2BlockTag", reads: respcache.Chain,
-			params:  blockPageParams(txLimit, txMax),
+			params:  blockPageParams(txLimit, resolvers.MaxAccountTxsPage),
 			etagFor: blockETag,
 			body:    blockTransactionsBody,
 		},
@@ -78,7 +79,7 @@ func v2BlockRoutes() []route {
 		},
 		{
 			path: "/extended/v2/burn-blocks/{height_or_hash}/blocks", op: "V2BurnBlockBlocks", tagOp: "ChainTipTag", reads: respcache.Chain,
-			params: blockPageParams(blockLimit, blockMax),
+			params: blockPageParams(blockLimit, resolvers.MaxBlocksPage),
 			etag:   chainTipETag,
 			body:   burnBlockBlocksBody,
 		},
@@ -149,7 +150,7 @@ func blockPageParams(def, max int) func(*http.Request) (map[string]any, error) {
 }
 
 func burnBlocksParams(r *http.Request) (map[string]any, error) {
-	return pageOf(r, map[string]any{}, blockLimit, blockMax)
+	return pageOf(r, map[string]any{}, blockLimit, resolvers.MaxBlocksPage)
 }
 
 var cursorPattern = regexp.MustCompile(`^0x[a-fA-F0-9]{64}$`)
@@ -158,7 +159,7 @@ var cursorPattern = regexp.MustCompile(`^0x[a-fA-F0-9]{64}$`)
 func cursorPageParams(r *http.Request, vars map[string]any) (map[string]any, error) {
 	q := query(r.URL.Query())
 	var err error
-	if vars["limit"], err = q.limit("limit", blockLimit, blockMax); err != nil {
+	if vars["limit"], err = q.limit("limit", blockLimit, resolvers.MaxBlocksPage); err != nil {
 		return nil, err
 	}
 	if vars["offset"], err = q.signedOffset("offset", cursorOffsetMax); err != nil {
@@ -215,7 +216,7 @@ func tenureBlocksParams(r *http.Request) (map[string]any, error) {
 }
 
 // cursorPageBody renders a cursor page; a cursor that names no block of the list is not found.
-func cursorPageBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func cursorPageBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	page := pick(data, "page")
 	if _, asked := vars["cursor"]; asked && string(pick(page, "cursor")) == "null" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Cursor not found")
@@ -232,7 +233,7 @@ func cursorPageBody(_ *http.Request, vars map[string]any, data json.RawMessage) 
 // found reports whether the value at path is present and not null.
 func found(data []byte, path ...string) bool { return !isNull(pick(data, path...)) }
 
-func v2BlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2BlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
@@ -241,7 +242,7 @@ func v2BlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byt
 
 // blockTransactionsBody renders a page of the block's transactions; the reference answers an
 // empty page (a block unknown, or an offset past its transactions, or limit 0) as not found.
-func blockTransactionsBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func blockTransactionsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") || string(pick(data, "block", "results")) == "[]" {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
@@ -250,7 +251,7 @@ func blockTransactionsBody(_ *http.Request, vars map[string]any, data json.RawMe
 
 // signerSignaturesBody renders a page of the block's signer signatures; an unknown block has
 // none.
-func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func signerSignaturesBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "block") {
 		zero := 0
 		return wrapPage(vars, "results", []byte("[]"), &zero), nil
@@ -258,18 +259,18 @@ func signerSignaturesBody(_ *http.Request, vars map[string]any, data json.RawMes
 	return totalPage(vars, pick(data, "block"))
 }
 
-func burnBlocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func burnBlocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	return totalPage(vars, pick(data, "page"))
 }
 
-func v2BurnBlockBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func v2BurnBlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "burnBlock") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 	}
 	return reshape(pick(data, "burnBlock"))
 }
 
-func burnBlockBlocksBody(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func burnBlockBlocksBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
 	if !found(data, "page") {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Burn block not found")
 	}

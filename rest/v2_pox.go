@@ -38,7 +38,7 @@ func init() {
 
 func poxRoutes() []route {
 	const base = "/extended/v2/pox/cycles"
-	r := func(path, op string, params func(*http.Request) (map[string]any, error), body func(*http.Request, map[string]any, json.RawMessage) ([]byte, error)) route {
+	r := func(path, op string, params func(*http.Request) (map[string]any, error), body func(map[string]any, json.RawMessage) ([]byte, error)) route {
 		return route{path: base + path, op: op, tagOp: "ChainTipTag", reads: respcache.Chain, params: params, etag: chainTipETag, body: body}
 	}
 	return []route{
@@ -146,8 +146,8 @@ func poxKeyParams(r *http.Request, key string) (map[string]any, error) {
 
 // poxPageBody renders a page the way the reference does: its total comes with the page's rows,
 // so an empty page (an offset past the end, or limit 0) has a total of 0.
-func poxPageBody(pageOf func(data []byte) ([]byte, error)) func(*http.Request, map[string]any, json.RawMessage) ([]byte, error) {
-	return func(_ *http.Request, vars map[string]any, data json.RawMessage) ([]byte, error) {
+func poxPageBody(pageOf func(data []byte) ([]byte, error)) func(map[string]any, json.RawMessage) ([]byte, error) {
+	return func(vars map[string]any, data json.RawMessage) ([]byte, error) {
 		page, err := pageOf(data)
 		if err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func poxPageBody(pageOf func(data []byte) ([]byte, error)) func(*http.Request, m
 	}
 }
 
-func poxCycleBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func poxCycleBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	c := pick(data, "cycle")
 	if isNull(c) {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
@@ -175,7 +175,7 @@ func poxCycleBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]by
 	return reshape(c)
 }
 
-func poxSignerBody(_ *http.Request, _ map[string]any, data json.RawMessage) ([]byte, error) {
+func poxSignerBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 	c, err := poxCycleOf(data)
 	if err != nil {
 		return nil, err

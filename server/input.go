@@ -30,8 +30,7 @@ func (textInput) MutateOperationContext(_ context.Context, opCtx *graphql.Operat
 		bad = literalHasNUL(opCtx.Operation.SelectionSet)
 	}
 	if bad {
-		return &gqlerror.Error{Message: "input contains a NUL character, which no chain value contains",
-			Extensions: map[string]any{"code": stxgraph.EINVALID}}
+		return codedError(stxgraph.EINVALID, "input contains a NUL character, which no chain value contains")
 	}
 	return nil
 }

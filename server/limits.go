@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -86,7 +85,15 @@ func (l limits) MutateOperationContext(_ context.Context, opCtx *graphql.Operati
 }
 
 func limitError(format string, args ...any) *gqlerror.Error {
-	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": stxgraph.EINVALID}}
+	return codedError(stxgraph.EINVALID, format, args...)
+}
+
+// codedError is a GraphQL error of the shared vocabulary, made outside the resolvers: its code
+// in the extensions, as the error presenter sets it, and the *stxgraph.Error behind Unwrap, where
+// the REST adapter reads it.
+func codedError(code, format string, args ...any) *gqlerror.Error {
+	err := stxgraph.Errorf(code, format, args...)
+	return &gqlerror.Error{Message: err.Message, Err: err, Extensions: map[string]any{"code": code}}
 }
 
 type walker struct {
@@ -116,8 +123,7 @@ func (w *walker) selections(set ast.SelectionSet) (cost, depth int) {
 func (w *walker) field(f *ast.Field) (cost, depth int) {
 	if strings.HasPrefix(f.Name, "__") { // introspection: priced by the schema, as GraphiQL's own query nests deep
 		if !w.introspection && f.Name != "__typename" && w.err == nil {
-			w.err = &gqlerror.Error{Message: "schema introspection is disabled on this server",
-				Extensions: map[string]any{"code": stxgraph.EFORBIDDEN}}
+			w.err = codedError(stxgraph.EFORBIDDEN, "schema introspection is disabled on this server")
 		}
 		switch f.Name {
 		case "__schema":
@@ -222,10 +228,7 @@ func (t timeout) InterceptResponse(ctx context.Context, next graphql.ResponseHan
 	// reports it: the clock decides.
 	deadline, _ := ctx.Deadline()
 	if resp != nil && len(resp.Errors) > 0 && (errors.Is(ctx.Err(), context.DeadlineExceeded) || !time.Now().Before(deadline)) {
-		resp.Errors = gqlerror.List{{
-			Message:    fmt.Sprintf("query did not finish within %s; ask for less", time.Duration(t)),
-			Extensions: map[string]any{"code": stxgraph.EUNAVAILABLE},
-		}}
+		resp.Errors = gqlerror.List{codedError(stxgraph.EUNAVAILABLE, "query did not finish within %s; ask for less", time.Duration(t))}
 	}
 	return resp
 }

@@ -1,0 +1,159 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+
+	genql "github.com/Khan/genqlient/graphql"
+)
+
+// eventsRead is a read of GET /extended/v1/tx/events: a transaction's or a principal's events.
+type eventsRead struct {
+	txID, principal *string
+	types           []EventType
+	limit, offset   int
+}
+
+func (p eventsRead) etag(ctx context.Context, c genql.Client) (string, error) { return tipTag(ctx, c) }
+
+func (p eventsRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Events(ctx, c, p.txID, p.principal, p.types, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
+	}
+	events := make([]any, len(d.Events))
+	for i, e := range d.Events {
+		if events[i], err = eventBody(e); err != nil {
+			return nil, "", err
+		}
+	}
+	body, err := marshal(eventPage{p.limit, p.offset, events})
+	return body, tipFieldsTag(d.Tip), err
+}
+
+// contractEventsRead is a read of GET /extended/v1/contract/{contract_id}/events.
+type contractEventsRead struct {
+	contractID    string
+	unanchored    bool
+	limit, offset int
+}
+
+func (p contractEventsRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return tipTag(ctx, c)
+}
+
+func (p contractEventsRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := ContractEvents(ctx, c, p.contractID, p.limit, p.offset, p.unanchored)
+	if err != nil {
+		return nil, "", err
+	}
+	events := make([]contractLogEventBody, len(d.Events))
+	for i, e := range d.Events {
+		events[i] = contractLogEvent(e)
+	}
+	body, err := marshal(page[contractLogEventBody]{Limit: p.limit, Offset: p.offset, Results: events})
+	return body, tipFieldsTag(d.Tip), err
+}
+
+// eventPage is the reference's event listing: no total, the events under "events".
+type eventPage struct {
+	Limit  int   `json:"limit"`
+	Offset int   `json:"offset"`
+	Events []any `json:"events"`
+}
+
+// eventHead is what every event of the reference carries first.
+type eventHead struct {
+	EventIndex int       `json:"event_index"`
+	EventType  EventType `json:"event_type"`
+	TxID       string    `json:"tx_id"`
+}
+
+type contractLogEventBody struct {
+	eventHead
+	ContractLog struct {
+		ContractID string       `json:"contract_id"`
+		Topic      string       `json:"topic"`
+		Value      clarityValue `json:"value"`
+	} `json:"contract_log"`
+}
+
+type stxLockEventBody struct {
+	eventHead
+	StxLockEvent struct {
+		LockedAmount  string `json:"locked_amount"`
+		UnlockHeight  int    `json:"unlock_height"`
+		LockedAddress string `json:"locked_address"`
+	} `json:"stx_lock_event"`
+}
+
+type stxAssetEventBody struct {
+	eventHead
+	Asset struct {
+		AssetEventType AssetEventType `json:"asset_event_type"`
+		Sender         string         `json:"sender"`
+		Recipient      string         `json:"recipient"`
+		Amount         string         `json:"amount"`
+		Memo           *string        `json:"memo,omitempty"`
+	} `json:"asset"`
+}
+
+type ftEventBody struct {
+	eventHead
+	Asset struct {
+		AssetEventType AssetEventType `json:"asset_event_type"`
+		AssetID        string         `json:"asset_id"`
+		Sender         string         `json:"sender"`
+		Recipient      string         `json:"recipient"`
+		Amount         string         `json:"amount"`
+	} `json:"asset"`
+}
+
+type nftEventBody struct {
+	eventHead
+	Asset struct {
+		AssetEventType AssetEventType `json:"asset_event_type"`
+		AssetID        string         `json:"asset_id"`
+		Sender         string         `json:"sender"`
+		Recipient      string         `json:"recipient"`
+		Value          clarityValue   `json:"value"`
+	} `json:"asset"`
+}
+
+func contractLogEvent(e EventFieldsSmartContractLogEvent) contractLogEventBody {
+	out := contractLogEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
+	l := e.Contract_log
+	out.ContractLog.ContractID, out.ContractLog.Topic = l.Contract_id, l.Topic
+	out.ContractLog.Value = clarityValue(l.Value)
+	return out
+}
+
+// eventBody is the reference's event of e's kind.
+func eventBody(e EventFields) (any, error) {
+	switch e := e.(type) {
+	case *EventFieldsSmartContractLogEvent:
+		return contractLogEvent(*e), nil
+	case *EventFieldsStxLockEvent:
+		out := stxLockEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
+		l := e.Stx_lock_event
+		out.StxLockEvent.LockedAmount, out.StxLockEvent.UnlockHeight, out.StxLockEvent.LockedAddress = l.Locked_amount, l.Unlock_height, l.Locked_address
+		return out, nil
+	case *EventFieldsStxAssetEvent:
+		out := stxAssetEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
+		a := e.Asset
+		out.Asset.AssetEventType, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount, out.Asset.Memo = a.Asset_event_type, a.Sender, a.Recipient, a.Amount, a.Memo
+		return out, nil
+	case *EventFieldsFungibleTokenAssetEvent:
+		out := ftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
+		a := e.Asset
+		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient, a.Amount
+		return out, nil
+	case *EventFieldsNonFungibleTokenAssetEvent:
+		out := nftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
+		a := e.Asset
+		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient
+		out.Asset.Value = clarityValue(a.Value)
+		return out, nil
+	}
+	return nil, fmt.Errorf("event of unknown type %T", e)
+}
