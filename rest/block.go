@@ -19,7 +19,7 @@ func tipTag(ctx context.Context, c genql.Client) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return tipFieldsTag(d.Tip), nil
+	return tipFieldsTag(&d.Tip), nil
 }
 
 // tipPathTag is tipTag as a route's pathTag.
@@ -27,8 +27,15 @@ func tipPathTag(ctx context.Context, c genql.Client, _ *http.Request) (string, e
 	return tipTag(ctx, c)
 }
 
-func tipFieldsTag(t TipFieldsTipChainTip) string {
-	return chainTipTag{IndexBlockHash: t.IndexBlockHash, MicroblockHash: deref(t.MicroblockHash)}.etag()
+// tipFields is the chain tip an operation selects for its ETag (each operation's generated
+// type has these getters).
+type tipFields interface {
+	GetIndexBlockHash() string
+	GetMicroblockHash() *string
+}
+
+func tipFieldsTag(t tipFields) string {
+	return chainTipTag{IndexBlockHash: t.GetIndexBlockHash(), MicroblockHash: deref(t.GetMicroblockHash())}.etag()
 }
 
 // blocksRead is a read of GET /extended/v1/block.
@@ -70,7 +77,7 @@ func (p burnBlockRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	if err != nil {
 		return nil, "", err
 	}
-	tag := tipFieldsTag(d.Tip)
+	tag := tipFieldsTag(&d.Tip)
 	if d.Block == nil {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "cannot find block by burn block hash")
 	}

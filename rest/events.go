@@ -28,7 +28,7 @@ func (p eventsRead) answer(ctx context.Context, c genql.Client) ([]byte, string,
 		}
 	}
 	body, err := marshal(eventPage{p.limit, p.offset, events})
-	return body, tipFieldsTag(d.Tip), err
+	return body, tipFieldsTag(&d.Tip), err
 }
 
 // contractEventsRead is a read of GET /extended/v1/contract/{contract_id}/events.
@@ -52,7 +52,7 @@ func (p contractEventsRead) answer(ctx context.Context, c genql.Client) ([]byte,
 		events[i] = contractLogEvent(e)
 	}
 	body, err := marshal(page[contractLogEventBody]{Limit: p.limit, Offset: p.offset, Results: events})
-	return body, tipFieldsTag(d.Tip), err
+	return body, tipFieldsTag(&d.Tip), err
 }
 
 // eventPage is the reference's event listing: no total, the events under "events".

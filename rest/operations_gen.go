@@ -971,63 +971,34 @@ var AllAssetEventType = []AssetEventType{
 
 // BlockByBurnBlockHashResponse is returned by BlockByBurnBlockHash on success.
 type BlockByBurnBlockHashResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip BlockByBurnBlockHashTipChainTip `json:"tip"`
 	// The highest canonical anchor block anchored in a burn block (a non-canonical one when none is canonical).
 	Block *BlockFields `json:"block"`
 }
 
+// GetTip returns BlockByBurnBlockHashResponse.Tip, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashResponse) GetTip() BlockByBurnBlockHashTipChainTip { return v.Tip }
+
 // GetBlock returns BlockByBurnBlockHashResponse.Block, and is useful for accessing the field via an interface.
 func (v *BlockByBurnBlockHashResponse) GetBlock() *BlockFields { return v.Block }
 
-// GetTip returns BlockByBurnBlockHashResponse.Tip, and is useful for accessing the field via an interface.
-func (v *BlockByBurnBlockHashResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *BlockByBurnBlockHashResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*BlockByBurnBlockHashResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.BlockByBurnBlockHashResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// BlockByBurnBlockHashTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type BlockByBurnBlockHashTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalBlockByBurnBlockHashResponse struct {
-	Block *BlockFields `json:"block"`
+// GetIndexBlockHash returns BlockByBurnBlockHashTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *BlockByBurnBlockHashResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *BlockByBurnBlockHashResponse) __premarshalJSON() (*__premarshalBlockByBurnBlockHashResponse, error) {
-	var retval __premarshalBlockByBurnBlockHashResponse
-
-	retval.Block = v.Block
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns BlockByBurnBlockHashTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *BlockByBurnBlockHashTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // BlockFields includes the GraphQL fields of Block requested by the fragment BlockFields.
 // The GraphQL type's documentation follows.
@@ -2054,55 +2025,29 @@ func (v *BurnBlockSummaryFields) GetTotal_tx_count() int { return v.Total_tx_cou
 
 // ChainTipTagResponse is returned by ChainTipTag on success.
 type ChainTipTagResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip ChainTipTagTipChainTip `json:"tip"`
 }
 
 // GetTip returns ChainTipTagResponse.Tip, and is useful for accessing the field via an interface.
-func (v *ChainTipTagResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
+func (v *ChainTipTagResponse) GetTip() ChainTipTagTipChainTip { return v.Tip }
 
-func (v *ChainTipTagResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*ChainTipTagResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.ChainTipTagResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// ChainTipTagTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type ChainTipTagTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalChainTipTagResponse struct {
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
+// GetIndexBlockHash returns ChainTipTagTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *ChainTipTagTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-func (v *ChainTipTagResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *ChainTipTagResponse) __premarshalJSON() (*__premarshalChainTipTagResponse, error) {
-	var retval __premarshalChainTipTagResponse
-
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns ChainTipTagTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *ChainTipTagTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // The payload objects mined and mempool transactions share.
 type ContractCallFields struct {
@@ -2159,63 +2104,34 @@ func (v *ContractCallFieldsFunction_argsFunctionArg) GetType() string { return v
 
 // ContractEventsResponse is returned by ContractEvents on success.
 type ContractEventsResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip ContractEventsTipChainTip `json:"tip"`
 	// Print events of a contract, newest first; unanchored includes those of unconfirmed microblocks.
 	Events []EventFieldsSmartContractLogEvent `json:"events"`
 }
 
+// GetTip returns ContractEventsResponse.Tip, and is useful for accessing the field via an interface.
+func (v *ContractEventsResponse) GetTip() ContractEventsTipChainTip { return v.Tip }
+
 // GetEvents returns ContractEventsResponse.Events, and is useful for accessing the field via an interface.
 func (v *ContractEventsResponse) GetEvents() []EventFieldsSmartContractLogEvent { return v.Events }
 
-// GetTip returns ContractEventsResponse.Tip, and is useful for accessing the field via an interface.
-func (v *ContractEventsResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *ContractEventsResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*ContractEventsResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.ContractEventsResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// ContractEventsTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type ContractEventsTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalContractEventsResponse struct {
-	Events []EventFieldsSmartContractLogEvent `json:"events"`
+// GetIndexBlockHash returns ContractEventsTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *ContractEventsTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *ContractEventsResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *ContractEventsResponse) __premarshalJSON() (*__premarshalContractEventsResponse, error) {
-	var retval __premarshalContractEventsResponse
-
-	retval.Events = v.Events
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns ContractEventsTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *ContractEventsTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // EventFields includes the GraphQL fields of Event requested by the fragment EventFields.
 // The GraphQL type's documentation follows.
@@ -2686,16 +2602,17 @@ var AllEventType = []EventType{
 
 // EventsResponse is returned by Events on success.
 type EventsResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip EventsTipChainTip `json:"tip"`
 	// Events of one transaction (txId) or involving one principal (principal), newest first. Exactly one of txId and principal must be given; types defaults to all five kinds.
 	Events []EventFields `json:"-"`
 }
 
+// GetTip returns EventsResponse.Tip, and is useful for accessing the field via an interface.
+func (v *EventsResponse) GetTip() EventsTipChainTip { return v.Tip }
+
 // GetEvents returns EventsResponse.Events, and is useful for accessing the field via an interface.
 func (v *EventsResponse) GetEvents() []EventFields { return v.Events }
-
-// GetTip returns EventsResponse.Tip, and is useful for accessing the field via an interface.
-func (v *EventsResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
 
 func (v *EventsResponse) UnmarshalJSON(b []byte) error {
 
@@ -2711,12 +2628,6 @@ func (v *EventsResponse) UnmarshalJSON(b []byte) error {
 	firstPass.EventsResponse = v
 
 	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
 	if err != nil {
 		return err
 	}
@@ -2743,9 +2654,9 @@ func (v *EventsResponse) UnmarshalJSON(b []byte) error {
 }
 
 type __premarshalEventsResponse struct {
-	Events []json.RawMessage `json:"events"`
+	Tip EventsTipChainTip `json:"tip"`
 
-	Tip TipFieldsTipChainTip `json:"tip"`
+	Events []json.RawMessage `json:"events"`
 }
 
 func (v *EventsResponse) MarshalJSON() ([]byte, error) {
@@ -2759,6 +2670,7 @@ func (v *EventsResponse) MarshalJSON() ([]byte, error) {
 func (v *EventsResponse) __premarshalJSON() (*__premarshalEventsResponse, error) {
 	var retval __premarshalEventsResponse
 
+	retval.Tip = v.Tip
 	{
 
 		dst := &retval.Events
@@ -2777,9 +2689,25 @@ func (v *EventsResponse) __premarshalJSON() (*__premarshalEventsResponse, error)
 			}
 		}
 	}
-	retval.Tip = v.TipFields.Tip
 	return &retval, nil
 }
+
+// EventsTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type EventsTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
+}
+
+// GetIndexBlockHash returns EventsTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *EventsTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
+
+// GetMicroblockHash returns EventsTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *EventsTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // FaucetBtcBalanceFaucetBtcBalance includes the requested fields of the GraphQL type BtcBalance.
 // The GraphQL type's documentation follows.
@@ -5215,63 +5143,17 @@ func (v *PoxCycleFields) GetTotal_signers() int { return v.Total_signers }
 
 // PoxCycleResponse is returned by PoxCycle on success.
 type PoxCycleResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip PoxCycleTipChainTip `json:"tip"`
 	// A reward cycle whose reward set the node announced on the canonical chain, or null.
 	Cycle *PoxCycleCyclePoxCycle `json:"cycle"`
 }
 
+// GetTip returns PoxCycleResponse.Tip, and is useful for accessing the field via an interface.
+func (v *PoxCycleResponse) GetTip() PoxCycleTipChainTip { return v.Tip }
+
 // GetCycle returns PoxCycleResponse.Cycle, and is useful for accessing the field via an interface.
 func (v *PoxCycleResponse) GetCycle() *PoxCycleCyclePoxCycle { return v.Cycle }
-
-// GetTip returns PoxCycleResponse.Tip, and is useful for accessing the field via an interface.
-func (v *PoxCycleResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *PoxCycleResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCycleResponse struct {
-	Cycle *PoxCycleCyclePoxCycle `json:"cycle"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *PoxCycleResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCycleResponse) __premarshalJSON() (*__premarshalPoxCycleResponse, error) {
-	var retval __premarshalPoxCycleResponse
-
-	retval.Cycle = v.Cycle
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
 
 // PoxCycleSignerCyclePoxCycle includes the requested fields of the GraphQL type PoxCycle.
 // The GraphQL type's documentation follows.
@@ -5402,63 +5284,17 @@ func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) __premarshalJSON() (*__prem
 
 // PoxCycleSignerResponse is returned by PoxCycleSigner on success.
 type PoxCycleSignerResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip PoxCycleSignerTipChainTip `json:"tip"`
 	// A reward cycle whose reward set the node announced on the canonical chain, or null.
 	Cycle *PoxCycleSignerCyclePoxCycle `json:"cycle"`
 }
 
+// GetTip returns PoxCycleSignerResponse.Tip, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerResponse) GetTip() PoxCycleSignerTipChainTip { return v.Tip }
+
 // GetCycle returns PoxCycleSignerResponse.Cycle, and is useful for accessing the field via an interface.
 func (v *PoxCycleSignerResponse) GetCycle() *PoxCycleSignerCyclePoxCycle { return v.Cycle }
-
-// GetTip returns PoxCycleSignerResponse.Tip, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *PoxCycleSignerResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleSignerResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleSignerResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCycleSignerResponse struct {
-	Cycle *PoxCycleSignerCyclePoxCycle `json:"cycle"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *PoxCycleSignerResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCycleSignerResponse) __premarshalJSON() (*__premarshalPoxCycleSignerResponse, error) {
-	var retval __premarshalPoxCycleSignerResponse
-
-	retval.Cycle = v.Cycle
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
 
 // PoxCycleSignerStackersCyclePoxCycle includes the requested fields of the GraphQL type PoxCycle.
 // The GraphQL type's documentation follows.
@@ -5548,65 +5384,53 @@ func (v *PoxCycleSignerStackersCyclePoxCycleSignerPoxSignerPagePoxStackerPageRes
 
 // PoxCycleSignerStackersResponse is returned by PoxCycleSignerStackers on success.
 type PoxCycleSignerStackersResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip PoxCycleSignerStackersTipChainTip `json:"tip"`
 	// A reward cycle whose reward set the node announced on the canonical chain, or null.
 	Cycle *PoxCycleSignerStackersCyclePoxCycle `json:"cycle"`
 }
+
+// GetTip returns PoxCycleSignerStackersResponse.Tip, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerStackersResponse) GetTip() PoxCycleSignerStackersTipChainTip { return v.Tip }
 
 // GetCycle returns PoxCycleSignerStackersResponse.Cycle, and is useful for accessing the field via an interface.
 func (v *PoxCycleSignerStackersResponse) GetCycle() *PoxCycleSignerStackersCyclePoxCycle {
 	return v.Cycle
 }
 
-// GetTip returns PoxCycleSignerStackersResponse.Tip, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerStackersResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *PoxCycleSignerStackersResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleSignerStackersResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleSignerStackersResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// PoxCycleSignerStackersTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type PoxCycleSignerStackersTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalPoxCycleSignerStackersResponse struct {
-	Cycle *PoxCycleSignerStackersCyclePoxCycle `json:"cycle"`
+// GetIndexBlockHash returns PoxCycleSignerStackersTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerStackersTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
+// GetMicroblockHash returns PoxCycleSignerStackersTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerStackersTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
+
+// PoxCycleSignerTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type PoxCycleSignerTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-func (v *PoxCycleSignerStackersResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
+// GetIndexBlockHash returns PoxCycleSignerTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-func (v *PoxCycleSignerStackersResponse) __premarshalJSON() (*__premarshalPoxCycleSignerStackersResponse, error) {
-	var retval __premarshalPoxCycleSignerStackersResponse
-
-	retval.Cycle = v.Cycle
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns PoxCycleSignerTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignerTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // PoxCycleSignersCyclePoxCycle includes the requested fields of the GraphQL type PoxCycle.
 // The GraphQL type's documentation follows.
@@ -5758,63 +5582,51 @@ func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) __premar
 
 // PoxCycleSignersResponse is returned by PoxCycleSigners on success.
 type PoxCycleSignersResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip PoxCycleSignersTipChainTip `json:"tip"`
 	// A reward cycle whose reward set the node announced on the canonical chain, or null.
 	Cycle *PoxCycleSignersCyclePoxCycle `json:"cycle"`
 }
 
+// GetTip returns PoxCycleSignersResponse.Tip, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignersResponse) GetTip() PoxCycleSignersTipChainTip { return v.Tip }
+
 // GetCycle returns PoxCycleSignersResponse.Cycle, and is useful for accessing the field via an interface.
 func (v *PoxCycleSignersResponse) GetCycle() *PoxCycleSignersCyclePoxCycle { return v.Cycle }
 
-// GetTip returns PoxCycleSignersResponse.Tip, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *PoxCycleSignersResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleSignersResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleSignersResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// PoxCycleSignersTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type PoxCycleSignersTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalPoxCycleSignersResponse struct {
-	Cycle *PoxCycleSignersCyclePoxCycle `json:"cycle"`
+// GetIndexBlockHash returns PoxCycleSignersTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignersTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
+// GetMicroblockHash returns PoxCycleSignersTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleSignersTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
+
+// PoxCycleTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type PoxCycleTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-func (v *PoxCycleSignersResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
+// GetIndexBlockHash returns PoxCycleTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-func (v *PoxCycleSignersResponse) __premarshalJSON() (*__premarshalPoxCycleSignersResponse, error) {
-	var retval __premarshalPoxCycleSignersResponse
-
-	retval.Cycle = v.Cycle
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns PoxCycleTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *PoxCycleTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // PoxCyclesPagePoxCyclePage includes the requested fields of the GraphQL type PoxCyclePage.
 // The GraphQL type's documentation follows.
@@ -5936,63 +5748,34 @@ func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) __premarshalJSON() (*__premar
 
 // PoxCyclesResponse is returned by PoxCycles on success.
 type PoxCyclesResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip PoxCyclesTipChainTip `json:"tip"`
 	// Reward cycles whose reward set the node announced, on the canonical chain, highest cycle first.
 	Page PoxCyclesPagePoxCyclePage `json:"page"`
 }
 
+// GetTip returns PoxCyclesResponse.Tip, and is useful for accessing the field via an interface.
+func (v *PoxCyclesResponse) GetTip() PoxCyclesTipChainTip { return v.Tip }
+
 // GetPage returns PoxCyclesResponse.Page, and is useful for accessing the field via an interface.
 func (v *PoxCyclesResponse) GetPage() PoxCyclesPagePoxCyclePage { return v.Page }
 
-// GetTip returns PoxCyclesResponse.Tip, and is useful for accessing the field via an interface.
-func (v *PoxCyclesResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *PoxCyclesResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCyclesResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCyclesResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// PoxCyclesTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type PoxCyclesTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalPoxCyclesResponse struct {
-	Page PoxCyclesPagePoxCyclePage `json:"page"`
+// GetIndexBlockHash returns PoxCyclesTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *PoxCyclesTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *PoxCyclesResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCyclesResponse) __premarshalJSON() (*__premarshalPoxCyclesResponse, error) {
-	var retval __premarshalPoxCyclesResponse
-
-	retval.Page = v.Page
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns PoxCyclesTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *PoxCyclesTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // PoxSignerFields includes the GraphQL fields of PoxSigner requested by the fragment PoxSignerFields.
 // The GraphQL type's documentation follows.
@@ -6152,35 +5935,6 @@ func (v *TenureChangeFields) GetCause() string { return v.Cause }
 
 // GetPubkey_hash returns TenureChangeFields.Pubkey_hash, and is useful for accessing the field via an interface.
 func (v *TenureChangeFields) GetPubkey_hash() string { return v.Pubkey_hash }
-
-// TipFields includes the GraphQL fields of Query requested by the fragment TipFields.
-// The GraphQL type's documentation follows.
-//
-// The entry points for reading the chain: blocks, transactions, accounts, contracts, the mempool and BRC-20 tokens.
-type TipFields struct {
-	// The canonical chain tip: the highest canonical anchor block and burn block.
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-// GetTip returns TipFields.Tip, and is useful for accessing the field via an interface.
-func (v *TipFields) GetTip() TipFieldsTipChainTip { return v.Tip }
-
-// TipFieldsTipChainTip includes the requested fields of the GraphQL type ChainTip.
-// The GraphQL type's documentation follows.
-//
-// The canonical chain tip.
-type TipFieldsTipChainTip struct {
-	// Index block hash of that block.
-	IndexBlockHash string `json:"indexBlockHash"`
-	// Hash of the newest unconfirmed microblock on top of the tip, if any.
-	MicroblockHash *string `json:"microblockHash"`
-}
-
-// GetIndexBlockHash returns TipFieldsTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
-func (v *TipFieldsTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
-
-// GetMicroblockHash returns TipFieldsTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
-func (v *TipFieldsTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // TransactionsByIdsLookupsTransactionLookup includes the requested fields of the GraphQL type TransactionLookup.
 // The GraphQL type's documentation follows.
@@ -7674,11 +7428,17 @@ func (v *V2AddressTransactionEventsLookupTransactionLookupResultTransaction) Get
 
 // V2AddressTransactionEventsResponse is returned by V2AddressTransactionEvents on success.
 type V2AddressTransactionEventsResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2AddressTransactionEventsTipChainTip `json:"tip"`
 	// An account by principal (address, or address.contract-name). Its fields are read on demand.
 	Account V2AddressTransactionEventsAccount `json:"account"`
 	// Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false.
 	Lookup []V2AddressTransactionEventsLookupTransactionLookup `json:"lookup"`
+}
+
+// GetTip returns V2AddressTransactionEventsResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2AddressTransactionEventsResponse) GetTip() V2AddressTransactionEventsTipChainTip {
+	return v.Tip
 }
 
 // GetAccount returns V2AddressTransactionEventsResponse.Account, and is useful for accessing the field via an interface.
@@ -7691,58 +7451,22 @@ func (v *V2AddressTransactionEventsResponse) GetLookup() []V2AddressTransactionE
 	return v.Lookup
 }
 
-// GetTip returns V2AddressTransactionEventsResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionEventsResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2AddressTransactionEventsResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2AddressTransactionEventsResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2AddressTransactionEventsResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2AddressTransactionEventsTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2AddressTransactionEventsTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2AddressTransactionEventsResponse struct {
-	Account V2AddressTransactionEventsAccount `json:"account"`
+// GetIndexBlockHash returns V2AddressTransactionEventsTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2AddressTransactionEventsTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Lookup []V2AddressTransactionEventsLookupTransactionLookup `json:"lookup"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2AddressTransactionEventsResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2AddressTransactionEventsResponse) __premarshalJSON() (*__premarshalV2AddressTransactionEventsResponse, error) {
-	var retval __premarshalV2AddressTransactionEventsResponse
-
-	retval.Account = v.Account
-	retval.Lookup = v.Lookup
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2AddressTransactionEventsTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2AddressTransactionEventsTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2AddressTransactionsAccount includes the requested fields of the GraphQL type Account.
 // The GraphQL type's documentation follows.
@@ -8387,64 +8111,18 @@ func (v *V2AddressTransactionsResponse) GetAccount() V2AddressTransactionsAccoun
 
 // V2AverageBlockTimesResponse is returned by V2AverageBlockTimes on success.
 type V2AverageBlockTimesResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2AverageBlockTimesTipChainTip `json:"tip"`
 	// Average times between consecutive canonical blocks over recent windows, in seconds.
 	Times V2AverageBlockTimesTimesAverageBlockTimes `json:"times"`
 }
 
+// GetTip returns V2AverageBlockTimesResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2AverageBlockTimesResponse) GetTip() V2AverageBlockTimesTipChainTip { return v.Tip }
+
 // GetTimes returns V2AverageBlockTimesResponse.Times, and is useful for accessing the field via an interface.
 func (v *V2AverageBlockTimesResponse) GetTimes() V2AverageBlockTimesTimesAverageBlockTimes {
 	return v.Times
-}
-
-// GetTip returns V2AverageBlockTimesResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2AverageBlockTimesResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2AverageBlockTimesResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2AverageBlockTimesResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2AverageBlockTimesResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2AverageBlockTimesResponse struct {
-	Times V2AverageBlockTimesTimesAverageBlockTimes `json:"times"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2AverageBlockTimesResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2AverageBlockTimesResponse) __premarshalJSON() (*__premarshalV2AverageBlockTimesResponse, error) {
-	var retval __premarshalV2AverageBlockTimesResponse
-
-	retval.Times = v.Times
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
 }
 
 // V2AverageBlockTimesTimesAverageBlockTimes includes the requested fields of the GraphQL type AverageBlockTimes.
@@ -8473,6 +8151,23 @@ func (v *V2AverageBlockTimesTimesAverageBlockTimes) GetLast_7d() float64 { retur
 
 // GetLast_30d returns V2AverageBlockTimesTimesAverageBlockTimes.Last_30d, and is useful for accessing the field via an interface.
 func (v *V2AverageBlockTimesTimesAverageBlockTimes) GetLast_30d() float64 { return v.Last_30d }
+
+// V2AverageBlockTimesTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2AverageBlockTimesTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
+}
+
+// GetIndexBlockHash returns V2AverageBlockTimesTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2AverageBlockTimesTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
+
+// GetMicroblockHash returns V2AverageBlockTimesTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2AverageBlockTimesTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2BlockBlock includes the requested fields of the GraphQL type Block.
 // The GraphQL type's documentation follows.
@@ -9595,7 +9290,8 @@ func (v *V2BlocksPageBlockCursorPageResultsBlock) __premarshalJSON() (*__premars
 
 // V2BlocksResponse is returned by V2Blocks on success.
 type V2BlocksResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2BlocksTipChainTip `json:"tip"`
 	// A page of canonical anchor blocks, newest first, that starts `offset` blocks below the cursor
 	// block (above it when negative). The cursor block is the chain tip unless `cursor` names one;
 	// when it names no canonical block of the list, or the offset leads past either end, the page is
@@ -9604,58 +9300,28 @@ type V2BlocksResponse struct {
 	Page V2BlocksPageBlockCursorPage `json:"page"`
 }
 
+// GetTip returns V2BlocksResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2BlocksResponse) GetTip() V2BlocksTipChainTip { return v.Tip }
+
 // GetPage returns V2BlocksResponse.Page, and is useful for accessing the field via an interface.
 func (v *V2BlocksResponse) GetPage() V2BlocksPageBlockCursorPage { return v.Page }
 
-// GetTip returns V2BlocksResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2BlocksResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2BlocksResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BlocksResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BlocksResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2BlocksTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2BlocksTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2BlocksResponse struct {
-	Page V2BlocksPageBlockCursorPage `json:"page"`
+// GetIndexBlockHash returns V2BlocksTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2BlocksTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2BlocksResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BlocksResponse) __premarshalJSON() (*__premarshalV2BlocksResponse, error) {
-	var retval __premarshalV2BlocksResponse
-
-	retval.Page = v.Page
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2BlocksTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2BlocksTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2BurnBlockBlocksPageAnchoredBlockPage includes the requested fields of the GraphQL type AnchoredBlockPage.
 // The GraphQL type's documentation follows.
@@ -9855,65 +9521,36 @@ func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) __premarshalJSON() 
 
 // V2BurnBlockBlocksResponse is returned by V2BurnBlockBlocks on success.
 type V2BurnBlockBlocksResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2BurnBlockBlocksTipChainTip `json:"tip"`
 	// A page of the canonical Stacks blocks anchored in a burn block, newest first: the burn block of
 	// the chain tip with `latest`, else the one at `height`, else the one whose hash is `hash` (give
 	// exactly one of them); null when no Stacks block on any fork is anchored in it.
 	Page *V2BurnBlockBlocksPageAnchoredBlockPage `json:"page"`
 }
 
+// GetTip returns V2BurnBlockBlocksResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockBlocksResponse) GetTip() V2BurnBlockBlocksTipChainTip { return v.Tip }
+
 // GetPage returns V2BurnBlockBlocksResponse.Page, and is useful for accessing the field via an interface.
 func (v *V2BurnBlockBlocksResponse) GetPage() *V2BurnBlockBlocksPageAnchoredBlockPage { return v.Page }
 
-// GetTip returns V2BurnBlockBlocksResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2BurnBlockBlocksResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlockBlocksResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlockBlocksResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2BurnBlockBlocksTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2BurnBlockBlocksTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2BurnBlockBlocksResponse struct {
-	Page *V2BurnBlockBlocksPageAnchoredBlockPage `json:"page"`
+// GetIndexBlockHash returns V2BurnBlockBlocksTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockBlocksTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2BurnBlockBlocksResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlockBlocksResponse) __premarshalJSON() (*__premarshalV2BurnBlockBlocksResponse, error) {
-	var retval __premarshalV2BurnBlockBlocksResponse
-
-	retval.Page = v.Page
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2BurnBlockBlocksTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockBlocksTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2BurnBlockBurnBlockAnchoringBurnBlock includes the requested fields of the GraphQL type AnchoringBurnBlock.
 // The GraphQL type's documentation follows.
@@ -10022,66 +9659,37 @@ func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) __premarshalJSON() (*__premarsh
 
 // V2BurnBlockResponse is returned by V2BurnBlock on success.
 type V2BurnBlockResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2BurnBlockTipChainTip `json:"tip"`
 	// A burn block that anchors canonical Stacks blocks: the burn block of the chain tip with
 	// `latest`, else the one at `height`, else the one whose hash is `hash`. Give exactly one of them.
 	BurnBlock *V2BurnBlockBurnBlockAnchoringBurnBlock `json:"burnBlock"`
 }
+
+// GetTip returns V2BurnBlockResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockResponse) GetTip() V2BurnBlockTipChainTip { return v.Tip }
 
 // GetBurnBlock returns V2BurnBlockResponse.BurnBlock, and is useful for accessing the field via an interface.
 func (v *V2BurnBlockResponse) GetBurnBlock() *V2BurnBlockBurnBlockAnchoringBurnBlock {
 	return v.BurnBlock
 }
 
-// GetTip returns V2BurnBlockResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2BurnBlockResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlockResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlockResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2BurnBlockTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2BurnBlockTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2BurnBlockResponse struct {
-	BurnBlock *V2BurnBlockBurnBlockAnchoringBurnBlock `json:"burnBlock"`
+// GetIndexBlockHash returns V2BurnBlockTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2BurnBlockResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlockResponse) __premarshalJSON() (*__premarshalV2BurnBlockResponse, error) {
-	var retval __premarshalV2BurnBlockResponse
-
-	retval.BurnBlock = v.BurnBlock
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2BurnBlockTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlockTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2BurnBlocksPageAnchoringBurnBlockPage includes the requested fields of the GraphQL type AnchoringBurnBlockPage.
 // The GraphQL type's documentation follows.
@@ -10209,68 +9817,40 @@ func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) __prem
 
 // V2BurnBlocksResponse is returned by V2BurnBlocks on success.
 type V2BurnBlocksResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2BurnBlocksTipChainTip `json:"tip"`
 	// Burn blocks that anchor canonical Stacks blocks, newest first. A burn block without a canonical
 	// Stacks block is not listed.
 	Page V2BurnBlocksPageAnchoringBurnBlockPage `json:"page"`
 }
 
+// GetTip returns V2BurnBlocksResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2BurnBlocksResponse) GetTip() V2BurnBlocksTipChainTip { return v.Tip }
+
 // GetPage returns V2BurnBlocksResponse.Page, and is useful for accessing the field via an interface.
 func (v *V2BurnBlocksResponse) GetPage() V2BurnBlocksPageAnchoringBurnBlockPage { return v.Page }
 
-// GetTip returns V2BurnBlocksResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2BurnBlocksResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlocksResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlocksResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2BurnBlocksTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2BurnBlocksTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2BurnBlocksResponse struct {
-	Page V2BurnBlocksPageAnchoringBurnBlockPage `json:"page"`
+// GetIndexBlockHash returns V2BurnBlocksTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlocksTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2BurnBlocksResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlocksResponse) __premarshalJSON() (*__premarshalV2BurnBlocksResponse, error) {
-	var retval __premarshalV2BurnBlocksResponse
-
-	retval.Page = v.Page
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2BurnBlocksTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2BurnBlocksTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2ContractStatusesResponse is returned by V2ContractStatuses on success.
 type V2ContractStatusesResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2ContractStatusesTipChainTip `json:"tip"`
 	// The deployment status of these contracts: each one's newest canonical deploy transaction,
 	// else its pending deploy with the lowest nonce. Mined deployments come first, then pending
 	// ones, each group ordered by contract id; contracts with neither follow in the order asked,
@@ -10278,59 +9858,12 @@ type V2ContractStatusesResponse struct {
 	Statuses []V2ContractStatusesStatusesContractStatus `json:"statuses"`
 }
 
+// GetTip returns V2ContractStatusesResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2ContractStatusesResponse) GetTip() V2ContractStatusesTipChainTip { return v.Tip }
+
 // GetStatuses returns V2ContractStatusesResponse.Statuses, and is useful for accessing the field via an interface.
 func (v *V2ContractStatusesResponse) GetStatuses() []V2ContractStatusesStatusesContractStatus {
 	return v.Statuses
-}
-
-// GetTip returns V2ContractStatusesResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2ContractStatusesResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2ContractStatusesResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2ContractStatusesResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2ContractStatusesResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2ContractStatusesResponse struct {
-	Statuses []V2ContractStatusesStatusesContractStatus `json:"statuses"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2ContractStatusesResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2ContractStatusesResponse) __premarshalJSON() (*__premarshalV2ContractStatusesResponse, error) {
-	var retval __premarshalV2ContractStatusesResponse
-
-	retval.Statuses = v.Statuses
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
 }
 
 // V2ContractStatusesStatusesContractStatus includes the requested fields of the GraphQL type ContractStatus.
@@ -10365,6 +9898,23 @@ func (v *V2ContractStatusesStatusesContractStatus) GetTxId() *string { return v.
 // GetBlockHeight returns V2ContractStatusesStatusesContractStatus.BlockHeight, and is useful for accessing the field via an interface.
 func (v *V2ContractStatusesStatusesContractStatus) GetBlockHeight() *int { return v.BlockHeight }
 
+// V2ContractStatusesTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2ContractStatusesTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
+}
+
+// GetIndexBlockHash returns V2ContractStatusesTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2ContractStatusesTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
+
+// GetMicroblockHash returns V2ContractStatusesTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2ContractStatusesTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
+
 // V2FtBalanceAccount includes the requested fields of the GraphQL type Account.
 // The GraphQL type's documentation follows.
 //
@@ -10392,63 +9942,34 @@ func (v *V2FtBalanceAccountFtBalance) GetBalance() string { return v.Balance }
 
 // V2FtBalanceResponse is returned by V2FtBalance on success.
 type V2FtBalanceResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2FtBalanceTipChainTip `json:"tip"`
 	// An account by principal (address, or address.contract-name). Its fields are read on demand.
 	Account V2FtBalanceAccount `json:"account"`
 }
 
+// GetTip returns V2FtBalanceResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2FtBalanceResponse) GetTip() V2FtBalanceTipChainTip { return v.Tip }
+
 // GetAccount returns V2FtBalanceResponse.Account, and is useful for accessing the field via an interface.
 func (v *V2FtBalanceResponse) GetAccount() V2FtBalanceAccount { return v.Account }
 
-// GetTip returns V2FtBalanceResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2FtBalanceResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2FtBalanceResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2FtBalanceResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2FtBalanceResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2FtBalanceTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2FtBalanceTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2FtBalanceResponse struct {
-	Account V2FtBalanceAccount `json:"account"`
+// GetIndexBlockHash returns V2FtBalanceTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2FtBalanceTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2FtBalanceResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2FtBalanceResponse) __premarshalJSON() (*__premarshalV2FtBalanceResponse, error) {
-	var retval __premarshalV2FtBalanceResponse
-
-	retval.Account = v.Account
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2FtBalanceTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2FtBalanceTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2FtBalancesAccount includes the requested fields of the GraphQL type Account.
 // The GraphQL type's documentation follows.
@@ -10507,63 +10028,34 @@ func (v *V2FtBalancesAccountFtBalancesFtBalancePageResultsFtBalance) GetBalance(
 
 // V2FtBalancesResponse is returned by V2FtBalances on success.
 type V2FtBalancesResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2FtBalancesTipChainTip `json:"tip"`
 	// An account by principal (address, or address.contract-name). Its fields are read on demand.
 	Account V2FtBalancesAccount `json:"account"`
 }
 
+// GetTip returns V2FtBalancesResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2FtBalancesResponse) GetTip() V2FtBalancesTipChainTip { return v.Tip }
+
 // GetAccount returns V2FtBalancesResponse.Account, and is useful for accessing the field via an interface.
 func (v *V2FtBalancesResponse) GetAccount() V2FtBalancesAccount { return v.Account }
 
-// GetTip returns V2FtBalancesResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2FtBalancesResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2FtBalancesResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2FtBalancesResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2FtBalancesResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2FtBalancesTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2FtBalancesTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2FtBalancesResponse struct {
-	Account V2FtBalancesAccount `json:"account"`
+// GetIndexBlockHash returns V2FtBalancesTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2FtBalancesTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2FtBalancesResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2FtBalancesResponse) __premarshalJSON() (*__premarshalV2FtBalancesResponse, error) {
-	var retval __premarshalV2FtBalancesResponse
-
-	retval.Account = v.Account
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2FtBalancesTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2FtBalancesTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2MempoolFeesFeesMempoolFeePriorities includes the requested fields of the GraphQL type MempoolFeePriorities.
 // The GraphQL type's documentation follows.
@@ -11069,12 +10561,16 @@ func (v *V2PrincipalStxBalanceAccountLockPox4Lock) GetBurnchainUnlockHeight() in
 
 // V2PrincipalStxBalanceResponse is returned by V2PrincipalStxBalance on success.
 type V2PrincipalStxBalanceResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2PrincipalStxBalanceTipChainTip `json:"tip"`
 	// The canonical tip's anchor block (null before the first block).
 	TipBlock *V2PrincipalStxBalanceTipBlock `json:"tipBlock"`
 	// An account by principal (address, or address.contract-name). Its fields are read on demand.
 	Account V2PrincipalStxBalanceAccount `json:"account"`
 }
+
+// GetTip returns V2PrincipalStxBalanceResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceResponse) GetTip() V2PrincipalStxBalanceTipChainTip { return v.Tip }
 
 // GetTipBlock returns V2PrincipalStxBalanceResponse.TipBlock, and is useful for accessing the field via an interface.
 func (v *V2PrincipalStxBalanceResponse) GetTipBlock() *V2PrincipalStxBalanceTipBlock {
@@ -11083,59 +10579,6 @@ func (v *V2PrincipalStxBalanceResponse) GetTipBlock() *V2PrincipalStxBalanceTipB
 
 // GetAccount returns V2PrincipalStxBalanceResponse.Account, and is useful for accessing the field via an interface.
 func (v *V2PrincipalStxBalanceResponse) GetAccount() V2PrincipalStxBalanceAccount { return v.Account }
-
-// GetTip returns V2PrincipalStxBalanceResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2PrincipalStxBalanceResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2PrincipalStxBalanceResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2PrincipalStxBalanceResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2PrincipalStxBalanceResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2PrincipalStxBalanceResponse struct {
-	TipBlock *V2PrincipalStxBalanceTipBlock `json:"tipBlock"`
-
-	Account V2PrincipalStxBalanceAccount `json:"account"`
-
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2PrincipalStxBalanceResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2PrincipalStxBalanceResponse) __premarshalJSON() (*__premarshalV2PrincipalStxBalanceResponse, error) {
-	var retval __premarshalV2PrincipalStxBalanceResponse
-
-	retval.TipBlock = v.TipBlock
-	retval.Account = v.Account
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
 
 // V2PrincipalStxBalanceTagAccount includes the requested fields of the GraphQL type Account.
 // The GraphQL type's documentation follows.
@@ -11183,65 +10626,36 @@ func (v *V2PrincipalStxBalanceTagAccountBalanceStxBalance) GetBurnchain_unlock_h
 
 // V2PrincipalStxBalanceTagResponse is returned by V2PrincipalStxBalanceTag on success.
 type V2PrincipalStxBalanceTagResponse struct {
-	TipFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2PrincipalStxBalanceTagTipChainTip `json:"tip"`
 	// An account by principal (address, or address.contract-name). Its fields are read on demand.
 	Account V2PrincipalStxBalanceTagAccount `json:"account"`
 }
+
+// GetTip returns V2PrincipalStxBalanceTagResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceTagResponse) GetTip() V2PrincipalStxBalanceTagTipChainTip { return v.Tip }
 
 // GetAccount returns V2PrincipalStxBalanceTagResponse.Account, and is useful for accessing the field via an interface.
 func (v *V2PrincipalStxBalanceTagResponse) GetAccount() V2PrincipalStxBalanceTagAccount {
 	return v.Account
 }
 
-// GetTip returns V2PrincipalStxBalanceTagResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2PrincipalStxBalanceTagResponse) GetTip() TipFieldsTipChainTip { return v.TipFields.Tip }
-
-func (v *V2PrincipalStxBalanceTagResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2PrincipalStxBalanceTagResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2PrincipalStxBalanceTagResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TipFields)
-	if err != nil {
-		return err
-	}
-	return nil
+// V2PrincipalStxBalanceTagTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2PrincipalStxBalanceTagTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
 }
 
-type __premarshalV2PrincipalStxBalanceTagResponse struct {
-	Account V2PrincipalStxBalanceTagAccount `json:"account"`
+// GetIndexBlockHash returns V2PrincipalStxBalanceTagTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceTagTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
-	Tip TipFieldsTipChainTip `json:"tip"`
-}
-
-func (v *V2PrincipalStxBalanceTagResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2PrincipalStxBalanceTagResponse) __premarshalJSON() (*__premarshalV2PrincipalStxBalanceTagResponse, error) {
-	var retval __premarshalV2PrincipalStxBalanceTagResponse
-
-	retval.Account = v.Account
-	retval.Tip = v.TipFields.Tip
-	return &retval, nil
-}
+// GetMicroblockHash returns V2PrincipalStxBalanceTagTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceTagTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // V2PrincipalStxBalanceTipBlock includes the requested fields of the GraphQL type Block.
 // The GraphQL type's documentation follows.
@@ -11254,6 +10668,23 @@ type V2PrincipalStxBalanceTipBlock struct {
 
 // GetBurnBlockHeight returns V2PrincipalStxBalanceTipBlock.BurnBlockHeight, and is useful for accessing the field via an interface.
 func (v *V2PrincipalStxBalanceTipBlock) GetBurnBlockHeight() int { return v.BurnBlockHeight }
+
+// V2PrincipalStxBalanceTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2PrincipalStxBalanceTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
+	// Hash of the newest unconfirmed microblock on top of the tip, if any.
+	MicroblockHash *string `json:"microblockHash"`
+}
+
+// GetIndexBlockHash returns V2PrincipalStxBalanceTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
+
+// GetMicroblockHash returns V2PrincipalStxBalanceTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
+func (v *V2PrincipalStxBalanceTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
 // __AccountStxBalanceInput is used internally by genqlient
 type __AccountStxBalanceInput struct {
@@ -12307,15 +11738,12 @@ func AccountTransactionsWithTransfers(
 // The query executed by BlockByBurnBlockHash.
 const BlockByBurnBlockHash_Operation = `
 query BlockByBurnBlockHash ($hash: Hex!) {
-	... TipFields
-	block: blockByBurnBlockHash(hash: $hash) {
-		... BlockFields
-	}
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
+	}
+	block: blockByBurnBlockHash(hash: $hash) {
+		... BlockFields
 	}
 }
 fragment BlockFields on Block {
@@ -12767,9 +12195,6 @@ func Brc20Transferables(
 // The query executed by ChainTipTag.
 const ChainTipTag_Operation = `
 query ChainTipTag {
-	... TipFields
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
@@ -12801,15 +12226,12 @@ func ChainTipTag(
 // The query executed by ContractEvents.
 const ContractEvents_Operation = `
 query ContractEvents ($contractId: String!, $limit: Int!, $offset: Int!, $unanchored: Boolean!) {
-	... TipFields
-	events: contractEvents(contractId: $contractId, limit: $limit, offset: $offset, unanchored: $unanchored) {
-		... EventFields
-	}
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
+	}
+	events: contractEvents(contractId: $contractId, limit: $limit, offset: $offset, unanchored: $unanchored) {
+		... EventFields
 	}
 }
 fragment EventFields on Event {
@@ -12901,16 +12323,13 @@ func ContractEvents(
 // The query executed by Events.
 const Events_Operation = `
 query Events ($txId: Hex, $principal: String, $types: [EventType!], $limit: Int!, $offset: Int!) {
-	... TipFields
-	events(txId: $txId, principal: $principal, types: $types, limit: $limit, offset: $offset) {
-		__typename
-		... EventFields
-	}
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
+	}
+	events(txId: $txId, principal: $principal, types: $types, limit: $limit, offset: $offset) {
+		__typename
+		... EventFields
 	}
 }
 fragment EventFields on Event {
@@ -13146,15 +12565,12 @@ func MempoolTag(
 // The query executed by PoxCycle.
 const PoxCycle_Operation = `
 query PoxCycle ($cycle: Int!) {
-	... TipFields
-	cycle: poxCycle(cycleNumber: $cycle) {
-		... PoxCycleFields
-	}
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
+	}
+	cycle: poxCycle(cycleNumber: $cycle) {
+		... PoxCycleFields
 	}
 }
 fragment PoxCycleFields on PoxCycle {
@@ -13195,17 +12611,14 @@ func PoxCycle(
 // The query executed by PoxCycleSigner.
 const PoxCycleSigner_Operation = `
 query PoxCycleSigner ($cycle: Int!, $key: Hex!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	cycle: poxCycle(cycleNumber: $cycle) {
 		signer(signingKey: $key) {
 			... PoxSignerFields
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment PoxSignerFields on PoxSigner {
@@ -13250,7 +12663,10 @@ func PoxCycleSigner(
 // The query executed by PoxCycleSignerStackers.
 const PoxCycleSignerStackers_Operation = `
 query PoxCycleSignerStackers ($cycle: Int!, $key: Hex!, $limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	cycle: poxCycle(cycleNumber: $cycle) {
 		signer(signingKey: $key) {
 			page: stackers(limit: $limit, offset: $offset) {
@@ -13263,12 +12679,6 @@ query PoxCycleSignerStackers ($cycle: Int!, $key: Hex!, $limit: Int!, $offset: I
 				}
 			}
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -13307,7 +12717,10 @@ func PoxCycleSignerStackers(
 // The query executed by PoxCycleSigners.
 const PoxCycleSigners_Operation = `
 query PoxCycleSigners ($cycle: Int!, $limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	cycle: poxCycle(cycleNumber: $cycle) {
 		page: signers(limit: $limit, offset: $offset) {
 			total
@@ -13315,12 +12728,6 @@ query PoxCycleSigners ($cycle: Int!, $limit: Int!, $offset: Int!) {
 				... PoxSignerFields
 			}
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment PoxSignerFields on PoxSigner {
@@ -13367,18 +12774,15 @@ func PoxCycleSigners(
 // The query executed by PoxCycles.
 const PoxCycles_Operation = `
 query PoxCycles ($limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	page: poxCycles(limit: $limit, offset: $offset) {
 		total
 		results {
 			... PoxCycleFields
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment PoxCycleFields on PoxCycle {
@@ -13772,7 +13176,10 @@ func V2AddressTag(
 // The query executed by V2AddressTransactionEvents.
 const V2AddressTransactionEvents_Operation = `
 query V2AddressTransactionEvents ($principal: String!, $valid: Boolean!, $txId: Hex!, $limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	account(principal: $principal) @include(if: $valid) {
 		page: transactionAssetEvents(txId: $txId, limit: $limit, offset: $offset) {
 			total
@@ -13795,12 +13202,6 @@ query V2AddressTransactionEvents ($principal: String!, $valid: Boolean!, $txId: 
 		result {
 			__typename
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -14089,18 +13490,15 @@ func V2AddressTransactions(
 // The query executed by V2AverageBlockTimes.
 const V2AverageBlockTimes_Operation = `
 query V2AverageBlockTimes {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	times: averageBlockTimes {
 		last_1h: last1h
 		last_24h: last24h
 		last_7d: last7d
 		last_30d: last30d
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -14532,7 +13930,10 @@ func V2BlockTransactions(
 // The query executed by V2Blocks.
 const V2Blocks_Operation = `
 query V2Blocks ($cursor: Hex, $offset: Int!, $limit: Int!, $tenureHeight: Int) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	page: blocksFromCursor(cursor: $cursor, offset: $offset, limit: $limit, tenureHeight: $tenureHeight) {
 		total
 		next_cursor: nextCursor
@@ -14541,12 +13942,6 @@ query V2Blocks ($cursor: Hex, $offset: Int!, $limit: Int!, $tenureHeight: Int) {
 		results {
 			... NakamotoBlockFields
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment NakamotoBlockFields on Block {
@@ -14610,15 +14005,12 @@ func V2Blocks(
 // The query executed by V2BurnBlock.
 const V2BurnBlock_Operation = `
 query V2BurnBlock ($latest: Boolean!, $height: Int, $hash: Hex) {
-	... TipFields
-	burnBlock: anchoringBurnBlock(latest: $latest, height: $height, hash: $hash) {
-		... BurnBlockSummaryFields
-	}
-}
-fragment TipFields on Query {
 	tip: chainTip {
 		indexBlockHash
 		microblockHash
+	}
+	burnBlock: anchoringBurnBlock(latest: $latest, height: $height, hash: $hash) {
+		... BurnBlockSummaryFields
 	}
 }
 fragment BurnBlockSummaryFields on AnchoringBurnBlock {
@@ -14665,18 +14057,15 @@ func V2BurnBlock(
 // The query executed by V2BurnBlockBlocks.
 const V2BurnBlockBlocks_Operation = `
 query V2BurnBlockBlocks ($latest: Boolean!, $height: Int, $hash: Hex, $limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	page: blocksOfBurnBlock(latest: $latest, height: $height, hash: $hash, limit: $limit, offset: $offset) {
 		total
 		results {
 			... NakamotoBlockFields
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment NakamotoBlockFields on Block {
@@ -14742,18 +14131,15 @@ func V2BurnBlockBlocks(
 // The query executed by V2BurnBlocks.
 const V2BurnBlocks_Operation = `
 query V2BurnBlocks ($limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	page: anchoringBurnBlocks(limit: $limit, offset: $offset) {
 		total
 		results {
 			... BurnBlockSummaryFields
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 fragment BurnBlockSummaryFields on AnchoringBurnBlock {
@@ -14798,19 +14184,16 @@ func V2BurnBlocks(
 // The query executed by V2ContractStatuses.
 const V2ContractStatuses_Operation = `
 query V2ContractStatuses ($ids: [String!]!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	statuses: contractStatuses(ids: $ids) {
 		contractId
 		found
 		status
 		txId
 		blockHeight
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -14844,17 +14227,14 @@ func V2ContractStatuses(
 // The query executed by V2FtBalance.
 const V2FtBalance_Operation = `
 query V2FtBalance ($principal: String!, $token: String!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	account(principal: $principal) {
 		ftBalance(token: $token) {
 			balance
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -14890,7 +14270,10 @@ func V2FtBalance(
 // The query executed by V2FtBalances.
 const V2FtBalances_Operation = `
 query V2FtBalances ($principal: String!, $limit: Int!, $offset: Int!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	account(principal: $principal) {
 		ftBalances(limit: $limit, offset: $offset) {
 			total
@@ -14899,12 +14282,6 @@ query V2FtBalances ($principal: String!, $limit: Int!, $offset: Int!) {
 				balance
 			}
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -14993,7 +14370,10 @@ func V2MempoolFees(
 // The query executed by V2PrincipalStxBalance.
 const V2PrincipalStxBalance_Operation = `
 query V2PrincipalStxBalance ($principal: String!, $includeMempool: Boolean!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	tipBlock: chainTipBlock {
 		burnBlockHeight
 	}
@@ -15015,12 +14395,6 @@ query V2PrincipalStxBalance ($principal: String!, $includeMempool: Boolean!) {
 			blockHeight
 			burnchainUnlockHeight
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `
@@ -15058,7 +14432,10 @@ func V2PrincipalStxBalance(
 // The query executed by V2PrincipalStxBalanceTag.
 const V2PrincipalStxBalanceTag_Operation = `
 query V2PrincipalStxBalanceTag ($principal: String!, $includeMempool: Boolean!) {
-	... TipFields
+	tip: chainTip {
+		indexBlockHash
+		microblockHash
+	}
 	account(principal: $principal) {
 		latestTxId @include(if: $includeMempool)
 		latestMempoolTxId @include(if: $includeMempool)
@@ -15066,12 +14443,6 @@ query V2PrincipalStxBalanceTag ($principal: String!, $includeMempool: Boolean!) 
 			locked
 			burnchain_unlock_height: burnchainUnlockHeight
 		}
-	}
-}
-fragment TipFields on Query {
-	tip: chainTip {
-		indexBlockHash
-		microblockHash
 	}
 }
 `

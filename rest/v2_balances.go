@@ -79,7 +79,7 @@ func (p ftBalancesRead) answer(ctx context.Context, c genql.Client) ([]byte, str
 		total = 0
 	}
 	body, err := marshal(page[ftBalanceBody]{Limit: p.limit, Offset: p.offset, Total: &total, Results: results})
-	return body, tipFieldsTag(d.Tip), err
+	return body, tipFieldsTag(&d.Tip), err
 }
 
 type ftBalanceBody struct {
@@ -107,5 +107,5 @@ func (p ftBalanceRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	body, err := marshal(struct {
 		Balance string `json:"balance"`
 	}{d.Account.FtBalance.Balance})
-	return body, tipFieldsTag(d.Tip), err
+	return body, tipFieldsTag(&d.Tip), err
 }
