@@ -17,11 +17,10 @@ const plannedDocuments = 1024
 // directives read: a document with n such variables has up to 3^n of them.
 const maxPlanVariants = 16
 
-// documentPlans is what planning found for one parsed document. The cache is keyed by the
-// document's pointer and holds the document, so its address cannot be reused by another one
-// while the entry lives; the plans' keys point into it too.
+// documentPlans is what planning found for one parsed document. The cache's key is the
+// document's pointer, which keeps the document alive, so its address cannot be reused by another
+// one while the entry lives; the plans' keys point into it too.
 type documentPlans struct {
-	doc  *ast.QueryDocument
 	vars []string // the variables its @skip, @include and @defer arguments read
 
 	mu       sync.Mutex
@@ -35,7 +34,7 @@ func (b *Batching) plansFor(oc *graphql.OperationContext) *plans {
 	}
 	d, ok := b.documents.Get(oc.Doc)
 	if !ok {
-		d = &documentPlans{doc: oc.Doc, vars: directiveVariables(oc.Doc), variants: map[string]*plans{}}
+		d = &documentPlans{vars: directiveVariables(oc.Doc), variants: map[string]*plans{}}
 		b.documents.Add(oc.Doc, d)
 	}
 	key := variantKey(d.vars, oc.Variables)
