@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"slices"
 	"strings"
 )
@@ -33,6 +34,18 @@ var eventTables = []eventTable{
 	{EventNonFungibleTokenAsset, "nft_events", []string{"asset_event_type_id", "asset_identifier", "sender", "recipient", "value"}},
 }
 
+// EventColumns are the columns an event read fetches.
+type EventColumns uint8
+
+const (
+	// AllEventColumns reads every column of each event.
+	AllEventColumns EventColumns = iota
+	// EventPositionColumns reads each event's kind and position alone: all that its type, index,
+	// transaction and order need. The kind's own columns (values, amounts, principals) are left
+	// unread, and the events come back with their zero values.
+	EventPositionColumns
+)
+
 // unionEvents renders the UNION ALL over every kind's table (aliased e), each branch filtered by
 // where, which may refer to columns of enclosing (LATERAL) relations but takes no arguments.
 func unionEvents(where string) string {
@@ -43,26 +56,37 @@ func unionEvents(where string) string {
 	return strings.Join(branches, " UNION ALL ")
 }
 
-// eventSelects holds every table's selectAll, rendered once.
-var eventSelects = func() map[string]string {
-	out := make(map[string]string, len(eventTables))
-	for _, t := range eventTables {
-		out[t.table] = t.renderSelect()
+// eventSelects holds every table's SELECT … FROM for each set of columns, rendered once.
+var eventSelects = func() map[EventColumns]map[string]string {
+	out := map[EventColumns]map[string]string{}
+	for _, cols := range []EventColumns{AllEventColumns, EventPositionColumns} {
+		out[cols] = make(map[string]string, len(eventTables))
+		for _, t := range eventTables {
+			out[cols][t.table] = t.renderSelect(cols)
+		}
 	}
 	return out
 }()
 
 // selectAll is the SELECT … FROM of one union branch over t's table (aliased e).
-func (t eventTable) selectAll() string { return eventSelects[t.table] }
+func (t eventTable) selectAll() string { return eventSelects[AllEventColumns][t.table] }
 
-func (t eventTable) renderSelect() string {
+// selectColumns is the SELECT … FROM of one union branch over t's table reading cols.
+func (t eventTable) selectColumns(cols EventColumns) string { return eventSelects[cols][t.table] }
+
+// eventPositionSelect is the kind and position columns every union branch selects first.
+const eventPositionSelect = "e.tx_id, e.index_block_hash, e.microblock_hash, e.event_index, " +
+	"e.tx_index, e.block_height, e.microblock_sequence, e.canonical, e.microblock_canonical"
+
+func (t eventTable) renderSelect(cols EventColumns) string {
 	var b strings.Builder
-	b.WriteString("SELECT '" + string(t.kind) + "' AS kind, e.tx_id, e.index_block_hash, e.microblock_hash, e.event_index, " +
-		"e.tx_index, e.block_height, e.microblock_sequence, e.canonical, e.microblock_canonical")
+	b.WriteString("SELECT '" + string(t.kind) + "' AS kind, " + eventPositionSelect)
 	for _, c := range eventColumns {
-		if slices.Contains(t.columns, c.name) {
+		switch {
+		case cols == EventPositionColumns:
+		case slices.Contains(t.columns, c.name):
 			b.WriteString(", e." + c.name)
-		} else {
+		default:
 			b.WriteString(", NULL::" + c.sqlType + " AS " + c.name)
 		}
 	}
@@ -88,6 +112,73 @@ type eventRow struct {
 	UnlockHeight       *int32  `bun:"unlock_height"`
 	LockedAddress      *string `bun:"locked_address"`
 	ContractName       *string `bun:"contract_name"`
+}
+
+// dest is the scan destinations of a row of the union's cols, in their order.
+func (r *eventRow) dest(cols EventColumns) []any {
+	p := &r.EventPosition
+	d := make([]any, 0, 10+len(eventColumns))
+	d = append(d, kindColumn{&r.Kind}, &p.TxID, &p.IndexBlockHash, &p.MicroblockHash, int32Column{&p.EventIndex},
+		int32Column{&p.TxIndex}, int32Column{&p.BlockHeight}, int32Column{&p.MicroblockSequence}, &p.Canonical, &p.MicroblockCanonical)
+	if cols == EventPositionColumns {
+		return d
+	}
+	for _, c := range eventColumns {
+		d = append(d, r.columnDest(c.name))
+	}
+	return d
+}
+
+// columnDest is the scan destination of one of the kinds' own columns.
+func (r *eventRow) columnDest(name string) any {
+	switch name {
+	case "asset_event_type_id":
+		return nullInt16Column{&r.AssetEventTypeID}
+	case "asset_identifier":
+		return nullStringColumn{&r.AssetIdentifier}
+	case "sender":
+		return nullStringColumn{&r.Sender}
+	case "recipient":
+		return nullStringColumn{&r.Recipient}
+	case "amount":
+		return nullStringColumn{&r.Amount}
+	case "memo":
+		return &r.Memo
+	case "value":
+		return &r.Value
+	case "contract_identifier":
+		return nullStringColumn{&r.ContractIdentifier}
+	case "topic":
+		return nullStringColumn{&r.Topic}
+	case "locked_amount":
+		return nullStringColumn{&r.LockedAmount}
+	case "unlock_height":
+		return nullInt32Column{&r.UnlockHeight}
+	case "locked_address":
+		return nullStringColumn{&r.LockedAddress}
+	case "contract_name":
+		return nullStringColumn{&r.ContractName}
+	}
+	panic("db: no scan destination for event column " + name)
+}
+
+// scanUnionEvents runs query, whose rows are the union's cols, as a prepared statement and returns
+// them as events, in order.
+func (s *Store) scanUnionEvents(ctx context.Context, cols EventColumns, query string, args ...any) ([]Event, error) {
+	rows, err := s.queryPrepared(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var es []Event
+	for rows.Next() {
+		var r eventRow
+		if err := rows.Scan(r.dest(cols)...); err != nil {
+			return nil, err
+		}
+		es = append(es, r.event())
+	}
+	return es, rows.Err()
 }
 
 // event returns the row as the model of its kind, as a scan of the kind's own table would.

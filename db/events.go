@@ -103,33 +103,27 @@ type EventWindow struct {
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
 // window, in event_index order per transaction: one statement whatever the number of rows and
-// kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed once for keys[i].
-func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow) ([]Event, error) {
+// kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed once for keys[i];
+// cols says which of their columns are read.
+func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow, cols EventColumns) ([]Event, error) {
 	ks := make([]string, len(kinds))
 	for i, k := range kinds {
 		ks[i] = strconv.Itoa(int(k))
 	}
 	ids, blocks, mbs := txKeyArrays(keys)
-	var rows []*eventRow
-	err := s.scanPrepared(ctx, txEventsSQL, &rows, ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
-	if err != nil {
-		return nil, err
-	}
-	es := make([]Event, len(rows))
-	for i, r := range rows {
-		es[i] = r.event()
-	}
-	return es, nil
+	return s.scanUnionEvents(ctx, cols, txEventsSQL[cols], ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
 }
 
-// txEventsSQL reads the events of transactions ($1, $2, $3: their tx_id, index_block_hash and
-// microblock_hash) whose event_index is in [$5, $6), by the primary key of each table whose kind
-// is in the transaction's kinds ($4, EventKinds): a branch whose kind is not is cut before its
-// probe (a condition on the transaction alone, a one-time filter).
-var txEventsSQL = func() string {
+// txEventsSQL reads, for each set of columns, the events of transactions ($1, $2, $3: their
+// tx_id, index_block_hash and microblock_hash) whose event_index is in [$5, $6), by the primary
+// key of each table whose kind is in the transaction's kinds ($4, EventKinds): a branch whose
+// kind is not is cut before its probe (a condition on the transaction alone, a one-time filter).
+var txEventsSQL = map[EventColumns]string{AllEventColumns: txEventsQuery(AllEventColumns), EventPositionColumns: txEventsQuery(EventPositionColumns)}
+
+func txEventsQuery(cols EventColumns) string {
 	branches := make([]string, len(eventTables))
 	for i, t := range eventTables {
-		branches[i] = t.selectAll() + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
+		branches[i] = t.selectColumns(cols) + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
 		AND e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash AND e.microblock_hash = k.microblock_hash
 		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`
 	}
@@ -137,7 +131,7 @@ var txEventsSQL = func() string {
 	CROSS JOIN (SELECT $5::bigint AS lo, $6::bigint AS hi) w
 	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e
 	ORDER BY e.event_index`
-}()
+}
 
 // EventFilter selects the events of one transaction (TxID) or involving one principal.
 type EventFilter struct {
@@ -208,15 +202,7 @@ func (s *Store) txEventsPage(ctx context.Context, f EventFilter) ([]Event, error
 		return nil, nil
 	}
 	q := "SELECT * FROM (" + strings.Join(branches, " UNION ALL ") + ") u ORDER BY " + eventOrderDesc + " LIMIT $3 OFFSET $4"
-	var rows []*eventRow
-	if err := s.scanPrepared(ctx, q, &rows, f.TxID, f.Offset+f.Limit, f.Limit, f.Offset); err != nil {
-		return nil, err
-	}
-	es := make([]Event, len(rows))
-	for i, r := range rows {
-		es[i] = r.event()
-	}
-	return es, nil
+	return s.scanUnionEvents(ctx, AllEventColumns, q, f.TxID, f.Offset+f.Limit, f.Limit, f.Offset)
 }
 
 func window[T any](xs []T, offset, limit int) []T {
@@ -250,13 +236,13 @@ type Transfers struct {
 // (principalTransfersSQL).
 func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys []TxKey) (*Transfers, error) {
 	ids, blocks, mbs := txKeyArrays(keys)
-	var rows []*eventRow
-	if err := s.scanPrepared(ctx, principalTransfersSQL, &rows, principal, ids, blocks, mbs); err != nil {
+	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL, principal, ids, blocks, mbs)
+	if err != nil {
 		return nil, err
 	}
 	t := new(Transfers)
-	for _, r := range rows {
-		switch e := r.event().(type) {
+	for _, e := range es {
+		switch e := e.(type) {
 		case *StxEvent:
 			t.Stx = append(t.Stx, e)
 		case *FtEvent:
@@ -328,13 +314,9 @@ var principalEventsSQL = func() string {
 // principalEvents returns one page of a principal's events of every kind, newest first; its
 // cost is the page's, whatever the offset and the principal's history.
 func (s *Store) principalEvents(ctx context.Context, f EventFilter) ([]Event, error) {
-	var rows []*eventRow
-	if err := s.scanPrepared(ctx, principalEventsSQL, &rows, f.Principal, f.Limit, f.Offset); err != nil {
+	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalEventsSQL, f.Principal, f.Limit, f.Offset)
+	if err != nil {
 		return nil, err
-	}
-	es := make([]Event, len(rows))
-	for i, r := range rows {
-		es[i] = r.event()
 	}
 	sortDesc(es)
 	return es[:min(len(es), f.Limit)], nil

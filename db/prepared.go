@@ -80,24 +80,9 @@ func (ps *preparedSet) get(query string) *prepared {
 }
 
 // scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
-// dest as bun scans a query's; no rows is not an error. Past maxPrepared statements, a new one
-// runs unprepared (the driver writes the parameters in).
+// dest as bun scans a query's; no rows is not an error.
 func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
-	var stmt *sql.Stmt
-	if p := s.prepared.get(query); p != nil {
-		var err error
-		if stmt, err = p.current(ctx, s, query); err != nil {
-			return err
-		}
-	}
-	s.statements.ran(ctx, s.Statement(query, args...))
-	var rows *sql.Rows
-	var err error
-	if stmt != nil {
-		rows, err = stmt.QueryContext(ctx, args...)
-	} else {
-		rows, err = s.DB.DB.QueryContext(ctx, query, args...)
-	}
+	rows, err := s.queryPrepared(ctx, query, args...)
 	if err != nil {
 		return err
 	}
@@ -106,6 +91,23 @@ func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args .
 		return err
 	}
 	return nil
+}
+
+// queryPrepared runs query (with $n parameters) as a prepared statement and returns its rows.
+// Past maxPrepared statements, a new one runs unprepared (the driver writes the parameters in).
+func (s *Store) queryPrepared(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	var stmt *sql.Stmt
+	if p := s.prepared.get(query); p != nil {
+		var err error
+		if stmt, err = p.current(ctx, s, query); err != nil {
+			return nil, err
+		}
+	}
+	s.statements.ran(ctx, s.Statement(query, args...))
+	if stmt != nil {
+		return stmt.QueryContext(ctx, args...)
+	}
+	return s.DB.DB.QueryContext(ctx, query, args...)
 }
 
 // numbered turns the ? placeholders of q into $1, $2, … in order. q must hold no other ?.

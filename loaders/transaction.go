@@ -10,34 +10,42 @@ import (
 
 // TxEventsKey asks for the events of one transaction row within a per-transaction window.
 type TxEventsKey struct {
-	Tx     db.TxKey
-	Kinds  db.EventKinds // those the transaction's type can emit (db.EventKindsOfType)
-	Window db.EventWindow
+	Tx      db.TxKey
+	Kinds   db.EventKinds // those the transaction's type can emit (db.EventKindsOfType)
+	Window  db.EventWindow
+	Columns db.EventColumns // those the selection reads
 }
 
-// txEvents batches the event windows of many transactions: one round of statements per distinct
-// window (a request normally has one).
+// txEventsBatch is the keys one statement answers: the same window and columns.
+type txEventsBatch struct {
+	window  db.EventWindow
+	columns db.EventColumns
+}
+
+// txEvents batches the event windows of many transactions: one statement per distinct window
+// and columns (a request normally has one).
 func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 	return func(ctx context.Context, keys []TxEventsKey) []*dataloader.Result[[]db.Event] {
-		byWindow := map[db.EventWindow][]TxEventsKey{}
+		batches := map[txEventsBatch][]TxEventsKey{}
 		for _, k := range keys {
-			byWindow[k.Window] = append(byWindow[k.Window], k)
+			b := txEventsBatch{k.Window, k.Columns}
+			batches[b] = append(batches[b], k)
 		}
 		found := make(map[TxEventsKey][]db.Event, len(keys))
-		for w, ks := range byWindow {
+		for b, ks := range batches {
 			txs, kinds := make([]db.TxKey, len(ks)), make([]db.EventKinds, len(ks))
 			kindsOf := make(map[db.TxKey]db.EventKinds, len(ks))
 			for i, k := range ks {
 				txs[i], kinds[i], kindsOf[k.Tx] = k.Tx, k.Kinds, k.Kinds
 			}
-			es, err := store.EventsOfTxs(ctx, txs, kinds, w)
+			es, err := store.EventsOfTxs(ctx, txs, kinds, b.window, b.columns)
 			if err != nil {
 				return failed[[]db.Event](len(keys), err)
 			}
 			for _, e := range es {
 				p := e.Position()
 				tx := db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
-				k := TxEventsKey{Tx: tx, Kinds: kindsOf[tx], Window: w}
+				k := TxEventsKey{Tx: tx, Kinds: kindsOf[tx], Window: b.window, Columns: b.columns}
 				found[k] = append(found[k], e)
 			}
 		}

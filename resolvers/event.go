@@ -3,6 +3,9 @@ package resolvers
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
@@ -56,6 +59,41 @@ func (r *queryResolver) ContractEvents(ctx context.Context, contractID string, l
 		logs = []*db.ContractLog{}
 	}
 	return logs, err
+}
+
+// eventPositionFields are the Event fields that an event's kind and position answer.
+var eventPositionFields = map[string]bool{"__typename": true, "eventIndex": true, "eventType": true, "txId": true, "transaction": true}
+
+// eventColumns is the columns that the events of the list field ctx resolves must read: their
+// kind and position alone when its selection asks for nothing else.
+func eventColumns(ctx context.Context) db.EventColumns {
+	if onlyPositionFields(graphql.GetFieldContext(ctx).Field.Selections) {
+		return db.EventPositionColumns
+	}
+	return db.AllEventColumns
+}
+
+// onlyPositionFields reports whether a selection on events asks for nothing but position fields,
+// on whatever type and under whatever directive: a field a directive skips may only make the
+// read wider than it needs, never narrower.
+func onlyPositionFields(sel ast.SelectionSet) bool {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if !eventPositionFields[s.Name] {
+				return false
+			}
+		case *ast.InlineFragment:
+			if !onlyPositionFields(s.SelectionSet) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || !onlyPositionFields(s.Definition.SelectionSet) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // eventTx loads the canonical row of the transaction that emitted an event.

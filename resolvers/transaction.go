@@ -150,7 +150,8 @@ func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offse
 	if err != nil || l == 0 || int32(o) >= t.EventCount {
 		return []db.Event{}, err
 	}
-	key := loaders.TxEventsKey{Tx: t.Key(), Kinds: db.EventKindsOfType(t.TypeID), Window: db.EventWindow{Offset: int32(o), Limit: int32(l)}}
+	key := loaders.TxEventsKey{Tx: t.Key(), Kinds: db.EventKindsOfType(t.TypeID), Window: db.EventWindow{Offset: int32(o), Limit: int32(l)},
+		Columns: eventColumns(ctx)}
 	es, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
 	if es == nil {
 		es = []db.Event{}
