@@ -350,8 +350,9 @@ func (b *Batching) eventPlan(r *schedule, oc *graphql.OperationContext) *object 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
 	// Most fields are struct reads: they run inline and cannot wait, so the plan leaves them out.
 	// The field's context is the innermost one, found before the schedule, which is far out.
+	// gqlgen marks a field with a resolver in its context (what b.concurrent says of its type).
 	fc := graphql.GetFieldContext(ctx)
-	concurrent := b.concurrent[fc.Object][fc.Field.Name]
+	concurrent := fc.IsResolver
 	if len(fc.Field.Selections) == 0 && !concurrent {
 		return next(ctx)
 	}
