@@ -52,12 +52,8 @@ func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unancho
 	if err != nil {
 		return nil, err
 	}
-	return balance(ctx, a.Principal, db.BalanceAt{Height: h, Unanchored: deref(unanchored)})
-}
-
-// balance loads a principal's balance row.
-func balance(ctx context.Context, principal string, at db.BalanceAt) (*db.StxBalance, error) {
-	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, At: at})()
+	at := db.BalanceAt{Height: h, Unanchored: deref(unanchored)}
+	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: a.Principal, At: at})()
 }
 
 // latestOf asks for the account's figures that every balance row carries (newest transaction

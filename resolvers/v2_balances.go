@@ -35,7 +35,7 @@ func (r *accountResolver) FtBalance(ctx context.Context, a *db.Account, token st
 		return nil, err
 	}
 	if token == stxToken {
-		b, err := balance(ctx, a.Principal, db.BalanceAt{})
+		b, err := loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: a.Principal})()
 		if err != nil {
 			return nil, err
 		}
