@@ -161,12 +161,11 @@ func operationOf(ctx context.Context) *Operation {
 }
 
 // Loader is a dataloader whose waits the request's scheduler counts. Outside an Operation
-// (tests, direct calls) it batches by its wait alone. A request builds every loader and most
-// use one or two, so the dataloader behind one is made at its first key.
+// (tests, direct calls) it batches by its wait alone. A request has every loader and most use
+// one or two, so the dataloader behind one is made at its first key.
 type Loader[K comparable, V any] struct {
-	s     *scheduler
-	wait  time.Duration
 	fn    dataloader.BatchFunc[K, V]
+	s     *scheduler               // the request's, from its first key on
 	inner *dataloader.Loader[K, V] // guarded by s.mu; nil until the first key
 	keys  map[K]*keyState          // guarded by s.mu
 }
@@ -183,19 +182,22 @@ type keyState struct {
 // drains the channel as keys come.
 const inputCapacity = 16
 
-func newLoader[K comparable, V any](s *scheduler, wait time.Duration, fn dataloader.BatchFunc[K, V]) *Loader[K, V] {
-	return &Loader[K, V]{s: s, wait: wait, fn: fn}
+func newLoader[K comparable, V any](fn dataloader.BatchFunc[K, V]) Loader[K, V] {
+	return Loader[K, V]{fn: fn}
 }
 
-// Load asks for key; the thunk waits for its batch.
+// Load asks for key; the thunk waits for its batch. ctx carries the request's loaders, l among
+// them (For).
 func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	op := operationOf(ctx)
-	l.s.mu.Lock()
+	s := For(ctx).sched
+	s.mu.Lock()
 	if l.inner == nil {
-		l.inner = dataloader.NewBatchedLoader(l.granting(l.fn), dataloader.WithWait[K, V](batchWait(l.wait)),
+		l.s = s
+		l.inner = dataloader.NewBatchedLoader(l.granting(l.fn), dataloader.WithWait[K, V](batchWait(s.wait)),
 			dataloader.WithBatchCapacity[K, V](1000), dataloader.WithInputCapacity[K, V](inputCapacity))
 		l.keys = map[K]*keyState{}
-		l.s.flushers = append(l.s.flushers, l.inner.Flush)
+		s.flushers = append(s.flushers, l.inner.Flush)
 	}
 	inner := l.inner
 	st := l.keys[key]
@@ -203,9 +205,9 @@ func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 		st = &keyState{}
 		l.keys[key] = st
 	}
-	l.s.mu.Unlock()
+	s.mu.Unlock()
 	thunk := inner.Load(ctx, key)
-	l.s.arm()
+	s.arm()
 	return func() (V, error) {
 		l.block(op, st)
 		return thunk()

@@ -32,91 +32,102 @@ type Page struct {
 type Loaders struct {
 	sched *scheduler
 
-	BurnBlockByHash     *Loader[string, *db.BurnBlock]
-	BlockByIndexHash    *Loader[string, *db.Block]
-	BlockTxs            *Loader[Page, []*db.Tx]
-	MicroblocksAccepted *Loader[string, []*db.Microblock]
-	MicroblocksStreamed *Loader[string, []*db.Microblock]
-	MicroblockByHash    *Loader[string, *db.Microblock]
-	MicroblockTxs       *Loader[db.MicroblockKey, []*db.Tx]
-	MinerRewards        *Loader[string, []*db.MinerReward]
-	TxByKey             *Loader[db.TxKey, *db.Tx]
-	PrincipalTxs        *Loader[Page, []*db.Tx]
-	PrincipalEvents     *Loader[EventsPage, []db.Event]
-	ContractByID        *Loader[string, *db.SmartContract]
-	ContractLogs        *Loader[Page, []*db.ContractLog]
-	MempoolTxByID       *Loader[string, *db.MempoolTx]
-	TxEvents            *Loader[TxEventsKey, []db.Event]
-	BlockTxIDs          *Loader[string, *db.BlockTxIDs]
-	MicroblockTxCounts  *Loader[string, []*db.MicroblockTxCount]
-	StreamedMicroblocks *Loader[string, []*db.MicroblockTxCount]
-	StxBalance          *Loader[BalanceKey, *db.StxBalance]
-	AccountNonces       *Loader[string, *db.AccountNonces]
-	Pox4Lock            *Loader[string, *db.Pox4Lock]
-	Brc20Token          *Loader[string, *db.Brc20Token]
-	Brc20Holders        *Loader[Brc20HoldersKey, []*db.Brc20Balance]
-	PoxSigners          *Loader[PoxSignersKey, *db.PoxSignerPage]
-	PoxSigner           *Loader[db.PoxSignerKey, *db.PoxSigner]
-	PoxStackers         *Loader[PoxStackersKey, *db.PoxStackerPage]
-	BlockTxsAt          *Loader[OffsetPage, []*db.Tx]
+	BurnBlockByHash     Loader[string, *db.BurnBlock]
+	BlockByIndexHash    Loader[string, *db.Block]
+	BlockTxs            Loader[Page, []*db.Tx]
+	MicroblocksAccepted Loader[string, []*db.Microblock]
+	MicroblocksStreamed Loader[string, []*db.Microblock]
+	MicroblockByHash    Loader[string, *db.Microblock]
+	MicroblockTxs       Loader[db.MicroblockKey, []*db.Tx]
+	MinerRewards        Loader[string, []*db.MinerReward]
+	TxByKey             Loader[db.TxKey, *db.Tx]
+	PrincipalTxs        Loader[Page, []*db.Tx]
+	PrincipalEvents     Loader[EventsPage, []db.Event]
+	ContractByID        Loader[string, *db.SmartContract]
+	ContractLogs        Loader[Page, []*db.ContractLog]
+	MempoolTxByID       Loader[string, *db.MempoolTx]
+	TxEvents            Loader[TxEventsKey, []db.Event]
+	BlockTxIDs          Loader[string, *db.BlockTxIDs]
+	MicroblockTxCounts  Loader[string, []*db.MicroblockTxCount]
+	StreamedMicroblocks Loader[string, []*db.MicroblockTxCount]
+	StxBalance          Loader[BalanceKey, *db.StxBalance]
+	AccountNonces       Loader[string, *db.AccountNonces]
+	Pox4Lock            Loader[string, *db.Pox4Lock]
+	Brc20Token          Loader[string, *db.Brc20Token]
+	Brc20Holders        Loader[Brc20HoldersKey, []*db.Brc20Balance]
+	PoxSigners          Loader[PoxSignersKey, *db.PoxSignerPage]
+	PoxSigner           Loader[db.PoxSignerKey, *db.PoxSigner]
+	PoxStackers         Loader[PoxStackersKey, *db.PoxStackerPage]
+	BlockTxsAt          Loader[OffsetPage, []*db.Tx]
 }
 
 // New builds the loaders for one request, batching with DefaultWait.
-func New(store *db.Store) *Loaders { return NewWithWait(store, DefaultWait) }
+func New(store *db.Store) *Loaders { return NewFactory(store).New(DefaultWait) }
 
-// NewWithWait builds the loaders for one request. Under Batching they dispatch as soon as the
-// request's resolvers all wait, and at the latest after wait; elsewhere after wait.
-func NewWithWait(store *db.Store, wait time.Duration) *Loaders {
-	s := &scheduler{wait: wait}
-	return &Loaders{
-		sched:            s,
-		BurnBlockByHash:  newLoader(s, wait, byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
-		BlockByIndexHash: newLoader(s, wait, byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
-		BlockTxs: newLoader(s, wait, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
+// Factory builds the loaders of requests over one store. Their batch functions depend on the
+// store alone, so they are made once: a request's loaders are a copy of the factory's, which
+// costs one allocation where making them cost dozens, on every request.
+type Factory struct{ template Loaders }
+
+// New builds the loaders for one request. Under Batching they dispatch as soon as the request's
+// resolvers all wait, and at the latest after wait; elsewhere after wait.
+func (f *Factory) New(wait time.Duration) *Loaders {
+	l := f.template
+	l.sched = &scheduler{wait: wait}
+	return &l
+}
+
+// NewFactory makes the batch functions of every loader over store.
+func NewFactory(store *db.Store) *Factory {
+	return &Factory{Loaders{
+		BurnBlockByHash:  newLoader(byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
+		BlockByIndexHash: newLoader(byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
+		BlockTxs: newLoader(paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
 			return string(t.IndexBlockHash), t
 		})),
-		MicroblocksAccepted: newLoader(s, wait, grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
-		MicroblocksStreamed: newLoader(s, wait, grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
-		MicroblockByHash:    newLoader(s, wait, byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
-		MicroblockTxs: newLoader(s, wait, grouped(store.TxsOfMicroblocks, func(t *db.Tx) db.MicroblockKey {
+		MicroblocksAccepted: newLoader(grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
+		MicroblocksStreamed: newLoader(grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
+		MicroblockByHash:    newLoader(byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
+		MicroblockTxs: newLoader(grouped(store.TxsOfMicroblocks, func(t *db.Tx) db.MicroblockKey {
 			return db.MicroblockKey{MicroblockHash: string(t.MicroblockHash), IndexBlockHash: string(t.IndexBlockHash)}
 		})),
-		MinerRewards: newLoader(s, wait, grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
-		TxByKey:      newLoader(s, wait, byKey(store.TxsByKey, (*db.Tx).Key)),
-		PrincipalTxs: newLoader(s, wait, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
+		MinerRewards: newLoader(grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
+		TxByKey:      newLoader(byKey(store.TxsByKey, (*db.Tx).Key)),
+		PrincipalTxs: newLoader(paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
 			return r.Principal, &r.Tx
 		})),
-		PrincipalEvents: newLoader(s, wait, principalEvents(store)),
-		ContractByID:    newLoader(s, wait, byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
-		ContractLogs: newLoader(s, wait, paged(allColumns(store.ContractLogsOf), func(l *db.ContractLog) (string, *db.ContractLog) {
+		PrincipalEvents: newLoader(principalEvents(store)),
+		ContractByID:    newLoader(byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
+		ContractLogs: newLoader(paged(allColumns(store.ContractLogsOf), func(l *db.ContractLog) (string, *db.ContractLog) {
 			return l.ContractIdentifier, l
 		})),
-		MempoolTxByID:      newLoader(s, wait, byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
-		TxEvents:           newLoader(s, wait, txEvents(store)),
-		BlockTxIDs:         newLoader(s, wait, blockTxIDs(store)),
-		MicroblockTxCounts: newLoader(s, wait, microblockTxCounts(store)),
-		StreamedMicroblocks: newLoader(s, wait, grouped(store.StreamedMicroblockHashesOfBlocks, func(r *db.MicroblockTxCount) string {
+		MempoolTxByID:      newLoader(byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
+		TxEvents:           newLoader(txEvents(store)),
+		BlockTxIDs:         newLoader(blockTxIDs(store)),
+		MicroblockTxCounts: newLoader(microblockTxCounts(store)),
+		StreamedMicroblocks: newLoader(grouped(store.StreamedMicroblockHashesOfBlocks, func(r *db.MicroblockTxCount) string {
 			return string(r.IndexBlockHash)
 		})),
-		StxBalance:    newLoader(s, wait, stxBalances(store)),
-		AccountNonces: newLoader(s, wait, byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
-		Pox4Lock:      newLoader(s, wait, byKey(store.Pox4Locks, func(l *db.Pox4Lock) string { return l.Principal })),
-		Brc20Token:    newLoader(s, wait, brc20Tokens(store)),
-		Brc20Holders:  newLoader(s, wait, brc20Holders(store)),
-		PoxSigners:    newLoader(s, wait, poxSigners(store)),
-		PoxSigner:     newLoader(s, wait, poxSigner(store)),
-		PoxStackers:   newLoader(s, wait, poxStackers(store)),
-		BlockTxsAt:    newLoader(s, wait, blockTxsAt(store)),
-	}
+		StxBalance:    newLoader(stxBalances(store)),
+		AccountNonces: newLoader(byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
+		Pox4Lock:      newLoader(byKey(store.Pox4Locks, func(l *db.Pox4Lock) string { return l.Principal })),
+		Brc20Token:    newLoader(brc20Tokens(store)),
+		Brc20Holders:  newLoader(brc20Holders(store)),
+		PoxSigners:    newLoader(poxSigners(store)),
+		PoxSigner:     newLoader(poxSigner(store)),
+		PoxStackers:   newLoader(poxStackers(store)),
+		BlockTxsAt:    newLoader(blockTxsAt(store)),
+	}}
 }
 
 type ctxKey struct{}
 
 // Middleware attaches fresh loaders (batching with wait) to every request.
 func Middleware(store *db.Store, wait time.Duration) func(http.Handler) http.Handler {
+	f := NewFactory(store)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(With(r.Context(), NewWithWait(store, wait))))
+			next.ServeHTTP(w, r.WithContext(With(r.Context(), f.New(wait))))
 		})
 	}
 }

@@ -226,8 +226,8 @@ func objectKeyOf(fc *graphql.FieldContext) objectKey {
 // one (a fork may have changed them since). Mutations, whose root fields run one after the
 // other, batch by the loaders' wait alone.
 type Batching struct {
-	store *db.Store
-	wait  time.Duration
+	loaders *loaders.Factory
+	wait    time.Duration
 
 	schema     *ast.Schema
 	satisfies  map[string][]string        // object type -> the names its fragments may be typed on
@@ -243,7 +243,7 @@ func newBatching(store *db.Store, wait time.Duration) *Batching {
 	if err != nil {
 		panic(err) // only for a size below one
 	}
-	return &Batching{store: store, wait: wait, documents: documents}
+	return &Batching{loaders: loaders.NewFactory(store), wait: wait, documents: documents}
 }
 
 var _ interface {
@@ -312,7 +312,7 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 	case ast.Query:
 		root = r.plan(b, oc, oc.Operation.SelectionSet, b.schema.Query, true)
 	case ast.Subscription:
-		ctx = loaders.With(ctx, loaders.NewWithWait(b.store, b.wait))
+		ctx = loaders.With(ctx, b.loaders.New(b.wait))
 		if root = b.eventPlan(r, oc); root == nil {
 			return next(ctx)
 		}
