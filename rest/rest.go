@@ -128,17 +128,28 @@ func paramsWithin(next http.Handler) http.Handler {
 	})
 }
 
+// The values of the headers every REST response carries. Each has capacity one, so a later Add
+// to the same header copies it instead of writing into the shared array.
+var (
+	anyOrigin      = []string{"*"}
+	exposedHeaders = []string{"X-API-Version"}
+	noStore        = []string{"no-store"}
+)
+
 const deprecationNotice = "See https://docs.hiro.so/stacks/api for more information"
 
 // common adds what every REST response carries: open CORS, the API version, no caching unless
 // the route sets an ETag, and the deprecation warning (or 410 when deprecated paths are off).
 func (a *API) common(next http.Handler, deprecated bool) http.Handler {
+	version := []string{a.opts.ServerVersion}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Every response carries these, so their values are shared rather than made per request
+		// (the keys in canonical form, as Header.Set would write them).
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "X-API-Version")
-		h.Set("X-API-Version", a.opts.ServerVersion)
-		h.Set("Cache-Control", "no-store")
+		h["Access-Control-Allow-Origin"] = anyOrigin
+		h["Access-Control-Expose-Headers"] = exposedHeaders
+		h["X-Api-Version"] = version
+		h["Cache-Control"] = noStore
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "GET,HEAD,POST,OPTIONS")
 			h.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
