@@ -53,7 +53,8 @@ func withBusyAccount(b testing.TB, n int) *db.Store {
 // are written directly, not through ingestion.
 func rebuildPositions(ctx context.Context, store *db.Store) error {
 	for _, f := range []string{"20261124000501_principal_event_positions.tx.down", "20261124000500_principal_positions.tx.down",
-		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up"} {
+		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up",
+		"20261126000200_v2_addresses.tx.down", "20261126000200_v2_addresses.tx.up"} {
 		b, err := os.ReadFile("../db/migrations/" + f + ".sql")
 		if err != nil {
 			return err
@@ -99,6 +100,10 @@ var benchPaths = map[string]string{
 	"events":    "/extended/v1/tx/events?address=" + busy,
 	"contract":  "/extended/v1/contract/ST000000000000000000002AMW42H.genesis/events",
 	"burnblock": "/extended/v1/block/by_burn_block_hash/0xfe4af4eb44d9b92afdc3113bc3fba48531502d6367ad42de3a7f1d1ea4065ba4",
+
+	// A page of the busy account's transactions, and of a block's (busy's transfers fill every block).
+	"v2-txs-busy":  "/extended/v2/addresses/" + busy + "/transactions",
+	"v2-block-txs": "/extended/v2/blocks/5/transactions",
 }
 
 // BenchmarkPaths measures each path in-process (handler.ServeHTTP, no network), a busy account
