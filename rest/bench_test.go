@@ -93,12 +93,16 @@ var benchPaths = map[string]string{
 	"twt-busy": "/extended/v1/address/" + busy + "/transactions_with_transfers",
 	"twt-idle": "/extended/v1/address/ST1HB1T8WRNBYB0Y3T7WXZS38NKKPTBR3EG9EPJKR/transactions_with_transfers",
 	// The miner has a short history but a full page: the same page size as busy, the same cost.
-	"twt-short": "/extended/v1/address/ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH/transactions_with_transfers",
-	"block":     "/extended/v1/block",
-	"multiple":  "/extended/v1/tx/multiple?tx_id=0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d,0x5620c39e63d1952df90e3ff0f1e344cb7b7e3a22a94e70f509b47da5b081243b",
-	"events":    "/extended/v1/tx/events?address=" + busy,
-	"contract":  "/extended/v1/contract/ST000000000000000000002AMW42H.genesis/events",
-	"burnblock": "/extended/v1/block/by_burn_block_hash/0xfe4af4eb44d9b92afdc3113bc3fba48531502d6367ad42de3a7f1d1ea4065ba4",
+	"twt-short":     "/extended/v1/address/ST16G69GQBDPMRY6308JN0GDTYF265JX3KQ6C0VEH/transactions_with_transfers",
+	"block":         "/extended/v1/block",
+	"multiple":      "/extended/v1/tx/multiple?tx_id=0x8ba559335b84ed9bc57494e888ae53f0121a8ca7c91977ef84b122a1739c268d,0x5620c39e63d1952df90e3ff0f1e344cb7b7e3a22a94e70f509b47da5b081243b",
+	"events":        "/extended/v1/tx/events?address=" + busy,
+	"contract":      "/extended/v1/contract/ST000000000000000000002AMW42H.genesis/events",
+	"burnblock":     "/extended/v1/block/by_burn_block_hash/0xfe4af4eb44d9b92afdc3113bc3fba48531502d6367ad42de3a7f1d1ea4065ba4",
+	"v2-blocks":     "/extended/v2/blocks",
+	"v2-block":      "/extended/v2/blocks/latest",
+	"v2-burnblocks": "/extended/v2/burn-blocks",
+	"pox-cycles":    "/extended/v2/pox/cycles",
 }
 
 // BenchmarkPaths measures each path in-process (handler.ServeHTTP, no network), a busy account
