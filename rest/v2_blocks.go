@@ -166,11 +166,10 @@ func newNakamotoBlockBody(b *NakamotoBlockFields) nakamotoBlockBody {
 	}
 }
 
-// nakamotoBlocks renders the blocks of a page, whose generated type each operation names.
-func nakamotoBlocks[T any](results []T, fields func(*T) *NakamotoBlockFields) []nakamotoBlockBody {
-	out := make([]nakamotoBlockBody, len(results))
-	for i := range results {
-		out[i] = newNakamotoBlockBody(fields(&results[i]))
+func nakamotoBlocks(blocks []NakamotoBlockFields) []nakamotoBlockBody {
+	out := make([]nakamotoBlockBody, len(blocks))
+	for i := range blocks {
+		out[i] = newNakamotoBlockBody(&blocks[i])
 	}
 	return out
 }
@@ -250,7 +249,7 @@ func (p cursorPageRead) answer(ctx context.Context, c genql.Client) ([]byte, str
 	body, err := marshal(cursorPageBody{
 		Limit: p.limit, Offset: p.offset, Total: pg.Total,
 		NextCursor: pg.Next_cursor, PrevCursor: pg.Prev_cursor, Cursor: pg.Cursor,
-		Results: nakamotoBlocks(pg.Results, func(b *V2BlocksPageBlockCursorPageResultsBlock) *NakamotoBlockFields { return &b.NakamotoBlockFields }),
+		Results: nakamotoBlocks(pg.Results),
 	})
 	return body, tag, err
 }
@@ -342,7 +341,7 @@ func (p v2BlockRead) answer(ctx context.Context, c genql.Client) ([]byte, string
 	if d.Block == nil {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
-	body, err := marshal(newNakamotoBlockBody(&d.Block.NakamotoBlockFields))
+	body, err := marshal(newNakamotoBlockBody(d.Block))
 	return body, tag, err
 }
 
@@ -422,7 +421,7 @@ func (p v2BurnBlocksRead) answer(ctx context.Context, c genql.Client) ([]byte, s
 	}
 	results := make([]burnBlockBody, len(d.Page.Results))
 	for i := range d.Page.Results {
-		results[i] = newBurnBlockBody(&d.Page.Results[i].BurnBlockSummaryFields)
+		results[i] = newBurnBlockBody(&d.Page.Results[i])
 	}
 	body, err := marshal(page[burnBlockBody]{Limit: p.limit, Offset: p.offset, Total: &d.Page.Total, Results: results})
 	return body, tipFieldsTag(&d.Tip), err
@@ -449,7 +448,7 @@ func (p v2BurnBlockRead) answer(ctx context.Context, c genql.Client) ([]byte, st
 	if d.BurnBlock == nil {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 	}
-	body, err := marshal(newBurnBlockBody(&d.BurnBlock.BurnBlockSummaryFields))
+	body, err := marshal(newBurnBlockBody(d.BurnBlock))
 	return body, tag, err
 }
 
@@ -484,9 +483,7 @@ func (p burnBlockBlocksRead) answer(ctx context.Context, c genql.Client) ([]byte
 	}
 	body, err := marshal(page[nakamotoBlockBody]{
 		Limit: p.limit, Offset: p.offset, Total: &d.Page.Total,
-		Results: nakamotoBlocks(d.Page.Results, func(b *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) *NakamotoBlockFields {
-			return &b.NakamotoBlockFields
-		}),
+		Results: nakamotoBlocks(d.Page.Results),
 	})
 	return body, tag, err
 }

@@ -153,7 +153,7 @@ func (p poxCyclesRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	}
 	results := make([]poxCycleBody, len(d.Page.Results))
 	for i := range d.Page.Results {
-		results[i] = newPoxCycleBody(&d.Page.Results[i].PoxCycleFields)
+		results[i] = newPoxCycleBody(&d.Page.Results[i])
 	}
 	body, err := poxPageBody(p.limit, p.offset, d.Page.Total, results)
 	return body, tipFieldsTag(&d.Tip), err
@@ -180,7 +180,7 @@ func (p poxCycleRead) answer(ctx context.Context, c genql.Client) ([]byte, strin
 	if d.Cycle == nil {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 	}
-	body, err := marshal(newPoxCycleBody(&d.Cycle.PoxCycleFields))
+	body, err := marshal(newPoxCycleBody(d.Cycle))
 	return body, tag, err
 }
 
@@ -213,7 +213,7 @@ func (p poxSignersRead) answer(ctx context.Context, c genql.Client) ([]byte, str
 	pg := &d.Cycle.Page
 	results := make([]poxSignerBody, len(pg.Results))
 	for i := range pg.Results {
-		results[i] = newPoxSignerBody(&pg.Results[i].PoxSignerFields)
+		results[i] = newPoxSignerBody(&pg.Results[i])
 	}
 	body, err := poxPageBody(p.limit, p.offset, pg.Total, results)
 	return body, tag, err
@@ -252,7 +252,7 @@ func (p poxSignerRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	case d.Cycle.Signer == nil:
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 	}
-	body, err := marshal(newPoxSignerBody(&d.Cycle.Signer.PoxSignerFields))
+	body, err := marshal(newPoxSignerBody(d.Cycle.Signer))
 	return body, tag, err
 }
 
