@@ -104,6 +104,12 @@ var benchPaths = map[string]string{
 	// A page of the busy account's transactions, and of a block's (busy's transfers fill every block).
 	"v2-txs-busy":  "/extended/v2/addresses/" + busy + "/transactions",
 	"v2-block-txs": "/extended/v2/blocks/5/transactions",
+
+	// v2 block, burn block and PoX cycle reads.
+	"v2-blocks":     "/extended/v2/blocks",
+	"v2-block":      "/extended/v2/blocks/latest",
+	"v2-burnblocks": "/extended/v2/burn-blocks",
+	"pox-cycles":    "/extended/v2/pox/cycles",
 }
 
 // BenchmarkPaths measures each path in-process (handler.ServeHTTP, no network), a busy account

@@ -3075,97 +3075,6 @@ var AllPostConditionMode = []PostConditionMode{
 	PostConditionModeOriginator,
 }
 
-// PoxCycleCyclePoxCycle includes the requested fields of the GraphQL type PoxCycle.
-// The GraphQL type's documentation follows.
-//
-// A PoX reward cycle's reward set, as announced by the node in a block shortly before the cycle
-// starts (in its prepare phase): the signers chosen for the cycle, with their voting weights and
-// the STX stacked behind them.
-type PoxCycleCyclePoxCycle struct {
-	PoxCycleFields `json:"-"`
-}
-
-// GetBlock_height returns PoxCycleCyclePoxCycle.Block_height, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetBlock_height() int { return v.PoxCycleFields.Block_height }
-
-// GetIndex_block_hash returns PoxCycleCyclePoxCycle.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetIndex_block_hash() string {
-	return v.PoxCycleFields.Index_block_hash
-}
-
-// GetCycle_number returns PoxCycleCyclePoxCycle.Cycle_number, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetCycle_number() int { return v.PoxCycleFields.Cycle_number }
-
-// GetTotal_weight returns PoxCycleCyclePoxCycle.Total_weight, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetTotal_weight() int { return v.PoxCycleFields.Total_weight }
-
-// GetTotal_stacked_amount returns PoxCycleCyclePoxCycle.Total_stacked_amount, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetTotal_stacked_amount() string {
-	return v.PoxCycleFields.Total_stacked_amount
-}
-
-// GetTotal_signers returns PoxCycleCyclePoxCycle.Total_signers, and is useful for accessing the field via an interface.
-func (v *PoxCycleCyclePoxCycle) GetTotal_signers() int { return v.PoxCycleFields.Total_signers }
-
-func (v *PoxCycleCyclePoxCycle) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleCyclePoxCycle
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleCyclePoxCycle = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PoxCycleFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCycleCyclePoxCycle struct {
-	Block_height int `json:"block_height"`
-
-	Index_block_hash string `json:"index_block_hash"`
-
-	Cycle_number int `json:"cycle_number"`
-
-	Total_weight int `json:"total_weight"`
-
-	Total_stacked_amount string `json:"total_stacked_amount"`
-
-	Total_signers int `json:"total_signers"`
-}
-
-func (v *PoxCycleCyclePoxCycle) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCycleCyclePoxCycle) __premarshalJSON() (*__premarshalPoxCycleCyclePoxCycle, error) {
-	var retval __premarshalPoxCycleCyclePoxCycle
-
-	retval.Block_height = v.PoxCycleFields.Block_height
-	retval.Index_block_hash = v.PoxCycleFields.Index_block_hash
-	retval.Cycle_number = v.PoxCycleFields.Cycle_number
-	retval.Total_weight = v.PoxCycleFields.Total_weight
-	retval.Total_stacked_amount = v.PoxCycleFields.Total_stacked_amount
-	retval.Total_signers = v.PoxCycleFields.Total_signers
-	return &retval, nil
-}
-
 // PoxCycleFields includes the GraphQL fields of PoxCycle requested by the fragment PoxCycleFields.
 // The GraphQL type's documentation follows.
 //
@@ -3210,14 +3119,14 @@ type PoxCycleResponse struct {
 	// The canonical chain tip: the highest canonical anchor block and burn block.
 	Tip PoxCycleTipChainTip `json:"tip"`
 	// A reward cycle whose reward set the node announced on the canonical chain, or null.
-	Cycle *PoxCycleCyclePoxCycle `json:"cycle"`
+	Cycle *PoxCycleFields `json:"cycle"`
 }
 
 // GetTip returns PoxCycleResponse.Tip, and is useful for accessing the field via an interface.
 func (v *PoxCycleResponse) GetTip() PoxCycleTipChainTip { return v.Tip }
 
 // GetCycle returns PoxCycleResponse.Cycle, and is useful for accessing the field via an interface.
-func (v *PoxCycleResponse) GetCycle() *PoxCycleCyclePoxCycle { return v.Cycle }
+func (v *PoxCycleResponse) GetCycle() *PoxCycleFields { return v.Cycle }
 
 // PoxCycleSignerCyclePoxCycle includes the requested fields of the GraphQL type PoxCycle.
 // The GraphQL type's documentation follows.
@@ -3227,124 +3136,11 @@ func (v *PoxCycleResponse) GetCycle() *PoxCycleCyclePoxCycle { return v.Cycle }
 // the STX stacked behind them.
 type PoxCycleSignerCyclePoxCycle struct {
 	// The signer with this signing key (33-byte compressed public key), or null if it is not in the reward set.
-	Signer *PoxCycleSignerCyclePoxCycleSignerPoxSigner `json:"signer"`
+	Signer *PoxSignerFields `json:"signer"`
 }
 
 // GetSigner returns PoxCycleSignerCyclePoxCycle.Signer, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycle) GetSigner() *PoxCycleSignerCyclePoxCycleSignerPoxSigner {
-	return v.Signer
-}
-
-// PoxCycleSignerCyclePoxCycleSignerPoxSigner includes the requested fields of the GraphQL type PoxSigner.
-// The GraphQL type's documentation follows.
-//
-// A signer of a reward cycle.
-type PoxCycleSignerCyclePoxCycleSignerPoxSigner struct {
-	PoxSignerFields `json:"-"`
-}
-
-// GetSigning_key returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Signing_key, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetSigning_key() string {
-	return v.PoxSignerFields.Signing_key
-}
-
-// GetSigner_address returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Signer_address, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetSigner_address() string {
-	return v.PoxSignerFields.Signer_address
-}
-
-// GetWeight returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Weight, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetWeight() int { return v.PoxSignerFields.Weight }
-
-// GetStacked_amount returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Stacked_amount, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetStacked_amount() string {
-	return v.PoxSignerFields.Stacked_amount
-}
-
-// GetWeight_percent returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Weight_percent, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetWeight_percent() float64 {
-	return v.PoxSignerFields.Weight_percent
-}
-
-// GetStacked_amount_percent returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Stacked_amount_percent, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetStacked_amount_percent() float64 {
-	return v.PoxSignerFields.Stacked_amount_percent
-}
-
-// GetSolo_stacker_count returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Solo_stacker_count, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetSolo_stacker_count() int {
-	return v.PoxSignerFields.Solo_stacker_count
-}
-
-// GetPooled_stacker_count returns PoxCycleSignerCyclePoxCycleSignerPoxSigner.Pooled_stacker_count, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) GetPooled_stacker_count() int {
-	return v.PoxSignerFields.Pooled_stacker_count
-}
-
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleSignerCyclePoxCycleSignerPoxSigner
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleSignerCyclePoxCycleSignerPoxSigner = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PoxSignerFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCycleSignerCyclePoxCycleSignerPoxSigner struct {
-	Signing_key string `json:"signing_key"`
-
-	Signer_address string `json:"signer_address"`
-
-	Weight int `json:"weight"`
-
-	Stacked_amount string `json:"stacked_amount"`
-
-	Weight_percent float64 `json:"weight_percent"`
-
-	Stacked_amount_percent float64 `json:"stacked_amount_percent"`
-
-	Solo_stacker_count int `json:"solo_stacker_count"`
-
-	Pooled_stacker_count int `json:"pooled_stacker_count"`
-}
-
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCycleSignerCyclePoxCycleSignerPoxSigner) __premarshalJSON() (*__premarshalPoxCycleSignerCyclePoxCycleSignerPoxSigner, error) {
-	var retval __premarshalPoxCycleSignerCyclePoxCycleSignerPoxSigner
-
-	retval.Signing_key = v.PoxSignerFields.Signing_key
-	retval.Signer_address = v.PoxSignerFields.Signer_address
-	retval.Weight = v.PoxSignerFields.Weight
-	retval.Stacked_amount = v.PoxSignerFields.Stacked_amount
-	retval.Weight_percent = v.PoxSignerFields.Weight_percent
-	retval.Stacked_amount_percent = v.PoxSignerFields.Stacked_amount_percent
-	retval.Solo_stacker_count = v.PoxSignerFields.Solo_stacker_count
-	retval.Pooled_stacker_count = v.PoxSignerFields.Pooled_stacker_count
-	return &retval, nil
-}
+func (v *PoxCycleSignerCyclePoxCycle) GetSigner() *PoxSignerFields { return v.Signer }
 
 // PoxCycleSignerResponse is returned by PoxCycleSigner on success.
 type PoxCycleSignerResponse struct {
@@ -3520,128 +3316,15 @@ type PoxCycleSignersCyclePoxCyclePagePoxSignerPage struct {
 	// Number of signers in the cycle's reward set.
 	Total int `json:"total"`
 	// The signers of the page.
-	Results []PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner `json:"results"`
+	Results []PoxSignerFields `json:"results"`
 }
 
 // GetTotal returns PoxCycleSignersCyclePoxCyclePagePoxSignerPage.Total, and is useful for accessing the field via an interface.
 func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPage) GetTotal() int { return v.Total }
 
 // GetResults returns PoxCycleSignersCyclePoxCyclePagePoxSignerPage.Results, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPage) GetResults() []PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner {
+func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPage) GetResults() []PoxSignerFields {
 	return v.Results
-}
-
-// PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner includes the requested fields of the GraphQL type PoxSigner.
-// The GraphQL type's documentation follows.
-//
-// A signer of a reward cycle.
-type PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner struct {
-	PoxSignerFields `json:"-"`
-}
-
-// GetSigning_key returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Signing_key, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetSigning_key() string {
-	return v.PoxSignerFields.Signing_key
-}
-
-// GetSigner_address returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Signer_address, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetSigner_address() string {
-	return v.PoxSignerFields.Signer_address
-}
-
-// GetWeight returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Weight, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetWeight() int {
-	return v.PoxSignerFields.Weight
-}
-
-// GetStacked_amount returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Stacked_amount, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetStacked_amount() string {
-	return v.PoxSignerFields.Stacked_amount
-}
-
-// GetWeight_percent returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Weight_percent, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetWeight_percent() float64 {
-	return v.PoxSignerFields.Weight_percent
-}
-
-// GetStacked_amount_percent returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Stacked_amount_percent, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetStacked_amount_percent() float64 {
-	return v.PoxSignerFields.Stacked_amount_percent
-}
-
-// GetSolo_stacker_count returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Solo_stacker_count, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetSolo_stacker_count() int {
-	return v.PoxSignerFields.Solo_stacker_count
-}
-
-// GetPooled_stacker_count returns PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner.Pooled_stacker_count, and is useful for accessing the field via an interface.
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) GetPooled_stacker_count() int {
-	return v.PoxSignerFields.Pooled_stacker_count
-}
-
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PoxSignerFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner struct {
-	Signing_key string `json:"signing_key"`
-
-	Signer_address string `json:"signer_address"`
-
-	Weight int `json:"weight"`
-
-	Stacked_amount string `json:"stacked_amount"`
-
-	Weight_percent float64 `json:"weight_percent"`
-
-	Stacked_amount_percent float64 `json:"stacked_amount_percent"`
-
-	Solo_stacker_count int `json:"solo_stacker_count"`
-
-	Pooled_stacker_count int `json:"pooled_stacker_count"`
-}
-
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner) __premarshalJSON() (*__premarshalPoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner, error) {
-	var retval __premarshalPoxCycleSignersCyclePoxCyclePagePoxSignerPageResultsPoxSigner
-
-	retval.Signing_key = v.PoxSignerFields.Signing_key
-	retval.Signer_address = v.PoxSignerFields.Signer_address
-	retval.Weight = v.PoxSignerFields.Weight
-	retval.Stacked_amount = v.PoxSignerFields.Stacked_amount
-	retval.Weight_percent = v.PoxSignerFields.Weight_percent
-	retval.Stacked_amount_percent = v.PoxSignerFields.Stacked_amount_percent
-	retval.Solo_stacker_count = v.PoxSignerFields.Solo_stacker_count
-	retval.Pooled_stacker_count = v.PoxSignerFields.Pooled_stacker_count
-	return &retval, nil
 }
 
 // PoxCycleSignersResponse is returned by PoxCycleSigners on success.
@@ -3700,115 +3383,14 @@ type PoxCyclesPagePoxCyclePage struct {
 	// Number of announced cycles on the canonical chain.
 	Total int `json:"total"`
 	// The cycles of the page.
-	Results []PoxCyclesPagePoxCyclePageResultsPoxCycle `json:"results"`
+	Results []PoxCycleFields `json:"results"`
 }
 
 // GetTotal returns PoxCyclesPagePoxCyclePage.Total, and is useful for accessing the field via an interface.
 func (v *PoxCyclesPagePoxCyclePage) GetTotal() int { return v.Total }
 
 // GetResults returns PoxCyclesPagePoxCyclePage.Results, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePage) GetResults() []PoxCyclesPagePoxCyclePageResultsPoxCycle {
-	return v.Results
-}
-
-// PoxCyclesPagePoxCyclePageResultsPoxCycle includes the requested fields of the GraphQL type PoxCycle.
-// The GraphQL type's documentation follows.
-//
-// A PoX reward cycle's reward set, as announced by the node in a block shortly before the cycle
-// starts (in its prepare phase): the signers chosen for the cycle, with their voting weights and
-// the STX stacked behind them.
-type PoxCyclesPagePoxCyclePageResultsPoxCycle struct {
-	PoxCycleFields `json:"-"`
-}
-
-// GetBlock_height returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Block_height, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetBlock_height() int {
-	return v.PoxCycleFields.Block_height
-}
-
-// GetIndex_block_hash returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetIndex_block_hash() string {
-	return v.PoxCycleFields.Index_block_hash
-}
-
-// GetCycle_number returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Cycle_number, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetCycle_number() int {
-	return v.PoxCycleFields.Cycle_number
-}
-
-// GetTotal_weight returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Total_weight, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetTotal_weight() int {
-	return v.PoxCycleFields.Total_weight
-}
-
-// GetTotal_stacked_amount returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Total_stacked_amount, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetTotal_stacked_amount() string {
-	return v.PoxCycleFields.Total_stacked_amount
-}
-
-// GetTotal_signers returns PoxCyclesPagePoxCyclePageResultsPoxCycle.Total_signers, and is useful for accessing the field via an interface.
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) GetTotal_signers() int {
-	return v.PoxCycleFields.Total_signers
-}
-
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*PoxCyclesPagePoxCyclePageResultsPoxCycle
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.PoxCyclesPagePoxCyclePageResultsPoxCycle = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PoxCycleFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalPoxCyclesPagePoxCyclePageResultsPoxCycle struct {
-	Block_height int `json:"block_height"`
-
-	Index_block_hash string `json:"index_block_hash"`
-
-	Cycle_number int `json:"cycle_number"`
-
-	Total_weight int `json:"total_weight"`
-
-	Total_stacked_amount string `json:"total_stacked_amount"`
-
-	Total_signers int `json:"total_signers"`
-}
-
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *PoxCyclesPagePoxCyclePageResultsPoxCycle) __premarshalJSON() (*__premarshalPoxCyclesPagePoxCyclePageResultsPoxCycle, error) {
-	var retval __premarshalPoxCyclesPagePoxCyclePageResultsPoxCycle
-
-	retval.Block_height = v.PoxCycleFields.Block_height
-	retval.Index_block_hash = v.PoxCycleFields.Index_block_hash
-	retval.Cycle_number = v.PoxCycleFields.Cycle_number
-	retval.Total_weight = v.PoxCycleFields.Total_weight
-	retval.Total_stacked_amount = v.PoxCycleFields.Total_stacked_amount
-	retval.Total_signers = v.PoxCycleFields.Total_signers
-	return &retval, nil
-}
+func (v *PoxCyclesPagePoxCyclePage) GetResults() []PoxCycleFields { return v.Results }
 
 // PoxCyclesResponse is returned by PoxCycles on success.
 type PoxCyclesResponse struct {
@@ -5615,167 +5197,16 @@ func (v *V2AverageBlockTimesTipChainTip) GetIndexBlockHash() string { return v.I
 // GetMicroblockHash returns V2AverageBlockTimesTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
 func (v *V2AverageBlockTimesTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
-// V2BlockBlock includes the requested fields of the GraphQL type Block.
-// The GraphQL type's documentation follows.
-//
-// A Stacks anchor block.
-type V2BlockBlock struct {
-	NakamotoBlockFields `json:"-"`
-}
-
-// GetCanonical returns V2BlockBlock.Canonical, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetCanonical() bool { return v.NakamotoBlockFields.Canonical }
-
-// GetHeight returns V2BlockBlock.Height, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetHeight() int { return v.NakamotoBlockFields.Height }
-
-// GetHash returns V2BlockBlock.Hash, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetHash() string { return v.NakamotoBlockFields.Hash }
-
-// GetBlock_time returns V2BlockBlock.Block_time, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBlock_time() int { return v.NakamotoBlockFields.Block_time }
-
-// GetBlock_time_iso returns V2BlockBlock.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBlock_time_iso() string { return v.NakamotoBlockFields.Block_time_iso }
-
-// GetTenure_height returns V2BlockBlock.Tenure_height, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetTenure_height() int { return v.NakamotoBlockFields.Tenure_height }
-
-// GetIndex_block_hash returns V2BlockBlock.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetIndex_block_hash() string { return v.NakamotoBlockFields.Index_block_hash }
-
-// GetParent_block_hash returns V2BlockBlock.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetParent_block_hash() string { return v.NakamotoBlockFields.Parent_block_hash }
-
-// GetParent_index_block_hash returns V2BlockBlock.Parent_index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetParent_index_block_hash() string {
-	return v.NakamotoBlockFields.Parent_index_block_hash
-}
-
-// GetBurn_block_time returns V2BlockBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBurn_block_time() int { return v.NakamotoBlockFields.Burn_block_time }
-
-// GetBurn_block_time_iso returns V2BlockBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBurn_block_time_iso() string {
-	return v.NakamotoBlockFields.Burn_block_time_iso
-}
-
-// GetBurn_block_hash returns V2BlockBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBurn_block_hash() string { return v.NakamotoBlockFields.Burn_block_hash }
-
-// GetBurn_block_height returns V2BlockBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetBurn_block_height() int { return v.NakamotoBlockFields.Burn_block_height }
-
-// GetMiner_txid returns V2BlockBlock.Miner_txid, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetMiner_txid() string { return v.NakamotoBlockFields.Miner_txid }
-
-// GetTx_count returns V2BlockBlock.Tx_count, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetTx_count() int { return v.NakamotoBlockFields.Tx_count }
-
-// GetExecution_cost returns V2BlockBlock.Execution_cost, and is useful for accessing the field via an interface.
-func (v *V2BlockBlock) GetExecution_cost() NakamotoBlockFieldsExecution_costExecutionCost {
-	return v.NakamotoBlockFields.Execution_cost
-}
-
-func (v *V2BlockBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BlockBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BlockBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.NakamotoBlockFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BlockBlock struct {
-	Canonical bool `json:"canonical"`
-
-	Height int `json:"height"`
-
-	Hash string `json:"hash"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Tenure_height int `json:"tenure_height"`
-
-	Index_block_hash string `json:"index_block_hash"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Parent_index_block_hash string `json:"parent_index_block_hash"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Burn_block_hash string `json:"burn_block_hash"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Miner_txid string `json:"miner_txid"`
-
-	Tx_count int `json:"tx_count"`
-
-	Execution_cost NakamotoBlockFieldsExecution_costExecutionCost `json:"execution_cost"`
-}
-
-func (v *V2BlockBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BlockBlock) __premarshalJSON() (*__premarshalV2BlockBlock, error) {
-	var retval __premarshalV2BlockBlock
-
-	retval.Canonical = v.NakamotoBlockFields.Canonical
-	retval.Height = v.NakamotoBlockFields.Height
-	retval.Hash = v.NakamotoBlockFields.Hash
-	retval.Block_time = v.NakamotoBlockFields.Block_time
-	retval.Block_time_iso = v.NakamotoBlockFields.Block_time_iso
-	retval.Tenure_height = v.NakamotoBlockFields.Tenure_height
-	retval.Index_block_hash = v.NakamotoBlockFields.Index_block_hash
-	retval.Parent_block_hash = v.NakamotoBlockFields.Parent_block_hash
-	retval.Parent_index_block_hash = v.NakamotoBlockFields.Parent_index_block_hash
-	retval.Burn_block_time = v.NakamotoBlockFields.Burn_block_time
-	retval.Burn_block_time_iso = v.NakamotoBlockFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.NakamotoBlockFields.Burn_block_hash
-	retval.Burn_block_height = v.NakamotoBlockFields.Burn_block_height
-	retval.Miner_txid = v.NakamotoBlockFields.Miner_txid
-	retval.Tx_count = v.NakamotoBlockFields.Tx_count
-	retval.Execution_cost = v.NakamotoBlockFields.Execution_cost
-	return &retval, nil
-}
-
 // V2BlockResponse is returned by V2Block on success.
 type V2BlockResponse struct {
 	V2BlockTagFields `json:"-"`
 	// A canonical anchor block: the chain tip with `latest`, else the block at `height`, else the block
 	// whose block hash or index block hash is `hash`. Give exactly one of them.
-	Block *V2BlockBlock `json:"block"`
+	Block *NakamotoBlockFields `json:"block"`
 }
 
 // GetBlock returns V2BlockResponse.Block, and is useful for accessing the field via an interface.
-func (v *V2BlockResponse) GetBlock() *V2BlockBlock { return v.Block }
+func (v *V2BlockResponse) GetBlock() *NakamotoBlockFields { return v.Block }
 
 // GetTip returns V2BlockResponse.Tip, and is useful for accessing the field via an interface.
 func (v *V2BlockResponse) GetTip() V2BlockTagFieldsTipChainTip { return v.V2BlockTagFields.Tip }
@@ -5809,7 +5240,7 @@ func (v *V2BlockResponse) UnmarshalJSON(b []byte) error {
 }
 
 type __premarshalV2BlockResponse struct {
-	Block *V2BlockBlock `json:"block"`
+	Block *NakamotoBlockFields `json:"block"`
 
 	Tip V2BlockTagFieldsTipChainTip `json:"tip"`
 
@@ -6091,7 +5522,7 @@ type V2BlocksPageBlockCursorPage struct {
 	// Index block hash of the first block of the page (null when the page is empty).
 	Cursor *string `json:"cursor"`
 	// The blocks of the page, newest first.
-	Results []V2BlocksPageBlockCursorPageResultsBlock `json:"results"`
+	Results []NakamotoBlockFields `json:"results"`
 }
 
 // GetTotal returns V2BlocksPageBlockCursorPage.Total, and is useful for accessing the field via an interface.
@@ -6107,184 +5538,7 @@ func (v *V2BlocksPageBlockCursorPage) GetPrev_cursor() *string { return v.Prev_c
 func (v *V2BlocksPageBlockCursorPage) GetCursor() *string { return v.Cursor }
 
 // GetResults returns V2BlocksPageBlockCursorPage.Results, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPage) GetResults() []V2BlocksPageBlockCursorPageResultsBlock {
-	return v.Results
-}
-
-// V2BlocksPageBlockCursorPageResultsBlock includes the requested fields of the GraphQL type Block.
-// The GraphQL type's documentation follows.
-//
-// A Stacks anchor block.
-type V2BlocksPageBlockCursorPageResultsBlock struct {
-	NakamotoBlockFields `json:"-"`
-}
-
-// GetCanonical returns V2BlocksPageBlockCursorPageResultsBlock.Canonical, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetCanonical() bool {
-	return v.NakamotoBlockFields.Canonical
-}
-
-// GetHeight returns V2BlocksPageBlockCursorPageResultsBlock.Height, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetHeight() int {
-	return v.NakamotoBlockFields.Height
-}
-
-// GetHash returns V2BlocksPageBlockCursorPageResultsBlock.Hash, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetHash() string { return v.NakamotoBlockFields.Hash }
-
-// GetBlock_time returns V2BlocksPageBlockCursorPageResultsBlock.Block_time, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBlock_time() int {
-	return v.NakamotoBlockFields.Block_time
-}
-
-// GetBlock_time_iso returns V2BlocksPageBlockCursorPageResultsBlock.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBlock_time_iso() string {
-	return v.NakamotoBlockFields.Block_time_iso
-}
-
-// GetTenure_height returns V2BlocksPageBlockCursorPageResultsBlock.Tenure_height, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetTenure_height() int {
-	return v.NakamotoBlockFields.Tenure_height
-}
-
-// GetIndex_block_hash returns V2BlocksPageBlockCursorPageResultsBlock.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetIndex_block_hash() string {
-	return v.NakamotoBlockFields.Index_block_hash
-}
-
-// GetParent_block_hash returns V2BlocksPageBlockCursorPageResultsBlock.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetParent_block_hash() string {
-	return v.NakamotoBlockFields.Parent_block_hash
-}
-
-// GetParent_index_block_hash returns V2BlocksPageBlockCursorPageResultsBlock.Parent_index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetParent_index_block_hash() string {
-	return v.NakamotoBlockFields.Parent_index_block_hash
-}
-
-// GetBurn_block_time returns V2BlocksPageBlockCursorPageResultsBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBurn_block_time() int {
-	return v.NakamotoBlockFields.Burn_block_time
-}
-
-// GetBurn_block_time_iso returns V2BlocksPageBlockCursorPageResultsBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBurn_block_time_iso() string {
-	return v.NakamotoBlockFields.Burn_block_time_iso
-}
-
-// GetBurn_block_hash returns V2BlocksPageBlockCursorPageResultsBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBurn_block_hash() string {
-	return v.NakamotoBlockFields.Burn_block_hash
-}
-
-// GetBurn_block_height returns V2BlocksPageBlockCursorPageResultsBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetBurn_block_height() int {
-	return v.NakamotoBlockFields.Burn_block_height
-}
-
-// GetMiner_txid returns V2BlocksPageBlockCursorPageResultsBlock.Miner_txid, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetMiner_txid() string {
-	return v.NakamotoBlockFields.Miner_txid
-}
-
-// GetTx_count returns V2BlocksPageBlockCursorPageResultsBlock.Tx_count, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetTx_count() int {
-	return v.NakamotoBlockFields.Tx_count
-}
-
-// GetExecution_cost returns V2BlocksPageBlockCursorPageResultsBlock.Execution_cost, and is useful for accessing the field via an interface.
-func (v *V2BlocksPageBlockCursorPageResultsBlock) GetExecution_cost() NakamotoBlockFieldsExecution_costExecutionCost {
-	return v.NakamotoBlockFields.Execution_cost
-}
-
-func (v *V2BlocksPageBlockCursorPageResultsBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BlocksPageBlockCursorPageResultsBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BlocksPageBlockCursorPageResultsBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.NakamotoBlockFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BlocksPageBlockCursorPageResultsBlock struct {
-	Canonical bool `json:"canonical"`
-
-	Height int `json:"height"`
-
-	Hash string `json:"hash"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Tenure_height int `json:"tenure_height"`
-
-	Index_block_hash string `json:"index_block_hash"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Parent_index_block_hash string `json:"parent_index_block_hash"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Burn_block_hash string `json:"burn_block_hash"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Miner_txid string `json:"miner_txid"`
-
-	Tx_count int `json:"tx_count"`
-
-	Execution_cost NakamotoBlockFieldsExecution_costExecutionCost `json:"execution_cost"`
-}
-
-func (v *V2BlocksPageBlockCursorPageResultsBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BlocksPageBlockCursorPageResultsBlock) __premarshalJSON() (*__premarshalV2BlocksPageBlockCursorPageResultsBlock, error) {
-	var retval __premarshalV2BlocksPageBlockCursorPageResultsBlock
-
-	retval.Canonical = v.NakamotoBlockFields.Canonical
-	retval.Height = v.NakamotoBlockFields.Height
-	retval.Hash = v.NakamotoBlockFields.Hash
-	retval.Block_time = v.NakamotoBlockFields.Block_time
-	retval.Block_time_iso = v.NakamotoBlockFields.Block_time_iso
-	retval.Tenure_height = v.NakamotoBlockFields.Tenure_height
-	retval.Index_block_hash = v.NakamotoBlockFields.Index_block_hash
-	retval.Parent_block_hash = v.NakamotoBlockFields.Parent_block_hash
-	retval.Parent_index_block_hash = v.NakamotoBlockFields.Parent_index_block_hash
-	retval.Burn_block_time = v.NakamotoBlockFields.Burn_block_time
-	retval.Burn_block_time_iso = v.NakamotoBlockFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.NakamotoBlockFields.Burn_block_hash
-	retval.Burn_block_height = v.NakamotoBlockFields.Burn_block_height
-	retval.Miner_txid = v.NakamotoBlockFields.Miner_txid
-	retval.Tx_count = v.NakamotoBlockFields.Tx_count
-	retval.Execution_cost = v.NakamotoBlockFields.Execution_cost
-	return &retval, nil
-}
+func (v *V2BlocksPageBlockCursorPage) GetResults() []NakamotoBlockFields { return v.Results }
 
 // V2BlocksResponse is returned by V2Blocks on success.
 type V2BlocksResponse struct {
@@ -6329,193 +5583,14 @@ type V2BurnBlockBlocksPageAnchoredBlockPage struct {
 	// Number of canonical Stacks blocks the burn block anchors (0 when the page is empty).
 	Total int `json:"total"`
 	// The blocks of the page, newest first.
-	Results []V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock `json:"results"`
+	Results []NakamotoBlockFields `json:"results"`
 }
 
 // GetTotal returns V2BurnBlockBlocksPageAnchoredBlockPage.Total, and is useful for accessing the field via an interface.
 func (v *V2BurnBlockBlocksPageAnchoredBlockPage) GetTotal() int { return v.Total }
 
 // GetResults returns V2BurnBlockBlocksPageAnchoredBlockPage.Results, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPage) GetResults() []V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock {
-	return v.Results
-}
-
-// V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock includes the requested fields of the GraphQL type Block.
-// The GraphQL type's documentation follows.
-//
-// A Stacks anchor block.
-type V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock struct {
-	NakamotoBlockFields `json:"-"`
-}
-
-// GetCanonical returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Canonical, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetCanonical() bool {
-	return v.NakamotoBlockFields.Canonical
-}
-
-// GetHeight returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Height, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetHeight() int {
-	return v.NakamotoBlockFields.Height
-}
-
-// GetHash returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetHash() string {
-	return v.NakamotoBlockFields.Hash
-}
-
-// GetBlock_time returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBlock_time() int {
-	return v.NakamotoBlockFields.Block_time
-}
-
-// GetBlock_time_iso returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBlock_time_iso() string {
-	return v.NakamotoBlockFields.Block_time_iso
-}
-
-// GetTenure_height returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Tenure_height, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetTenure_height() int {
-	return v.NakamotoBlockFields.Tenure_height
-}
-
-// GetIndex_block_hash returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetIndex_block_hash() string {
-	return v.NakamotoBlockFields.Index_block_hash
-}
-
-// GetParent_block_hash returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetParent_block_hash() string {
-	return v.NakamotoBlockFields.Parent_block_hash
-}
-
-// GetParent_index_block_hash returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Parent_index_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetParent_index_block_hash() string {
-	return v.NakamotoBlockFields.Parent_index_block_hash
-}
-
-// GetBurn_block_time returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBurn_block_time() int {
-	return v.NakamotoBlockFields.Burn_block_time
-}
-
-// GetBurn_block_time_iso returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBurn_block_time_iso() string {
-	return v.NakamotoBlockFields.Burn_block_time_iso
-}
-
-// GetBurn_block_hash returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBurn_block_hash() string {
-	return v.NakamotoBlockFields.Burn_block_hash
-}
-
-// GetBurn_block_height returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetBurn_block_height() int {
-	return v.NakamotoBlockFields.Burn_block_height
-}
-
-// GetMiner_txid returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Miner_txid, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetMiner_txid() string {
-	return v.NakamotoBlockFields.Miner_txid
-}
-
-// GetTx_count returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Tx_count, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetTx_count() int {
-	return v.NakamotoBlockFields.Tx_count
-}
-
-// GetExecution_cost returns V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock.Execution_cost, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) GetExecution_cost() NakamotoBlockFieldsExecution_costExecutionCost {
-	return v.NakamotoBlockFields.Execution_cost
-}
-
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.NakamotoBlockFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BurnBlockBlocksPageAnchoredBlockPageResultsBlock struct {
-	Canonical bool `json:"canonical"`
-
-	Height int `json:"height"`
-
-	Hash string `json:"hash"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Tenure_height int `json:"tenure_height"`
-
-	Index_block_hash string `json:"index_block_hash"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Parent_index_block_hash string `json:"parent_index_block_hash"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Burn_block_hash string `json:"burn_block_hash"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Miner_txid string `json:"miner_txid"`
-
-	Tx_count int `json:"tx_count"`
-
-	Execution_cost NakamotoBlockFieldsExecution_costExecutionCost `json:"execution_cost"`
-}
-
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlockBlocksPageAnchoredBlockPageResultsBlock) __premarshalJSON() (*__premarshalV2BurnBlockBlocksPageAnchoredBlockPageResultsBlock, error) {
-	var retval __premarshalV2BurnBlockBlocksPageAnchoredBlockPageResultsBlock
-
-	retval.Canonical = v.NakamotoBlockFields.Canonical
-	retval.Height = v.NakamotoBlockFields.Height
-	retval.Hash = v.NakamotoBlockFields.Hash
-	retval.Block_time = v.NakamotoBlockFields.Block_time
-	retval.Block_time_iso = v.NakamotoBlockFields.Block_time_iso
-	retval.Tenure_height = v.NakamotoBlockFields.Tenure_height
-	retval.Index_block_hash = v.NakamotoBlockFields.Index_block_hash
-	retval.Parent_block_hash = v.NakamotoBlockFields.Parent_block_hash
-	retval.Parent_index_block_hash = v.NakamotoBlockFields.Parent_index_block_hash
-	retval.Burn_block_time = v.NakamotoBlockFields.Burn_block_time
-	retval.Burn_block_time_iso = v.NakamotoBlockFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.NakamotoBlockFields.Burn_block_hash
-	retval.Burn_block_height = v.NakamotoBlockFields.Burn_block_height
-	retval.Miner_txid = v.NakamotoBlockFields.Miner_txid
-	retval.Tx_count = v.NakamotoBlockFields.Tx_count
-	retval.Execution_cost = v.NakamotoBlockFields.Execution_cost
-	return &retval, nil
-}
+func (v *V2BurnBlockBlocksPageAnchoredBlockPage) GetResults() []NakamotoBlockFields { return v.Results }
 
 // V2BurnBlockBlocksResponse is returned by V2BurnBlockBlocks on success.
 type V2BurnBlockBlocksResponse struct {
@@ -6550,127 +5625,20 @@ func (v *V2BurnBlockBlocksTipChainTip) GetIndexBlockHash() string { return v.Ind
 // GetMicroblockHash returns V2BurnBlockBlocksTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
 func (v *V2BurnBlockBlocksTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
-// V2BurnBlockBurnBlockAnchoringBurnBlock includes the requested fields of the GraphQL type AnchoringBurnBlock.
-// The GraphQL type's documentation follows.
-//
-// A burn block as seen through the canonical Stacks blocks it anchors.
-type V2BurnBlockBurnBlockAnchoringBurnBlock struct {
-	BurnBlockSummaryFields `json:"-"`
-}
-
-// GetBurn_block_time returns V2BurnBlockBurnBlockAnchoringBurnBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetBurn_block_time() int {
-	return v.BurnBlockSummaryFields.Burn_block_time
-}
-
-// GetBurn_block_time_iso returns V2BurnBlockBurnBlockAnchoringBurnBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetBurn_block_time_iso() string {
-	return v.BurnBlockSummaryFields.Burn_block_time_iso
-}
-
-// GetBurn_block_hash returns V2BurnBlockBurnBlockAnchoringBurnBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetBurn_block_hash() string {
-	return v.BurnBlockSummaryFields.Burn_block_hash
-}
-
-// GetBurn_block_height returns V2BurnBlockBurnBlockAnchoringBurnBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetBurn_block_height() int {
-	return v.BurnBlockSummaryFields.Burn_block_height
-}
-
-// GetStacks_blocks returns V2BurnBlockBurnBlockAnchoringBurnBlock.Stacks_blocks, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetStacks_blocks() []string {
-	return v.BurnBlockSummaryFields.Stacks_blocks
-}
-
-// GetAvg_block_time returns V2BurnBlockBurnBlockAnchoringBurnBlock.Avg_block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetAvg_block_time() float64 {
-	return v.BurnBlockSummaryFields.Avg_block_time
-}
-
-// GetTotal_tx_count returns V2BurnBlockBurnBlockAnchoringBurnBlock.Total_tx_count, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) GetTotal_tx_count() int {
-	return v.BurnBlockSummaryFields.Total_tx_count
-}
-
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlockBurnBlockAnchoringBurnBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlockBurnBlockAnchoringBurnBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.BurnBlockSummaryFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BurnBlockBurnBlockAnchoringBurnBlock struct {
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Burn_block_hash string `json:"burn_block_hash"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Stacks_blocks []string `json:"stacks_blocks"`
-
-	Avg_block_time float64 `json:"avg_block_time"`
-
-	Total_tx_count int `json:"total_tx_count"`
-}
-
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlockBurnBlockAnchoringBurnBlock) __premarshalJSON() (*__premarshalV2BurnBlockBurnBlockAnchoringBurnBlock, error) {
-	var retval __premarshalV2BurnBlockBurnBlockAnchoringBurnBlock
-
-	retval.Burn_block_time = v.BurnBlockSummaryFields.Burn_block_time
-	retval.Burn_block_time_iso = v.BurnBlockSummaryFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.BurnBlockSummaryFields.Burn_block_hash
-	retval.Burn_block_height = v.BurnBlockSummaryFields.Burn_block_height
-	retval.Stacks_blocks = v.BurnBlockSummaryFields.Stacks_blocks
-	retval.Avg_block_time = v.BurnBlockSummaryFields.Avg_block_time
-	retval.Total_tx_count = v.BurnBlockSummaryFields.Total_tx_count
-	return &retval, nil
-}
-
 // V2BurnBlockResponse is returned by V2BurnBlock on success.
 type V2BurnBlockResponse struct {
 	// The canonical chain tip: the highest canonical anchor block and burn block.
 	Tip V2BurnBlockTipChainTip `json:"tip"`
 	// A burn block that anchors canonical Stacks blocks: the burn block of the chain tip with
 	// `latest`, else the one at `height`, else the one whose hash is `hash`. Give exactly one of them.
-	BurnBlock *V2BurnBlockBurnBlockAnchoringBurnBlock `json:"burnBlock"`
+	BurnBlock *BurnBlockSummaryFields `json:"burnBlock"`
 }
 
 // GetTip returns V2BurnBlockResponse.Tip, and is useful for accessing the field via an interface.
 func (v *V2BurnBlockResponse) GetTip() V2BurnBlockTipChainTip { return v.Tip }
 
 // GetBurnBlock returns V2BurnBlockResponse.BurnBlock, and is useful for accessing the field via an interface.
-func (v *V2BurnBlockResponse) GetBurnBlock() *V2BurnBlockBurnBlockAnchoringBurnBlock {
-	return v.BurnBlock
-}
+func (v *V2BurnBlockResponse) GetBurnBlock() *BurnBlockSummaryFields { return v.BurnBlock }
 
 // V2BurnBlockTipChainTip includes the requested fields of the GraphQL type ChainTip.
 // The GraphQL type's documentation follows.
@@ -6697,120 +5665,15 @@ type V2BurnBlocksPageAnchoringBurnBlockPage struct {
 	// Number of canonical Stacks blocks, the chain tip's height (0 when the page is empty).
 	Total int `json:"total"`
 	// The burn blocks of the page, newest first.
-	Results []V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock `json:"results"`
+	Results []BurnBlockSummaryFields `json:"results"`
 }
 
 // GetTotal returns V2BurnBlocksPageAnchoringBurnBlockPage.Total, and is useful for accessing the field via an interface.
 func (v *V2BurnBlocksPageAnchoringBurnBlockPage) GetTotal() int { return v.Total }
 
 // GetResults returns V2BurnBlocksPageAnchoringBurnBlockPage.Results, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPage) GetResults() []V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock {
+func (v *V2BurnBlocksPageAnchoringBurnBlockPage) GetResults() []BurnBlockSummaryFields {
 	return v.Results
-}
-
-// V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock includes the requested fields of the GraphQL type AnchoringBurnBlock.
-// The GraphQL type's documentation follows.
-//
-// A burn block as seen through the canonical Stacks blocks it anchors.
-type V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock struct {
-	BurnBlockSummaryFields `json:"-"`
-}
-
-// GetBurn_block_time returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetBurn_block_time() int {
-	return v.BurnBlockSummaryFields.Burn_block_time
-}
-
-// GetBurn_block_time_iso returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetBurn_block_time_iso() string {
-	return v.BurnBlockSummaryFields.Burn_block_time_iso
-}
-
-// GetBurn_block_hash returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Burn_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetBurn_block_hash() string {
-	return v.BurnBlockSummaryFields.Burn_block_hash
-}
-
-// GetBurn_block_height returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetBurn_block_height() int {
-	return v.BurnBlockSummaryFields.Burn_block_height
-}
-
-// GetStacks_blocks returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Stacks_blocks, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetStacks_blocks() []string {
-	return v.BurnBlockSummaryFields.Stacks_blocks
-}
-
-// GetAvg_block_time returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Avg_block_time, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetAvg_block_time() float64 {
-	return v.BurnBlockSummaryFields.Avg_block_time
-}
-
-// GetTotal_tx_count returns V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock.Total_tx_count, and is useful for accessing the field via an interface.
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) GetTotal_tx_count() int {
-	return v.BurnBlockSummaryFields.Total_tx_count
-}
-
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.BurnBlockSummaryFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock struct {
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Burn_block_hash string `json:"burn_block_hash"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Stacks_blocks []string `json:"stacks_blocks"`
-
-	Avg_block_time float64 `json:"avg_block_time"`
-
-	Total_tx_count int `json:"total_tx_count"`
-}
-
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock) __premarshalJSON() (*__premarshalV2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock, error) {
-	var retval __premarshalV2BurnBlocksPageAnchoringBurnBlockPageResultsAnchoringBurnBlock
-
-	retval.Burn_block_time = v.BurnBlockSummaryFields.Burn_block_time
-	retval.Burn_block_time_iso = v.BurnBlockSummaryFields.Burn_block_time_iso
-	retval.Burn_block_hash = v.BurnBlockSummaryFields.Burn_block_hash
-	retval.Burn_block_height = v.BurnBlockSummaryFields.Burn_block_height
-	retval.Stacks_blocks = v.BurnBlockSummaryFields.Stacks_blocks
-	retval.Avg_block_time = v.BurnBlockSummaryFields.Avg_block_time
-	retval.Total_tx_count = v.BurnBlockSummaryFields.Total_tx_count
-	return &retval, nil
 }
 
 // V2BurnBlocksResponse is returned by V2BurnBlocks on success.

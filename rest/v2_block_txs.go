@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	genql "github.com/Khan/genqlient/graphql"
 
@@ -14,51 +13,22 @@ import (
 // v2BlockTxsRead is a read of GET /extended/v2/blocks/{height_or_hash}/transactions: the block
 // latest, at a height or by hash, and a page of its transactions.
 type v2BlockTxsRead struct {
-	latest        bool
-	height        *int
-	hash          *string
+	blockID
 	limit, offset int
 }
 
 func v2BlockTxsParams(r *http.Request) (read, error) {
-	vars, err := blockPageParams(txLimit, resolvers.MaxAccountTxsPage)(r)
+	id, err := parseHeightOrHash(r)
 	if err != nil {
 		return nil, err
 	}
-	p := v2BlockTxsRead{latest: vars["latest"].(bool), limit: vars["limit"].(int), offset: vars["offset"].(int)}
-	if h, ok := vars["height"].(int); ok {
-		p.height = &h
-	}
-	if h, ok := vars["hash"].(string); ok {
-		p.hash = &h
-	}
-	return p, nil
+	p := v2BlockTxsRead{blockID: id}
+	p.limit, p.offset, err = keptPage(r, txLimit, resolvers.MaxAccountTxsPage)
+	return p, err
 }
 
 func (p v2BlockTxsRead) etag(ctx context.Context, c genql.Client) (string, error) {
-	d, err := V2BlockTag(ctx, c, p.latest, p.height, p.hash)
-	if err != nil {
-		return "", err
-	}
-	return p.blockTag(d.Tip.IndexBlockHash, d.Tag), nil
-}
-
-// blockTag is "<index block hash>:<canonical>" of the block the request names the way the
-// reference names it for caching: by index block hash only (a block hash gets no ETag), by
-// canonical height, or the tip.
-func (p v2BlockTxsRead) blockTag(tip string, tag *V2BlockTagFieldsTagBlock) string {
-	switch {
-	case p.latest:
-		if tip == "0x" {
-			return ""
-		}
-		return tip + ":true"
-	case tag == nil:
-		return ""
-	case p.hash != nil && *p.hash != tag.IndexBlockHash:
-		return ""
-	}
-	return tag.IndexBlockHash + ":" + strconv.FormatBool(tag.Canonical)
+	return p.readTag(ctx, c)
 }
 
 // answer renders a page of the block's transactions; like every v2 transaction list of the
@@ -70,7 +40,7 @@ func (p v2BlockTxsRead) answer(ctx context.Context, c genql.Client) ([]byte, str
 	if err != nil {
 		return nil, "", err
 	}
-	tag := p.blockTag(d.Tip.IndexBlockHash, d.Tag)
+	tag := p.tagFrom(d.Tip.IndexBlockHash, d.Tag)
 	if d.Block == nil || len(d.Block.Results) == 0 {
 		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
