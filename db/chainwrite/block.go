@@ -6,11 +6,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/stxgraph/stxgraph/db"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/stacks/roles"
 )

@@ -3,10 +3,10 @@ package chainwrite
 import (
 	"context"
 	"encoding/json"
-	"github.com/stxgraph/stxgraph/db"
 
 	"github.com/uptrace/bun"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 

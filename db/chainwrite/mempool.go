@@ -2,8 +2,8 @@ package chainwrite
 
 import (
 	"context"
-	"github.com/stxgraph/stxgraph/db"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 
