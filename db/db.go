@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,10 +37,6 @@ type Store struct {
 	prepared preparedSet
 
 	statements *statementCount
-	lz4        struct { // whether the server can compress TOAST values with lz4 (ingest_writer.go)
-		once sync.Once
-		ok   bool
-	}
 }
 
 // PoolOptions sizes the connection pool.

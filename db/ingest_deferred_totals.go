@@ -20,19 +20,19 @@ import (
 var txPositionsRecomputeSQL = `
 INSERT INTO principal_tx_positions (principal, seq, tseq, sseq, block_height, tx_id, index_block_hash, microblock_hash)
 SELECT principal, row_number() OVER w,
-	CASE WHEN ` + transferRolesSQL + ` THEN count(*) FILTER (WHERE ` + transferRolesSQL + `) OVER w END,
-	CASE WHEN ` + summaryRolesSQL + ` THEN count(*) FILTER (WHERE ` + summaryRolesSQL + `) OVER w END,
+	CASE WHEN ` + TransferRolesSQL + ` THEN count(*) FILTER (WHERE ` + TransferRolesSQL + `) OVER w END,
+	CASE WHEN ` + SummaryRolesSQL + ` THEN count(*) FILTER (WHERE ` + SummaryRolesSQL + `) OVER w END,
 	block_height, tx_id, index_block_hash, microblock_hash
 FROM principal_txs WHERE ` + anchored + ` AND canonical AND microblock_canonical
-WINDOW w AS (PARTITION BY principal COLLATE "C" ORDER BY ` + txPositionOrder + ` ROWS UNBOUNDED PRECEDING)`
+WINDOW w AS (PARTITION BY principal COLLATE "C" ORDER BY ` + TxPositionOrder + ` ROWS UNBOUNDED PRECEDING)`
 
 // eventPositionsRecomputeSQL numbers every principal's counted events, then counts them.
 var eventPositionsRecomputeSQL = `
 WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
-	eventParties(anchored) + `
+	EventParties(anchored) + `
 )
 INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index)
-SELECT principal, row_number() OVER (PARTITION BY principal COLLATE "C" ORDER BY ` + eventPositionOrder + `),
+SELECT principal, row_number() OVER (PARTITION BY principal COLLATE "C" ORDER BY ` + EventPositionOrder + `),
 	kind, tx_id, index_block_hash, microblock_hash, event_index
 FROM ev WHERE principal IS NOT NULL;
 INSERT INTO principal_event_counts (principal, event_count)
@@ -41,9 +41,9 @@ SELECT principal, max(seq) FROM principal_event_positions GROUP BY principal`
 // checkpointsRecomputeSQL writes every principal's totals after each height at which its
 // counted rows changed, and its totals: those after its last such height.
 var checkpointsRecomputeSQL = `
-WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all, summary_tx_count) AS (` + totalsRows(anchored) + `
+WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all, summary_tx_count) AS (` + TotalsRows(anchored) + `
 ), per AS (
-	SELECT principal COLLATE "C" AS principal, block_height, ` + perSums + `
+	SELECT principal COLLATE "C" AS principal, block_height, ` + PerSums + `
 	FROM d WHERE principal IS NOT NULL GROUP BY 1, 2
 ), cp AS (
 	SELECT principal, block_height, sum(received) OVER w AS received, sum(sent) OVER w AS sent, sum(fees) OVER w AS fees,

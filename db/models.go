@@ -2,6 +2,7 @@ package db
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -416,3 +417,6 @@ type Brc20Token struct {
 	DeployTimestamp   int64  `bun:"deploy_timestamp"`
 	HolderCount       int64  `bun:"holders"` // addresses with a total balance above zero
 }
+
+// Hex renders bytes as the API does: "0x" + lowercase hex.
+func Hex(b []byte) string { return fmt.Sprintf("0x%x", b) }

@@ -44,15 +44,3 @@ type PoxSet struct {
 	Cycle   *PoxCycle
 	Signers []*PoxSigner
 }
-
-// poxSetRows are the set's rows placed in block b.
-func poxSetRows(b *Block, set *PoxSet) ([]*PoxCycle, []*PoxSigner) {
-	if set == nil {
-		return nil, nil
-	}
-	set.Cycle.IndexBlockHash, set.Cycle.BlockHeight, set.Cycle.Canonical = b.IndexBlockHash, b.BlockHeight, b.Canonical
-	for _, s := range set.Signers {
-		s.IndexBlockHash, s.BlockHeight, s.Canonical, s.CycleNumber = b.IndexBlockHash, b.BlockHeight, b.Canonical, set.Cycle.CycleNumber
-	}
-	return []*PoxCycle{set.Cycle}, set.Signers
-}

@@ -82,7 +82,7 @@ var principalTxPageSQL = func() (out [3]string) {
 		u := `SELECT NULL::bytea AS tx_id, NULL::bytea AS index_block_hash, NULL::bytea AS microblock_hash,
 		0 AS block_height, 0 AS microblock_sequence, 0 AS tx_index WHERE false`
 		if v == txPageUnanchored {
-			u = unconfirmedTxsSQL(transferRolesSQL)
+			u = unconfirmedTxsSQL(TransferRolesSQL)
 		}
 		out[v] = positionPageSQL(count, u, "tseq")
 	}
@@ -123,7 +123,7 @@ func positionPageSQL(count, u, seq string) string {
 func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (int64, []*Tx, error) {
 	var rows []*principalPageRow
 	err := s.DB.NewRaw(`SELECT t.*, count(*) OVER () AS total FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
-		WHERE principal = ?0 AND canonical AND microblock_canonical AND `+transferRolesSQL+` AND block_height = ?1) p
+		WHERE principal = ?0 AND canonical AND microblock_canonical AND `+TransferRolesSQL+` AND block_height = ?1) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
 		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, principal, height).Scan(ctx, &rows)
 	if err != nil && !isNoRows(err) {

@@ -21,7 +21,7 @@ func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offs
 
 // summaryTxPageSQL reads a summaries page, numbered by sseq.
 var summaryTxPageSQL = positionPageSQL(`coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`,
-	unconfirmedTxsSQL(summaryRolesSQL), "sseq")
+	unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
 
 // CanonicalTxKeys returns the canonical rows' keys of a transaction (unconfirmed microblock rows
 // included) and whether any row of it exists, canonical or not.

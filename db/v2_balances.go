@@ -53,7 +53,7 @@ var (
 const nftHoldingsWhere = " FROM nft_custody WHERE recipient = $1::text"
 
 var (
-	nftHoldingsPageSQL = "SELECT " + nftCustodyColumns + ", count(*) OVER () AS total" + nftHoldingsWhere +
+	nftHoldingsPageSQL = "SELECT " + NftCustodyColumns + ", count(*) OVER () AS total" + nftHoldingsWhere +
 		" ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC, event_index DESC LIMIT $2::bigint OFFSET $3::bigint"
 	nftHoldingsCountSQL = "SELECT count(*) AS total" + nftHoldingsWhere
 )

@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
 // blockData turns a /new_block message into the rows it writes.
-func blockData(m *blockMessage) (*db.BlockData, error) {
+func blockData(m *blockMessage) (*chainwrite.BlockData, error) {
 	if len(m.IndexBlockHash) == 0 || len(m.BlockHash) == 0 {
 		return nil, malformed("block without block_hash or index_block_hash")
 	}
@@ -56,7 +57,7 @@ func blockData(m *blockMessage) (*db.BlockData, error) {
 		}
 	}
 	b.ExecutionCost = blockCost(m, txs)
-	d := &db.BlockData{
+	d := &chainwrite.BlockData{
 		Block: b, Txs: txs,
 		Microblocks:      microblocksOf(m.Transactions, pos.ParentIndexBlockHash, m.ParentBurnBlockHash, m.ParentBurnBlockHeight, m.ParentBurnBlockTimestamp),
 		PoxUnlockHeights: [4]*int32{m.PoxV1UnlockHeight, m.PoxV2UnlockHeight, m.PoxV3UnlockHeight, m.PoxV4UnlockHeight},
@@ -86,7 +87,7 @@ func blockData(m *blockMessage) (*db.BlockData, error) {
 
 // blockCost is the node's anchored_cost, or the sum of the transactions' costs for nodes that
 // do not send it.
-func blockCost(m *blockMessage, txs []*db.TxData) db.ExecutionCost {
+func blockCost(m *blockMessage, txs []*chainwrite.TxData) db.ExecutionCost {
 	if m.AnchoredCost != nil {
 		return db.ExecutionCost(*m.AnchoredCost)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -32,13 +33,16 @@ const (
 // Ingester applies event-observer messages to the store.
 type Ingester struct {
 	store *db.Store
+	chain *chainwrite.Store
 	// applyHook, when set, runs inside each message's transaction after the message's writes
 	// and before commit; tests use it to inject a failure.
 	applyHook func() error
 }
 
 // NewIngester returns an Ingester writing to store.
-func NewIngester(store *db.Store) *Ingester { return &Ingester{store: store} }
+func NewIngester(store *db.Store) *Ingester {
+	return &Ingester{store: store, chain: chainwrite.NewStore(store)}
+}
 
 // Message is one event-observer message to apply.
 type Message struct {
@@ -50,7 +54,7 @@ type Message struct {
 	ID *int64
 	// LogRaw stores the message in the raw request log (always done when ID is set).
 	LogRaw bool
-	// Relaxed trades commit durability for speed; see db.IngestOptions.
+	// Relaxed trades commit durability for speed; see chainwrite.IngestOptions.
 	Relaxed bool
 	// ChainID, when not 0, is the network's chain id: a /new_block or /new_mempool_tx message
 	// with transactions of another chain is logged (see warnChainID) and applied anyway.
@@ -64,7 +68,7 @@ func (in *Ingester) Apply(ctx context.Context, m Message) (applied bool, err err
 	if err != nil {
 		return false, err
 	}
-	err = in.store.Ingest(ctx, m.ReceivedAt, db.IngestOptions{Relaxed: m.Relaxed}, func(ctx context.Context, w *db.Writer) error {
+	err = in.chain.Ingest(ctx, m.ReceivedAt, chainwrite.IngestOptions{Relaxed: m.Relaxed}, func(ctx context.Context, w *chainwrite.Writer) error {
 		applied, err = in.applyIn(ctx, w, m, write)
 		if err == nil && applied && in.applyHook != nil {
 			return in.applyHook()
@@ -77,7 +81,7 @@ func (in *Ingester) Apply(ctx context.Context, m Message) (applied bool, err err
 // applyIn applies one decoded message inside an open ingestion transaction: it logs the
 // message when asked to (and skips a replayed one whose id is logged already), then writes
 // its rows.
-func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message, write write) (bool, error) {
+func (in *Ingester) applyIn(ctx context.Context, w *chainwrite.Writer, m Message, write write) (bool, error) {
 	w.ReceivedAt = m.ReceivedAt
 	if m.ID != nil || m.LogRaw {
 		fresh, err := w.LogRequest(ctx, m.ID, m.Path, withoutNUL(m.Payload))
@@ -95,7 +99,7 @@ func (in *Ingester) applyIn(ctx context.Context, w *db.Writer, m Message, write 
 type handler func(payload []byte, chainID uint32) (write, error)
 
 // write applies a decoded message inside the ingestion transaction.
-type write func(ctx context.Context, w *db.Writer) error
+type write func(ctx context.Context, w *chainwrite.Writer) error
 
 var handlers = map[string]handler{
 	PathNewBlock:         decodeBlock,
@@ -164,7 +168,7 @@ func decodeBlock(payload []byte, chainID uint32) (write, error) {
 		}
 		warnChainID(PathNewBlock, chainID, ids)
 	}
-	return func(ctx context.Context, w *db.Writer) error {
+	return func(ctx context.Context, w *chainwrite.Writer) error {
 		res, err := w.ApplyBlock(ctx, d)
 		if err == nil && res.Reorged > 0 {
 			slog.Info("chain reorganisation", "block", db.Hex(m.IndexBlockHash), "height", m.BlockHeight, "flipped_blocks", res.Reorged)
@@ -189,9 +193,9 @@ func decodeMicroblocks(payload []byte, _ uint32) (write, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &db.MicroblockData{ParentIndexBlockHash: m.ParentIndexBlockHash, Txs: txs,
+	d := &chainwrite.MicroblockData{ParentIndexBlockHash: m.ParentIndexBlockHash, Txs: txs,
 		Microblocks: microblocksOf(m.Transactions, m.ParentIndexBlockHash, m.BurnBlockHash, m.BurnBlockHeight, m.BurnBlockTimestamp)}
-	return func(ctx context.Context, w *db.Writer) error {
+	return func(ctx context.Context, w *chainwrite.Writer) error {
 		res, err := w.ApplyMicroblocks(ctx, d)
 		if err == nil && res.Ignored != "" {
 			slog.Warn("ignoring microblocks", "reason", res.Ignored)
@@ -224,7 +228,7 @@ func decodeBurnBlock(payload []byte, _ uint32) (write, error) {
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
 	}
-	d := &db.BurnBlockData{Block: &db.BurnBlock{
+	d := &chainwrite.BurnBlockData{Block: &db.BurnBlock{
 		BurnBlockHash: m.BurnBlockHash, BurnBlockHeight: m.BurnBlockHeight, BurnAmount: m.BurnAmount.orZero(),
 		ConsensusHash: m.ConsensusHash, ParentBurnBlockHash: m.ParentBurnBlockHash,
 	}}
@@ -236,7 +240,7 @@ func decodeBurnBlock(payload []byte, _ uint32) (write, error) {
 		d.SlotHolders = append(d.SlotHolders, &db.RewardSlotHolder{BurnBlockHash: m.BurnBlockHash,
 			BurnBlockHeight: m.BurnBlockHeight, SlotIndex: int32(i), Address: a})
 	}
-	return func(ctx context.Context, w *db.Writer) error { return w.ApplyBurnBlock(ctx, d) }, nil
+	return func(ctx context.Context, w *chainwrite.Writer) error { return w.ApplyBurnBlock(ctx, d) }, nil
 }
 
 func decodeMempoolTxs(payload []byte, chainID uint32) (write, error) {
@@ -259,7 +263,7 @@ func decodeMempoolTxs(payload []byte, chainID uint32) (write, error) {
 		ids = append(ids, t.ChainID)
 	}
 	warnChainID(PathNewMempoolTx, chainID, ids)
-	return func(ctx context.Context, w *db.Writer) error { return w.InsertMempoolTxs(ctx, rows) }, nil
+	return func(ctx context.Context, w *chainwrite.Writer) error { return w.InsertMempoolTxs(ctx, rows) }, nil
 }
 
 var dropReasons = map[string]int16{
@@ -287,7 +291,9 @@ func decodeDropMempoolTxs(payload []byte, _ uint32) (write, error) {
 	if len(m.NewTxid) > 0 {
 		replacedBy = m.NewTxid
 	}
-	return func(ctx context.Context, w *db.Writer) error { return w.DropMempoolTxs(ctx, ids, status, replacedBy) }, nil
+	return func(ctx context.Context, w *chainwrite.Writer) error {
+		return w.DropMempoolTxs(ctx, ids, status, replacedBy)
+	}, nil
 }
 
 // decodeAttachments stores the attachments of the BNS contract (zonefiles); others are only
@@ -297,18 +303,18 @@ func decodeAttachments(payload []byte, _ uint32) (write, error) {
 	if err := decodeJSON(payload, &ms); err != nil {
 		return nil, err
 	}
-	var rows []*db.Attachment
+	var rows []*chainwrite.Attachment
 	for _, a := range ms {
 		if a.ContractID != bootAddressMainnet+".bns" && a.ContractID != bootAddressTestnet+".bns" {
 			continue
 		}
 		var height int32
 		fmt.Sscan(a.BlockHeight.orZero(), &height)
-		rows = append(rows, &db.Attachment{TxID: nonNil(a.TxID), IndexBlockHash: nonNil(a.IndexBlockHash),
+		rows = append(rows, &chainwrite.Attachment{TxID: nonNil(a.TxID), IndexBlockHash: nonNil(a.IndexBlockHash),
 			AttachmentIndex: a.AttachmentIndex, BlockHeight: height, ContractID: a.ContractID,
 			ContentHash: nonNil(a.ContentHash), Metadata: nonNil(a.Metadata), Content: nonNil(a.Content)})
 	}
-	return func(ctx context.Context, w *db.Writer) error { return w.StoreAttachments(ctx, rows) }, nil
+	return func(ctx context.Context, w *chainwrite.Writer) error { return w.StoreAttachments(ctx, rows) }, nil
 }
 
 func decodeStackerDBChunks(payload []byte, _ uint32) (write, error) {
@@ -318,7 +324,7 @@ func decodeStackerDBChunks(payload []byte, _ uint32) (write, error) {
 	if err := decodeJSON(payload, &m); err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, w *db.Writer) error {
+	return func(ctx context.Context, w *chainwrite.Writer) error {
 		return w.StoreStackerDBChunks(ctx, stackerDBContract(m.ContractID), payload)
 	}, nil
 }
@@ -357,7 +363,7 @@ func decodeProposalResponse(payload []byte, _ uint32) (write, error) {
 	if !json.Valid(payload) {
 		return nil, malformed("invalid JSON payload")
 	}
-	return func(ctx context.Context, w *db.Writer) error { return w.StoreProposalResponse(ctx, payload) }, nil
+	return func(ctx context.Context, w *chainwrite.Writer) error { return w.StoreProposalResponse(ctx, payload) }, nil
 }
 
 // withoutNUL removes NUL characters from the payload's strings: jsonb cannot hold \u0000

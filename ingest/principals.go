@@ -1,13 +1,13 @@
 package ingest
 
 import (
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/stacks/roles"
 )
 
 // principalRoles lists everyone who takes part in a transaction, once each in the order first
 // named, with the roles they play in it (the principal_txs rows).
-func principalRoles(d *db.TxData) []roles.Principal {
+func principalRoles(d *chainwrite.TxData) []roles.Principal {
 	index := map[string]int{}
 	var out []roles.Principal
 	add := func(p *string, role roles.Set) {

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/stacks/roles"
 )
 
 func TestPrincipalRoles(t *testing.T) {
 	t.Parallel()
 	sponsor, recipient, contract := "SP2", "SP3", "SP1.token"
-	got := principalRoles(&db.TxData{
+	got := principalRoles(&chainwrite.TxData{
 		Tx:            &db.Tx{TxFields: db.TxFields{SenderAddress: "SP1", SponsorAddress: &sponsor, ContractCallContractID: &contract}},
 		StxEvents:     []*db.StxEvent{{Sender: &sponsor, Recipient: &recipient}},
 		FtEvents:      []*db.FtEvent{{Sender: &recipient}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 )
 
@@ -112,7 +113,7 @@ func decodeRecords(ctx context.Context, r *tsv.Reader, out chan<- prepared) {
 // applyBatch applies the next batch of records in one transaction. It returns the records it
 // took, which of them were applied and the reader's error if the batch ended with it.
 func (in *Ingester) applyBatch(ctx context.Context, records <-chan prepared) (batch []*tsv.Record, applied []bool, readErr, err error) {
-	err = in.store.Ingest(ctx, time.Time{}, db.IngestOptions{Relaxed: true}, func(ctx context.Context, w *db.Writer) error {
+	err = in.chain.Ingest(ctx, time.Time{}, chainwrite.IngestOptions{Relaxed: true}, func(ctx context.Context, w *chainwrite.Writer) error {
 		for size := 0; len(batch) < replayBatchMessages && size < replayBatchBytes; {
 			var p prepared
 			select {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/stacks/tx"
 )
 
@@ -33,14 +34,14 @@ var txStatuses = map[string]int16{
 
 // buildTxs turns the node's transactions and events into rows. Only committed events of
 // successful transactions are kept, renumbered 0..n-1 per transaction in the node's order.
-func buildTxs(pos position, msgs []txMessage, events []eventMessage) ([]*db.TxData, error) {
+func buildTxs(pos position, msgs []txMessage, events []eventMessage) ([]*chainwrite.TxData, error) {
 	byTx := map[string][]eventMessage{}
 	for _, e := range events {
 		if e.Committed {
 			byTx[string(e.TxID)] = append(byTx[string(e.TxID)], e)
 		}
 	}
-	out := make([]*db.TxData, 0, len(msgs))
+	out := make([]*chainwrite.TxData, 0, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
 		status, ok := txStatuses[m.Status]
@@ -63,7 +64,7 @@ func buildTxs(pos position, msgs []txMessage, events []eventMessage) ([]*db.TxDa
 	return out, nil
 }
 
-func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*db.TxData, error) {
+func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*chainwrite.TxData, error) {
 	mbHash, mbSeq, err := microblockOf(m)
 	if err != nil {
 		return nil, err
@@ -97,7 +98,7 @@ func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*db.
 	if row.RawResult == nil {
 		row.RawResult = []byte{}
 	}
-	d := &db.TxData{Tx: row}
+	d := &chainwrite.TxData{Tx: row}
 	if err := addEvents(d, evs); err != nil {
 		return nil, err
 	}
@@ -196,7 +197,7 @@ func isNull(m json.RawMessage) bool { return len(m) == 0 || string(m) == "null" 
 
 // addEvents turns the transaction's committed events into rows; event_index is the position
 // in the transaction's event list.
-func addEvents(d *db.TxData, evs []eventMessage) error {
+func addEvents(d *chainwrite.TxData, evs []eventMessage) error {
 	t := d.Tx
 	for i, e := range evs {
 		pos := db.EventPosition{
@@ -211,7 +212,7 @@ func addEvents(d *db.TxData, evs []eventMessage) error {
 	return nil
 }
 
-func addEvent(d *db.TxData, pos db.EventPosition, e *eventMessage) error {
+func addEvent(d *chainwrite.TxData, pos db.EventPosition, e *eventMessage) error {
 	stx := func(kind int16, a *assetEvent) {
 		d.StxEvents = append(d.StxEvents, &db.StxEvent{EventPosition: pos, AssetEventTypeID: kind,
 			Sender: a.Sender, Recipient: a.Recipient, Amount: a.Amount.orZero(), Memo: a.Memo})

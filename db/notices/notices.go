@@ -53,7 +53,7 @@ type Notice struct {
 	Restored         []ReorgBlock // reorg
 }
 
-// Payload is a notice's payload on EventsChannel, as ingestion writes it (db.Writer)
+// Payload is a notice's payload on EventsChannel, as ingestion writes it (chainwrite.Writer)
 // and Parse reads it. Fields a kind does not use are left out of the payload.
 type Payload struct {
 	Seq              int64        `json:"seq,omitempty"` // added by the notice log

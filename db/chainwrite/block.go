@@ -1,4 +1,4 @@
-package db
+package chainwrite
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 	"github.com/stxgraph/stxgraph/stacks/roles"
 )
@@ -17,27 +18,27 @@ import (
 // BlockData is everything one /new_block message writes. Rows arrive marked canonical and
 // microblock-canonical; ApplyBlock decides what they really are.
 type BlockData struct {
-	Block *Block
+	Block *db.Block
 	// Microblocks are the microblocks this block confirms, as its transactions name them.
-	Microblocks  []*Microblock
+	Microblocks  []*db.Microblock
 	Txs          []*TxData
-	MinerRewards []*MinerReward
+	MinerRewards []*db.MinerReward
 	// PoxUnlockHeights are pox_v1..v4_unlock_height when the message carries them.
 	PoxUnlockHeights [4]*int32
 	// PoxSet is the reward set the block announces, if any.
-	PoxSet *PoxSet
+	PoxSet *db.PoxSet
 }
 
 // TxData is one mined transaction with the rows that hang off it.
 type TxData struct {
-	Tx             *Tx
-	StxEvents      []*StxEvent
-	FtEvents       []*FtEvent
-	NftEvents      []*NftEvent
-	ContractLogs   []*ContractLog
-	StxLockEvents  []*StxLockEvent
-	PoxEvents      []*PoxEvent
-	SmartContracts []*SmartContract
+	Tx             *db.Tx
+	StxEvents      []*db.StxEvent
+	FtEvents       []*db.FtEvent
+	NftEvents      []*db.NftEvent
+	ContractLogs   []*db.ContractLog
+	StxLockEvents  []*db.StxLockEvent
+	PoxEvents      []*db.PoxEvent
+	SmartContracts []*db.SmartContract
 	// Principals take part in the transaction (principal_txs rows).
 	Principals []roles.Principal
 }
@@ -76,7 +77,7 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	if b.BlockHeight > 1 {
 		if !st.parentCanonical.Valid {
 			return nil, fmt.Errorf("block %s at height %d: parent block %s is unknown",
-				Hex(b.IndexBlockHash), b.BlockHeight, Hex(b.ParentIndexBlockHash))
+				db.Hex(b.IndexBlockHash), b.BlockHeight, db.Hex(b.ParentIndexBlockHash))
 		}
 		if res.Canonical && !st.parentCanonical.Bool {
 			if res.Reorged, err = w.restoreOrphanedChain(ctx, b.ParentIndexBlockHash); err != nil {
@@ -111,7 +112,7 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 	return res, w.sendAheadOnceLarge(ctx)
 }
 
-func blockNotice(b *Block) notices.Payload {
+func blockNotice(b *db.Block) notices.Payload {
 	return notices.Payload{Kind: notices.KindBlock, IndexBlockHash: b.IndexBlockHash, BlockHeight: b.BlockHeight, Canonical: b.Canonical}
 }
 
@@ -146,15 +147,15 @@ func (w *Writer) insertBlockRows(d *BlockData) error {
 
 // txRows are the rows of a set of transactions, grouped by table.
 type txRows struct {
-	txs        []*Tx
-	stx        []*StxEvent
-	ft         []*FtEvent
-	nft        []*NftEvent
-	logs       []*ContractLog
-	locks      []*StxLockEvent
-	pox        []*PoxEvent
-	contracts  []*SmartContract
-	principals []*PrincipalTx
+	txs        []*db.Tx
+	stx        []*db.StxEvent
+	ft         []*db.FtEvent
+	nft        []*db.NftEvent
+	logs       []*db.ContractLog
+	locks      []*db.StxLockEvent
+	pox        []*db.PoxEvent
+	contracts  []*db.SmartContract
+	principals []*db.PrincipalTx
 }
 
 func collectRows(txs []*TxData) *txRows {
@@ -169,7 +170,7 @@ func collectRows(txs []*TxData) *txRows {
 		r.pox = append(r.pox, t.PoxEvents...)
 		r.contracts = append(r.contracts, t.SmartContracts...)
 		for _, p := range t.Principals {
-			r.principals = append(r.principals, &PrincipalTx{Roles: int16(p.Roles),
+			r.principals = append(r.principals, &db.PrincipalTx{Roles: int16(p.Roles),
 				Principal: p.Principal, TxID: t.Tx.TxID, IndexBlockHash: t.Tx.IndexBlockHash, MicroblockHash: t.Tx.MicroblockHash,
 				BlockHeight: t.Tx.BlockHeight, MicroblockSequence: t.Tx.MicroblockSequence, TxIndex: t.Tx.TxIndex,
 				Canonical: t.Tx.Canonical, MicroblockCanonical: t.Tx.MicroblockCanonical,
@@ -188,7 +189,7 @@ func (r *txRows) eachRow(fn func(canonical *bool, height *int32)) {
 	for _, t := range r.txs {
 		fn(&t.Canonical, &t.BlockHeight)
 	}
-	for _, es := range [][]Event{asEvents(r.stx), asEvents(r.ft), asEvents(r.nft), asEvents(r.logs), asEvents(r.locks)} {
+	for _, es := range [][]db.Event{asEvents(r.stx), asEvents(r.ft), asEvents(r.nft), asEvents(r.logs), asEvents(r.locks)} {
 		for _, e := range es {
 			fn(&e.Position().Canonical, &e.Position().BlockHeight)
 		}
@@ -204,8 +205,8 @@ func (r *txRows) eachRow(fn func(canonical *bool, height *int32)) {
 	}
 }
 
-func asEvents[T Event](es []T) []Event {
-	out := make([]Event, len(es))
+func asEvents[T db.Event](es []T) []db.Event {
+	out := make([]db.Event, len(es))
 	for i, e := range es {
 		out[i] = e
 	}
@@ -228,7 +229,7 @@ func (r *txRows) inserts(w *Writer, mode copyMode) ([]rowWrite, error) {
 
 // setPoxUnlockHeights stores the forced-unlock heights the node reports.
 func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
-	q := w.tx.NewUpdate().Model((*PoxState)(nil)).Where("id")
+	q := w.tx.NewUpdate().Model((*db.PoxState)(nil)).Where("id")
 	set := false
 	for i, h := range hs {
 		if h != nil {
@@ -251,7 +252,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		return 0, err
 	}
 	for {
-		b := new(Block)
+		b := new(db.Block)
 		err := w.tx.NewSelect().Model(b).Column("index_block_hash", "parent_index_block_hash", "block_height", "canonical").
 			Where("index_block_hash = ?", hash).Scan(ctx)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && b.Canonical) {
@@ -263,7 +264,7 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		toCanonical = append(toCanonical, b.IndexBlockHash)
 		reorg.Restored = append(reorg.Restored, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})
 		var others [][]byte
-		if err := w.tx.NewSelect().Model((*Block)(nil)).Column("index_block_hash").
+		if err := w.tx.NewSelect().Model((*db.Block)(nil)).Column("index_block_hash").
 			Where("block_height = ? AND canonical AND index_block_hash <> ?", b.BlockHeight, b.IndexBlockHash).
 			Scan(ctx, &others); err != nil {
 			return 0, err
@@ -328,7 +329,7 @@ func (w *Writer) flipCanonical(hashes [][]byte, canonical bool) {
 
 // adoptBlockZero moves the boot data of "block 0" (stored non-canonical) into block 1, as the
 // reference does: block 0 is an implementation detail of the node.
-func (w *Writer) adoptBlockZero(b *Block) {
+func (w *Writer) adoptBlockZero(b *db.Block) {
 	var q strings.Builder
 	q.WriteString("WITH ")
 	for i, t := range microblockTables {
@@ -359,3 +360,15 @@ func (w *Writer) adoptBlockZero(b *Block) {
 
 // sameHash reports whether two hashes are equal.
 func sameHash(a, b []byte) bool { return bytes.Equal(a, b) }
+
+// poxSetRows are the set's rows placed in block b.
+func poxSetRows(b *db.Block, set *db.PoxSet) ([]*db.PoxCycle, []*db.PoxSigner) {
+	if set == nil {
+		return nil, nil
+	}
+	set.Cycle.IndexBlockHash, set.Cycle.BlockHeight, set.Cycle.Canonical = b.IndexBlockHash, b.BlockHeight, b.Canonical
+	for _, s := range set.Signers {
+		s.IndexBlockHash, s.BlockHeight, s.Canonical, s.CycleNumber = b.IndexBlockHash, b.BlockHeight, b.Canonical, set.Cycle.CycleNumber
+	}
+	return []*db.PoxCycle{set.Cycle}, set.Signers
+}

@@ -1,8 +1,9 @@
-package db
+package chainwrite
 
 import (
 	"context"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 
@@ -12,13 +13,13 @@ const minedSQL = `EXISTS (SELECT 1 FROM txs WHERE txs.tx_id = mempool_txs.tx_id 
 
 // InsertMempoolTxs adds transactions the node accepted into its mempool. A transaction seen
 // before is revived when it was dropped, unless it is already mined.
-func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*MempoolTx) error {
+func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*db.MempoolTx) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	ids := make([][]byte, len(rows))
 	for i, r := range rows {
-		r.Status, r.Pruned = TxStatusPending, false
+		r.Status, r.Pruned = db.TxStatusPending, false
 		r.ReceiptTime = w.ReceivedAt.Unix()
 		ids[i] = r.TxID
 	}
@@ -71,7 +72,7 @@ const touchIfAny = ` UPDATE chain_tip SET mempool_updated_at = to_timestamp(?0) 
 // and, as the reference does, every other mempool transaction that spends one of the account
 // nonces they used (as origin or as sponsor): the node can never mine those any more.
 // tip, when set, is the new chain tip, stored by the same statement.
-func (w *Writer) pruneMempool(blocks [][]byte, tip *Block) {
+func (w *Writer) pruneMempool(blocks [][]byte, tip *db.Block) {
 	if len(blocks) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package db_test
+package chainwrite_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
@@ -22,7 +22,7 @@ func TestReplayedRequestsStoredAsSent(t *testing.T) {
 		`{"a": "quote ' and \" and backslash \\ and \\n and tab\t", "b": [1, 2.5, null, true]}`,
 		"{\n\t\"unicode\": \"\u00e9\u4e2d \\u00e9\", \"path\": \"C:\\\\dir\\\\\"\n}",
 	}
-	err := store.Ingest(ctx, at, db.IngestOptions{Relaxed: true}, func(ctx context.Context, w *db.Writer) error {
+	err := chainwrite.NewStore(store).Ingest(ctx, at, chainwrite.IngestOptions{Relaxed: true}, func(ctx context.Context, w *chainwrite.Writer) error {
 		for i, p := range payloads {
 			id := int64(10 + i)
 			if ok, err := w.LogRequest(ctx, &id, "/new_block\tx", json.RawMessage(p)); err != nil || !ok {

@@ -1,4 +1,10 @@
-package db
+// Package chainwrite writes the Stacks chain into PostgreSQL: it applies event-observer
+// messages (blocks, microblocks, burn blocks, mempool transactions, the raw request log) in
+// one transaction each, keeping the counted totals, positions and token holdings in step with
+// the canonical chain. The live observer's writes go as VALUES inserts, a replay's large row
+// sets as COPY; both store the same rows. The reads the API serves, and the models and schema
+// both sides share, are in package db.
+package chainwrite
 
 import (
 	"context"
@@ -7,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 
@@ -48,7 +56,7 @@ type Writer struct {
 	// (see insertRequests) and one statement rather than one per message: nothing reads them
 	// during ingestion, and every change to which rows count first flushes (see
 	// restoreOrphanedChain).
-	requests []*EventObserverRequest
+	requests []*db.EventObserverRequest
 	totals   [][]byte
 	// burnBlocks are burn blocks held back to be written together (see ApplyBurnBlock).
 	burnBlocks []*BurnBlockData
@@ -68,12 +76,24 @@ type IngestOptions struct {
 	Relaxed bool
 }
 
+// Store writes the chain into a db.Store.
+type Store struct {
+	db  *db.Store
+	lz4 struct { // whether the server can compress TOAST values with lz4
+		once sync.Once
+		ok   bool
+	}
+}
+
+// NewStore returns the writer of store's chain.
+func NewStore(store *db.Store) *Store { return &Store{db: store} }
+
 // relaxedSettings are the replay-only settings of an ingest transaction. lz4 compresses the
 // large payloads of the request log several times faster than the default pglz (a tenth of a
 // replay's database time), where the server was built with it.
 func (s *Store) relaxedSettings(ctx context.Context) string {
 	s.lz4.once.Do(func() {
-		err := s.DB.NewRaw("SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'").Scan(ctx, &s.lz4.ok)
+		err := s.db.DB.NewRaw("SELECT 'lz4' = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'").Scan(ctx, &s.lz4.ok)
 		if err != nil {
 			s.lz4.ok = false
 		}
@@ -89,7 +109,7 @@ func (s *Store) relaxedSettings(ctx context.Context) string {
 // fn may apply one message (the live observer) or several (a replay, which amortises the
 // transaction's round trips over them); either way they are stored entirely or not at all.
 func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOptions, fn func(context.Context, *Writer) error) error {
-	conn, err := s.DB.Conn(ctx)
+	conn, err := s.db.DB.Conn(ctx)
 	if err != nil {
 		return err
 	}
@@ -123,7 +143,7 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 // the message was applied before and must be skipped. Replayed logs are in ascending id order,
 // and every writer of the log holds the chain tip lock, so that check needs no round trip.
 func (w *Writer) LogRequest(ctx context.Context, id *int64, path string, payload json.RawMessage) (bool, error) {
-	row := &EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}
+	row := &db.EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}
 	if id == nil {
 		w.insert(w.tx.NewInsert().Model(row).ExcludeColumn("id"))
 		return true, nil
@@ -317,9 +337,6 @@ func (w *Writer) notifyIDs(kind string, ids [][]byte) error {
 	}
 	return nil
 }
-
-// Hex renders bytes as the API does: "0x" + lowercase hex.
-func Hex(b []byte) string { return fmt.Sprintf("0x%x", b) }
 
 func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 

@@ -1,4 +1,4 @@
-package db
+package chainwrite
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 
 // BurnBlockData is what one /new_burn_block message writes.
 type BurnBlockData struct {
-	Block       *BurnBlock
-	Rewards     []*BurnchainReward
-	SlotHolders []*RewardSlotHolder
+	Block       *db.BurnBlock
+	Rewards     []*db.BurnchainReward
+	SlotHolders []*db.RewardSlotHolder
 }
 
 // ApplyBurnBlock stores a Bitcoin block. Rows of other burn blocks at the same or a greater
@@ -47,9 +48,9 @@ func (w *Writer) queueBurnBlocks() {
 		return
 	}
 	w.burnBlocks = nil
-	var blocks []*BurnBlock
-	var rewards []*BurnchainReward
-	var holders []*RewardSlotHolder
+	var blocks []*db.BurnBlock
+	var rewards []*db.BurnchainReward
+	var holders []*db.RewardSlotHolder
 	var hashes [][]byte
 	for _, d := range run {
 		blocks = append(blocks, d.Block)

@@ -1,4 +1,4 @@
-package db_test
+package chainwrite_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
@@ -35,7 +35,7 @@ func TestCopyAndValuesStoreTheSame(t *testing.T) {
 			way     string
 			minRows int
 		}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
-			db.SetCopyMinRows(t, c.minRows)
+			chainwrite.SetCopyMinRows(t, c.minRows)
 			states[c.way] = replayedState(t, log)
 		}
 		if states["copied"] != states["as VALUES"] {

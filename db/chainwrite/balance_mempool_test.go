@@ -1,4 +1,4 @@
-package db_test
+package chainwrite_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
@@ -39,13 +40,13 @@ func TestBalancePendingFigures(t *testing.T) {
 		transfer(5, other, other, "9", "1"), // not p's
 		transfer(6, p, other, "999", "99"),  // dropped below
 	} {
-		if err := store.Ingest(ctx, start.Add(time.Duration(i)*time.Second), db.IngestOptions{}, func(ctx context.Context, w *db.Writer) error {
+		if err := chainwrite.NewStore(store).Ingest(ctx, start.Add(time.Duration(i)*time.Second), chainwrite.IngestOptions{}, func(ctx context.Context, w *chainwrite.Writer) error {
 			return w.InsertMempoolTxs(ctx, []*db.MempoolTx{m})
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := store.Ingest(ctx, start.Add(time.Minute), db.IngestOptions{}, func(ctx context.Context, w *db.Writer) error {
+	if err := chainwrite.NewStore(store).Ingest(ctx, start.Add(time.Minute), chainwrite.IngestOptions{}, func(ctx context.Context, w *chainwrite.Writer) error {
 		return w.DropMempoolTxs(ctx, [][]byte{bytes.Repeat([]byte{6}, 32)}, db.TxStatusDroppedReplaceByFee, nil)
 	}); err != nil {
 		t.Fatal(err)

@@ -1,39 +1,12 @@
-package db
+package chainwrite
 
-import "strings"
-
-// ft_balances and nft_custody follow the rows that count (canonical, microblock-canonical and
-// anchored), as principal_stx_totals does: addTotals adds a block's token events after the block
-// starts counting and takes them back before it stops, and an import into an empty chain
-// computes both once at its end (totalsRecomputes).
-
-// ftBalanceRows are the counted ft_events of the blocks that blocks selects (see inBlocks), one
-// row per party: the amount in for the recipient (mint, transfer), out for the sender
-// (transfer, burn).
-func ftBalanceRows(blocks string) string {
-	return strings.ReplaceAll(`
-	SELECT recipient, asset_identifier, amount FROM ft_events
-	WHERE $blocks AND canonical AND microblock_canonical AND recipient IS NOT NULL
-	UNION ALL
-	SELECT sender, asset_identifier, -amount FROM ft_events
-	WHERE $blocks AND canonical AND microblock_canonical AND sender IS NOT NULL`, "$blocks", blocks)
-}
-
-// nftCustodyColumns are the columns of nft_custody, as nft_events names them.
-const nftCustodyColumns = `asset_identifier, value, recipient, tx_id, index_block_hash, microblock_hash, block_height,
-	microblock_sequence, tx_index, event_index`
-
-// nftLastEvents is, per token (asset, value), the newest counted event of the blocks that
-// blocks selects: the token's custody after them.
-func nftLastEvents(blocks string) string {
-	return `SELECT DISTINCT ON (asset_identifier, value) ` + nftCustodyColumns + `
-	FROM nft_events WHERE ` + blocks + ` AND canonical AND microblock_canonical
-	ORDER BY asset_identifier, value, block_height DESC, microblock_sequence DESC, tx_index DESC, event_index DESC`
-}
+import (
+	"github.com/stxgraph/stxgraph/db"
+)
 
 // ftBalancesAddSQL adds the blocks' token amounts, multiplied by ?1 (1 or -1), to the balances.
 var ftBalancesAddSQL = `
-WITH d (principal, asset_identifier, amount) AS (` + ftBalanceRows(inBlocks) + `
+WITH d (principal, asset_identifier, amount) AS (` + db.FtBalanceRows(inBlocks) + `
 )
 INSERT INTO ft_balances AS b (principal, asset_identifier, balance)
 SELECT principal, asset_identifier, ?1 * sum(amount) FROM d GROUP BY principal, asset_identifier
@@ -42,8 +15,8 @@ ON CONFLICT (principal, asset_identifier) DO UPDATE SET balance = b.balance + ex
 // nftCustodyAddSQL hands each token the blocks move to its newest holder in them: the blocks
 // start counting above every counted one, so their events are the newest.
 var nftCustodyAddSQL = `
-INSERT INTO nft_custody AS c (` + nftCustodyColumns + `)
-` + nftLastEvents(inBlocks) + `
+INSERT INTO nft_custody AS c (` + db.NftCustodyColumns + `)
+` + db.NftLastEvents(inBlocks) + `
 ON CONFLICT (asset_identifier, value) DO UPDATE SET recipient = excluded.recipient, tx_id = excluded.tx_id,
 	index_block_hash = excluded.index_block_hash, microblock_hash = excluded.microblock_hash,
 	block_height = excluded.block_height, microblock_sequence = excluded.microblock_sequence,
@@ -73,17 +46,6 @@ UPDATE nft_custody c SET recipient = l.recipient, tx_id = l.tx_id, index_block_h
 	microblock_hash = l.microblock_hash, block_height = l.block_height, microblock_sequence = l.microblock_sequence,
 	tx_index = l.tx_index, event_index = l.event_index
 FROM last l WHERE c.asset_identifier = l.asset_identifier AND c.value = l.value AND l.tx_id IS NOT NULL`
-
-// ftBalancesRecomputeSQL sums every principal's counted token amounts.
-var ftBalancesRecomputeSQL = `
-INSERT INTO ft_balances (principal, asset_identifier, balance)
-SELECT principal COLLATE "C", asset_identifier COLLATE "C", sum(amount) FROM (` + ftBalanceRows(anchored) + `
-) d (principal, asset_identifier, amount) GROUP BY 1, 2`
-
-// nftCustodyRecomputeSQL finds every token's newest counted event.
-var nftCustodyRecomputeSQL = `
-INSERT INTO nft_custody (` + nftCustodyColumns + `)
-` + nftLastEvents(anchored)
 
 // addTokenHoldings adds (sign 1) or takes back (sign -1) the blocks' token events in the FT
 // balances and NFT custody.

@@ -1,42 +1,14 @@
-package db
+package chainwrite
 
 import (
-	"fmt"
-	"strings"
+	"github.com/stxgraph/stxgraph/db"
 )
-
-// principal_event_positions numbers, per principal, the canonical anchored events it is a party
-// of (the tx/events listing by address), and principal_event_counts counts them. addTotals keeps
-// them with the totals: a block's events are numbered after the principal's earlier ones when the
-// block starts counting, and dropped when it stops (blocks stop counting from the top).
-
-// eventParties are the events of the blocks that blocks selects (see inBlocks) with each
-// principal they list them under, one branch per kind (its index in eventTables) and principal
-// column; an event whose sender is its recipient is listed once.
-func eventParties(blocks string) string {
-	var branches []string
-	for kind, t := range eventTables {
-		cols := principalColumns[t.kind]
-		for i, col := range cols {
-			branch := fmt.Sprintf(`SELECT %s, %d, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index
-	FROM %s WHERE %s AND canonical AND microblock_canonical`, col, kind, t.table, blocks)
-			if i > 0 {
-				branch += " AND " + col + " IS DISTINCT FROM " + cols[0]
-			}
-			branches = append(branches, branch)
-		}
-	}
-	return strings.Join(branches, "\n\tUNION ALL\n\t")
-}
-
-// eventPositionOrder orders a principal's events in its list.
-const eventPositionOrder = "block_height, microblock_sequence, tx_index, event_index, kind, tx_id"
 
 // eventCountsSQL adds the blocks' events, multiplied by ?1 (1 or -1), to the principals'
 // counts; prev are the counts before the statement.
 var eventCountsSQL = `
 WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
-	eventParties(inBlocks) + `
+	db.EventParties(inBlocks) + `
 ), n AS (
 	SELECT principal, count(*) AS n FROM ev WHERE principal IS NOT NULL GROUP BY principal
 ), prev AS (
@@ -50,7 +22,7 @@ WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index,
 // eventPositionsAddSQL numbers the blocks' events after each principal's earlier ones.
 var eventPositionsAddSQL = `
 INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index)
-SELECT ev.principal, coalesce(prev.event_count, 0) + row_number() OVER (PARTITION BY ev.principal ORDER BY ` + eventPositionOrder + `),
+SELECT ev.principal, coalesce(prev.event_count, 0) + row_number() OVER (PARTITION BY ev.principal ORDER BY ` + db.EventPositionOrder + `),
 	ev.kind, ev.tx_id, ev.index_block_hash, ev.microblock_hash, ev.event_index
 FROM ev LEFT JOIN prev USING (principal) WHERE ev.principal IS NOT NULL
 ON CONFLICT (principal, seq) DO UPDATE SET kind = excluded.kind, tx_id = excluded.tx_id,

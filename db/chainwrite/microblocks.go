@@ -1,4 +1,4 @@
-package db
+package chainwrite
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
 )
 
@@ -17,7 +18,7 @@ import (
 // empty index_block_hash until an anchor block accepts or orphans them.
 type MicroblockData struct {
 	ParentIndexBlockHash []byte
-	Microblocks          []*Microblock
+	Microblocks          []*db.Microblock
 	Txs                  []*TxData
 }
 
@@ -77,7 +78,7 @@ type chainState struct {
 // queued writes in the same round trip. A block extending the tip that an earlier block of
 // the transaction set needs no read: it cannot be stored yet, since every stored block is at
 // or below the tip, and its parent, the tip, is canonical.
-func (w *Writer) chainState(ctx context.Context, b *Block) (*chainState, error) {
+func (w *Writer) chainState(ctx context.Context, b *db.Block) (*chainState, error) {
 	if s := w.state; b != nil && s != nil && b.BlockHeight == s.tipHeight+1 && sameHash(b.ParentIndexBlockHash, s.tipIndexHash) {
 		st := *s
 		st.parentCanonical = sql.NullBool{Bool: true, Valid: true}
@@ -107,9 +108,9 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 	if err != nil {
 		return nil, err
 	}
-	tip := &ChainTip{BlockHeight: st.tipHeight, IndexBlockHash: st.tipIndexHash, BlockHash: st.tipHash}
+	tip := &db.ChainTip{BlockHeight: st.tipHeight, IndexBlockHash: st.tipIndexHash, BlockHash: st.tipHash}
 	if !sameHash(d.ParentIndexBlockHash, tip.IndexBlockHash) {
-		return &MicroblockResult{Ignored: fmt.Sprintf("parent block %s is not the chain tip %s", Hex(d.ParentIndexBlockHash), Hex(tip.IndexBlockHash))}, nil
+		return &MicroblockResult{Ignored: fmt.Sprintf("parent block %s is not the chain tip %s", db.Hex(d.ParentIndexBlockHash), db.Hex(tip.IndexBlockHash))}, nil
 	}
 	stream := st.stream
 	known := map[string]streamEntry{}
@@ -119,14 +120,14 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 		}
 	}
 	sort.Slice(d.Microblocks, func(i, j int) bool { return d.Microblocks[i].MicroblockSequence < d.Microblocks[j].MicroblockSequence })
-	var fresh []*Microblock
+	var fresh []*db.Microblock
 	var orphans [][]byte
 	for _, mb := range d.Microblocks {
 		if _, ok := known[string(mb.MicroblockHash)]; ok {
 			continue // delivered before
 		}
 		if _, ok := known[string(mb.MicroblockParentHash)]; mb.MicroblockSequence > 0 && !ok {
-			return &MicroblockResult{Ignored: fmt.Sprintf("microblock %s (sequence %d) follows a microblock never received", Hex(mb.MicroblockHash), mb.MicroblockSequence)}, nil
+			return &MicroblockResult{Ignored: fmt.Sprintf("microblock %s (sequence %d) follows a microblock never received", db.Hex(mb.MicroblockHash), mb.MicroblockSequence)}, nil
 		}
 		for h, e := range known {
 			if e.Canonical && e.Sequence >= mb.MicroblockSequence {
@@ -149,7 +150,7 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 		w.restoreMempool("t.index_block_hash = '' AND t.microblock_hash = ANY(?1)", byteArray(orphans))
 	}
 	last := fresh[len(fresh)-1]
-	w.queue(w.tx.NewUpdate().Model((*ChainTip)(nil)).Where("id").
+	w.queue(w.tx.NewUpdate().Model((*db.ChainTip)(nil)).Where("id").
 		Set("microblock_hash = ?, microblock_sequence = ?", last.MicroblockHash, last.MicroblockSequence))
 	hashes := make([]notices.Hash, len(fresh))
 	for i, mb := range fresh {
@@ -162,7 +163,7 @@ func (w *Writer) ApplyMicroblocks(ctx context.Context, d *MicroblockData) (*Micr
 }
 
 // insertUnconfirmed stores new microblocks at tip+1 with their transactions.
-func (w *Writer) insertUnconfirmed(tip *ChainTip, mbs []*Microblock, txs []*TxData) error {
+func (w *Writer) insertUnconfirmed(tip *db.ChainTip, mbs []*db.Microblock, txs []*TxData) error {
 	height := tip.BlockHeight + 1
 	keep := map[string]bool{}
 	for _, mb := range mbs {
@@ -259,7 +260,7 @@ func (w *Writer) settleMicroblocks(d *BlockData, stream []streamEntry) (orphaned
 	}
 	if len(acc) > 0 {
 		w.deleteUnconfirmedTxs(acc)
-		w.queue(w.tx.NewUpdate().Model((*Microblock)(nil)).
+		w.queue(w.tx.NewUpdate().Model((*db.Microblock)(nil)).
 			Set("index_block_hash = ?, block_hash = ?, canonical = true, microblock_canonical = true", b.IndexBlockHash, b.BlockHash).
 			Where("index_block_hash = '' AND microblock_hash = ANY(?)", byteArray(acc)))
 	}
