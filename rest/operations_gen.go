@@ -331,7 +331,7 @@ func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPag
 // A transaction with the transfers in it that involve one account.
 type AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfers struct {
 	// The transaction.
-	Tx AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction `json:"tx"`
+	Tx MinedTxFields `json:"tx"`
 	// STX the account sent in the transaction, including the fee when it is the sender.
 	Stx_sent string `json:"stx_sent"`
 	// STX the account received in the transaction.
@@ -345,7 +345,7 @@ type AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageRes
 }
 
 // GetTx returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfers.Tx, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfers) GetTx() AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction {
+func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfers) GetTx() MinedTxFields {
 	return v.Tx
 }
 
@@ -491,417 +491,6 @@ func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPag
 // GetRecipient returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersStx_transfersStxTransfer.Recipient, and is useful for accessing the field via an interface.
 func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersStx_transfersStxTransfer) GetRecipient() *string {
 	return v.Recipient
-}
-
-// AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction includes the requested fields of the GraphQL type Transaction.
-// The GraphQL type's documentation follows.
-//
-// A mined transaction (anchored, or confirmed in a microblock): where it sits in the chain, who
-// sent it, what it paid and carried, how it ran and the events it emitted.
-type AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction struct {
-	MinedTxFields `json:"-"`
-}
-
-// GetTx_id returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tx_id, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTx_id() string {
-	return v.MinedTxFields.Tx_id
-}
-
-// GetNonce returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Nonce, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetNonce() string {
-	return v.MinedTxFields.Nonce
-}
-
-// GetFee_rate returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Fee_rate, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetFee_rate() string {
-	return v.MinedTxFields.Fee_rate
-}
-
-// GetSender_address returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Sender_address, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetSender_address() string {
-	return v.MinedTxFields.Sender_address
-}
-
-// GetSponsor_nonce returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Sponsor_nonce, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetSponsor_nonce() *string {
-	return v.MinedTxFields.Sponsor_nonce
-}
-
-// GetSponsored returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Sponsored, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetSponsored() bool {
-	return v.MinedTxFields.Sponsored
-}
-
-// GetSponsor_address returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Sponsor_address, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetSponsor_address() *string {
-	return v.MinedTxFields.Sponsor_address
-}
-
-// GetPost_condition_mode returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Post_condition_mode, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetPost_condition_mode() PostConditionMode {
-	return v.MinedTxFields.Post_condition_mode
-}
-
-// GetPost_conditions returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetPost_conditions() []MinedTxFieldsPost_conditionsPostCondition {
-	return v.MinedTxFields.Post_conditions
-}
-
-// GetAnchor_mode returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Anchor_mode, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetAnchor_mode() AnchorMode {
-	return v.MinedTxFields.Anchor_mode
-}
-
-// GetBlock_hash returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Block_hash, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBlock_hash() string {
-	return v.MinedTxFields.Block_hash
-}
-
-// GetBlock_height returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Block_height, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBlock_height() int {
-	return v.MinedTxFields.Block_height
-}
-
-// GetBlock_time returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Block_time, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBlock_time() int {
-	return v.MinedTxFields.Block_time
-}
-
-// GetBlock_time_iso returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBlock_time_iso() string {
-	return v.MinedTxFields.Block_time_iso
-}
-
-// GetBurn_block_time returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBurn_block_time() int {
-	return v.MinedTxFields.Burn_block_time
-}
-
-// GetBurn_block_height returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBurn_block_height() int {
-	return v.MinedTxFields.Burn_block_height
-}
-
-// GetBurn_block_time_iso returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetBurn_block_time_iso() string {
-	return v.MinedTxFields.Burn_block_time_iso
-}
-
-// GetParent_burn_block_time returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Parent_burn_block_time, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetParent_burn_block_time() int {
-	return v.MinedTxFields.Parent_burn_block_time
-}
-
-// GetParent_burn_block_time_iso returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Parent_burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetParent_burn_block_time_iso() string {
-	return v.MinedTxFields.Parent_burn_block_time_iso
-}
-
-// GetCanonical returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Canonical, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetCanonical() bool {
-	return v.MinedTxFields.Canonical
-}
-
-// GetTx_index returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tx_index, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTx_index() int {
-	return v.MinedTxFields.Tx_index
-}
-
-// GetTx_status returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tx_status, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTx_status() TxStatus {
-	return v.MinedTxFields.Tx_status
-}
-
-// GetTx_result returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tx_result, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTx_result() MinedTxFieldsTx_resultClarityValue {
-	return v.MinedTxFields.Tx_result
-}
-
-// GetEvent_count returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Event_count, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetEvent_count() int {
-	return v.MinedTxFields.Event_count
-}
-
-// GetParent_block_hash returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetParent_block_hash() string {
-	return v.MinedTxFields.Parent_block_hash
-}
-
-// GetIs_unanchored returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Is_unanchored, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetIs_unanchored() bool {
-	return v.MinedTxFields.Is_unanchored
-}
-
-// GetMicroblock_hash returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Microblock_hash, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetMicroblock_hash() string {
-	return v.MinedTxFields.Microblock_hash
-}
-
-// GetMicroblock_sequence returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Microblock_sequence, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetMicroblock_sequence() int {
-	return v.MinedTxFields.Microblock_sequence
-}
-
-// GetMicroblock_canonical returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Microblock_canonical, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetMicroblock_canonical() bool {
-	return v.MinedTxFields.Microblock_canonical
-}
-
-// GetExecution_cost_read_count returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Execution_cost_read_count, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetExecution_cost_read_count() int {
-	return v.MinedTxFields.Execution_cost_read_count
-}
-
-// GetExecution_cost_read_length returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Execution_cost_read_length, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetExecution_cost_read_length() int {
-	return v.MinedTxFields.Execution_cost_read_length
-}
-
-// GetExecution_cost_runtime returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Execution_cost_runtime, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetExecution_cost_runtime() int {
-	return v.MinedTxFields.Execution_cost_runtime
-}
-
-// GetExecution_cost_write_count returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Execution_cost_write_count, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetExecution_cost_write_count() int {
-	return v.MinedTxFields.Execution_cost_write_count
-}
-
-// GetExecution_cost_write_length returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Execution_cost_write_length, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetExecution_cost_write_length() int {
-	return v.MinedTxFields.Execution_cost_write_length
-}
-
-// GetVm_error returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Vm_error, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetVm_error() *string {
-	return v.MinedTxFields.Vm_error
-}
-
-// GetEvents returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Events, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetEvents() []MinedTxFieldsEventsEvent {
-	return v.MinedTxFields.Events
-}
-
-// GetTx_type returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tx_type, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTx_type() TxType {
-	return v.MinedTxFields.Tx_type
-}
-
-// GetToken_transfer returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetToken_transfer() *MinedTxFieldsToken_transferTokenTransferPayload {
-	return v.MinedTxFields.Token_transfer
-}
-
-// GetSmart_contract returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetSmart_contract() *MinedTxFieldsSmart_contractSmartContractPayload {
-	return v.MinedTxFields.Smart_contract
-}
-
-// GetContract_call returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetContract_call() *MinedTxFieldsContract_callContractCallPayload {
-	return v.MinedTxFields.Contract_call
-}
-
-// GetPoison_microblock returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetPoison_microblock() *MinedTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.MinedTxFields.Poison_microblock
-}
-
-// GetCoinbase_payload returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetCoinbase_payload() *MinedTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.MinedTxFields.Coinbase_payload
-}
-
-// GetTenure_change_payload returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) GetTenure_change_payload() *MinedTxFieldsTenure_change_payloadTenureChangePayload {
-	return v.MinedTxFields.Tenure_change_payload
-}
-
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.MinedTxFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalAccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction struct {
-	Tx_id string `json:"tx_id"`
-
-	Nonce string `json:"nonce"`
-
-	Fee_rate string `json:"fee_rate"`
-
-	Sender_address string `json:"sender_address"`
-
-	Sponsor_nonce *string `json:"sponsor_nonce"`
-
-	Sponsored bool `json:"sponsored"`
-
-	Sponsor_address *string `json:"sponsor_address"`
-
-	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
-
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
-
-	Anchor_mode AnchorMode `json:"anchor_mode"`
-
-	Block_hash string `json:"block_hash"`
-
-	Block_height int `json:"block_height"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Parent_burn_block_time int `json:"parent_burn_block_time"`
-
-	Parent_burn_block_time_iso string `json:"parent_burn_block_time_iso"`
-
-	Canonical bool `json:"canonical"`
-
-	Tx_index int `json:"tx_index"`
-
-	Tx_status TxStatus `json:"tx_status"`
-
-	Tx_result MinedTxFieldsTx_resultClarityValue `json:"tx_result"`
-
-	Event_count int `json:"event_count"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Is_unanchored bool `json:"is_unanchored"`
-
-	Microblock_hash string `json:"microblock_hash"`
-
-	Microblock_sequence int `json:"microblock_sequence"`
-
-	Microblock_canonical bool `json:"microblock_canonical"`
-
-	Execution_cost_read_count int `json:"execution_cost_read_count"`
-
-	Execution_cost_read_length int `json:"execution_cost_read_length"`
-
-	Execution_cost_runtime int `json:"execution_cost_runtime"`
-
-	Execution_cost_write_count int `json:"execution_cost_write_count"`
-
-	Execution_cost_write_length int `json:"execution_cost_write_length"`
-
-	Vm_error *string `json:"vm_error"`
-
-	Events []json.RawMessage `json:"events"`
-
-	Tx_type TxType `json:"tx_type"`
-
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
-
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
-
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
-
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
-
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
-
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
-}
-
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction) __premarshalJSON() (*__premarshalAccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction, error) {
-	var retval __premarshalAccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction
-
-	retval.Tx_id = v.MinedTxFields.Tx_id
-	retval.Nonce = v.MinedTxFields.Nonce
-	retval.Fee_rate = v.MinedTxFields.Fee_rate
-	retval.Sender_address = v.MinedTxFields.Sender_address
-	retval.Sponsor_nonce = v.MinedTxFields.Sponsor_nonce
-	retval.Sponsored = v.MinedTxFields.Sponsored
-	retval.Sponsor_address = v.MinedTxFields.Sponsor_address
-	retval.Post_condition_mode = v.MinedTxFields.Post_condition_mode
-	retval.Post_conditions = v.MinedTxFields.Post_conditions
-	retval.Anchor_mode = v.MinedTxFields.Anchor_mode
-	retval.Block_hash = v.MinedTxFields.Block_hash
-	retval.Block_height = v.MinedTxFields.Block_height
-	retval.Block_time = v.MinedTxFields.Block_time
-	retval.Block_time_iso = v.MinedTxFields.Block_time_iso
-	retval.Burn_block_time = v.MinedTxFields.Burn_block_time
-	retval.Burn_block_height = v.MinedTxFields.Burn_block_height
-	retval.Burn_block_time_iso = v.MinedTxFields.Burn_block_time_iso
-	retval.Parent_burn_block_time = v.MinedTxFields.Parent_burn_block_time
-	retval.Parent_burn_block_time_iso = v.MinedTxFields.Parent_burn_block_time_iso
-	retval.Canonical = v.MinedTxFields.Canonical
-	retval.Tx_index = v.MinedTxFields.Tx_index
-	retval.Tx_status = v.MinedTxFields.Tx_status
-	retval.Tx_result = v.MinedTxFields.Tx_result
-	retval.Event_count = v.MinedTxFields.Event_count
-	retval.Parent_block_hash = v.MinedTxFields.Parent_block_hash
-	retval.Is_unanchored = v.MinedTxFields.Is_unanchored
-	retval.Microblock_hash = v.MinedTxFields.Microblock_hash
-	retval.Microblock_sequence = v.MinedTxFields.Microblock_sequence
-	retval.Microblock_canonical = v.MinedTxFields.Microblock_canonical
-	retval.Execution_cost_read_count = v.MinedTxFields.Execution_cost_read_count
-	retval.Execution_cost_read_length = v.MinedTxFields.Execution_cost_read_length
-	retval.Execution_cost_runtime = v.MinedTxFields.Execution_cost_runtime
-	retval.Execution_cost_write_count = v.MinedTxFields.Execution_cost_write_count
-	retval.Execution_cost_write_length = v.MinedTxFields.Execution_cost_write_length
-	retval.Vm_error = v.MinedTxFields.Vm_error
-	{
-
-		dst := &retval.Events
-		src := v.MinedTxFields.Events
-		*dst = make(
-			[]json.RawMessage,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			var err error
-			*dst, err = __marshalMinedTxFieldsEventsEvent(
-				&src)
-			if err != nil {
-				return nil, fmt.Errorf(
-					"unable to marshal AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfersTxTransaction.MinedTxFields.Events: %w", err)
-			}
-		}
-	}
-	retval.Tx_type = v.MinedTxFields.Tx_type
-	retval.Token_transfer = v.MinedTxFields.Token_transfer
-	retval.Smart_contract = v.MinedTxFields.Smart_contract
-	retval.Contract_call = v.MinedTxFields.Contract_call
-	retval.Poison_microblock = v.MinedTxFields.Poison_microblock
-	retval.Coinbase_payload = v.MinedTxFields.Coinbase_payload
-	retval.Tenure_change_payload = v.MinedTxFields.Tenure_change_payload
-	return &retval, nil
 }
 
 // AccountTransactionsWithTransfersResponse is returned by AccountTransactionsWithTransfers on success.
@@ -2049,7 +1638,32 @@ func (v *ChainTipTagTipChainTip) GetIndexBlockHash() string { return v.IndexBloc
 // GetMicroblockHash returns ChainTipTagTipChainTip.MicroblockHash, and is useful for accessing the field via an interface.
 func (v *ChainTipTagTipChainTip) GetMicroblockHash() *string { return v.MicroblockHash }
 
-// The payload objects mined and mempool transactions share.
+// CoinbaseFields includes the GraphQL fields of CoinbasePayload requested by the fragment CoinbaseFields.
+// The GraphQL type's documentation follows.
+//
+// A coinbase payload.
+type CoinbaseFields struct {
+	// The 32-byte coinbase data, 0x-prefixed hex.
+	Data string `json:"data"`
+	// Reward recipient other than the miner.
+	Alt_recipient *string `json:"alt_recipient"`
+	// VRF proof of a Nakamoto coinbase, 0x-prefixed hex.
+	Vrf_proof *string `json:"vrf_proof"`
+}
+
+// GetData returns CoinbaseFields.Data, and is useful for accessing the field via an interface.
+func (v *CoinbaseFields) GetData() string { return v.Data }
+
+// GetAlt_recipient returns CoinbaseFields.Alt_recipient, and is useful for accessing the field via an interface.
+func (v *CoinbaseFields) GetAlt_recipient() *string { return v.Alt_recipient }
+
+// GetVrf_proof returns CoinbaseFields.Vrf_proof, and is useful for accessing the field via an interface.
+func (v *CoinbaseFields) GetVrf_proof() *string { return v.Vrf_proof }
+
+// ContractCallFields includes the GraphQL fields of ContractCallPayload requested by the fragment ContractCallFields.
+// The GraphQL type's documentation follows.
+//
+// A contract-call payload.
 type ContractCallFields struct {
 	// Called contract.
 	Contract_id string `json:"contract_id"`
@@ -2868,7 +2482,7 @@ type MempoolTxFields struct {
 	// Post-condition mode.
 	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
 	// Post-conditions.
-	Post_conditions []MempoolTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
+	Post_conditions []PostConditionFields `json:"post_conditions"`
 	// Anchor mode.
 	Anchor_mode AnchorMode `json:"anchor_mode"`
 	// Status: pending or why it was dropped.
@@ -2882,19 +2496,19 @@ type MempoolTxFields struct {
 	// Payload type.
 	Tx_type TxType `json:"tx_type"`
 	// Token-transfer payload (token_transfer only).
-	Token_transfer *MempoolTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
+	Token_transfer *TokenTransferFields `json:"token_transfer"`
 	// Deploy payload (smart_contract only).
-	Smart_contract *MempoolTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
+	Smart_contract *SmartContractFields `json:"smart_contract"`
 	// Contract-call payload (contract_call only): with abi (the default), the function signature and
 	// the arguments' names and types from the called contract's ABI; without, as decoded from the
 	// transaction alone (empty signature and names, the values' own types).
-	Contract_call *MempoolTxFieldsContract_callContractCallPayload `json:"contract_call"`
+	Contract_call *ContractCallFields `json:"contract_call"`
 	// Poison-microblock payload (poison_microblock only).
-	Poison_microblock *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
+	Poison_microblock *PoisonMicroblockFields `json:"poison_microblock"`
 	// Coinbase payload (coinbase only).
-	Coinbase_payload *MempoolTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
+	Coinbase_payload *CoinbaseFields `json:"coinbase_payload"`
 	// Tenure-change payload (tenure_change only).
-	Tenure_change_payload *MempoolTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
+	Tenure_change_payload *TenureChangeFields `json:"tenure_change_payload"`
 }
 
 // GetTx_id returns MempoolTxFields.Tx_id, and is useful for accessing the field via an interface.
@@ -2922,9 +2536,7 @@ func (v *MempoolTxFields) GetSponsor_address() *string { return v.Sponsor_addres
 func (v *MempoolTxFields) GetPost_condition_mode() PostConditionMode { return v.Post_condition_mode }
 
 // GetPost_conditions returns MempoolTxFields.Post_conditions, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetPost_conditions() []MempoolTxFieldsPost_conditionsPostCondition {
-	return v.Post_conditions
-}
+func (v *MempoolTxFields) GetPost_conditions() []PostConditionFields { return v.Post_conditions }
 
 // GetAnchor_mode returns MempoolTxFields.Anchor_mode, and is useful for accessing the field via an interface.
 func (v *MempoolTxFields) GetAnchor_mode() AnchorMode { return v.Anchor_mode }
@@ -2945,420 +2557,26 @@ func (v *MempoolTxFields) GetReceipt_time_iso() string { return v.Receipt_time_i
 func (v *MempoolTxFields) GetTx_type() TxType { return v.Tx_type }
 
 // GetToken_transfer returns MempoolTxFields.Token_transfer, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetToken_transfer() *MempoolTxFieldsToken_transferTokenTransferPayload {
-	return v.Token_transfer
-}
+func (v *MempoolTxFields) GetToken_transfer() *TokenTransferFields { return v.Token_transfer }
 
 // GetSmart_contract returns MempoolTxFields.Smart_contract, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetSmart_contract() *MempoolTxFieldsSmart_contractSmartContractPayload {
-	return v.Smart_contract
-}
+func (v *MempoolTxFields) GetSmart_contract() *SmartContractFields { return v.Smart_contract }
 
 // GetContract_call returns MempoolTxFields.Contract_call, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetContract_call() *MempoolTxFieldsContract_callContractCallPayload {
-	return v.Contract_call
-}
+func (v *MempoolTxFields) GetContract_call() *ContractCallFields { return v.Contract_call }
 
 // GetPoison_microblock returns MempoolTxFields.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetPoison_microblock() *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.Poison_microblock
-}
+func (v *MempoolTxFields) GetPoison_microblock() *PoisonMicroblockFields { return v.Poison_microblock }
 
 // GetCoinbase_payload returns MempoolTxFields.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetCoinbase_payload() *MempoolTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.Coinbase_payload
-}
+func (v *MempoolTxFields) GetCoinbase_payload() *CoinbaseFields { return v.Coinbase_payload }
 
 // GetTenure_change_payload returns MempoolTxFields.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *MempoolTxFields) GetTenure_change_payload() *MempoolTxFieldsTenure_change_payloadTenureChangePayload {
+func (v *MempoolTxFields) GetTenure_change_payload() *TenureChangeFields {
 	return v.Tenure_change_payload
 }
 
-// MempoolTxFieldsCoinbase_payloadCoinbasePayload includes the requested fields of the GraphQL type CoinbasePayload.
-// The GraphQL type's documentation follows.
-//
-// A coinbase payload.
-type MempoolTxFieldsCoinbase_payloadCoinbasePayload struct {
-	// The 32-byte coinbase data, 0x-prefixed hex.
-	Data string `json:"data"`
-	// Reward recipient other than the miner.
-	Alt_recipient *string `json:"alt_recipient"`
-	// VRF proof of a Nakamoto coinbase, 0x-prefixed hex.
-	Vrf_proof *string `json:"vrf_proof"`
-}
-
-// GetData returns MempoolTxFieldsCoinbase_payloadCoinbasePayload.Data, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsCoinbase_payloadCoinbasePayload) GetData() string { return v.Data }
-
-// GetAlt_recipient returns MempoolTxFieldsCoinbase_payloadCoinbasePayload.Alt_recipient, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsCoinbase_payloadCoinbasePayload) GetAlt_recipient() *string {
-	return v.Alt_recipient
-}
-
-// GetVrf_proof returns MempoolTxFieldsCoinbase_payloadCoinbasePayload.Vrf_proof, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsCoinbase_payloadCoinbasePayload) GetVrf_proof() *string { return v.Vrf_proof }
-
-// MempoolTxFieldsContract_callContractCallPayload includes the requested fields of the GraphQL type ContractCallPayload.
-// The GraphQL type's documentation follows.
-//
-// A contract-call payload.
-type MempoolTxFieldsContract_callContractCallPayload struct {
-	ContractCallFields `json:"-"`
-}
-
-// GetContract_id returns MempoolTxFieldsContract_callContractCallPayload.Contract_id, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsContract_callContractCallPayload) GetContract_id() string {
-	return v.ContractCallFields.Contract_id
-}
-
-// GetFunction_name returns MempoolTxFieldsContract_callContractCallPayload.Function_name, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsContract_callContractCallPayload) GetFunction_name() string {
-	return v.ContractCallFields.Function_name
-}
-
-// GetFunction_signature returns MempoolTxFieldsContract_callContractCallPayload.Function_signature, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsContract_callContractCallPayload) GetFunction_signature() string {
-	return v.ContractCallFields.Function_signature
-}
-
-// GetFunction_args returns MempoolTxFieldsContract_callContractCallPayload.Function_args, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsContract_callContractCallPayload) GetFunction_args() []ContractCallFieldsFunction_argsFunctionArg {
-	return v.ContractCallFields.Function_args
-}
-
-func (v *MempoolTxFieldsContract_callContractCallPayload) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MempoolTxFieldsContract_callContractCallPayload
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MempoolTxFieldsContract_callContractCallPayload = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.ContractCallFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMempoolTxFieldsContract_callContractCallPayload struct {
-	Contract_id string `json:"contract_id"`
-
-	Function_name string `json:"function_name"`
-
-	Function_signature string `json:"function_signature"`
-
-	Function_args []ContractCallFieldsFunction_argsFunctionArg `json:"function_args"`
-}
-
-func (v *MempoolTxFieldsContract_callContractCallPayload) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MempoolTxFieldsContract_callContractCallPayload) __premarshalJSON() (*__premarshalMempoolTxFieldsContract_callContractCallPayload, error) {
-	var retval __premarshalMempoolTxFieldsContract_callContractCallPayload
-
-	retval.Contract_id = v.ContractCallFields.Contract_id
-	retval.Function_name = v.ContractCallFields.Function_name
-	retval.Function_signature = v.ContractCallFields.Function_signature
-	retval.Function_args = v.ContractCallFields.Function_args
-	return &retval, nil
-}
-
-// MempoolTxFieldsPoison_microblockPoisonMicroblockPayload includes the requested fields of the GraphQL type PoisonMicroblockPayload.
-// The GraphQL type's documentation follows.
-//
-// A poison-microblock payload: two conflicting microblock headers.
-type MempoolTxFieldsPoison_microblockPoisonMicroblockPayload struct {
-	// First header, 0x-prefixed hex.
-	Microblock_header_1 string `json:"microblock_header_1"`
-	// Second header, 0x-prefixed hex.
-	Microblock_header_2 string `json:"microblock_header_2"`
-}
-
-// GetMicroblock_header_1 returns MempoolTxFieldsPoison_microblockPoisonMicroblockPayload.Microblock_header_1, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload) GetMicroblock_header_1() string {
-	return v.Microblock_header_1
-}
-
-// GetMicroblock_header_2 returns MempoolTxFieldsPoison_microblockPoisonMicroblockPayload.Microblock_header_2, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload) GetMicroblock_header_2() string {
-	return v.Microblock_header_2
-}
-
-// MempoolTxFieldsPost_conditionsPostCondition includes the requested fields of the GraphQL type PostCondition.
-// The GraphQL type's documentation follows.
-//
-// A post-condition as the Stacks Blockchain API renders it.
-type MempoolTxFieldsPost_conditionsPostCondition struct {
-	PostConditionFields `json:"-"`
-}
-
-// GetPrincipal returns MempoolTxFieldsPost_conditionsPostCondition.Principal, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetPrincipal() PostConditionFieldsPrincipalPostConditionPrincipal {
-	return v.PostConditionFields.Principal
-}
-
-// GetCondition_code returns MempoolTxFieldsPost_conditionsPostCondition.Condition_code, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetCondition_code() string {
-	return v.PostConditionFields.Condition_code
-}
-
-// GetAmount returns MempoolTxFieldsPost_conditionsPostCondition.Amount, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetAmount() *string {
-	return v.PostConditionFields.Amount
-}
-
-// GetType returns MempoolTxFieldsPost_conditionsPostCondition.Type, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetType() string {
-	return v.PostConditionFields.Type
-}
-
-// GetAsset_value returns MempoolTxFieldsPost_conditionsPostCondition.Asset_value, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetAsset_value() *PostConditionFieldsAsset_valueClarityValue {
-	return v.PostConditionFields.Asset_value
-}
-
-// GetAsset returns MempoolTxFieldsPost_conditionsPostCondition.Asset, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsPost_conditionsPostCondition) GetAsset() *PostConditionFieldsAssetPostConditionAsset {
-	return v.PostConditionFields.Asset
-}
-
-func (v *MempoolTxFieldsPost_conditionsPostCondition) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MempoolTxFieldsPost_conditionsPostCondition
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MempoolTxFieldsPost_conditionsPostCondition = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PostConditionFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMempoolTxFieldsPost_conditionsPostCondition struct {
-	Principal PostConditionFieldsPrincipalPostConditionPrincipal `json:"principal"`
-
-	Condition_code string `json:"condition_code"`
-
-	Amount *string `json:"amount"`
-
-	Type string `json:"type"`
-
-	Asset_value *PostConditionFieldsAsset_valueClarityValue `json:"asset_value"`
-
-	Asset *PostConditionFieldsAssetPostConditionAsset `json:"asset"`
-}
-
-func (v *MempoolTxFieldsPost_conditionsPostCondition) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MempoolTxFieldsPost_conditionsPostCondition) __premarshalJSON() (*__premarshalMempoolTxFieldsPost_conditionsPostCondition, error) {
-	var retval __premarshalMempoolTxFieldsPost_conditionsPostCondition
-
-	retval.Principal = v.PostConditionFields.Principal
-	retval.Condition_code = v.PostConditionFields.Condition_code
-	retval.Amount = v.PostConditionFields.Amount
-	retval.Type = v.PostConditionFields.Type
-	retval.Asset_value = v.PostConditionFields.Asset_value
-	retval.Asset = v.PostConditionFields.Asset
-	return &retval, nil
-}
-
-// MempoolTxFieldsSmart_contractSmartContractPayload includes the requested fields of the GraphQL type SmartContractPayload.
-// The GraphQL type's documentation follows.
-//
-// A contract deploy payload.
-type MempoolTxFieldsSmart_contractSmartContractPayload struct {
-	// Clarity version (null for an unversioned deploy).
-	Clarity_version *int `json:"clarity_version"`
-	// Contract id <sender>.<name>.
-	Contract_id string `json:"contract_id"`
-	// Clarity source.
-	Source_code string `json:"source_code"`
-}
-
-// GetClarity_version returns MempoolTxFieldsSmart_contractSmartContractPayload.Clarity_version, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsSmart_contractSmartContractPayload) GetClarity_version() *int {
-	return v.Clarity_version
-}
-
-// GetContract_id returns MempoolTxFieldsSmart_contractSmartContractPayload.Contract_id, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsSmart_contractSmartContractPayload) GetContract_id() string {
-	return v.Contract_id
-}
-
-// GetSource_code returns MempoolTxFieldsSmart_contractSmartContractPayload.Source_code, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsSmart_contractSmartContractPayload) GetSource_code() string {
-	return v.Source_code
-}
-
-// MempoolTxFieldsTenure_change_payloadTenureChangePayload includes the requested fields of the GraphQL type TenureChangePayload.
-// The GraphQL type's documentation follows.
-//
-// A Nakamoto tenure-change payload; hashes are 0x-prefixed hex.
-type MempoolTxFieldsTenure_change_payloadTenureChangePayload struct {
-	TenureChangeFields `json:"-"`
-}
-
-// GetTenure_consensus_hash returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Tenure_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetTenure_consensus_hash() string {
-	return v.TenureChangeFields.Tenure_consensus_hash
-}
-
-// GetPrev_tenure_consensus_hash returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Prev_tenure_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetPrev_tenure_consensus_hash() string {
-	return v.TenureChangeFields.Prev_tenure_consensus_hash
-}
-
-// GetBurn_view_consensus_hash returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Burn_view_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetBurn_view_consensus_hash() string {
-	return v.TenureChangeFields.Burn_view_consensus_hash
-}
-
-// GetPrevious_tenure_end returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Previous_tenure_end, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetPrevious_tenure_end() string {
-	return v.TenureChangeFields.Previous_tenure_end
-}
-
-// GetPrevious_tenure_blocks returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Previous_tenure_blocks, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetPrevious_tenure_blocks() int {
-	return v.TenureChangeFields.Previous_tenure_blocks
-}
-
-// GetCause returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Cause, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetCause() string {
-	return v.TenureChangeFields.Cause
-}
-
-// GetPubkey_hash returns MempoolTxFieldsTenure_change_payloadTenureChangePayload.Pubkey_hash, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) GetPubkey_hash() string {
-	return v.TenureChangeFields.Pubkey_hash
-}
-
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MempoolTxFieldsTenure_change_payloadTenureChangePayload
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MempoolTxFieldsTenure_change_payloadTenureChangePayload = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TenureChangeFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMempoolTxFieldsTenure_change_payloadTenureChangePayload struct {
-	Tenure_consensus_hash string `json:"tenure_consensus_hash"`
-
-	Prev_tenure_consensus_hash string `json:"prev_tenure_consensus_hash"`
-
-	Burn_view_consensus_hash string `json:"burn_view_consensus_hash"`
-
-	Previous_tenure_end string `json:"previous_tenure_end"`
-
-	Previous_tenure_blocks int `json:"previous_tenure_blocks"`
-
-	Cause string `json:"cause"`
-
-	Pubkey_hash string `json:"pubkey_hash"`
-}
-
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MempoolTxFieldsTenure_change_payloadTenureChangePayload) __premarshalJSON() (*__premarshalMempoolTxFieldsTenure_change_payloadTenureChangePayload, error) {
-	var retval __premarshalMempoolTxFieldsTenure_change_payloadTenureChangePayload
-
-	retval.Tenure_consensus_hash = v.TenureChangeFields.Tenure_consensus_hash
-	retval.Prev_tenure_consensus_hash = v.TenureChangeFields.Prev_tenure_consensus_hash
-	retval.Burn_view_consensus_hash = v.TenureChangeFields.Burn_view_consensus_hash
-	retval.Previous_tenure_end = v.TenureChangeFields.Previous_tenure_end
-	retval.Previous_tenure_blocks = v.TenureChangeFields.Previous_tenure_blocks
-	retval.Cause = v.TenureChangeFields.Cause
-	retval.Pubkey_hash = v.TenureChangeFields.Pubkey_hash
-	return &retval, nil
-}
-
-// MempoolTxFieldsToken_transferTokenTransferPayload includes the requested fields of the GraphQL type TokenTransferPayload.
-// The GraphQL type's documentation follows.
-//
-// An STX transfer payload.
-type MempoolTxFieldsToken_transferTokenTransferPayload struct {
-	// Recipient principal.
-	Recipient_address string `json:"recipient_address"`
-	// Amount in micro-STX.
-	Amount string `json:"amount"`
-	// The 34-byte memo, 0x-prefixed hex.
-	Memo string `json:"memo"`
-}
-
-// GetRecipient_address returns MempoolTxFieldsToken_transferTokenTransferPayload.Recipient_address, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsToken_transferTokenTransferPayload) GetRecipient_address() string {
-	return v.Recipient_address
-}
-
-// GetAmount returns MempoolTxFieldsToken_transferTokenTransferPayload.Amount, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsToken_transferTokenTransferPayload) GetAmount() string { return v.Amount }
-
-// GetMemo returns MempoolTxFieldsToken_transferTokenTransferPayload.Memo, and is useful for accessing the field via an interface.
-func (v *MempoolTxFieldsToken_transferTokenTransferPayload) GetMemo() string { return v.Memo }
-
-// MinedTxFields includes the GraphQL fields of Transaction requested by the fragment MinedTxFields.
-// The GraphQL type's documentation follows.
-//
-// A mined transaction (anchored, or confirmed in a microblock): where it sits in the chain, who
-// sent it, what it paid and carried, how it ran and the events it emitted.
+// A mined transaction (its events, where an operation wants them, are selected beside it).
 type MinedTxFields struct {
 	// Transaction id.
 	Tx_id string `json:"tx_id"`
@@ -3377,7 +2595,7 @@ type MinedTxFields struct {
 	// Post-condition mode.
 	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
 	// Post-conditions.
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
+	Post_conditions []PostConditionFields `json:"post_conditions"`
 	// Anchor mode.
 	Anchor_mode AnchorMode `json:"anchor_mode"`
 	// Hash of the anchor block ("0x" while in an unconfirmed microblock).
@@ -3430,24 +2648,22 @@ type MinedTxFields struct {
 	Execution_cost_write_length int `json:"execution_cost_write_length"`
 	// Clarity VM error of a failed transaction.
 	Vm_error *string `json:"vm_error"`
-	// Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit).
-	Events []MinedTxFieldsEventsEvent `json:"-"`
 	// Payload type.
 	Tx_type TxType `json:"tx_type"`
 	// Token-transfer payload (token_transfer only).
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
+	Token_transfer *TokenTransferFields `json:"token_transfer"`
 	// Deploy payload (smart_contract only).
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
+	Smart_contract *SmartContractFields `json:"smart_contract"`
 	// Contract-call payload (contract_call only): with abi (the default), the function signature and
 	// the arguments' names and types from the called contract's ABI; without, as decoded from the
 	// transaction alone (empty signature and names, the values' own types).
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
+	Contract_call *ContractCallFields `json:"contract_call"`
 	// Poison-microblock payload (poison_microblock only).
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
+	Poison_microblock *PoisonMicroblockFields `json:"poison_microblock"`
 	// Coinbase payload (coinbase only).
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
+	Coinbase_payload *CoinbaseFields `json:"coinbase_payload"`
 	// Tenure-change payload (tenure_change only).
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
+	Tenure_change_payload *TenureChangeFields `json:"tenure_change_payload"`
 }
 
 // GetTx_id returns MinedTxFields.Tx_id, and is useful for accessing the field via an interface.
@@ -3475,9 +2691,7 @@ func (v *MinedTxFields) GetSponsor_address() *string { return v.Sponsor_address 
 func (v *MinedTxFields) GetPost_condition_mode() PostConditionMode { return v.Post_condition_mode }
 
 // GetPost_conditions returns MinedTxFields.Post_conditions, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetPost_conditions() []MinedTxFieldsPost_conditionsPostCondition {
-	return v.Post_conditions
-}
+func (v *MinedTxFields) GetPost_conditions() []PostConditionFields { return v.Post_conditions }
 
 // GetAnchor_mode returns MinedTxFields.Anchor_mode, and is useful for accessing the field via an interface.
 func (v *MinedTxFields) GetAnchor_mode() AnchorMode { return v.Anchor_mode }
@@ -3557,1195 +2771,28 @@ func (v *MinedTxFields) GetExecution_cost_write_length() int { return v.Executio
 // GetVm_error returns MinedTxFields.Vm_error, and is useful for accessing the field via an interface.
 func (v *MinedTxFields) GetVm_error() *string { return v.Vm_error }
 
-// GetEvents returns MinedTxFields.Events, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetEvents() []MinedTxFieldsEventsEvent { return v.Events }
-
 // GetTx_type returns MinedTxFields.Tx_type, and is useful for accessing the field via an interface.
 func (v *MinedTxFields) GetTx_type() TxType { return v.Tx_type }
 
 // GetToken_transfer returns MinedTxFields.Token_transfer, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetToken_transfer() *MinedTxFieldsToken_transferTokenTransferPayload {
-	return v.Token_transfer
-}
+func (v *MinedTxFields) GetToken_transfer() *TokenTransferFields { return v.Token_transfer }
 
 // GetSmart_contract returns MinedTxFields.Smart_contract, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetSmart_contract() *MinedTxFieldsSmart_contractSmartContractPayload {
-	return v.Smart_contract
-}
+func (v *MinedTxFields) GetSmart_contract() *SmartContractFields { return v.Smart_contract }
 
 // GetContract_call returns MinedTxFields.Contract_call, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetContract_call() *MinedTxFieldsContract_callContractCallPayload {
-	return v.Contract_call
-}
+func (v *MinedTxFields) GetContract_call() *ContractCallFields { return v.Contract_call }
 
 // GetPoison_microblock returns MinedTxFields.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetPoison_microblock() *MinedTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.Poison_microblock
-}
+func (v *MinedTxFields) GetPoison_microblock() *PoisonMicroblockFields { return v.Poison_microblock }
 
 // GetCoinbase_payload returns MinedTxFields.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetCoinbase_payload() *MinedTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.Coinbase_payload
-}
+func (v *MinedTxFields) GetCoinbase_payload() *CoinbaseFields { return v.Coinbase_payload }
 
 // GetTenure_change_payload returns MinedTxFields.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *MinedTxFields) GetTenure_change_payload() *MinedTxFieldsTenure_change_payloadTenureChangePayload {
+func (v *MinedTxFields) GetTenure_change_payload() *TenureChangeFields {
 	return v.Tenure_change_payload
 }
-
-func (v *MinedTxFields) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFields
-		Events []json.RawMessage `json:"events"`
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFields = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	{
-		dst := &v.Events
-		src := firstPass.Events
-		*dst = make(
-			[]MinedTxFieldsEventsEvent,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			if len(src) != 0 && string(src) != "null" {
-				err = __unmarshalMinedTxFieldsEventsEvent(
-					src, dst)
-				if err != nil {
-					return fmt.Errorf(
-						"unable to unmarshal MinedTxFields.Events: %w", err)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-type __premarshalMinedTxFields struct {
-	Tx_id string `json:"tx_id"`
-
-	Nonce string `json:"nonce"`
-
-	Fee_rate string `json:"fee_rate"`
-
-	Sender_address string `json:"sender_address"`
-
-	Sponsor_nonce *string `json:"sponsor_nonce"`
-
-	Sponsored bool `json:"sponsored"`
-
-	Sponsor_address *string `json:"sponsor_address"`
-
-	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
-
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
-
-	Anchor_mode AnchorMode `json:"anchor_mode"`
-
-	Block_hash string `json:"block_hash"`
-
-	Block_height int `json:"block_height"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Parent_burn_block_time int `json:"parent_burn_block_time"`
-
-	Parent_burn_block_time_iso string `json:"parent_burn_block_time_iso"`
-
-	Canonical bool `json:"canonical"`
-
-	Tx_index int `json:"tx_index"`
-
-	Tx_status TxStatus `json:"tx_status"`
-
-	Tx_result MinedTxFieldsTx_resultClarityValue `json:"tx_result"`
-
-	Event_count int `json:"event_count"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Is_unanchored bool `json:"is_unanchored"`
-
-	Microblock_hash string `json:"microblock_hash"`
-
-	Microblock_sequence int `json:"microblock_sequence"`
-
-	Microblock_canonical bool `json:"microblock_canonical"`
-
-	Execution_cost_read_count int `json:"execution_cost_read_count"`
-
-	Execution_cost_read_length int `json:"execution_cost_read_length"`
-
-	Execution_cost_runtime int `json:"execution_cost_runtime"`
-
-	Execution_cost_write_count int `json:"execution_cost_write_count"`
-
-	Execution_cost_write_length int `json:"execution_cost_write_length"`
-
-	Vm_error *string `json:"vm_error"`
-
-	Events []json.RawMessage `json:"events"`
-
-	Tx_type TxType `json:"tx_type"`
-
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
-
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
-
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
-
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
-
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
-
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
-}
-
-func (v *MinedTxFields) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFields) __premarshalJSON() (*__premarshalMinedTxFields, error) {
-	var retval __premarshalMinedTxFields
-
-	retval.Tx_id = v.Tx_id
-	retval.Nonce = v.Nonce
-	retval.Fee_rate = v.Fee_rate
-	retval.Sender_address = v.Sender_address
-	retval.Sponsor_nonce = v.Sponsor_nonce
-	retval.Sponsored = v.Sponsored
-	retval.Sponsor_address = v.Sponsor_address
-	retval.Post_condition_mode = v.Post_condition_mode
-	retval.Post_conditions = v.Post_conditions
-	retval.Anchor_mode = v.Anchor_mode
-	retval.Block_hash = v.Block_hash
-	retval.Block_height = v.Block_height
-	retval.Block_time = v.Block_time
-	retval.Block_time_iso = v.Block_time_iso
-	retval.Burn_block_time = v.Burn_block_time
-	retval.Burn_block_height = v.Burn_block_height
-	retval.Burn_block_time_iso = v.Burn_block_time_iso
-	retval.Parent_burn_block_time = v.Parent_burn_block_time
-	retval.Parent_burn_block_time_iso = v.Parent_burn_block_time_iso
-	retval.Canonical = v.Canonical
-	retval.Tx_index = v.Tx_index
-	retval.Tx_status = v.Tx_status
-	retval.Tx_result = v.Tx_result
-	retval.Event_count = v.Event_count
-	retval.Parent_block_hash = v.Parent_block_hash
-	retval.Is_unanchored = v.Is_unanchored
-	retval.Microblock_hash = v.Microblock_hash
-	retval.Microblock_sequence = v.Microblock_sequence
-	retval.Microblock_canonical = v.Microblock_canonical
-	retval.Execution_cost_read_count = v.Execution_cost_read_count
-	retval.Execution_cost_read_length = v.Execution_cost_read_length
-	retval.Execution_cost_runtime = v.Execution_cost_runtime
-	retval.Execution_cost_write_count = v.Execution_cost_write_count
-	retval.Execution_cost_write_length = v.Execution_cost_write_length
-	retval.Vm_error = v.Vm_error
-	{
-
-		dst := &retval.Events
-		src := v.Events
-		*dst = make(
-			[]json.RawMessage,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			var err error
-			*dst, err = __marshalMinedTxFieldsEventsEvent(
-				&src)
-			if err != nil {
-				return nil, fmt.Errorf(
-					"unable to marshal MinedTxFields.Events: %w", err)
-			}
-		}
-	}
-	retval.Tx_type = v.Tx_type
-	retval.Token_transfer = v.Token_transfer
-	retval.Smart_contract = v.Smart_contract
-	retval.Contract_call = v.Contract_call
-	retval.Poison_microblock = v.Poison_microblock
-	retval.Coinbase_payload = v.Coinbase_payload
-	retval.Tenure_change_payload = v.Tenure_change_payload
-	return &retval, nil
-}
-
-// MinedTxFieldsCoinbase_payloadCoinbasePayload includes the requested fields of the GraphQL type CoinbasePayload.
-// The GraphQL type's documentation follows.
-//
-// A coinbase payload.
-type MinedTxFieldsCoinbase_payloadCoinbasePayload struct {
-	// The 32-byte coinbase data, 0x-prefixed hex.
-	Data string `json:"data"`
-	// Reward recipient other than the miner.
-	Alt_recipient *string `json:"alt_recipient"`
-	// VRF proof of a Nakamoto coinbase, 0x-prefixed hex.
-	Vrf_proof *string `json:"vrf_proof"`
-}
-
-// GetData returns MinedTxFieldsCoinbase_payloadCoinbasePayload.Data, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsCoinbase_payloadCoinbasePayload) GetData() string { return v.Data }
-
-// GetAlt_recipient returns MinedTxFieldsCoinbase_payloadCoinbasePayload.Alt_recipient, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsCoinbase_payloadCoinbasePayload) GetAlt_recipient() *string {
-	return v.Alt_recipient
-}
-
-// GetVrf_proof returns MinedTxFieldsCoinbase_payloadCoinbasePayload.Vrf_proof, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsCoinbase_payloadCoinbasePayload) GetVrf_proof() *string { return v.Vrf_proof }
-
-// MinedTxFieldsContract_callContractCallPayload includes the requested fields of the GraphQL type ContractCallPayload.
-// The GraphQL type's documentation follows.
-//
-// A contract-call payload.
-type MinedTxFieldsContract_callContractCallPayload struct {
-	ContractCallFields `json:"-"`
-}
-
-// GetContract_id returns MinedTxFieldsContract_callContractCallPayload.Contract_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsContract_callContractCallPayload) GetContract_id() string {
-	return v.ContractCallFields.Contract_id
-}
-
-// GetFunction_name returns MinedTxFieldsContract_callContractCallPayload.Function_name, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsContract_callContractCallPayload) GetFunction_name() string {
-	return v.ContractCallFields.Function_name
-}
-
-// GetFunction_signature returns MinedTxFieldsContract_callContractCallPayload.Function_signature, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsContract_callContractCallPayload) GetFunction_signature() string {
-	return v.ContractCallFields.Function_signature
-}
-
-// GetFunction_args returns MinedTxFieldsContract_callContractCallPayload.Function_args, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsContract_callContractCallPayload) GetFunction_args() []ContractCallFieldsFunction_argsFunctionArg {
-	return v.ContractCallFields.Function_args
-}
-
-func (v *MinedTxFieldsContract_callContractCallPayload) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsContract_callContractCallPayload
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsContract_callContractCallPayload = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.ContractCallFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsContract_callContractCallPayload struct {
-	Contract_id string `json:"contract_id"`
-
-	Function_name string `json:"function_name"`
-
-	Function_signature string `json:"function_signature"`
-
-	Function_args []ContractCallFieldsFunction_argsFunctionArg `json:"function_args"`
-}
-
-func (v *MinedTxFieldsContract_callContractCallPayload) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsContract_callContractCallPayload) __premarshalJSON() (*__premarshalMinedTxFieldsContract_callContractCallPayload, error) {
-	var retval __premarshalMinedTxFieldsContract_callContractCallPayload
-
-	retval.Contract_id = v.ContractCallFields.Contract_id
-	retval.Function_name = v.ContractCallFields.Function_name
-	retval.Function_signature = v.ContractCallFields.Function_signature
-	retval.Function_args = v.ContractCallFields.Function_args
-	return &retval, nil
-}
-
-// MinedTxFieldsEventsEvent includes the requested fields of the GraphQL interface Event.
-//
-// MinedTxFieldsEventsEvent is implemented by the following types:
-// MinedTxFieldsEventsFungibleTokenAssetEvent
-// MinedTxFieldsEventsNonFungibleTokenAssetEvent
-// MinedTxFieldsEventsSmartContractLogEvent
-// MinedTxFieldsEventsStxAssetEvent
-// MinedTxFieldsEventsStxLockEvent
-// The GraphQL type's documentation follows.
-//
-// An event emitted by a transaction.
-type MinedTxFieldsEventsEvent interface {
-	implementsGraphQLInterfaceMinedTxFieldsEventsEvent()
-	// GetTypename returns the receiver's concrete GraphQL type-name (see interface doc for possible values).
-	GetTypename() *string
-	EventFields
-}
-
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) implementsGraphQLInterfaceMinedTxFieldsEventsEvent() {
-}
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) implementsGraphQLInterfaceMinedTxFieldsEventsEvent() {
-}
-func (v *MinedTxFieldsEventsSmartContractLogEvent) implementsGraphQLInterfaceMinedTxFieldsEventsEvent() {
-}
-func (v *MinedTxFieldsEventsStxAssetEvent) implementsGraphQLInterfaceMinedTxFieldsEventsEvent() {}
-func (v *MinedTxFieldsEventsStxLockEvent) implementsGraphQLInterfaceMinedTxFieldsEventsEvent()  {}
-
-func __unmarshalMinedTxFieldsEventsEvent(b []byte, v *MinedTxFieldsEventsEvent) error {
-	if string(b) == "null" {
-		return nil
-	}
-
-	var tn struct {
-		TypeName string `json:"__typename"`
-	}
-	err := json.Unmarshal(b, &tn)
-	if err != nil {
-		return err
-	}
-
-	switch tn.TypeName {
-	case "FungibleTokenAssetEvent":
-		*v = new(MinedTxFieldsEventsFungibleTokenAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "NonFungibleTokenAssetEvent":
-		*v = new(MinedTxFieldsEventsNonFungibleTokenAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "SmartContractLogEvent":
-		*v = new(MinedTxFieldsEventsSmartContractLogEvent)
-		return json.Unmarshal(b, *v)
-	case "StxAssetEvent":
-		*v = new(MinedTxFieldsEventsStxAssetEvent)
-		return json.Unmarshal(b, *v)
-	case "StxLockEvent":
-		*v = new(MinedTxFieldsEventsStxLockEvent)
-		return json.Unmarshal(b, *v)
-	case "":
-		return fmt.Errorf(
-			"response was missing Event.__typename")
-	default:
-		return fmt.Errorf(
-			`unexpected concrete type for MinedTxFieldsEventsEvent: "%v"`, tn.TypeName)
-	}
-}
-
-func __marshalMinedTxFieldsEventsEvent(v *MinedTxFieldsEventsEvent) ([]byte, error) {
-
-	var typename string
-	switch v := (*v).(type) {
-	case *MinedTxFieldsEventsFungibleTokenAssetEvent:
-		typename = "FungibleTokenAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalMinedTxFieldsEventsFungibleTokenAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *MinedTxFieldsEventsNonFungibleTokenAssetEvent:
-		typename = "NonFungibleTokenAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalMinedTxFieldsEventsNonFungibleTokenAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *MinedTxFieldsEventsSmartContractLogEvent:
-		typename = "SmartContractLogEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalMinedTxFieldsEventsSmartContractLogEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *MinedTxFieldsEventsStxAssetEvent:
-		typename = "StxAssetEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalMinedTxFieldsEventsStxAssetEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case *MinedTxFieldsEventsStxLockEvent:
-		typename = "StxLockEvent"
-
-		premarshaled, err := v.__premarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		result := struct {
-			TypeName string `json:"__typename"`
-			*__premarshalMinedTxFieldsEventsStxLockEvent
-		}{typename, premarshaled}
-		return json.Marshal(result)
-	case nil:
-		return []byte("null"), nil
-	default:
-		return nil, fmt.Errorf(
-			`unexpected concrete type for MinedTxFieldsEventsEvent: "%T"`, v)
-	}
-}
-
-// MinedTxFieldsEventsFungibleTokenAssetEvent includes the requested fields of the GraphQL type FungibleTokenAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// A fungible-token transfer, mint or burn.
-type MinedTxFieldsEventsFungibleTokenAssetEvent struct {
-	Typename                           *string `json:"__typename"`
-	EventFieldsFungibleTokenAssetEvent `json:"-"`
-}
-
-// GetTypename returns MinedTxFieldsEventsFungibleTokenAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns MinedTxFieldsEventsFungibleTokenAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) GetEvent_index() int {
-	return v.EventFieldsFungibleTokenAssetEvent.Event_index
-}
-
-// GetEvent_type returns MinedTxFieldsEventsFungibleTokenAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsFungibleTokenAssetEvent.Event_type
-}
-
-// GetTx_id returns MinedTxFieldsEventsFungibleTokenAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) GetTx_id() string {
-	return v.EventFieldsFungibleTokenAssetEvent.Tx_id
-}
-
-// GetAsset returns MinedTxFieldsEventsFungibleTokenAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) GetAsset() EventFieldsAssetFtAsset {
-	return v.EventFieldsFungibleTokenAssetEvent.Asset
-}
-
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsEventsFungibleTokenAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsEventsFungibleTokenAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsFungibleTokenAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsEventsFungibleTokenAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetFtAsset `json:"asset"`
-}
-
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsEventsFungibleTokenAssetEvent) __premarshalJSON() (*__premarshalMinedTxFieldsEventsFungibleTokenAssetEvent, error) {
-	var retval __premarshalMinedTxFieldsEventsFungibleTokenAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsFungibleTokenAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsFungibleTokenAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsFungibleTokenAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsFungibleTokenAssetEvent.Asset
-	return &retval, nil
-}
-
-// MinedTxFieldsEventsNonFungibleTokenAssetEvent includes the requested fields of the GraphQL type NonFungibleTokenAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// A non-fungible-token transfer, mint or burn.
-type MinedTxFieldsEventsNonFungibleTokenAssetEvent struct {
-	Typename                              *string `json:"__typename"`
-	EventFieldsNonFungibleTokenAssetEvent `json:"-"`
-}
-
-// GetTypename returns MinedTxFieldsEventsNonFungibleTokenAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns MinedTxFieldsEventsNonFungibleTokenAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) GetEvent_index() int {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Event_index
-}
-
-// GetEvent_type returns MinedTxFieldsEventsNonFungibleTokenAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Event_type
-}
-
-// GetTx_id returns MinedTxFieldsEventsNonFungibleTokenAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) GetTx_id() string {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Tx_id
-}
-
-// GetAsset returns MinedTxFieldsEventsNonFungibleTokenAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) GetAsset() EventFieldsAssetNftAsset {
-	return v.EventFieldsNonFungibleTokenAssetEvent.Asset
-}
-
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsEventsNonFungibleTokenAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsEventsNonFungibleTokenAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsNonFungibleTokenAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsEventsNonFungibleTokenAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetNftAsset `json:"asset"`
-}
-
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsEventsNonFungibleTokenAssetEvent) __premarshalJSON() (*__premarshalMinedTxFieldsEventsNonFungibleTokenAssetEvent, error) {
-	var retval __premarshalMinedTxFieldsEventsNonFungibleTokenAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsNonFungibleTokenAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsNonFungibleTokenAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsNonFungibleTokenAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsNonFungibleTokenAssetEvent.Asset
-	return &retval, nil
-}
-
-// MinedTxFieldsEventsSmartContractLogEvent includes the requested fields of the GraphQL type SmartContractLogEvent.
-// The GraphQL type's documentation follows.
-//
-// A print event of a contract.
-type MinedTxFieldsEventsSmartContractLogEvent struct {
-	Typename                         *string `json:"__typename"`
-	EventFieldsSmartContractLogEvent `json:"-"`
-}
-
-// GetTypename returns MinedTxFieldsEventsSmartContractLogEvent.Typename, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsSmartContractLogEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns MinedTxFieldsEventsSmartContractLogEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsSmartContractLogEvent) GetEvent_index() int {
-	return v.EventFieldsSmartContractLogEvent.Event_index
-}
-
-// GetEvent_type returns MinedTxFieldsEventsSmartContractLogEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsSmartContractLogEvent) GetEvent_type() EventType {
-	return v.EventFieldsSmartContractLogEvent.Event_type
-}
-
-// GetTx_id returns MinedTxFieldsEventsSmartContractLogEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsSmartContractLogEvent) GetTx_id() string {
-	return v.EventFieldsSmartContractLogEvent.Tx_id
-}
-
-// GetContract_log returns MinedTxFieldsEventsSmartContractLogEvent.Contract_log, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsSmartContractLogEvent) GetContract_log() EventFieldsContract_logContractLogData {
-	return v.EventFieldsSmartContractLogEvent.Contract_log
-}
-
-func (v *MinedTxFieldsEventsSmartContractLogEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsEventsSmartContractLogEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsEventsSmartContractLogEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsSmartContractLogEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsEventsSmartContractLogEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Contract_log EventFieldsContract_logContractLogData `json:"contract_log"`
-}
-
-func (v *MinedTxFieldsEventsSmartContractLogEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsEventsSmartContractLogEvent) __premarshalJSON() (*__premarshalMinedTxFieldsEventsSmartContractLogEvent, error) {
-	var retval __premarshalMinedTxFieldsEventsSmartContractLogEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsSmartContractLogEvent.Event_index
-	retval.Event_type = v.EventFieldsSmartContractLogEvent.Event_type
-	retval.Tx_id = v.EventFieldsSmartContractLogEvent.Tx_id
-	retval.Contract_log = v.EventFieldsSmartContractLogEvent.Contract_log
-	return &retval, nil
-}
-
-// MinedTxFieldsEventsStxAssetEvent includes the requested fields of the GraphQL type StxAssetEvent.
-// The GraphQL type's documentation follows.
-//
-// An STX transfer, mint or burn.
-type MinedTxFieldsEventsStxAssetEvent struct {
-	Typename                 *string `json:"__typename"`
-	EventFieldsStxAssetEvent `json:"-"`
-}
-
-// GetTypename returns MinedTxFieldsEventsStxAssetEvent.Typename, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxAssetEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns MinedTxFieldsEventsStxAssetEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxAssetEvent) GetEvent_index() int {
-	return v.EventFieldsStxAssetEvent.Event_index
-}
-
-// GetEvent_type returns MinedTxFieldsEventsStxAssetEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxAssetEvent) GetEvent_type() EventType {
-	return v.EventFieldsStxAssetEvent.Event_type
-}
-
-// GetTx_id returns MinedTxFieldsEventsStxAssetEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxAssetEvent) GetTx_id() string { return v.EventFieldsStxAssetEvent.Tx_id }
-
-// GetAsset returns MinedTxFieldsEventsStxAssetEvent.Asset, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxAssetEvent) GetAsset() EventFieldsAssetStxAsset {
-	return v.EventFieldsStxAssetEvent.Asset
-}
-
-func (v *MinedTxFieldsEventsStxAssetEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsEventsStxAssetEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsEventsStxAssetEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsStxAssetEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsEventsStxAssetEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Asset EventFieldsAssetStxAsset `json:"asset"`
-}
-
-func (v *MinedTxFieldsEventsStxAssetEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsEventsStxAssetEvent) __premarshalJSON() (*__premarshalMinedTxFieldsEventsStxAssetEvent, error) {
-	var retval __premarshalMinedTxFieldsEventsStxAssetEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsStxAssetEvent.Event_index
-	retval.Event_type = v.EventFieldsStxAssetEvent.Event_type
-	retval.Tx_id = v.EventFieldsStxAssetEvent.Tx_id
-	retval.Asset = v.EventFieldsStxAssetEvent.Asset
-	return &retval, nil
-}
-
-// MinedTxFieldsEventsStxLockEvent includes the requested fields of the GraphQL type StxLockEvent.
-// The GraphQL type's documentation follows.
-//
-// A PoX lock of STX.
-type MinedTxFieldsEventsStxLockEvent struct {
-	Typename                *string `json:"__typename"`
-	EventFieldsStxLockEvent `json:"-"`
-}
-
-// GetTypename returns MinedTxFieldsEventsStxLockEvent.Typename, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxLockEvent) GetTypename() *string { return v.Typename }
-
-// GetEvent_index returns MinedTxFieldsEventsStxLockEvent.Event_index, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxLockEvent) GetEvent_index() int {
-	return v.EventFieldsStxLockEvent.Event_index
-}
-
-// GetEvent_type returns MinedTxFieldsEventsStxLockEvent.Event_type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxLockEvent) GetEvent_type() EventType {
-	return v.EventFieldsStxLockEvent.Event_type
-}
-
-// GetTx_id returns MinedTxFieldsEventsStxLockEvent.Tx_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxLockEvent) GetTx_id() string { return v.EventFieldsStxLockEvent.Tx_id }
-
-// GetStx_lock_event returns MinedTxFieldsEventsStxLockEvent.Stx_lock_event, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsEventsStxLockEvent) GetStx_lock_event() EventFieldsStx_lock_eventStxLockData {
-	return v.EventFieldsStxLockEvent.Stx_lock_event
-}
-
-func (v *MinedTxFieldsEventsStxLockEvent) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsEventsStxLockEvent
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsEventsStxLockEvent = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.EventFieldsStxLockEvent)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsEventsStxLockEvent struct {
-	Typename *string `json:"__typename"`
-
-	Event_index int `json:"event_index"`
-
-	Event_type EventType `json:"event_type"`
-
-	Tx_id string `json:"tx_id"`
-
-	Stx_lock_event EventFieldsStx_lock_eventStxLockData `json:"stx_lock_event"`
-}
-
-func (v *MinedTxFieldsEventsStxLockEvent) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsEventsStxLockEvent) __premarshalJSON() (*__premarshalMinedTxFieldsEventsStxLockEvent, error) {
-	var retval __premarshalMinedTxFieldsEventsStxLockEvent
-
-	retval.Typename = v.Typename
-	retval.Event_index = v.EventFieldsStxLockEvent.Event_index
-	retval.Event_type = v.EventFieldsStxLockEvent.Event_type
-	retval.Tx_id = v.EventFieldsStxLockEvent.Tx_id
-	retval.Stx_lock_event = v.EventFieldsStxLockEvent.Stx_lock_event
-	return &retval, nil
-}
-
-// MinedTxFieldsPoison_microblockPoisonMicroblockPayload includes the requested fields of the GraphQL type PoisonMicroblockPayload.
-// The GraphQL type's documentation follows.
-//
-// A poison-microblock payload: two conflicting microblock headers.
-type MinedTxFieldsPoison_microblockPoisonMicroblockPayload struct {
-	// First header, 0x-prefixed hex.
-	Microblock_header_1 string `json:"microblock_header_1"`
-	// Second header, 0x-prefixed hex.
-	Microblock_header_2 string `json:"microblock_header_2"`
-}
-
-// GetMicroblock_header_1 returns MinedTxFieldsPoison_microblockPoisonMicroblockPayload.Microblock_header_1, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPoison_microblockPoisonMicroblockPayload) GetMicroblock_header_1() string {
-	return v.Microblock_header_1
-}
-
-// GetMicroblock_header_2 returns MinedTxFieldsPoison_microblockPoisonMicroblockPayload.Microblock_header_2, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPoison_microblockPoisonMicroblockPayload) GetMicroblock_header_2() string {
-	return v.Microblock_header_2
-}
-
-// MinedTxFieldsPost_conditionsPostCondition includes the requested fields of the GraphQL type PostCondition.
-// The GraphQL type's documentation follows.
-//
-// A post-condition as the Stacks Blockchain API renders it.
-type MinedTxFieldsPost_conditionsPostCondition struct {
-	PostConditionFields `json:"-"`
-}
-
-// GetPrincipal returns MinedTxFieldsPost_conditionsPostCondition.Principal, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetPrincipal() PostConditionFieldsPrincipalPostConditionPrincipal {
-	return v.PostConditionFields.Principal
-}
-
-// GetCondition_code returns MinedTxFieldsPost_conditionsPostCondition.Condition_code, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetCondition_code() string {
-	return v.PostConditionFields.Condition_code
-}
-
-// GetAmount returns MinedTxFieldsPost_conditionsPostCondition.Amount, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetAmount() *string {
-	return v.PostConditionFields.Amount
-}
-
-// GetType returns MinedTxFieldsPost_conditionsPostCondition.Type, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetType() string {
-	return v.PostConditionFields.Type
-}
-
-// GetAsset_value returns MinedTxFieldsPost_conditionsPostCondition.Asset_value, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetAsset_value() *PostConditionFieldsAsset_valueClarityValue {
-	return v.PostConditionFields.Asset_value
-}
-
-// GetAsset returns MinedTxFieldsPost_conditionsPostCondition.Asset, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsPost_conditionsPostCondition) GetAsset() *PostConditionFieldsAssetPostConditionAsset {
-	return v.PostConditionFields.Asset
-}
-
-func (v *MinedTxFieldsPost_conditionsPostCondition) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsPost_conditionsPostCondition
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsPost_conditionsPostCondition = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.PostConditionFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsPost_conditionsPostCondition struct {
-	Principal PostConditionFieldsPrincipalPostConditionPrincipal `json:"principal"`
-
-	Condition_code string `json:"condition_code"`
-
-	Amount *string `json:"amount"`
-
-	Type string `json:"type"`
-
-	Asset_value *PostConditionFieldsAsset_valueClarityValue `json:"asset_value"`
-
-	Asset *PostConditionFieldsAssetPostConditionAsset `json:"asset"`
-}
-
-func (v *MinedTxFieldsPost_conditionsPostCondition) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsPost_conditionsPostCondition) __premarshalJSON() (*__premarshalMinedTxFieldsPost_conditionsPostCondition, error) {
-	var retval __premarshalMinedTxFieldsPost_conditionsPostCondition
-
-	retval.Principal = v.PostConditionFields.Principal
-	retval.Condition_code = v.PostConditionFields.Condition_code
-	retval.Amount = v.PostConditionFields.Amount
-	retval.Type = v.PostConditionFields.Type
-	retval.Asset_value = v.PostConditionFields.Asset_value
-	retval.Asset = v.PostConditionFields.Asset
-	return &retval, nil
-}
-
-// MinedTxFieldsSmart_contractSmartContractPayload includes the requested fields of the GraphQL type SmartContractPayload.
-// The GraphQL type's documentation follows.
-//
-// A contract deploy payload.
-type MinedTxFieldsSmart_contractSmartContractPayload struct {
-	// Clarity version (null for an unversioned deploy).
-	Clarity_version *int `json:"clarity_version"`
-	// Contract id <sender>.<name>.
-	Contract_id string `json:"contract_id"`
-	// Clarity source.
-	Source_code string `json:"source_code"`
-}
-
-// GetClarity_version returns MinedTxFieldsSmart_contractSmartContractPayload.Clarity_version, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsSmart_contractSmartContractPayload) GetClarity_version() *int {
-	return v.Clarity_version
-}
-
-// GetContract_id returns MinedTxFieldsSmart_contractSmartContractPayload.Contract_id, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsSmart_contractSmartContractPayload) GetContract_id() string {
-	return v.Contract_id
-}
-
-// GetSource_code returns MinedTxFieldsSmart_contractSmartContractPayload.Source_code, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsSmart_contractSmartContractPayload) GetSource_code() string {
-	return v.Source_code
-}
-
-// MinedTxFieldsTenure_change_payloadTenureChangePayload includes the requested fields of the GraphQL type TenureChangePayload.
-// The GraphQL type's documentation follows.
-//
-// A Nakamoto tenure-change payload; hashes are 0x-prefixed hex.
-type MinedTxFieldsTenure_change_payloadTenureChangePayload struct {
-	TenureChangeFields `json:"-"`
-}
-
-// GetTenure_consensus_hash returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Tenure_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetTenure_consensus_hash() string {
-	return v.TenureChangeFields.Tenure_consensus_hash
-}
-
-// GetPrev_tenure_consensus_hash returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Prev_tenure_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetPrev_tenure_consensus_hash() string {
-	return v.TenureChangeFields.Prev_tenure_consensus_hash
-}
-
-// GetBurn_view_consensus_hash returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Burn_view_consensus_hash, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetBurn_view_consensus_hash() string {
-	return v.TenureChangeFields.Burn_view_consensus_hash
-}
-
-// GetPrevious_tenure_end returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Previous_tenure_end, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetPrevious_tenure_end() string {
-	return v.TenureChangeFields.Previous_tenure_end
-}
-
-// GetPrevious_tenure_blocks returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Previous_tenure_blocks, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetPrevious_tenure_blocks() int {
-	return v.TenureChangeFields.Previous_tenure_blocks
-}
-
-// GetCause returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Cause, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetCause() string {
-	return v.TenureChangeFields.Cause
-}
-
-// GetPubkey_hash returns MinedTxFieldsTenure_change_payloadTenureChangePayload.Pubkey_hash, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) GetPubkey_hash() string {
-	return v.TenureChangeFields.Pubkey_hash
-}
-
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*MinedTxFieldsTenure_change_payloadTenureChangePayload
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.MinedTxFieldsTenure_change_payloadTenureChangePayload = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.TenureChangeFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalMinedTxFieldsTenure_change_payloadTenureChangePayload struct {
-	Tenure_consensus_hash string `json:"tenure_consensus_hash"`
-
-	Prev_tenure_consensus_hash string `json:"prev_tenure_consensus_hash"`
-
-	Burn_view_consensus_hash string `json:"burn_view_consensus_hash"`
-
-	Previous_tenure_end string `json:"previous_tenure_end"`
-
-	Previous_tenure_blocks int `json:"previous_tenure_blocks"`
-
-	Cause string `json:"cause"`
-
-	Pubkey_hash string `json:"pubkey_hash"`
-}
-
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *MinedTxFieldsTenure_change_payloadTenureChangePayload) __premarshalJSON() (*__premarshalMinedTxFieldsTenure_change_payloadTenureChangePayload, error) {
-	var retval __premarshalMinedTxFieldsTenure_change_payloadTenureChangePayload
-
-	retval.Tenure_consensus_hash = v.TenureChangeFields.Tenure_consensus_hash
-	retval.Prev_tenure_consensus_hash = v.TenureChangeFields.Prev_tenure_consensus_hash
-	retval.Burn_view_consensus_hash = v.TenureChangeFields.Burn_view_consensus_hash
-	retval.Previous_tenure_end = v.TenureChangeFields.Previous_tenure_end
-	retval.Previous_tenure_blocks = v.TenureChangeFields.Previous_tenure_blocks
-	retval.Cause = v.TenureChangeFields.Cause
-	retval.Pubkey_hash = v.TenureChangeFields.Pubkey_hash
-	return &retval, nil
-}
-
-// MinedTxFieldsToken_transferTokenTransferPayload includes the requested fields of the GraphQL type TokenTransferPayload.
-// The GraphQL type's documentation follows.
-//
-// An STX transfer payload.
-type MinedTxFieldsToken_transferTokenTransferPayload struct {
-	// Recipient principal.
-	Recipient_address string `json:"recipient_address"`
-	// Amount in micro-STX.
-	Amount string `json:"amount"`
-	// The 34-byte memo, 0x-prefixed hex.
-	Memo string `json:"memo"`
-}
-
-// GetRecipient_address returns MinedTxFieldsToken_transferTokenTransferPayload.Recipient_address, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsToken_transferTokenTransferPayload) GetRecipient_address() string {
-	return v.Recipient_address
-}
-
-// GetAmount returns MinedTxFieldsToken_transferTokenTransferPayload.Amount, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsToken_transferTokenTransferPayload) GetAmount() string { return v.Amount }
-
-// GetMemo returns MinedTxFieldsToken_transferTokenTransferPayload.Memo, and is useful for accessing the field via an interface.
-func (v *MinedTxFieldsToken_transferTokenTransferPayload) GetMemo() string { return v.Memo }
 
 // MinedTxFieldsTx_resultClarityValue includes the requested fields of the GraphQL type ClarityValue.
 // The GraphQL type's documentation follows.
@@ -4884,6 +2931,23 @@ func (v *NakamotoBlockFieldsExecution_costExecutionCost) GetWrite_count() int { 
 
 // GetWrite_length returns NakamotoBlockFieldsExecution_costExecutionCost.Write_length, and is useful for accessing the field via an interface.
 func (v *NakamotoBlockFieldsExecution_costExecutionCost) GetWrite_length() int { return v.Write_length }
+
+// PoisonMicroblockFields includes the GraphQL fields of PoisonMicroblockPayload requested by the fragment PoisonMicroblockFields.
+// The GraphQL type's documentation follows.
+//
+// A poison-microblock payload: two conflicting microblock headers.
+type PoisonMicroblockFields struct {
+	// First header, 0x-prefixed hex.
+	Microblock_header_1 string `json:"microblock_header_1"`
+	// Second header, 0x-prefixed hex.
+	Microblock_header_2 string `json:"microblock_header_2"`
+}
+
+// GetMicroblock_header_1 returns PoisonMicroblockFields.Microblock_header_1, and is useful for accessing the field via an interface.
+func (v *PoisonMicroblockFields) GetMicroblock_header_1() string { return v.Microblock_header_1 }
+
+// GetMicroblock_header_2 returns PoisonMicroblockFields.Microblock_header_2, and is useful for accessing the field via an interface.
+func (v *PoisonMicroblockFields) GetMicroblock_header_2() string { return v.Microblock_header_2 }
 
 // PostConditionFields includes the GraphQL fields of PostCondition requested by the fragment PostConditionFields.
 // The GraphQL type's documentation follows.
@@ -5824,6 +3888,28 @@ func (v *PoxSignerFields) GetSolo_stacker_count() int { return v.Solo_stacker_co
 // GetPooled_stacker_count returns PoxSignerFields.Pooled_stacker_count, and is useful for accessing the field via an interface.
 func (v *PoxSignerFields) GetPooled_stacker_count() int { return v.Pooled_stacker_count }
 
+// SmartContractFields includes the GraphQL fields of SmartContractPayload requested by the fragment SmartContractFields.
+// The GraphQL type's documentation follows.
+//
+// A contract deploy payload.
+type SmartContractFields struct {
+	// Clarity version (null for an unversioned deploy).
+	Clarity_version *int `json:"clarity_version"`
+	// Contract id <sender>.<name>.
+	Contract_id string `json:"contract_id"`
+	// Clarity source.
+	Source_code string `json:"source_code"`
+}
+
+// GetClarity_version returns SmartContractFields.Clarity_version, and is useful for accessing the field via an interface.
+func (v *SmartContractFields) GetClarity_version() *int { return v.Clarity_version }
+
+// GetContract_id returns SmartContractFields.Contract_id, and is useful for accessing the field via an interface.
+func (v *SmartContractFields) GetContract_id() string { return v.Contract_id }
+
+// GetSource_code returns SmartContractFields.Source_code, and is useful for accessing the field via an interface.
+func (v *SmartContractFields) GetSource_code() string { return v.Source_code }
+
 // StatusChainTip includes the requested fields of the GraphQL type ChainTip.
 // The GraphQL type's documentation follows.
 //
@@ -5935,6 +4021,25 @@ func (v *TenureChangeFields) GetCause() string { return v.Cause }
 
 // GetPubkey_hash returns TenureChangeFields.Pubkey_hash, and is useful for accessing the field via an interface.
 func (v *TenureChangeFields) GetPubkey_hash() string { return v.Pubkey_hash }
+
+// The payload objects mined and mempool transactions share.
+type TokenTransferFields struct {
+	// Recipient principal.
+	Recipient_address string `json:"recipient_address"`
+	// Amount in micro-STX.
+	Amount string `json:"amount"`
+	// The 34-byte memo, 0x-prefixed hex.
+	Memo string `json:"memo"`
+}
+
+// GetRecipient_address returns TokenTransferFields.Recipient_address, and is useful for accessing the field via an interface.
+func (v *TokenTransferFields) GetRecipient_address() string { return v.Recipient_address }
+
+// GetAmount returns TokenTransferFields.Amount, and is useful for accessing the field via an interface.
+func (v *TokenTransferFields) GetAmount() string { return v.Amount }
+
+// GetMemo returns TokenTransferFields.Memo, and is useful for accessing the field via an interface.
+func (v *TokenTransferFields) GetMemo() string { return v.Memo }
 
 // TransactionsByIdsLookupsTransactionLookup includes the requested fields of the GraphQL type TransactionLookup.
 // The GraphQL type's documentation follows.
@@ -6163,7 +4268,7 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetP
 }
 
 // GetPost_conditions returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetPost_conditions() []MempoolTxFieldsPost_conditionsPostCondition {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetPost_conditions() []PostConditionFields {
 	return v.MempoolTxFields.Post_conditions
 }
 
@@ -6198,32 +4303,32 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetT
 }
 
 // GetToken_transfer returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetToken_transfer() *MempoolTxFieldsToken_transferTokenTransferPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetToken_transfer() *TokenTransferFields {
 	return v.MempoolTxFields.Token_transfer
 }
 
 // GetSmart_contract returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetSmart_contract() *MempoolTxFieldsSmart_contractSmartContractPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetSmart_contract() *SmartContractFields {
 	return v.MempoolTxFields.Smart_contract
 }
 
 // GetContract_call returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetContract_call() *MempoolTxFieldsContract_callContractCallPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetContract_call() *ContractCallFields {
 	return v.MempoolTxFields.Contract_call
 }
 
 // GetPoison_microblock returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetPoison_microblock() *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetPoison_microblock() *PoisonMicroblockFields {
 	return v.MempoolTxFields.Poison_microblock
 }
 
 // GetCoinbase_payload returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetCoinbase_payload() *MempoolTxFieldsCoinbase_payloadCoinbasePayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetCoinbase_payload() *CoinbaseFields {
 	return v.MempoolTxFields.Coinbase_payload
 }
 
 // GetTenure_change_payload returns TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetTenure_change_payload() *MempoolTxFieldsTenure_change_payloadTenureChangePayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) GetTenure_change_payload() *TenureChangeFields {
 	return v.MempoolTxFields.Tenure_change_payload
 }
 
@@ -6271,7 +4376,7 @@ type __premarshalTransactionsByIdsLookupsTransactionLookupResultMempoolTransacti
 
 	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
 
-	Post_conditions []MempoolTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
+	Post_conditions []PostConditionFields `json:"post_conditions"`
 
 	Anchor_mode AnchorMode `json:"anchor_mode"`
 
@@ -6285,17 +4390,17 @@ type __premarshalTransactionsByIdsLookupsTransactionLookupResultMempoolTransacti
 
 	Tx_type TxType `json:"tx_type"`
 
-	Token_transfer *MempoolTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
+	Token_transfer *TokenTransferFields `json:"token_transfer"`
 
-	Smart_contract *MempoolTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
+	Smart_contract *SmartContractFields `json:"smart_contract"`
 
-	Contract_call *MempoolTxFieldsContract_callContractCallPayload `json:"contract_call"`
+	Contract_call *ContractCallFields `json:"contract_call"`
 
-	Poison_microblock *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
+	Poison_microblock *PoisonMicroblockFields `json:"poison_microblock"`
 
-	Coinbase_payload *MempoolTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
+	Coinbase_payload *CoinbaseFields `json:"coinbase_payload"`
 
-	Tenure_change_payload *MempoolTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
+	Tenure_change_payload *TenureChangeFields `json:"tenure_change_payload"`
 }
 
 func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) MarshalJSON() ([]byte, error) {
@@ -6342,11 +4447,18 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction) __pr
 type TransactionsByIdsLookupsTransactionLookupResultTransaction struct {
 	Typename      *string `json:"__typename"`
 	MinedTxFields `json:"-"`
+	// Events of the transaction in event_index order, windowed per transaction: event_index in [offset, offset+limit).
+	Events []EventFields `json:"-"`
 }
 
 // GetTypename returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Typename, and is useful for accessing the field via an interface.
 func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetTypename() *string {
 	return v.Typename
+}
+
+// GetEvents returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Events, and is useful for accessing the field via an interface.
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetEvents() []EventFields {
+	return v.Events
 }
 
 // GetTx_id returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Tx_id, and is useful for accessing the field via an interface.
@@ -6390,7 +4502,7 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetPost_con
 }
 
 // GetPost_conditions returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetPost_conditions() []MinedTxFieldsPost_conditionsPostCondition {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetPost_conditions() []PostConditionFields {
 	return v.MinedTxFields.Post_conditions
 }
 
@@ -6524,43 +4636,38 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetVm_error
 	return v.MinedTxFields.Vm_error
 }
 
-// GetEvents returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Events, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetEvents() []MinedTxFieldsEventsEvent {
-	return v.MinedTxFields.Events
-}
-
 // GetTx_type returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Tx_type, and is useful for accessing the field via an interface.
 func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetTx_type() TxType {
 	return v.MinedTxFields.Tx_type
 }
 
 // GetToken_transfer returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetToken_transfer() *MinedTxFieldsToken_transferTokenTransferPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetToken_transfer() *TokenTransferFields {
 	return v.MinedTxFields.Token_transfer
 }
 
 // GetSmart_contract returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetSmart_contract() *MinedTxFieldsSmart_contractSmartContractPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetSmart_contract() *SmartContractFields {
 	return v.MinedTxFields.Smart_contract
 }
 
 // GetContract_call returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetContract_call() *MinedTxFieldsContract_callContractCallPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetContract_call() *ContractCallFields {
 	return v.MinedTxFields.Contract_call
 }
 
 // GetPoison_microblock returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetPoison_microblock() *MinedTxFieldsPoison_microblockPoisonMicroblockPayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetPoison_microblock() *PoisonMicroblockFields {
 	return v.MinedTxFields.Poison_microblock
 }
 
 // GetCoinbase_payload returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetCoinbase_payload() *MinedTxFieldsCoinbase_payloadCoinbasePayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetCoinbase_payload() *CoinbaseFields {
 	return v.MinedTxFields.Coinbase_payload
 }
 
 // GetTenure_change_payload returns TransactionsByIdsLookupsTransactionLookupResultTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetTenure_change_payload() *MinedTxFieldsTenure_change_payloadTenureChangePayload {
+func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) GetTenure_change_payload() *TenureChangeFields {
 	return v.MinedTxFields.Tenure_change_payload
 }
 
@@ -6572,6 +4679,7 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) UnmarshalJS
 
 	var firstPass struct {
 		*TransactionsByIdsLookupsTransactionLookupResultTransaction
+		Events []json.RawMessage `json:"events"`
 		graphql.NoUnmarshalJSON
 	}
 	firstPass.TransactionsByIdsLookupsTransactionLookupResultTransaction = v
@@ -6586,11 +4694,32 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) UnmarshalJS
 	if err != nil {
 		return err
 	}
+
+	{
+		dst := &v.Events
+		src := firstPass.Events
+		*dst = make(
+			[]EventFields,
+			len(src))
+		for i, src := range src {
+			dst := &(*dst)[i]
+			if len(src) != 0 && string(src) != "null" {
+				err = __unmarshalEventFields(
+					src, dst)
+				if err != nil {
+					return fmt.Errorf(
+						"unable to unmarshal TransactionsByIdsLookupsTransactionLookupResultTransaction.Events: %w", err)
+				}
+			}
+		}
+	}
 	return nil
 }
 
 type __premarshalTransactionsByIdsLookupsTransactionLookupResultTransaction struct {
 	Typename *string `json:"__typename"`
+
+	Events []json.RawMessage `json:"events"`
 
 	Tx_id string `json:"tx_id"`
 
@@ -6608,7 +4737,7 @@ type __premarshalTransactionsByIdsLookupsTransactionLookupResultTransaction stru
 
 	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
 
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
+	Post_conditions []PostConditionFields `json:"post_conditions"`
 
 	Anchor_mode AnchorMode `json:"anchor_mode"`
 
@@ -6662,21 +4791,19 @@ type __premarshalTransactionsByIdsLookupsTransactionLookupResultTransaction stru
 
 	Vm_error *string `json:"vm_error"`
 
-	Events []json.RawMessage `json:"events"`
-
 	Tx_type TxType `json:"tx_type"`
 
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
+	Token_transfer *TokenTransferFields `json:"token_transfer"`
 
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
+	Smart_contract *SmartContractFields `json:"smart_contract"`
 
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
+	Contract_call *ContractCallFields `json:"contract_call"`
 
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
+	Poison_microblock *PoisonMicroblockFields `json:"poison_microblock"`
 
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
+	Coinbase_payload *CoinbaseFields `json:"coinbase_payload"`
 
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
+	Tenure_change_payload *TenureChangeFields `json:"tenure_change_payload"`
 }
 
 func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) MarshalJSON() ([]byte, error) {
@@ -6691,6 +4818,24 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) __premarsha
 	var retval __premarshalTransactionsByIdsLookupsTransactionLookupResultTransaction
 
 	retval.Typename = v.Typename
+	{
+
+		dst := &retval.Events
+		src := v.Events
+		*dst = make(
+			[]json.RawMessage,
+			len(src))
+		for i, src := range src {
+			dst := &(*dst)[i]
+			var err error
+			*dst, err = __marshalEventFields(
+				&src)
+			if err != nil {
+				return nil, fmt.Errorf(
+					"unable to marshal TransactionsByIdsLookupsTransactionLookupResultTransaction.Events: %w", err)
+			}
+		}
+	}
 	retval.Tx_id = v.MinedTxFields.Tx_id
 	retval.Nonce = v.MinedTxFields.Nonce
 	retval.Fee_rate = v.MinedTxFields.Fee_rate
@@ -6726,24 +4871,6 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) __premarsha
 	retval.Execution_cost_write_count = v.MinedTxFields.Execution_cost_write_count
 	retval.Execution_cost_write_length = v.MinedTxFields.Execution_cost_write_length
 	retval.Vm_error = v.MinedTxFields.Vm_error
-	{
-
-		dst := &retval.Events
-		src := v.MinedTxFields.Events
-		*dst = make(
-			[]json.RawMessage,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			var err error
-			*dst, err = __marshalMinedTxFieldsEventsEvent(
-				&src)
-			if err != nil {
-				return nil, fmt.Errorf(
-					"unable to marshal TransactionsByIdsLookupsTransactionLookupResultTransaction.MinedTxFields.Events: %w", err)
-			}
-		}
-	}
 	retval.Tx_type = v.MinedTxFields.Tx_type
 	retval.Token_transfer = v.MinedTxFields.Token_transfer
 	retval.Smart_contract = v.MinedTxFields.Smart_contract
@@ -6754,223 +4881,6 @@ func (v *TransactionsByIdsLookupsTransactionLookupResultTransaction) __premarsha
 	return &retval, nil
 }
 
-// TransactionsByIdsRespelledMempoolTransaction includes the requested fields of the GraphQL type MempoolTransaction.
-// The GraphQL type's documentation follows.
-//
-// A transaction in the mempool: pending, or dropped (pruned) without being mined.
-type TransactionsByIdsRespelledMempoolTransaction struct {
-	MempoolTxFields `json:"-"`
-}
-
-// GetTx_id returns TransactionsByIdsRespelledMempoolTransaction.Tx_id, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetTx_id() string {
-	return v.MempoolTxFields.Tx_id
-}
-
-// GetNonce returns TransactionsByIdsRespelledMempoolTransaction.Nonce, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetNonce() string {
-	return v.MempoolTxFields.Nonce
-}
-
-// GetFee_rate returns TransactionsByIdsRespelledMempoolTransaction.Fee_rate, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetFee_rate() string {
-	return v.MempoolTxFields.Fee_rate
-}
-
-// GetSender_address returns TransactionsByIdsRespelledMempoolTransaction.Sender_address, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetSender_address() string {
-	return v.MempoolTxFields.Sender_address
-}
-
-// GetSponsor_nonce returns TransactionsByIdsRespelledMempoolTransaction.Sponsor_nonce, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetSponsor_nonce() *string {
-	return v.MempoolTxFields.Sponsor_nonce
-}
-
-// GetSponsored returns TransactionsByIdsRespelledMempoolTransaction.Sponsored, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetSponsored() bool {
-	return v.MempoolTxFields.Sponsored
-}
-
-// GetSponsor_address returns TransactionsByIdsRespelledMempoolTransaction.Sponsor_address, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetSponsor_address() *string {
-	return v.MempoolTxFields.Sponsor_address
-}
-
-// GetPost_condition_mode returns TransactionsByIdsRespelledMempoolTransaction.Post_condition_mode, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetPost_condition_mode() PostConditionMode {
-	return v.MempoolTxFields.Post_condition_mode
-}
-
-// GetPost_conditions returns TransactionsByIdsRespelledMempoolTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetPost_conditions() []MempoolTxFieldsPost_conditionsPostCondition {
-	return v.MempoolTxFields.Post_conditions
-}
-
-// GetAnchor_mode returns TransactionsByIdsRespelledMempoolTransaction.Anchor_mode, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetAnchor_mode() AnchorMode {
-	return v.MempoolTxFields.Anchor_mode
-}
-
-// GetTx_status returns TransactionsByIdsRespelledMempoolTransaction.Tx_status, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetTx_status() TxStatus {
-	return v.MempoolTxFields.Tx_status
-}
-
-// GetReplaced_by_tx_id returns TransactionsByIdsRespelledMempoolTransaction.Replaced_by_tx_id, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetReplaced_by_tx_id() *string {
-	return v.MempoolTxFields.Replaced_by_tx_id
-}
-
-// GetReceipt_time returns TransactionsByIdsRespelledMempoolTransaction.Receipt_time, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetReceipt_time() int {
-	return v.MempoolTxFields.Receipt_time
-}
-
-// GetReceipt_time_iso returns TransactionsByIdsRespelledMempoolTransaction.Receipt_time_iso, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetReceipt_time_iso() string {
-	return v.MempoolTxFields.Receipt_time_iso
-}
-
-// GetTx_type returns TransactionsByIdsRespelledMempoolTransaction.Tx_type, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetTx_type() TxType {
-	return v.MempoolTxFields.Tx_type
-}
-
-// GetToken_transfer returns TransactionsByIdsRespelledMempoolTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetToken_transfer() *MempoolTxFieldsToken_transferTokenTransferPayload {
-	return v.MempoolTxFields.Token_transfer
-}
-
-// GetSmart_contract returns TransactionsByIdsRespelledMempoolTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetSmart_contract() *MempoolTxFieldsSmart_contractSmartContractPayload {
-	return v.MempoolTxFields.Smart_contract
-}
-
-// GetContract_call returns TransactionsByIdsRespelledMempoolTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetContract_call() *MempoolTxFieldsContract_callContractCallPayload {
-	return v.MempoolTxFields.Contract_call
-}
-
-// GetPoison_microblock returns TransactionsByIdsRespelledMempoolTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetPoison_microblock() *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.MempoolTxFields.Poison_microblock
-}
-
-// GetCoinbase_payload returns TransactionsByIdsRespelledMempoolTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetCoinbase_payload() *MempoolTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.MempoolTxFields.Coinbase_payload
-}
-
-// GetTenure_change_payload returns TransactionsByIdsRespelledMempoolTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsRespelledMempoolTransaction) GetTenure_change_payload() *MempoolTxFieldsTenure_change_payloadTenureChangePayload {
-	return v.MempoolTxFields.Tenure_change_payload
-}
-
-func (v *TransactionsByIdsRespelledMempoolTransaction) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*TransactionsByIdsRespelledMempoolTransaction
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.TransactionsByIdsRespelledMempoolTransaction = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.MempoolTxFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalTransactionsByIdsRespelledMempoolTransaction struct {
-	Tx_id string `json:"tx_id"`
-
-	Nonce string `json:"nonce"`
-
-	Fee_rate string `json:"fee_rate"`
-
-	Sender_address string `json:"sender_address"`
-
-	Sponsor_nonce *string `json:"sponsor_nonce"`
-
-	Sponsored bool `json:"sponsored"`
-
-	Sponsor_address *string `json:"sponsor_address"`
-
-	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
-
-	Post_conditions []MempoolTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
-
-	Anchor_mode AnchorMode `json:"anchor_mode"`
-
-	Tx_status TxStatus `json:"tx_status"`
-
-	Replaced_by_tx_id *string `json:"replaced_by_tx_id"`
-
-	Receipt_time int `json:"receipt_time"`
-
-	Receipt_time_iso string `json:"receipt_time_iso"`
-
-	Tx_type TxType `json:"tx_type"`
-
-	Token_transfer *MempoolTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
-
-	Smart_contract *MempoolTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
-
-	Contract_call *MempoolTxFieldsContract_callContractCallPayload `json:"contract_call"`
-
-	Poison_microblock *MempoolTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
-
-	Coinbase_payload *MempoolTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
-
-	Tenure_change_payload *MempoolTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
-}
-
-func (v *TransactionsByIdsRespelledMempoolTransaction) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *TransactionsByIdsRespelledMempoolTransaction) __premarshalJSON() (*__premarshalTransactionsByIdsRespelledMempoolTransaction, error) {
-	var retval __premarshalTransactionsByIdsRespelledMempoolTransaction
-
-	retval.Tx_id = v.MempoolTxFields.Tx_id
-	retval.Nonce = v.MempoolTxFields.Nonce
-	retval.Fee_rate = v.MempoolTxFields.Fee_rate
-	retval.Sender_address = v.MempoolTxFields.Sender_address
-	retval.Sponsor_nonce = v.MempoolTxFields.Sponsor_nonce
-	retval.Sponsored = v.MempoolTxFields.Sponsored
-	retval.Sponsor_address = v.MempoolTxFields.Sponsor_address
-	retval.Post_condition_mode = v.MempoolTxFields.Post_condition_mode
-	retval.Post_conditions = v.MempoolTxFields.Post_conditions
-	retval.Anchor_mode = v.MempoolTxFields.Anchor_mode
-	retval.Tx_status = v.MempoolTxFields.Tx_status
-	retval.Replaced_by_tx_id = v.MempoolTxFields.Replaced_by_tx_id
-	retval.Receipt_time = v.MempoolTxFields.Receipt_time
-	retval.Receipt_time_iso = v.MempoolTxFields.Receipt_time_iso
-	retval.Tx_type = v.MempoolTxFields.Tx_type
-	retval.Token_transfer = v.MempoolTxFields.Token_transfer
-	retval.Smart_contract = v.MempoolTxFields.Smart_contract
-	retval.Contract_call = v.MempoolTxFields.Contract_call
-	retval.Poison_microblock = v.MempoolTxFields.Poison_microblock
-	retval.Coinbase_payload = v.MempoolTxFields.Coinbase_payload
-	retval.Tenure_change_payload = v.MempoolTxFields.Tenure_change_payload
-	return &retval, nil
-}
-
 // TransactionsByIdsResponse is returned by TransactionsByIds on success.
 type TransactionsByIdsResponse struct {
 	// The canonical chain tip: the highest canonical anchor block and burn block.
@@ -6978,7 +4888,7 @@ type TransactionsByIdsResponse struct {
 	// Transactions by id, each looked up among canonical mined transactions (up to the tip, or the unconfirmed microblocks too with unanchored) and then in the mempool; ids found nowhere are listed with found = false.
 	Lookups []TransactionsByIdsLookupsTransactionLookup `json:"lookups"`
 	// The mempool records of these transactions, pending or pruned (a mined transaction keeps the record of its time in the mempool), in the order asked; ids without a record are left out.
-	Respelled []TransactionsByIdsRespelledMempoolTransaction `json:"respelled"`
+	Respelled []MempoolTxFields `json:"respelled"`
 }
 
 // GetTip returns TransactionsByIdsResponse.Tip, and is useful for accessing the field via an interface.
@@ -6990,9 +4900,7 @@ func (v *TransactionsByIdsResponse) GetLookups() []TransactionsByIdsLookupsTrans
 }
 
 // GetRespelled returns TransactionsByIdsResponse.Respelled, and is useful for accessing the field via an interface.
-func (v *TransactionsByIdsResponse) GetRespelled() []TransactionsByIdsRespelledMempoolTransaction {
-	return v.Respelled
-}
+func (v *TransactionsByIdsResponse) GetRespelled() []MempoolTxFields { return v.Respelled }
 
 // TransactionsByIdsTipChainTip includes the requested fields of the GraphQL type ChainTip.
 // The GraphQL type's documentation follows.
@@ -7071,57 +4979,6 @@ var AllTxType = []TxType{
 	TxTypeCoinbase,
 	TxTypeTenureChange,
 }
-
-// V2AddressTagAccount includes the requested fields of the GraphQL type Account.
-// The GraphQL type's documentation follows.
-//
-// An account: a standard or contract principal, with its transactions, nonces, STX balance and
-// asset events.
-type V2AddressTagAccount struct {
-	// Id of the newest canonical transaction the account took part in (null when none).
-	LatestTxId *string `json:"latestTxId"`
-	// Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none).
-	LatestMempoolTxId *string `json:"latestMempoolTxId"`
-	// STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash.
-	Balance V2AddressTagAccountBalanceStxBalance `json:"balance"`
-}
-
-// GetLatestTxId returns V2AddressTagAccount.LatestTxId, and is useful for accessing the field via an interface.
-func (v *V2AddressTagAccount) GetLatestTxId() *string { return v.LatestTxId }
-
-// GetLatestMempoolTxId returns V2AddressTagAccount.LatestMempoolTxId, and is useful for accessing the field via an interface.
-func (v *V2AddressTagAccount) GetLatestMempoolTxId() *string { return v.LatestMempoolTxId }
-
-// GetBalance returns V2AddressTagAccount.Balance, and is useful for accessing the field via an interface.
-func (v *V2AddressTagAccount) GetBalance() V2AddressTagAccountBalanceStxBalance { return v.Balance }
-
-// V2AddressTagAccountBalanceStxBalance includes the requested fields of the GraphQL type StxBalance.
-// The GraphQL type's documentation follows.
-//
-// An STX balance in micro-STX, as the Stacks Blockchain API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance.
-type V2AddressTagAccountBalanceStxBalance struct {
-	// Amount locked by PoX.
-	Locked string `json:"locked"`
-	// Burn height at which the STX unlock (0 when none).
-	Burnchain_unlock_height int `json:"burnchain_unlock_height"`
-}
-
-// GetLocked returns V2AddressTagAccountBalanceStxBalance.Locked, and is useful for accessing the field via an interface.
-func (v *V2AddressTagAccountBalanceStxBalance) GetLocked() string { return v.Locked }
-
-// GetBurnchain_unlock_height returns V2AddressTagAccountBalanceStxBalance.Burnchain_unlock_height, and is useful for accessing the field via an interface.
-func (v *V2AddressTagAccountBalanceStxBalance) GetBurnchain_unlock_height() int {
-	return v.Burnchain_unlock_height
-}
-
-// V2AddressTagResponse is returned by V2AddressTag on success.
-type V2AddressTagResponse struct {
-	// An account by principal (address, or address.contract-name). Its fields are read on demand.
-	Account V2AddressTagAccount `json:"account"`
-}
-
-// GetAccount returns V2AddressTagResponse.Account, and is useful for accessing the field via an interface.
-func (v *V2AddressTagResponse) GetAccount() V2AddressTagAccount { return v.Account }
 
 // V2AddressTransactionEventsAccount includes the requested fields of the GraphQL type Account.
 // The GraphQL type's documentation follows.
@@ -7548,7 +5405,7 @@ func (v *V2AddressTransactionsAccountPageTransactionSummaryPage) GetResults() []
 // A transaction with what it moved for one account.
 type V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary struct {
 	// The transaction.
-	Tx V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction `json:"tx"`
+	Tx MinedTxFields `json:"tx"`
 	// STX the account sent: its STX transfers and burns in the transaction, plus the fee when it paid it (sender of an unsponsored transaction, or sponsor).
 	Stx_sent string `json:"stx_sent"`
 	// STX the account received: its STX transfers and mints in the transaction.
@@ -7558,7 +5415,7 @@ type V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSum
 }
 
 // GetTx returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary.Tx, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary) GetTx() V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction {
+func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary) GetTx() MinedTxFields {
 	return v.Tx
 }
 
@@ -7687,417 +5544,6 @@ func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactio
 // GetBurn returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryEventsAssetEventCountsStxAssetEventKindCounts.Burn, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryEventsAssetEventCountsStxAssetEventKindCounts) GetBurn() int {
 	return v.Burn
-}
-
-// V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction includes the requested fields of the GraphQL type Transaction.
-// The GraphQL type's documentation follows.
-//
-// A mined transaction (anchored, or confirmed in a microblock): where it sits in the chain, who
-// sent it, what it paid and carried, how it ran and the events it emitted.
-type V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction struct {
-	MinedTxFields `json:"-"`
-}
-
-// GetTx_id returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tx_id, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTx_id() string {
-	return v.MinedTxFields.Tx_id
-}
-
-// GetNonce returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Nonce, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetNonce() string {
-	return v.MinedTxFields.Nonce
-}
-
-// GetFee_rate returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Fee_rate, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetFee_rate() string {
-	return v.MinedTxFields.Fee_rate
-}
-
-// GetSender_address returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Sender_address, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetSender_address() string {
-	return v.MinedTxFields.Sender_address
-}
-
-// GetSponsor_nonce returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Sponsor_nonce, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetSponsor_nonce() *string {
-	return v.MinedTxFields.Sponsor_nonce
-}
-
-// GetSponsored returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Sponsored, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetSponsored() bool {
-	return v.MinedTxFields.Sponsored
-}
-
-// GetSponsor_address returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Sponsor_address, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetSponsor_address() *string {
-	return v.MinedTxFields.Sponsor_address
-}
-
-// GetPost_condition_mode returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Post_condition_mode, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetPost_condition_mode() PostConditionMode {
-	return v.MinedTxFields.Post_condition_mode
-}
-
-// GetPost_conditions returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetPost_conditions() []MinedTxFieldsPost_conditionsPostCondition {
-	return v.MinedTxFields.Post_conditions
-}
-
-// GetAnchor_mode returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Anchor_mode, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetAnchor_mode() AnchorMode {
-	return v.MinedTxFields.Anchor_mode
-}
-
-// GetBlock_hash returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Block_hash, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBlock_hash() string {
-	return v.MinedTxFields.Block_hash
-}
-
-// GetBlock_height returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Block_height, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBlock_height() int {
-	return v.MinedTxFields.Block_height
-}
-
-// GetBlock_time returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Block_time, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBlock_time() int {
-	return v.MinedTxFields.Block_time
-}
-
-// GetBlock_time_iso returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBlock_time_iso() string {
-	return v.MinedTxFields.Block_time_iso
-}
-
-// GetBurn_block_time returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBurn_block_time() int {
-	return v.MinedTxFields.Burn_block_time
-}
-
-// GetBurn_block_height returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBurn_block_height() int {
-	return v.MinedTxFields.Burn_block_height
-}
-
-// GetBurn_block_time_iso returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetBurn_block_time_iso() string {
-	return v.MinedTxFields.Burn_block_time_iso
-}
-
-// GetParent_burn_block_time returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Parent_burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetParent_burn_block_time() int {
-	return v.MinedTxFields.Parent_burn_block_time
-}
-
-// GetParent_burn_block_time_iso returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Parent_burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetParent_burn_block_time_iso() string {
-	return v.MinedTxFields.Parent_burn_block_time_iso
-}
-
-// GetCanonical returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Canonical, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetCanonical() bool {
-	return v.MinedTxFields.Canonical
-}
-
-// GetTx_index returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tx_index, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTx_index() int {
-	return v.MinedTxFields.Tx_index
-}
-
-// GetTx_status returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tx_status, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTx_status() TxStatus {
-	return v.MinedTxFields.Tx_status
-}
-
-// GetTx_result returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tx_result, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTx_result() MinedTxFieldsTx_resultClarityValue {
-	return v.MinedTxFields.Tx_result
-}
-
-// GetEvent_count returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Event_count, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetEvent_count() int {
-	return v.MinedTxFields.Event_count
-}
-
-// GetParent_block_hash returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetParent_block_hash() string {
-	return v.MinedTxFields.Parent_block_hash
-}
-
-// GetIs_unanchored returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Is_unanchored, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetIs_unanchored() bool {
-	return v.MinedTxFields.Is_unanchored
-}
-
-// GetMicroblock_hash returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Microblock_hash, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetMicroblock_hash() string {
-	return v.MinedTxFields.Microblock_hash
-}
-
-// GetMicroblock_sequence returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Microblock_sequence, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetMicroblock_sequence() int {
-	return v.MinedTxFields.Microblock_sequence
-}
-
-// GetMicroblock_canonical returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Microblock_canonical, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetMicroblock_canonical() bool {
-	return v.MinedTxFields.Microblock_canonical
-}
-
-// GetExecution_cost_read_count returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Execution_cost_read_count, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetExecution_cost_read_count() int {
-	return v.MinedTxFields.Execution_cost_read_count
-}
-
-// GetExecution_cost_read_length returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Execution_cost_read_length, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetExecution_cost_read_length() int {
-	return v.MinedTxFields.Execution_cost_read_length
-}
-
-// GetExecution_cost_runtime returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Execution_cost_runtime, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetExecution_cost_runtime() int {
-	return v.MinedTxFields.Execution_cost_runtime
-}
-
-// GetExecution_cost_write_count returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Execution_cost_write_count, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetExecution_cost_write_count() int {
-	return v.MinedTxFields.Execution_cost_write_count
-}
-
-// GetExecution_cost_write_length returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Execution_cost_write_length, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetExecution_cost_write_length() int {
-	return v.MinedTxFields.Execution_cost_write_length
-}
-
-// GetVm_error returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Vm_error, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetVm_error() *string {
-	return v.MinedTxFields.Vm_error
-}
-
-// GetEvents returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Events, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetEvents() []MinedTxFieldsEventsEvent {
-	return v.MinedTxFields.Events
-}
-
-// GetTx_type returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tx_type, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTx_type() TxType {
-	return v.MinedTxFields.Tx_type
-}
-
-// GetToken_transfer returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetToken_transfer() *MinedTxFieldsToken_transferTokenTransferPayload {
-	return v.MinedTxFields.Token_transfer
-}
-
-// GetSmart_contract returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetSmart_contract() *MinedTxFieldsSmart_contractSmartContractPayload {
-	return v.MinedTxFields.Smart_contract
-}
-
-// GetContract_call returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetContract_call() *MinedTxFieldsContract_callContractCallPayload {
-	return v.MinedTxFields.Contract_call
-}
-
-// GetPoison_microblock returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetPoison_microblock() *MinedTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.MinedTxFields.Poison_microblock
-}
-
-// GetCoinbase_payload returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetCoinbase_payload() *MinedTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.MinedTxFields.Coinbase_payload
-}
-
-// GetTenure_change_payload returns V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) GetTenure_change_payload() *MinedTxFieldsTenure_change_payloadTenureChangePayload {
-	return v.MinedTxFields.Tenure_change_payload
-}
-
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.MinedTxFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction struct {
-	Tx_id string `json:"tx_id"`
-
-	Nonce string `json:"nonce"`
-
-	Fee_rate string `json:"fee_rate"`
-
-	Sender_address string `json:"sender_address"`
-
-	Sponsor_nonce *string `json:"sponsor_nonce"`
-
-	Sponsored bool `json:"sponsored"`
-
-	Sponsor_address *string `json:"sponsor_address"`
-
-	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
-
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
-
-	Anchor_mode AnchorMode `json:"anchor_mode"`
-
-	Block_hash string `json:"block_hash"`
-
-	Block_height int `json:"block_height"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Parent_burn_block_time int `json:"parent_burn_block_time"`
-
-	Parent_burn_block_time_iso string `json:"parent_burn_block_time_iso"`
-
-	Canonical bool `json:"canonical"`
-
-	Tx_index int `json:"tx_index"`
-
-	Tx_status TxStatus `json:"tx_status"`
-
-	Tx_result MinedTxFieldsTx_resultClarityValue `json:"tx_result"`
-
-	Event_count int `json:"event_count"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Is_unanchored bool `json:"is_unanchored"`
-
-	Microblock_hash string `json:"microblock_hash"`
-
-	Microblock_sequence int `json:"microblock_sequence"`
-
-	Microblock_canonical bool `json:"microblock_canonical"`
-
-	Execution_cost_read_count int `json:"execution_cost_read_count"`
-
-	Execution_cost_read_length int `json:"execution_cost_read_length"`
-
-	Execution_cost_runtime int `json:"execution_cost_runtime"`
-
-	Execution_cost_write_count int `json:"execution_cost_write_count"`
-
-	Execution_cost_write_length int `json:"execution_cost_write_length"`
-
-	Vm_error *string `json:"vm_error"`
-
-	Events []json.RawMessage `json:"events"`
-
-	Tx_type TxType `json:"tx_type"`
-
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
-
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
-
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
-
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
-
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
-
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
-}
-
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction) __premarshalJSON() (*__premarshalV2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction, error) {
-	var retval __premarshalV2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction
-
-	retval.Tx_id = v.MinedTxFields.Tx_id
-	retval.Nonce = v.MinedTxFields.Nonce
-	retval.Fee_rate = v.MinedTxFields.Fee_rate
-	retval.Sender_address = v.MinedTxFields.Sender_address
-	retval.Sponsor_nonce = v.MinedTxFields.Sponsor_nonce
-	retval.Sponsored = v.MinedTxFields.Sponsored
-	retval.Sponsor_address = v.MinedTxFields.Sponsor_address
-	retval.Post_condition_mode = v.MinedTxFields.Post_condition_mode
-	retval.Post_conditions = v.MinedTxFields.Post_conditions
-	retval.Anchor_mode = v.MinedTxFields.Anchor_mode
-	retval.Block_hash = v.MinedTxFields.Block_hash
-	retval.Block_height = v.MinedTxFields.Block_height
-	retval.Block_time = v.MinedTxFields.Block_time
-	retval.Block_time_iso = v.MinedTxFields.Block_time_iso
-	retval.Burn_block_time = v.MinedTxFields.Burn_block_time
-	retval.Burn_block_height = v.MinedTxFields.Burn_block_height
-	retval.Burn_block_time_iso = v.MinedTxFields.Burn_block_time_iso
-	retval.Parent_burn_block_time = v.MinedTxFields.Parent_burn_block_time
-	retval.Parent_burn_block_time_iso = v.MinedTxFields.Parent_burn_block_time_iso
-	retval.Canonical = v.MinedTxFields.Canonical
-	retval.Tx_index = v.MinedTxFields.Tx_index
-	retval.Tx_status = v.MinedTxFields.Tx_status
-	retval.Tx_result = v.MinedTxFields.Tx_result
-	retval.Event_count = v.MinedTxFields.Event_count
-	retval.Parent_block_hash = v.MinedTxFields.Parent_block_hash
-	retval.Is_unanchored = v.MinedTxFields.Is_unanchored
-	retval.Microblock_hash = v.MinedTxFields.Microblock_hash
-	retval.Microblock_sequence = v.MinedTxFields.Microblock_sequence
-	retval.Microblock_canonical = v.MinedTxFields.Microblock_canonical
-	retval.Execution_cost_read_count = v.MinedTxFields.Execution_cost_read_count
-	retval.Execution_cost_read_length = v.MinedTxFields.Execution_cost_read_length
-	retval.Execution_cost_runtime = v.MinedTxFields.Execution_cost_runtime
-	retval.Execution_cost_write_count = v.MinedTxFields.Execution_cost_write_count
-	retval.Execution_cost_write_length = v.MinedTxFields.Execution_cost_write_length
-	retval.Vm_error = v.MinedTxFields.Vm_error
-	{
-
-		dst := &retval.Events
-		src := v.MinedTxFields.Events
-		*dst = make(
-			[]json.RawMessage,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			var err error
-			*dst, err = __marshalMinedTxFieldsEventsEvent(
-				&src)
-			if err != nil {
-				return nil, fmt.Errorf(
-					"unable to marshal V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummaryTxTransaction.MinedTxFields.Events: %w", err)
-			}
-		}
-	}
-	retval.Tx_type = v.MinedTxFields.Tx_type
-	retval.Token_transfer = v.MinedTxFields.Token_transfer
-	retval.Smart_contract = v.MinedTxFields.Smart_contract
-	retval.Contract_call = v.MinedTxFields.Contract_call
-	retval.Poison_microblock = v.MinedTxFields.Poison_microblock
-	retval.Coinbase_payload = v.MinedTxFields.Coinbase_payload
-	retval.Tenure_change_payload = v.MinedTxFields.Tenure_change_payload
-	return &retval, nil
 }
 
 // V2AddressTransactionsResponse is returned by V2AddressTransactions on success.
@@ -8589,494 +6035,46 @@ type V2BlockTransactionsBlock struct {
 	Total int `json:"total"`
 	// A page of the block's canonical transactions (anchored and from the microblocks it confirmed)
 	// in chain order, by offset.
-	Results []V2BlockTransactionsBlockResultsTransaction `json:"results"`
+	Results []MinedTxFields `json:"results"`
 }
 
 // GetTotal returns V2BlockTransactionsBlock.Total, and is useful for accessing the field via an interface.
 func (v *V2BlockTransactionsBlock) GetTotal() int { return v.Total }
 
 // GetResults returns V2BlockTransactionsBlock.Results, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlock) GetResults() []V2BlockTransactionsBlockResultsTransaction {
-	return v.Results
-}
-
-// V2BlockTransactionsBlockResultsTransaction includes the requested fields of the GraphQL type Transaction.
-// The GraphQL type's documentation follows.
-//
-// A mined transaction (anchored, or confirmed in a microblock): where it sits in the chain, who
-// sent it, what it paid and carried, how it ran and the events it emitted.
-type V2BlockTransactionsBlockResultsTransaction struct {
-	MinedTxFields `json:"-"`
-}
-
-// GetTx_id returns V2BlockTransactionsBlockResultsTransaction.Tx_id, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTx_id() string { return v.MinedTxFields.Tx_id }
-
-// GetNonce returns V2BlockTransactionsBlockResultsTransaction.Nonce, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetNonce() string { return v.MinedTxFields.Nonce }
-
-// GetFee_rate returns V2BlockTransactionsBlockResultsTransaction.Fee_rate, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetFee_rate() string {
-	return v.MinedTxFields.Fee_rate
-}
-
-// GetSender_address returns V2BlockTransactionsBlockResultsTransaction.Sender_address, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetSender_address() string {
-	return v.MinedTxFields.Sender_address
-}
-
-// GetSponsor_nonce returns V2BlockTransactionsBlockResultsTransaction.Sponsor_nonce, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetSponsor_nonce() *string {
-	return v.MinedTxFields.Sponsor_nonce
-}
-
-// GetSponsored returns V2BlockTransactionsBlockResultsTransaction.Sponsored, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetSponsored() bool {
-	return v.MinedTxFields.Sponsored
-}
-
-// GetSponsor_address returns V2BlockTransactionsBlockResultsTransaction.Sponsor_address, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetSponsor_address() *string {
-	return v.MinedTxFields.Sponsor_address
-}
-
-// GetPost_condition_mode returns V2BlockTransactionsBlockResultsTransaction.Post_condition_mode, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetPost_condition_mode() PostConditionMode {
-	return v.MinedTxFields.Post_condition_mode
-}
-
-// GetPost_conditions returns V2BlockTransactionsBlockResultsTransaction.Post_conditions, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetPost_conditions() []MinedTxFieldsPost_conditionsPostCondition {
-	return v.MinedTxFields.Post_conditions
-}
-
-// GetAnchor_mode returns V2BlockTransactionsBlockResultsTransaction.Anchor_mode, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetAnchor_mode() AnchorMode {
-	return v.MinedTxFields.Anchor_mode
-}
-
-// GetBlock_hash returns V2BlockTransactionsBlockResultsTransaction.Block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBlock_hash() string {
-	return v.MinedTxFields.Block_hash
-}
-
-// GetBlock_height returns V2BlockTransactionsBlockResultsTransaction.Block_height, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBlock_height() int {
-	return v.MinedTxFields.Block_height
-}
-
-// GetBlock_time returns V2BlockTransactionsBlockResultsTransaction.Block_time, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBlock_time() int {
-	return v.MinedTxFields.Block_time
-}
-
-// GetBlock_time_iso returns V2BlockTransactionsBlockResultsTransaction.Block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBlock_time_iso() string {
-	return v.MinedTxFields.Block_time_iso
-}
-
-// GetBurn_block_time returns V2BlockTransactionsBlockResultsTransaction.Burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBurn_block_time() int {
-	return v.MinedTxFields.Burn_block_time
-}
-
-// GetBurn_block_height returns V2BlockTransactionsBlockResultsTransaction.Burn_block_height, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBurn_block_height() int {
-	return v.MinedTxFields.Burn_block_height
-}
-
-// GetBurn_block_time_iso returns V2BlockTransactionsBlockResultsTransaction.Burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetBurn_block_time_iso() string {
-	return v.MinedTxFields.Burn_block_time_iso
-}
-
-// GetParent_burn_block_time returns V2BlockTransactionsBlockResultsTransaction.Parent_burn_block_time, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetParent_burn_block_time() int {
-	return v.MinedTxFields.Parent_burn_block_time
-}
-
-// GetParent_burn_block_time_iso returns V2BlockTransactionsBlockResultsTransaction.Parent_burn_block_time_iso, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetParent_burn_block_time_iso() string {
-	return v.MinedTxFields.Parent_burn_block_time_iso
-}
-
-// GetCanonical returns V2BlockTransactionsBlockResultsTransaction.Canonical, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetCanonical() bool {
-	return v.MinedTxFields.Canonical
-}
-
-// GetTx_index returns V2BlockTransactionsBlockResultsTransaction.Tx_index, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTx_index() int {
-	return v.MinedTxFields.Tx_index
-}
-
-// GetTx_status returns V2BlockTransactionsBlockResultsTransaction.Tx_status, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTx_status() TxStatus {
-	return v.MinedTxFields.Tx_status
-}
-
-// GetTx_result returns V2BlockTransactionsBlockResultsTransaction.Tx_result, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTx_result() MinedTxFieldsTx_resultClarityValue {
-	return v.MinedTxFields.Tx_result
-}
-
-// GetEvent_count returns V2BlockTransactionsBlockResultsTransaction.Event_count, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetEvent_count() int {
-	return v.MinedTxFields.Event_count
-}
-
-// GetParent_block_hash returns V2BlockTransactionsBlockResultsTransaction.Parent_block_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetParent_block_hash() string {
-	return v.MinedTxFields.Parent_block_hash
-}
-
-// GetIs_unanchored returns V2BlockTransactionsBlockResultsTransaction.Is_unanchored, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetIs_unanchored() bool {
-	return v.MinedTxFields.Is_unanchored
-}
-
-// GetMicroblock_hash returns V2BlockTransactionsBlockResultsTransaction.Microblock_hash, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetMicroblock_hash() string {
-	return v.MinedTxFields.Microblock_hash
-}
-
-// GetMicroblock_sequence returns V2BlockTransactionsBlockResultsTransaction.Microblock_sequence, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetMicroblock_sequence() int {
-	return v.MinedTxFields.Microblock_sequence
-}
-
-// GetMicroblock_canonical returns V2BlockTransactionsBlockResultsTransaction.Microblock_canonical, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetMicroblock_canonical() bool {
-	return v.MinedTxFields.Microblock_canonical
-}
-
-// GetExecution_cost_read_count returns V2BlockTransactionsBlockResultsTransaction.Execution_cost_read_count, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetExecution_cost_read_count() int {
-	return v.MinedTxFields.Execution_cost_read_count
-}
-
-// GetExecution_cost_read_length returns V2BlockTransactionsBlockResultsTransaction.Execution_cost_read_length, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetExecution_cost_read_length() int {
-	return v.MinedTxFields.Execution_cost_read_length
-}
-
-// GetExecution_cost_runtime returns V2BlockTransactionsBlockResultsTransaction.Execution_cost_runtime, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetExecution_cost_runtime() int {
-	return v.MinedTxFields.Execution_cost_runtime
-}
-
-// GetExecution_cost_write_count returns V2BlockTransactionsBlockResultsTransaction.Execution_cost_write_count, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetExecution_cost_write_count() int {
-	return v.MinedTxFields.Execution_cost_write_count
-}
-
-// GetExecution_cost_write_length returns V2BlockTransactionsBlockResultsTransaction.Execution_cost_write_length, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetExecution_cost_write_length() int {
-	return v.MinedTxFields.Execution_cost_write_length
-}
-
-// GetVm_error returns V2BlockTransactionsBlockResultsTransaction.Vm_error, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetVm_error() *string {
-	return v.MinedTxFields.Vm_error
-}
-
-// GetEvents returns V2BlockTransactionsBlockResultsTransaction.Events, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetEvents() []MinedTxFieldsEventsEvent {
-	return v.MinedTxFields.Events
-}
-
-// GetTx_type returns V2BlockTransactionsBlockResultsTransaction.Tx_type, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTx_type() TxType {
-	return v.MinedTxFields.Tx_type
-}
-
-// GetToken_transfer returns V2BlockTransactionsBlockResultsTransaction.Token_transfer, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetToken_transfer() *MinedTxFieldsToken_transferTokenTransferPayload {
-	return v.MinedTxFields.Token_transfer
-}
-
-// GetSmart_contract returns V2BlockTransactionsBlockResultsTransaction.Smart_contract, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetSmart_contract() *MinedTxFieldsSmart_contractSmartContractPayload {
-	return v.MinedTxFields.Smart_contract
-}
-
-// GetContract_call returns V2BlockTransactionsBlockResultsTransaction.Contract_call, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetContract_call() *MinedTxFieldsContract_callContractCallPayload {
-	return v.MinedTxFields.Contract_call
-}
-
-// GetPoison_microblock returns V2BlockTransactionsBlockResultsTransaction.Poison_microblock, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetPoison_microblock() *MinedTxFieldsPoison_microblockPoisonMicroblockPayload {
-	return v.MinedTxFields.Poison_microblock
-}
-
-// GetCoinbase_payload returns V2BlockTransactionsBlockResultsTransaction.Coinbase_payload, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetCoinbase_payload() *MinedTxFieldsCoinbase_payloadCoinbasePayload {
-	return v.MinedTxFields.Coinbase_payload
-}
-
-// GetTenure_change_payload returns V2BlockTransactionsBlockResultsTransaction.Tenure_change_payload, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsBlockResultsTransaction) GetTenure_change_payload() *MinedTxFieldsTenure_change_payloadTenureChangePayload {
-	return v.MinedTxFields.Tenure_change_payload
-}
-
-func (v *V2BlockTransactionsBlockResultsTransaction) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BlockTransactionsBlockResultsTransaction
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BlockTransactionsBlockResultsTransaction = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.MinedTxFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BlockTransactionsBlockResultsTransaction struct {
-	Tx_id string `json:"tx_id"`
-
-	Nonce string `json:"nonce"`
-
-	Fee_rate string `json:"fee_rate"`
-
-	Sender_address string `json:"sender_address"`
-
-	Sponsor_nonce *string `json:"sponsor_nonce"`
-
-	Sponsored bool `json:"sponsored"`
-
-	Sponsor_address *string `json:"sponsor_address"`
-
-	Post_condition_mode PostConditionMode `json:"post_condition_mode"`
-
-	Post_conditions []MinedTxFieldsPost_conditionsPostCondition `json:"post_conditions"`
-
-	Anchor_mode AnchorMode `json:"anchor_mode"`
-
-	Block_hash string `json:"block_hash"`
-
-	Block_height int `json:"block_height"`
-
-	Block_time int `json:"block_time"`
-
-	Block_time_iso string `json:"block_time_iso"`
-
-	Burn_block_time int `json:"burn_block_time"`
-
-	Burn_block_height int `json:"burn_block_height"`
-
-	Burn_block_time_iso string `json:"burn_block_time_iso"`
-
-	Parent_burn_block_time int `json:"parent_burn_block_time"`
-
-	Parent_burn_block_time_iso string `json:"parent_burn_block_time_iso"`
-
-	Canonical bool `json:"canonical"`
-
-	Tx_index int `json:"tx_index"`
-
-	Tx_status TxStatus `json:"tx_status"`
-
-	Tx_result MinedTxFieldsTx_resultClarityValue `json:"tx_result"`
-
-	Event_count int `json:"event_count"`
-
-	Parent_block_hash string `json:"parent_block_hash"`
-
-	Is_unanchored bool `json:"is_unanchored"`
-
-	Microblock_hash string `json:"microblock_hash"`
-
-	Microblock_sequence int `json:"microblock_sequence"`
-
-	Microblock_canonical bool `json:"microblock_canonical"`
-
-	Execution_cost_read_count int `json:"execution_cost_read_count"`
-
-	Execution_cost_read_length int `json:"execution_cost_read_length"`
-
-	Execution_cost_runtime int `json:"execution_cost_runtime"`
-
-	Execution_cost_write_count int `json:"execution_cost_write_count"`
-
-	Execution_cost_write_length int `json:"execution_cost_write_length"`
-
-	Vm_error *string `json:"vm_error"`
-
-	Events []json.RawMessage `json:"events"`
-
-	Tx_type TxType `json:"tx_type"`
-
-	Token_transfer *MinedTxFieldsToken_transferTokenTransferPayload `json:"token_transfer"`
-
-	Smart_contract *MinedTxFieldsSmart_contractSmartContractPayload `json:"smart_contract"`
-
-	Contract_call *MinedTxFieldsContract_callContractCallPayload `json:"contract_call"`
-
-	Poison_microblock *MinedTxFieldsPoison_microblockPoisonMicroblockPayload `json:"poison_microblock"`
-
-	Coinbase_payload *MinedTxFieldsCoinbase_payloadCoinbasePayload `json:"coinbase_payload"`
-
-	Tenure_change_payload *MinedTxFieldsTenure_change_payloadTenureChangePayload `json:"tenure_change_payload"`
-}
-
-func (v *V2BlockTransactionsBlockResultsTransaction) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BlockTransactionsBlockResultsTransaction) __premarshalJSON() (*__premarshalV2BlockTransactionsBlockResultsTransaction, error) {
-	var retval __premarshalV2BlockTransactionsBlockResultsTransaction
-
-	retval.Tx_id = v.MinedTxFields.Tx_id
-	retval.Nonce = v.MinedTxFields.Nonce
-	retval.Fee_rate = v.MinedTxFields.Fee_rate
-	retval.Sender_address = v.MinedTxFields.Sender_address
-	retval.Sponsor_nonce = v.MinedTxFields.Sponsor_nonce
-	retval.Sponsored = v.MinedTxFields.Sponsored
-	retval.Sponsor_address = v.MinedTxFields.Sponsor_address
-	retval.Post_condition_mode = v.MinedTxFields.Post_condition_mode
-	retval.Post_conditions = v.MinedTxFields.Post_conditions
-	retval.Anchor_mode = v.MinedTxFields.Anchor_mode
-	retval.Block_hash = v.MinedTxFields.Block_hash
-	retval.Block_height = v.MinedTxFields.Block_height
-	retval.Block_time = v.MinedTxFields.Block_time
-	retval.Block_time_iso = v.MinedTxFields.Block_time_iso
-	retval.Burn_block_time = v.MinedTxFields.Burn_block_time
-	retval.Burn_block_height = v.MinedTxFields.Burn_block_height
-	retval.Burn_block_time_iso = v.MinedTxFields.Burn_block_time_iso
-	retval.Parent_burn_block_time = v.MinedTxFields.Parent_burn_block_time
-	retval.Parent_burn_block_time_iso = v.MinedTxFields.Parent_burn_block_time_iso
-	retval.Canonical = v.MinedTxFields.Canonical
-	retval.Tx_index = v.MinedTxFields.Tx_index
-	retval.Tx_status = v.MinedTxFields.Tx_status
-	retval.Tx_result = v.MinedTxFields.Tx_result
-	retval.Event_count = v.MinedTxFields.Event_count
-	retval.Parent_block_hash = v.MinedTxFields.Parent_block_hash
-	retval.Is_unanchored = v.MinedTxFields.Is_unanchored
-	retval.Microblock_hash = v.MinedTxFields.Microblock_hash
-	retval.Microblock_sequence = v.MinedTxFields.Microblock_sequence
-	retval.Microblock_canonical = v.MinedTxFields.Microblock_canonical
-	retval.Execution_cost_read_count = v.MinedTxFields.Execution_cost_read_count
-	retval.Execution_cost_read_length = v.MinedTxFields.Execution_cost_read_length
-	retval.Execution_cost_runtime = v.MinedTxFields.Execution_cost_runtime
-	retval.Execution_cost_write_count = v.MinedTxFields.Execution_cost_write_count
-	retval.Execution_cost_write_length = v.MinedTxFields.Execution_cost_write_length
-	retval.Vm_error = v.MinedTxFields.Vm_error
-	{
-
-		dst := &retval.Events
-		src := v.MinedTxFields.Events
-		*dst = make(
-			[]json.RawMessage,
-			len(src))
-		for i, src := range src {
-			dst := &(*dst)[i]
-			var err error
-			*dst, err = __marshalMinedTxFieldsEventsEvent(
-				&src)
-			if err != nil {
-				return nil, fmt.Errorf(
-					"unable to marshal V2BlockTransactionsBlockResultsTransaction.MinedTxFields.Events: %w", err)
-			}
-		}
-	}
-	retval.Tx_type = v.MinedTxFields.Tx_type
-	retval.Token_transfer = v.MinedTxFields.Token_transfer
-	retval.Smart_contract = v.MinedTxFields.Smart_contract
-	retval.Contract_call = v.MinedTxFields.Contract_call
-	retval.Poison_microblock = v.MinedTxFields.Poison_microblock
-	retval.Coinbase_payload = v.MinedTxFields.Coinbase_payload
-	retval.Tenure_change_payload = v.MinedTxFields.Tenure_change_payload
-	return &retval, nil
-}
+func (v *V2BlockTransactionsBlock) GetResults() []MinedTxFields { return v.Results }
 
 // V2BlockTransactionsResponse is returned by V2BlockTransactions on success.
 type V2BlockTransactionsResponse struct {
-	V2BlockTagFields `json:"-"`
+	// The canonical chain tip: the highest canonical anchor block and burn block.
+	Tip V2BlockTransactionsTipChainTip `json:"tip"`
+	// An anchor block by height (canonical) or by block hash or index block hash.
+	Tag *V2BlockTagFieldsTagBlock `json:"tag"`
 	// A canonical anchor block: the chain tip with `latest`, else the block at `height`, else the block
 	// whose block hash or index block hash is `hash`. Give exactly one of them.
 	Block *V2BlockTransactionsBlock `json:"block"`
 }
 
+// GetTip returns V2BlockTransactionsResponse.Tip, and is useful for accessing the field via an interface.
+func (v *V2BlockTransactionsResponse) GetTip() V2BlockTransactionsTipChainTip { return v.Tip }
+
+// GetTag returns V2BlockTransactionsResponse.Tag, and is useful for accessing the field via an interface.
+func (v *V2BlockTransactionsResponse) GetTag() *V2BlockTagFieldsTagBlock { return v.Tag }
+
 // GetBlock returns V2BlockTransactionsResponse.Block, and is useful for accessing the field via an interface.
 func (v *V2BlockTransactionsResponse) GetBlock() *V2BlockTransactionsBlock { return v.Block }
 
-// GetTip returns V2BlockTransactionsResponse.Tip, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsResponse) GetTip() V2BlockTagFieldsTipChainTip {
-	return v.V2BlockTagFields.Tip
+// V2BlockTransactionsTipChainTip includes the requested fields of the GraphQL type ChainTip.
+// The GraphQL type's documentation follows.
+//
+// The canonical chain tip.
+type V2BlockTransactionsTipChainTip struct {
+	// Index block hash of that block.
+	IndexBlockHash string `json:"indexBlockHash"`
 }
 
-// GetTag returns V2BlockTransactionsResponse.Tag, and is useful for accessing the field via an interface.
-func (v *V2BlockTransactionsResponse) GetTag() *V2BlockTagFieldsTagBlock {
-	return v.V2BlockTagFields.Tag
-}
-
-func (v *V2BlockTransactionsResponse) UnmarshalJSON(b []byte) error {
-
-	if string(b) == "null" {
-		return nil
-	}
-
-	var firstPass struct {
-		*V2BlockTransactionsResponse
-		graphql.NoUnmarshalJSON
-	}
-	firstPass.V2BlockTransactionsResponse = v
-
-	err := json.Unmarshal(b, &firstPass)
-	if err != nil {
-		return err
-	}
-
-	err = json.Unmarshal(
-		b, &v.V2BlockTagFields)
-	if err != nil {
-		return err
-	}
-	return nil
-}
-
-type __premarshalV2BlockTransactionsResponse struct {
-	Block *V2BlockTransactionsBlock `json:"block"`
-
-	Tip V2BlockTagFieldsTipChainTip `json:"tip"`
-
-	Tag *V2BlockTagFieldsTagBlock `json:"tag"`
-}
-
-func (v *V2BlockTransactionsResponse) MarshalJSON() ([]byte, error) {
-	premarshaled, err := v.__premarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(premarshaled)
-}
-
-func (v *V2BlockTransactionsResponse) __premarshalJSON() (*__premarshalV2BlockTransactionsResponse, error) {
-	var retval __premarshalV2BlockTransactionsResponse
-
-	retval.Block = v.Block
-	retval.Tip = v.V2BlockTagFields.Tip
-	retval.Tag = v.V2BlockTagFields.Tag
-	return &retval, nil
-}
+// GetIndexBlockHash returns V2BlockTransactionsTipChainTip.IndexBlockHash, and is useful for accessing the field via an interface.
+func (v *V2BlockTransactionsTipChainTip) GetIndexBlockHash() string { return v.IndexBlockHash }
 
 // V2BlocksPageBlockCursorPage includes the requested fields of the GraphQL type BlockCursorPage.
 // The GraphQL type's documentation follows.
@@ -10723,10 +7721,8 @@ type __AccountTransactionsWithTransfersInput struct {
 	Unanchored          bool    `json:"unanchored"`
 	AtHeight            *int    `json:"atHeight"`
 	AtBlockHash         *string `json:"atBlockHash"`
-	EventLimit          *int    `json:"eventLimit"`
-	EventOffset         *int    `json:"eventOffset"`
-	ExcludeFunctionArgs *bool   `json:"excludeFunctionArgs"`
-	ContractAbi         *bool   `json:"contractAbi"`
+	ExcludeFunctionArgs bool    `json:"excludeFunctionArgs"`
+	ContractAbi         bool    `json:"contractAbi"`
 }
 
 // GetPrincipal returns __AccountTransactionsWithTransfersInput.Principal, and is useful for accessing the field via an interface.
@@ -10750,19 +7746,13 @@ func (v *__AccountTransactionsWithTransfersInput) GetAtHeight() *int { return v.
 // GetAtBlockHash returns __AccountTransactionsWithTransfersInput.AtBlockHash, and is useful for accessing the field via an interface.
 func (v *__AccountTransactionsWithTransfersInput) GetAtBlockHash() *string { return v.AtBlockHash }
 
-// GetEventLimit returns __AccountTransactionsWithTransfersInput.EventLimit, and is useful for accessing the field via an interface.
-func (v *__AccountTransactionsWithTransfersInput) GetEventLimit() *int { return v.EventLimit }
-
-// GetEventOffset returns __AccountTransactionsWithTransfersInput.EventOffset, and is useful for accessing the field via an interface.
-func (v *__AccountTransactionsWithTransfersInput) GetEventOffset() *int { return v.EventOffset }
-
 // GetExcludeFunctionArgs returns __AccountTransactionsWithTransfersInput.ExcludeFunctionArgs, and is useful for accessing the field via an interface.
-func (v *__AccountTransactionsWithTransfersInput) GetExcludeFunctionArgs() *bool {
+func (v *__AccountTransactionsWithTransfersInput) GetExcludeFunctionArgs() bool {
 	return v.ExcludeFunctionArgs
 }
 
 // GetContractAbi returns __AccountTransactionsWithTransfersInput.ContractAbi, and is useful for accessing the field via an interface.
-func (v *__AccountTransactionsWithTransfersInput) GetContractAbi() *bool { return v.ContractAbi }
+func (v *__AccountTransactionsWithTransfersInput) GetContractAbi() bool { return v.ContractAbi }
 
 // __BlockByBurnBlockHashInput is used internally by genqlient
 type __BlockByBurnBlockHashInput struct {
@@ -11056,7 +8046,7 @@ type __TransactionsByIdsInput struct {
 	EventLimit          int      `json:"eventLimit"`
 	EventOffset         int      `json:"eventOffset"`
 	ExcludeFunctionArgs bool     `json:"excludeFunctionArgs"`
-	ContractAbi         *bool    `json:"contractAbi"`
+	ContractAbi         bool     `json:"contractAbi"`
 }
 
 // GetIds returns __TransactionsByIdsInput.Ids, and is useful for accessing the field via an interface.
@@ -11078,19 +8068,7 @@ func (v *__TransactionsByIdsInput) GetEventOffset() int { return v.EventOffset }
 func (v *__TransactionsByIdsInput) GetExcludeFunctionArgs() bool { return v.ExcludeFunctionArgs }
 
 // GetContractAbi returns __TransactionsByIdsInput.ContractAbi, and is useful for accessing the field via an interface.
-func (v *__TransactionsByIdsInput) GetContractAbi() *bool { return v.ContractAbi }
-
-// __V2AddressTagInput is used internally by genqlient
-type __V2AddressTagInput struct {
-	Principal string `json:"principal"`
-	Valid     bool   `json:"valid"`
-}
-
-// GetPrincipal returns __V2AddressTagInput.Principal, and is useful for accessing the field via an interface.
-func (v *__V2AddressTagInput) GetPrincipal() string { return v.Principal }
-
-// GetValid returns __V2AddressTagInput.Valid, and is useful for accessing the field via an interface.
-func (v *__V2AddressTagInput) GetValid() bool { return v.Valid }
+func (v *__TransactionsByIdsInput) GetContractAbi() bool { return v.ContractAbi }
 
 // __V2AddressTransactionEventsInput is used internally by genqlient
 type __V2AddressTransactionEventsInput struct {
@@ -11119,20 +8097,14 @@ func (v *__V2AddressTransactionEventsInput) GetOffset() int { return v.Offset }
 // __V2AddressTransactionsInput is used internally by genqlient
 type __V2AddressTransactionsInput struct {
 	Principal           string `json:"principal"`
-	Valid               bool   `json:"valid"`
 	Limit               int    `json:"limit"`
 	Offset              int    `json:"offset"`
 	ExcludeFunctionArgs bool   `json:"excludeFunctionArgs"`
-	EventLimit          *int   `json:"eventLimit"`
-	EventOffset         *int   `json:"eventOffset"`
-	ContractAbi         *bool  `json:"contractAbi"`
+	ContractAbi         bool   `json:"contractAbi"`
 }
 
 // GetPrincipal returns __V2AddressTransactionsInput.Principal, and is useful for accessing the field via an interface.
 func (v *__V2AddressTransactionsInput) GetPrincipal() string { return v.Principal }
-
-// GetValid returns __V2AddressTransactionsInput.Valid, and is useful for accessing the field via an interface.
-func (v *__V2AddressTransactionsInput) GetValid() bool { return v.Valid }
 
 // GetLimit returns __V2AddressTransactionsInput.Limit, and is useful for accessing the field via an interface.
 func (v *__V2AddressTransactionsInput) GetLimit() int { return v.Limit }
@@ -11143,14 +8115,8 @@ func (v *__V2AddressTransactionsInput) GetOffset() int { return v.Offset }
 // GetExcludeFunctionArgs returns __V2AddressTransactionsInput.ExcludeFunctionArgs, and is useful for accessing the field via an interface.
 func (v *__V2AddressTransactionsInput) GetExcludeFunctionArgs() bool { return v.ExcludeFunctionArgs }
 
-// GetEventLimit returns __V2AddressTransactionsInput.EventLimit, and is useful for accessing the field via an interface.
-func (v *__V2AddressTransactionsInput) GetEventLimit() *int { return v.EventLimit }
-
-// GetEventOffset returns __V2AddressTransactionsInput.EventOffset, and is useful for accessing the field via an interface.
-func (v *__V2AddressTransactionsInput) GetEventOffset() *int { return v.EventOffset }
-
 // GetContractAbi returns __V2AddressTransactionsInput.ContractAbi, and is useful for accessing the field via an interface.
-func (v *__V2AddressTransactionsInput) GetContractAbi() *bool { return v.ContractAbi }
+func (v *__V2AddressTransactionsInput) GetContractAbi() bool { return v.ContractAbi }
 
 // __V2BlockInput is used internally by genqlient
 type __V2BlockInput struct {
@@ -11215,10 +8181,8 @@ type __V2BlockTransactionsInput struct {
 	Hash                *string `json:"hash"`
 	Limit               int     `json:"limit"`
 	Offset              int     `json:"offset"`
-	EventLimit          *int    `json:"eventLimit"`
-	EventOffset         *int    `json:"eventOffset"`
-	ExcludeFunctionArgs *bool   `json:"excludeFunctionArgs"`
-	ContractAbi         *bool   `json:"contractAbi"`
+	ExcludeFunctionArgs bool    `json:"excludeFunctionArgs"`
+	ContractAbi         bool    `json:"contractAbi"`
 }
 
 // GetLatest returns __V2BlockTransactionsInput.Latest, and is useful for accessing the field via an interface.
@@ -11236,17 +8200,11 @@ func (v *__V2BlockTransactionsInput) GetLimit() int { return v.Limit }
 // GetOffset returns __V2BlockTransactionsInput.Offset, and is useful for accessing the field via an interface.
 func (v *__V2BlockTransactionsInput) GetOffset() int { return v.Offset }
 
-// GetEventLimit returns __V2BlockTransactionsInput.EventLimit, and is useful for accessing the field via an interface.
-func (v *__V2BlockTransactionsInput) GetEventLimit() *int { return v.EventLimit }
-
-// GetEventOffset returns __V2BlockTransactionsInput.EventOffset, and is useful for accessing the field via an interface.
-func (v *__V2BlockTransactionsInput) GetEventOffset() *int { return v.EventOffset }
-
 // GetExcludeFunctionArgs returns __V2BlockTransactionsInput.ExcludeFunctionArgs, and is useful for accessing the field via an interface.
-func (v *__V2BlockTransactionsInput) GetExcludeFunctionArgs() *bool { return v.ExcludeFunctionArgs }
+func (v *__V2BlockTransactionsInput) GetExcludeFunctionArgs() bool { return v.ExcludeFunctionArgs }
 
 // GetContractAbi returns __V2BlockTransactionsInput.ContractAbi, and is useful for accessing the field via an interface.
-func (v *__V2BlockTransactionsInput) GetContractAbi() *bool { return v.ContractAbi }
+func (v *__V2BlockTransactionsInput) GetContractAbi() bool { return v.ContractAbi }
 
 // __V2BlocksInput is used internally by genqlient
 type __V2BlocksInput struct {
@@ -11484,7 +8442,7 @@ func AccountTag(
 
 // The query executed by AccountTransactionsWithTransfers.
 const AccountTransactionsWithTransfers_Operation = `
-query AccountTransactionsWithTransfers ($principal: String!, $limit: Int!, $offset: Int!, $height: Int, $unanchored: Boolean!, $atHeight: Int, $atBlockHash: Hex, $eventLimit: Int = 0, $eventOffset: Int = 0, $excludeFunctionArgs: Boolean = false, $contractAbi: Boolean = true) {
+query AccountTransactionsWithTransfers ($principal: String!, $limit: Int!, $offset: Int!, $height: Int, $unanchored: Boolean!, $atHeight: Int, $atBlockHash: Hex, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
 		latestTxId
 		latestMempoolTxId
@@ -11565,32 +8523,21 @@ fragment MinedTxFields on Transaction {
 	execution_cost_write_count: executionCostWriteCount
 	execution_cost_write_length: executionCostWriteLength
 	vm_error: vmError
-	events(limit: $eventLimit, offset: $eventOffset) {
-		__typename
-		... EventFields
-	}
 	tx_type: txType
 	token_transfer: tokenTransfer {
-		recipient_address: recipientAddress
-		amount
-		memo
+		... TokenTransferFields
 	}
 	smart_contract: smartContract {
-		clarity_version: clarityVersion
-		contract_id: contractId
-		source_code: sourceCode
+		... SmartContractFields
 	}
 	contract_call: contractCall(abi: $contractAbi) {
 		... ContractCallFields
 	}
 	poison_microblock: poisonMicroblock {
-		microblock_header_1: microblockHeader1
-		microblock_header_2: microblockHeader2
+		... PoisonMicroblockFields
 	}
 	coinbase_payload: coinbasePayload {
-		data
-		alt_recipient: altRecipient
-		vrf_proof: vrfProof
+		... CoinbaseFields
 	}
 	tenure_change_payload: tenureChangePayload {
 		... TenureChangeFields
@@ -11615,57 +8562,15 @@ fragment PostConditionFields on PostCondition {
 		contract_name: contractName
 	}
 }
-fragment EventFields on Event {
-	event_index: eventIndex
-	event_type: eventType
-	tx_id: txId
-	... on SmartContractLogEvent {
-		contract_log: contractLog {
-			contract_id: contractId
-			topic
-			value {
-				hex
-				repr
-			}
-		}
-	}
-	... on StxLockEvent {
-		stx_lock_event: stxLockEvent {
-			locked_amount: lockedAmount
-			unlock_height: unlockHeight
-			locked_address: lockedAddress
-		}
-	}
-	... on StxAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			sender
-			recipient
-			amount
-			memo
-		}
-	}
-	... on FungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			amount
-		}
-	}
-	... on NonFungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			value {
-				hex
-				repr
-			}
-		}
-	}
+fragment TokenTransferFields on TokenTransferPayload {
+	recipient_address: recipientAddress
+	amount
+	memo
+}
+fragment SmartContractFields on SmartContractPayload {
+	clarity_version: clarityVersion
+	contract_id: contractId
+	source_code: sourceCode
 }
 fragment ContractCallFields on ContractCallPayload {
 	contract_id: contractId
@@ -11677,6 +8582,15 @@ fragment ContractCallFields on ContractCallPayload {
 		name
 		type
 	}
+}
+fragment PoisonMicroblockFields on PoisonMicroblockPayload {
+	microblock_header_1: microblockHeader1
+	microblock_header_2: microblockHeader2
+}
+fragment CoinbaseFields on CoinbasePayload {
+	data
+	alt_recipient: altRecipient
+	vrf_proof: vrfProof
 }
 fragment TenureChangeFields on TenureChangePayload {
 	tenure_consensus_hash: tenureConsensusHash
@@ -11700,10 +8614,8 @@ func AccountTransactionsWithTransfers(
 	unanchored bool,
 	atHeight *int,
 	atBlockHash *string,
-	eventLimit *int,
-	eventOffset *int,
-	excludeFunctionArgs *bool,
-	contractAbi *bool,
+	excludeFunctionArgs bool,
+	contractAbi bool,
 ) (data_ *AccountTransactionsWithTransfersResponse, err_ error) {
 	req_ := &graphql.Request{
 		OpName: "AccountTransactionsWithTransfers",
@@ -11716,8 +8628,6 @@ func AccountTransactionsWithTransfers(
 			Unanchored:          unanchored,
 			AtHeight:            atHeight,
 			AtBlockHash:         atBlockHash,
-			EventLimit:          eventLimit,
-			EventOffset:         eventOffset,
 			ExcludeFunctionArgs: excludeFunctionArgs,
 			ContractAbi:         contractAbi,
 		},
@@ -12863,7 +9773,7 @@ func Status(
 
 // The query executed by TransactionsByIds.
 const TransactionsByIds_Operation = `
-query TransactionsByIds ($ids: [Hex!]!, $respelled: [Hex!]!, $unanchored: Boolean!, $eventLimit: Int!, $eventOffset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean = true) {
+query TransactionsByIds ($ids: [Hex!]!, $respelled: [Hex!]!, $unanchored: Boolean!, $eventLimit: Int!, $eventOffset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	tip: chainTip {
 		mempoolUpdatedAt
 	}
@@ -12873,6 +9783,10 @@ query TransactionsByIds ($ids: [Hex!]!, $respelled: [Hex!]!, $unanchored: Boolea
 			__typename
 			... on Transaction {
 				... MinedTxFields
+				events(limit: $eventLimit, offset: $eventOffset) {
+					__typename
+					... EventFields
+				}
 			}
 			... on MempoolTransaction {
 				... MempoolTxFields
@@ -12924,98 +9838,24 @@ fragment MinedTxFields on Transaction {
 	execution_cost_write_count: executionCostWriteCount
 	execution_cost_write_length: executionCostWriteLength
 	vm_error: vmError
-	events(limit: $eventLimit, offset: $eventOffset) {
-		__typename
-		... EventFields
-	}
 	tx_type: txType
 	token_transfer: tokenTransfer {
-		recipient_address: recipientAddress
-		amount
-		memo
+		... TokenTransferFields
 	}
 	smart_contract: smartContract {
-		clarity_version: clarityVersion
-		contract_id: contractId
-		source_code: sourceCode
+		... SmartContractFields
 	}
 	contract_call: contractCall(abi: $contractAbi) {
 		... ContractCallFields
 	}
 	poison_microblock: poisonMicroblock {
-		microblock_header_1: microblockHeader1
-		microblock_header_2: microblockHeader2
+		... PoisonMicroblockFields
 	}
 	coinbase_payload: coinbasePayload {
-		data
-		alt_recipient: altRecipient
-		vrf_proof: vrfProof
+		... CoinbaseFields
 	}
 	tenure_change_payload: tenureChangePayload {
 		... TenureChangeFields
-	}
-}
-fragment MempoolTxFields on MempoolTransaction {
-	tx_id: txId
-	nonce
-	fee_rate: feeRate
-	sender_address: senderAddress
-	sponsor_nonce: sponsorNonce
-	sponsored
-	sponsor_address: sponsorAddress
-	post_condition_mode: postConditionMode
-	post_conditions: postConditions {
-		... PostConditionFields
-	}
-	anchor_mode: anchorMode
-	tx_status: txStatus
-	replaced_by_tx_id: replacedByTxId
-	receipt_time: receiptTime
-	receipt_time_iso: receiptTimeIso
-	tx_type: txType
-	token_transfer: tokenTransfer {
-		recipient_address: recipientAddress
-		amount
-		memo
-	}
-	smart_contract: smartContract {
-		clarity_version: clarityVersion
-		contract_id: contractId
-		source_code: sourceCode
-	}
-	contract_call: contractCall(abi: $contractAbi) {
-		... ContractCallFields
-	}
-	poison_microblock: poisonMicroblock {
-		microblock_header_1: microblockHeader1
-		microblock_header_2: microblockHeader2
-	}
-	coinbase_payload: coinbasePayload {
-		data
-		alt_recipient: altRecipient
-		vrf_proof: vrfProof
-	}
-	tenure_change_payload: tenureChangePayload {
-		... TenureChangeFields
-	}
-}
-fragment PostConditionFields on PostCondition {
-	principal {
-		type_id: typeId
-		address
-		contract_name: contractName
-	}
-	condition_code: conditionCode
-	amount
-	type
-	asset_value: assetValue {
-		hex
-		repr
-	}
-	asset {
-		asset_name: assetName
-		contract_address: contractAddress
-		contract_name: contractName
 	}
 }
 fragment EventFields on Event {
@@ -13070,6 +9910,72 @@ fragment EventFields on Event {
 		}
 	}
 }
+fragment MempoolTxFields on MempoolTransaction {
+	tx_id: txId
+	nonce
+	fee_rate: feeRate
+	sender_address: senderAddress
+	sponsor_nonce: sponsorNonce
+	sponsored
+	sponsor_address: sponsorAddress
+	post_condition_mode: postConditionMode
+	post_conditions: postConditions {
+		... PostConditionFields
+	}
+	anchor_mode: anchorMode
+	tx_status: txStatus
+	replaced_by_tx_id: replacedByTxId
+	receipt_time: receiptTime
+	receipt_time_iso: receiptTimeIso
+	tx_type: txType
+	token_transfer: tokenTransfer {
+		... TokenTransferFields
+	}
+	smart_contract: smartContract {
+		... SmartContractFields
+	}
+	contract_call: contractCall(abi: $contractAbi) {
+		... ContractCallFields
+	}
+	poison_microblock: poisonMicroblock {
+		... PoisonMicroblockFields
+	}
+	coinbase_payload: coinbasePayload {
+		... CoinbaseFields
+	}
+	tenure_change_payload: tenureChangePayload {
+		... TenureChangeFields
+	}
+}
+fragment PostConditionFields on PostCondition {
+	principal {
+		type_id: typeId
+		address
+		contract_name: contractName
+	}
+	condition_code: conditionCode
+	amount
+	type
+	asset_value: assetValue {
+		hex
+		repr
+	}
+	asset {
+		asset_name: assetName
+		contract_address: contractAddress
+		contract_name: contractName
+	}
+}
+fragment TokenTransferFields on TokenTransferPayload {
+	recipient_address: recipientAddress
+	amount
+	memo
+}
+fragment SmartContractFields on SmartContractPayload {
+	clarity_version: clarityVersion
+	contract_id: contractId
+	source_code: sourceCode
+}
 fragment ContractCallFields on ContractCallPayload {
 	contract_id: contractId
 	function_name: functionName
@@ -13080,6 +9986,15 @@ fragment ContractCallFields on ContractCallPayload {
 		name
 		type
 	}
+}
+fragment PoisonMicroblockFields on PoisonMicroblockPayload {
+	microblock_header_1: microblockHeader1
+	microblock_header_2: microblockHeader2
+}
+fragment CoinbaseFields on CoinbasePayload {
+	data
+	alt_recipient: altRecipient
+	vrf_proof: vrfProof
 }
 fragment TenureChangeFields on TenureChangePayload {
 	tenure_consensus_hash: tenureConsensusHash
@@ -13103,7 +10018,7 @@ func TransactionsByIds(
 	eventLimit int,
 	eventOffset int,
 	excludeFunctionArgs bool,
-	contractAbi *bool,
+	contractAbi bool,
 ) (data_ *TransactionsByIdsResponse, err_ error) {
 	req_ := &graphql.Request{
 		OpName: "TransactionsByIds",
@@ -13120,48 +10035,6 @@ func TransactionsByIds(
 	}
 
 	data_ = &TransactionsByIdsResponse{}
-	resp_ := &graphql.Response{Data: data_}
-
-	err_ = client_.MakeRequest(
-		ctx_,
-		req_,
-		resp_,
-	)
-
-	return data_, err_
-}
-
-// The query executed by V2AddressTag.
-const V2AddressTag_Operation = `
-query V2AddressTag ($principal: String!, $valid: Boolean!) {
-	account(principal: $principal) @include(if: $valid) {
-		latestTxId
-		latestMempoolTxId
-		balance: stxBalance {
-			locked
-			burnchain_unlock_height: burnchainUnlockHeight
-		}
-	}
-}
-`
-
-// The ETag inputs of the address transactions route.
-func V2AddressTag(
-	ctx_ context.Context,
-	client_ graphql.Client,
-	principal string,
-	valid bool,
-) (data_ *V2AddressTagResponse, err_ error) {
-	req_ := &graphql.Request{
-		OpName: "V2AddressTag",
-		Query:  V2AddressTag_Operation,
-		Variables: &__V2AddressTagInput{
-			Principal: principal,
-			Valid:     valid,
-		},
-	}
-
-	data_ = &V2AddressTagResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -13243,8 +10116,8 @@ func V2AddressTransactionEvents(
 
 // The query executed by V2AddressTransactions.
 const V2AddressTransactions_Operation = `
-query V2AddressTransactions ($principal: String!, $valid: Boolean!, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $eventLimit: Int = 0, $eventOffset: Int = 0, $contractAbi: Boolean = false) {
-	account(principal: $principal) @include(if: $valid) {
+query V2AddressTransactions ($principal: String!, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
+	account(principal: $principal) {
 		latestTxId
 		latestMempoolTxId
 		balance: stxBalance {
@@ -13321,32 +10194,21 @@ fragment MinedTxFields on Transaction {
 	execution_cost_write_count: executionCostWriteCount
 	execution_cost_write_length: executionCostWriteLength
 	vm_error: vmError
-	events(limit: $eventLimit, offset: $eventOffset) {
-		__typename
-		... EventFields
-	}
 	tx_type: txType
 	token_transfer: tokenTransfer {
-		recipient_address: recipientAddress
-		amount
-		memo
+		... TokenTransferFields
 	}
 	smart_contract: smartContract {
-		clarity_version: clarityVersion
-		contract_id: contractId
-		source_code: sourceCode
+		... SmartContractFields
 	}
 	contract_call: contractCall(abi: $contractAbi) {
 		... ContractCallFields
 	}
 	poison_microblock: poisonMicroblock {
-		microblock_header_1: microblockHeader1
-		microblock_header_2: microblockHeader2
+		... PoisonMicroblockFields
 	}
 	coinbase_payload: coinbasePayload {
-		data
-		alt_recipient: altRecipient
-		vrf_proof: vrfProof
+		... CoinbaseFields
 	}
 	tenure_change_payload: tenureChangePayload {
 		... TenureChangeFields
@@ -13371,57 +10233,15 @@ fragment PostConditionFields on PostCondition {
 		contract_name: contractName
 	}
 }
-fragment EventFields on Event {
-	event_index: eventIndex
-	event_type: eventType
-	tx_id: txId
-	... on SmartContractLogEvent {
-		contract_log: contractLog {
-			contract_id: contractId
-			topic
-			value {
-				hex
-				repr
-			}
-		}
-	}
-	... on StxLockEvent {
-		stx_lock_event: stxLockEvent {
-			locked_amount: lockedAmount
-			unlock_height: unlockHeight
-			locked_address: lockedAddress
-		}
-	}
-	... on StxAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			sender
-			recipient
-			amount
-			memo
-		}
-	}
-	... on FungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			amount
-		}
-	}
-	... on NonFungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			value {
-				hex
-				repr
-			}
-		}
-	}
+fragment TokenTransferFields on TokenTransferPayload {
+	recipient_address: recipientAddress
+	amount
+	memo
+}
+fragment SmartContractFields on SmartContractPayload {
+	clarity_version: clarityVersion
+	contract_id: contractId
+	source_code: sourceCode
 }
 fragment ContractCallFields on ContractCallPayload {
 	contract_id: contractId
@@ -13434,6 +10254,15 @@ fragment ContractCallFields on ContractCallPayload {
 		type
 	}
 }
+fragment PoisonMicroblockFields on PoisonMicroblockPayload {
+	microblock_header_1: microblockHeader1
+	microblock_header_2: microblockHeader2
+}
+fragment CoinbaseFields on CoinbasePayload {
+	data
+	alt_recipient: altRecipient
+	vrf_proof: vrfProof
+}
 fragment TenureChangeFields on TenureChangePayload {
 	tenure_consensus_hash: tenureConsensusHash
 	prev_tenure_consensus_hash: prevTenureConsensusHash
@@ -13445,32 +10274,24 @@ fragment TenureChangeFields on TenureChangePayload {
 }
 `
 
-// GET /extended/v2/addresses/{address}/transactions ($valid: the address can occur; the
-// reference lists nothing, without an error, for one that cannot). Like every v2 transaction list
-// of the reference, contract calls are described without the called contract's ABI.
+// GET /extended/v2/addresses/{address}/transactions (the ETag alone: AccountTag)
 func V2AddressTransactions(
 	ctx_ context.Context,
 	client_ graphql.Client,
 	principal string,
-	valid bool,
 	limit int,
 	offset int,
 	excludeFunctionArgs bool,
-	eventLimit *int,
-	eventOffset *int,
-	contractAbi *bool,
+	contractAbi bool,
 ) (data_ *V2AddressTransactionsResponse, err_ error) {
 	req_ := &graphql.Request{
 		OpName: "V2AddressTransactions",
 		Query:  V2AddressTransactions_Operation,
 		Variables: &__V2AddressTransactionsInput{
 			Principal:           principal,
-			Valid:               valid,
 			Limit:               limit,
 			Offset:              offset,
 			ExcludeFunctionArgs: excludeFunctionArgs,
-			EventLimit:          eventLimit,
-			EventOffset:         eventOffset,
 			ContractAbi:         contractAbi,
 		},
 	}
@@ -13701,22 +10522,19 @@ func V2BlockTag(
 
 // The query executed by V2BlockTransactions.
 const V2BlockTransactions_Operation = `
-query V2BlockTransactions ($latest: Boolean!, $height: Int, $hash: Hex, $limit: Int!, $offset: Int!, $eventLimit: Int = 0, $eventOffset: Int = 0, $excludeFunctionArgs: Boolean = false, $contractAbi: Boolean = false) {
-	... V2BlockTagFields
-	block: canonicalBlock(latest: $latest, height: $height, hash: $hash) {
-		total: txCount
-		results: transactionPage(limit: $limit, offset: $offset) {
-			... MinedTxFields
-		}
-	}
-}
-fragment V2BlockTagFields on Query {
+query V2BlockTransactions ($latest: Boolean!, $height: Int, $hash: Hex, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	tip: chainTip {
 		indexBlockHash
 	}
 	tag: block(height: $height, hash: $hash) @skip(if: $latest) {
 		indexBlockHash
 		canonical
+	}
+	block: canonicalBlock(latest: $latest, height: $height, hash: $hash) {
+		total: txCount
+		results: transactionPage(limit: $limit, offset: $offset) {
+			... MinedTxFields
+		}
 	}
 }
 fragment MinedTxFields on Transaction {
@@ -13760,32 +10578,21 @@ fragment MinedTxFields on Transaction {
 	execution_cost_write_count: executionCostWriteCount
 	execution_cost_write_length: executionCostWriteLength
 	vm_error: vmError
-	events(limit: $eventLimit, offset: $eventOffset) {
-		__typename
-		... EventFields
-	}
 	tx_type: txType
 	token_transfer: tokenTransfer {
-		recipient_address: recipientAddress
-		amount
-		memo
+		... TokenTransferFields
 	}
 	smart_contract: smartContract {
-		clarity_version: clarityVersion
-		contract_id: contractId
-		source_code: sourceCode
+		... SmartContractFields
 	}
 	contract_call: contractCall(abi: $contractAbi) {
 		... ContractCallFields
 	}
 	poison_microblock: poisonMicroblock {
-		microblock_header_1: microblockHeader1
-		microblock_header_2: microblockHeader2
+		... PoisonMicroblockFields
 	}
 	coinbase_payload: coinbasePayload {
-		data
-		alt_recipient: altRecipient
-		vrf_proof: vrfProof
+		... CoinbaseFields
 	}
 	tenure_change_payload: tenureChangePayload {
 		... TenureChangeFields
@@ -13810,57 +10617,15 @@ fragment PostConditionFields on PostCondition {
 		contract_name: contractName
 	}
 }
-fragment EventFields on Event {
-	event_index: eventIndex
-	event_type: eventType
-	tx_id: txId
-	... on SmartContractLogEvent {
-		contract_log: contractLog {
-			contract_id: contractId
-			topic
-			value {
-				hex
-				repr
-			}
-		}
-	}
-	... on StxLockEvent {
-		stx_lock_event: stxLockEvent {
-			locked_amount: lockedAmount
-			unlock_height: unlockHeight
-			locked_address: lockedAddress
-		}
-	}
-	... on StxAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			sender
-			recipient
-			amount
-			memo
-		}
-	}
-	... on FungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			amount
-		}
-	}
-	... on NonFungibleTokenAssetEvent {
-		asset {
-			asset_event_type: assetEventType
-			asset_id: assetId
-			sender
-			recipient
-			value {
-				hex
-				repr
-			}
-		}
-	}
+fragment TokenTransferFields on TokenTransferPayload {
+	recipient_address: recipientAddress
+	amount
+	memo
+}
+fragment SmartContractFields on SmartContractPayload {
+	clarity_version: clarityVersion
+	contract_id: contractId
+	source_code: sourceCode
 }
 fragment ContractCallFields on ContractCallPayload {
 	contract_id: contractId
@@ -13873,6 +10638,15 @@ fragment ContractCallFields on ContractCallPayload {
 		type
 	}
 }
+fragment PoisonMicroblockFields on PoisonMicroblockPayload {
+	microblock_header_1: microblockHeader1
+	microblock_header_2: microblockHeader2
+}
+fragment CoinbaseFields on CoinbasePayload {
+	data
+	alt_recipient: altRecipient
+	vrf_proof: vrfProof
+}
 fragment TenureChangeFields on TenureChangePayload {
 	tenure_consensus_hash: tenureConsensusHash
 	prev_tenure_consensus_hash: prevTenureConsensusHash
@@ -13884,8 +10658,8 @@ fragment TenureChangeFields on TenureChangePayload {
 }
 `
 
-// GET /extended/v2/blocks/{height_or_hash}/transactions (contract calls described without the
-// called contract's ABI, as the reference's v2 transaction lists are)
+// GET /extended/v2/blocks/{height_or_hash}/transactions (the ETag inputs of V2BlockTagFields,
+// selected beside the page rather than spread, so that the page decodes in one pass)
 func V2BlockTransactions(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -13894,10 +10668,8 @@ func V2BlockTransactions(
 	hash *string,
 	limit int,
 	offset int,
-	eventLimit *int,
-	eventOffset *int,
-	excludeFunctionArgs *bool,
-	contractAbi *bool,
+	excludeFunctionArgs bool,
+	contractAbi bool,
 ) (data_ *V2BlockTransactionsResponse, err_ error) {
 	req_ := &graphql.Request{
 		OpName: "V2BlockTransactions",
@@ -13908,8 +10680,6 @@ func V2BlockTransactions(
 			Hash:                hash,
 			Limit:               limit,
 			Offset:              offset,
-			EventLimit:          eventLimit,
-			EventOffset:         eventOffset,
 			ExcludeFunctionArgs: excludeFunctionArgs,
 			ContractAbi:         contractAbi,
 		},

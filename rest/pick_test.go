@@ -40,27 +40,6 @@ func TestPick(t *testing.T) {
 	}
 }
 
-// A missing counterpart (the sender of a mint, the recipient of a burn) renders as "", for STX,
-// FT and NFT transfers alike, as the reference serializes it.
-func TestReshapeMissingCounterpart(t *testing.T) {
-	t.Parallel()
-	in := `{"stx_transfers":[{"amount":"1","sender":null,"recipient":"SP1"}],` +
-		`"ft_transfers":[{"amount":"2","asset_identifier":"a::b","sender":"SP1","recipient":null}],` +
-		`"nft_transfers":[{"asset_identifier":"a::c","value":{"hex":"0x01","repr":"u1"},"sender":"SP1","recipient":null},` +
-		`{"asset_identifier":"a::c","value":{"hex":"0x01","repr":"u1"},"sender":null,"recipient":"SP2"}]}`
-	want := `{"stx_transfers":[{"amount":"1","sender":"","recipient":"SP1"}],` +
-		`"ft_transfers":[{"amount":"2","asset_identifier":"a::b","sender":"SP1","recipient":""}],` +
-		`"nft_transfers":[{"asset_identifier":"a::c","value":{"hex":"0x01","repr":"u1"},"sender":"SP1","recipient":""},` +
-		`{"asset_identifier":"a::c","value":{"hex":"0x01","repr":"u1"},"sender":"","recipient":"SP2"}]}`
-	got, err := reshape([]byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != want {
-		t.Errorf("reshape:\n got %s\nwant %s", got, want)
-	}
-}
-
 // The address routes' ETag inputs are read from the operation's data as encoding/json would
 // decode them: null ids are absent, escapes are undone, the page after them is never needed.
 func TestAccountTag(t *testing.T) {

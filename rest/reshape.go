@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
-	"strconv"
 
 	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
@@ -15,9 +14,9 @@ import (
 
 // The fixed operations alias every field to the reference's JSON key, so most of a GraphQL
 // response is already the REST body. reshape rewrites the few places where the reference's JSON
-// cannot be expressed as a GraphQL selection: keys the reference omits instead of sending null,
-// u64 values GraphQL carries as strings, and the execution cost that the reference flattens. It
-// walks gqlgen's compact JSON once, copying everything else byte for byte.
+// cannot be expressed as a GraphQL selection, such as the execution cost that the reference
+// flattens (rules; routes add their own). It walks gqlgen's compact JSON once, copying everything
+// else byte for byte.
 
 // reshaped is rt served from its operation's JSON, reshaped.
 func (a *API) reshaped(rt route) route {
@@ -89,21 +88,6 @@ type rule func(dst []byte, key, value []byte) []byte
 var rules = map[string]rule{}
 
 func init() {
-	for _, k := range []string{
-		// Optional members the reference leaves out rather than nulling.
-		"sponsor_address", "memo", "vrf_proof", "amount", "asset", "asset_value", "address", "contract_name",
-		"token_transfer", "smart_contract", "contract_call", "poison_microblock", "coinbase_payload", "tenure_change_payload",
-		"estimated_balance", "pending_balance_inbound", "pending_balance_outbound",
-	} {
-		rules[k] = omitNull
-	}
-	rules["nonce"] = number
-	rules["sponsor_nonce"] = func(dst, key, value []byte) []byte { return number(dst, key, omitNullValue(value)) }
-	// The reference serializes a missing string as "": the lock of an unlocked account, and the
-	// counterpart of a mint (sender) or burn (recipient) in events and transfer summaries.
-	for _, k := range []string{"lock_tx_id", "sender", "recipient"} {
-		rules[k] = nullAsEmpty
-	}
 	rules["execution_cost"] = flatten
 }
 
@@ -303,37 +287,6 @@ func member(dst, key, value []byte) []byte {
 func nullAsEmpty(dst, key, value []byte) []byte {
 	if string(value) == "null" {
 		value = []byte(`""`)
-	}
-	return member(dst, key, value)
-}
-
-func omitNullValue(v []byte) []byte {
-	if string(v) == "null" {
-		return nil
-	}
-	return v
-}
-
-// omitNull leaves the member out when it is null; other values are rewritten recursively.
-func omitNull(dst, key, value []byte) []byte {
-	if string(value) == "null" {
-		return dst
-	}
-	out, _, err := rewriteValue(append(append(append(dst, '"'), key...), '"', ':'), value, 0)
-	if err != nil {
-		return member(dst, key, value)
-	}
-	return out
-}
-
-// number renders a u64 that GraphQL carries as a decimal string as a JSON number, as the
-// reference does for nonces; nil drops the member.
-func number(dst, key, value []byte) []byte {
-	if value == nil {
-		return dst
-	}
-	if s, err := strconv.Unquote(string(value)); err == nil {
-		value = []byte(s)
 	}
 	return member(dst, key, value)
 }

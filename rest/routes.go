@@ -37,17 +37,15 @@ func (a *API) routes() []route {
 			},
 		},
 		{
-			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true,
-			op: "AccountTransactionsWithTransfers", tagOp: "AccountTag", reads: respcache.Chain | respcache.Mempool,
-			params: transfersParams,
-			etag:   func(d json.RawMessage) string { return accountTag(d).etag(false) },
-			body:   transfersBody,
+			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true, reads: respcache.Chain | respcache.Mempool,
+			parse: transfersParams,
+			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
+				return addressTag(ctx, c, mux.Vars(r)["principal"], false)
+			},
 		},
 		{
-			path: "/extended/v1/tx/multiple", op: "TransactionsByIds", tagOp: "MempoolTag", reads: respcache.Chain | respcache.Mempool,
-			params: multipleParams,
-			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
-			body:   multipleBody,
+			path: "/extended/v1/tx/multiple", reads: respcache.Chain | respcache.Mempool, parse: multipleParams,
+			pathTag: func(ctx context.Context, c genql.Client, _ *http.Request) (string, error) { return mempoolETag(ctx, c) },
 		},
 		{path: "/extended/v1/tx/events", reads: respcache.Chain, parse: eventsParams, pathTag: tipPathTag},
 		{path: "/extended/v1/contract/{contract_id}/events", reads: respcache.Chain, parse: contractEventsParams, pathTag: tipPathTag},
@@ -159,48 +157,6 @@ func balanceParams(r *http.Request) (accountParams, error) {
 	return p, err
 }
 
-// vars are the parameters as the reshaped routes' variables.
-func (p accountParams) vars() map[string]any {
-	vars := map[string]any{"principal": p.principal, "unanchored": p.unanchored}
-	if p.until.height != nil {
-		vars["atHeight"] = *p.until.height
-	}
-	if p.until.hash != nil {
-		vars["atBlockHash"] = *p.until.hash
-	}
-	return vars
-}
-
-func transfersParams(r *http.Request) (map[string]any, error) {
-	p, err := balanceParams(r)
-	if err != nil {
-		return nil, err
-	}
-	vars := p.vars()
-	q := query(r.URL.Query())
-	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
-		return nil, err
-	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	height, ok, err := q.integer("height")
-	if err != nil {
-		return nil, err
-	}
-	if ok && height > 0 { // the reference treats height=0 as absent
-		if p.until.given() {
-			return nil, badRequest(resolvers.MsgUntilAndHeight)
-		}
-		vars["height"] = height
-	}
-	return vars, nil
-}
-
-func transfersBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	return totalPage(vars, pick(data, "account", "page"))
-}
-
 // totalPage renders {limit, offset, total, results} from a page object with total and results.
 func totalPage(vars map[string]any, page []byte) ([]byte, error) {
 	total, err := intAt(page, "total")
@@ -235,127 +191,6 @@ func wrapPage(vars map[string]any, key string, results []byte, total *int) []byt
 	b.Write(results)
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-func multipleParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	raw := q["tx_id"]
-	if len(raw) == 1 && strings.Contains(raw[0], ",") {
-		raw = strings.Split(raw[0], ",")
-	}
-	if len(raw) == 0 {
-		return nil, schemaError("querystring must have required property 'tx_id'")
-	}
-	ids := make([]string, len(raw))
-	respelled := []string{}
-	for i, id := range raw {
-		if err := txID("tx_id/"+strconv.Itoa(i), id); err != nil {
-			return nil, err
-		}
-		b, err := hexInput(id)
-		if err != nil {
-			return nil, err
-		}
-		ids[i] = "0x" + hex.EncodeToString(b)
-		if ids[i] != id {
-			respelled = append(respelled, ids[i])
-		}
-	}
-	unanchored, err := q.boolean("unanchored")
-	if err != nil {
-		return nil, err
-	}
-	exclude, err := q.boolean("exclude_function_args")
-	if err != nil {
-		return nil, err
-	}
-	limit, err := q.limit("event_limit", eventLimit, resolvers.MaxEventLimit)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := q.offset("event_offset")
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"ids": ids, "respelled": respelled, "requested": raw, "unanchored": unanchored, "excludeFunctionArgs": exclude,
-		"eventLimit": limit, "eventOffset": offset}, nil
-}
-
-// multipleBody renders the lookups as the reference's object keyed by transaction id. Found
-// transactions are keyed by their id as stored (lower-case hex); an id is then listed as not
-// found, keyed as requested, whenever it is not spelled exactly like a found one, so an id given
-// in upper-case hex is answered twice: found under its lower-case key and not found under its own.
-// The reference also looks such an id up in the mempool, and a mempool record found there (a
-// mined transaction keeps one) replaces the mined transaction in the answer.
-func multipleBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Lookups []struct {
-			Found  bool            `json:"found"`
-			Result json.RawMessage `json:"result"`
-		} `json:"lookups"`
-		Respelled []json.RawMessage `json:"respelled"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	mempoolRecord := map[string]json.RawMessage{}
-	for _, m := range d.Respelled {
-		var id struct {
-			TxID string `json:"tx_id"`
-		}
-		if err := json.Unmarshal(m, &id); err != nil {
-			return nil, err
-		}
-		mempoolRecord[id.TxID] = m
-	}
-	keys := map[string]bool{}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for _, l := range d.Lookups {
-		if !l.Found {
-			continue
-		}
-		var id struct {
-			TxID string `json:"tx_id"`
-		}
-		if err := json.Unmarshal(l.Result, &id); err != nil {
-			return nil, err
-		}
-		if keys[id.TxID] {
-			continue
-		}
-		keys[id.TxID] = true
-		if m, ok := mempoolRecord[id.TxID]; ok {
-			l.Result = m
-		}
-		result, err := reshape(l.Result)
-		if err != nil {
-			return nil, err
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(id.TxID) + `:{"found":true,"result":`)
-		b.Write(result)
-		b.WriteByte('}')
-	}
-	// Not found, in request order.
-	for _, req := range vars["requested"].([]string) {
-		if keys[req] {
-			continue
-		}
-		keys[req] = true
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		key, _ := json.Marshal(req)
-		b.Write(key)
-		b.WriteString(`:{"found":false,"result":{"tx_id":`)
-		b.Write(key)
-		b.WriteString(`}}`)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
 }
 
 func eventsParams(r *http.Request) (read, error) {

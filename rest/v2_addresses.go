@@ -19,12 +19,7 @@ import (
 // The reference's v2 address, contract status and mempool fee paths.
 func v2AddressRoutes() []route {
 	return []route{
-		{
-			path: "/extended/v2/addresses/{address}/transactions", op: "V2AddressTransactions", tagOp: "V2AddressTag",
-			reads: respcache.Chain | respcache.Mempool, params: v2AddressTxsParams,
-			etag: func(d json.RawMessage) string { return accountTag(d).etag(false) },
-			body: v2AddressTxsBody,
-		},
+		{path: "/extended/v2/addresses/{address}/transactions", reads: respcache.Chain | respcache.Mempool, parse: v2AddressTxsParams},
 		{
 			path: "/extended/v2/addresses/{address}/transactions/{tx_id}/events", op: "V2AddressTransactionEvents", tagOp: "ChainTipTag",
 			reads: respcache.Chain, params: v2AddressEventsParams, etag: chainTipETag, body: v2AddressEventsBody,
@@ -53,38 +48,6 @@ func v2Address(r *http.Request) (string, error) {
 		return "", principalSchemaError("params/address")
 	}
 	return a, nil
-}
-
-func v2AddressTxsParams(r *http.Request) (map[string]any, error) {
-	a, err := v2Address(r)
-	if err != nil {
-		return nil, err
-	}
-	q := query(r.URL.Query())
-	limit, err := q.keptLimit("limit", txLimit, resolvers.MaxAccountTxsPage)
-	if err != nil {
-		return nil, err
-	}
-	offset, err := q.offset("offset")
-	if err != nil {
-		return nil, err
-	}
-	exclude, err := q.boolean("exclude_function_args")
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"principal": a, "valid": c32.ValidPrincipalLenient(a), "limit": limit, "offset": offset,
-		"excludeFunctionArgs": exclude}, nil
-}
-
-// v2AddressTxsBody renders the page; an address that cannot occur has none.
-func v2AddressTxsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	page := pick(data, "account", "page")
-	if len(page) == 0 {
-		total := 0
-		return wrapPage(vars, "results", []byte("[]"), &total), nil
-	}
-	return totalPage(vars, page)
 }
 
 func v2AddressEventsParams(r *http.Request) (map[string]any, error) {

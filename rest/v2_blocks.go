@@ -48,12 +48,7 @@ func v2BlockRoutes() []route {
 			etagFor: blockETag,
 			body:    v2BlockBody,
 		},
-		{
-			path: "/extended/v2/blocks/{height_or_hash}/transactions", op: "V2BlockTransactions", tagOp: "V2BlockTag", reads: respcache.Chain,
-			params:  blockPageParams(txLimit, resolvers.MaxAccountTxsPage),
-			etagFor: blockETag,
-			body:    blockTransactionsBody,
-		},
+		{path: "/extended/v2/blocks/{height_or_hash}/transactions", reads: respcache.Chain, parse: v2BlockTxsParams},
 		{
 			path: "/extended/v2/blocks/{height_or_hash}/signer-signatures", op: "V2BlockSignerSignatures", tagOp: "V2BlockTag", reads: respcache.Chain,
 			params:  blockPageParams(signerSigLimit, signerSigMax),
@@ -238,15 +233,6 @@ func v2BlockBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
 	}
 	return reshape(pick(data, "block"))
-}
-
-// blockTransactionsBody renders a page of the block's transactions; the reference answers an
-// empty page (a block unknown, or an offset past its transactions, or limit 0) as not found.
-func blockTransactionsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	if !found(data, "block") || string(pick(data, "block", "results")) == "[]" {
-		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Block not found")
-	}
-	return totalPage(vars, pick(data, "block"))
 }
 
 // signerSignaturesBody renders a page of the block's signer signatures; an unknown block has
