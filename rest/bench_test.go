@@ -104,12 +104,16 @@ var benchPaths = map[string]string{
 	// A page of the busy account's transactions, and of a block's (busy's transfers fill every block).
 	"v2-txs-busy":  "/extended/v2/addresses/" + busy + "/transactions",
 	"v2-block-txs": "/extended/v2/blocks/5/transactions",
+	// The busy account's STX balance with its mempool figures, and the sample's BRC-20 operations.
+	"v2-stx-busy":    "/extended/v2/addresses/" + busy + "/balances/stx?include_mempool=true",
+	"brc20-activity": "/ordinals/v1/brc-20/activity",
 }
 
 // BenchmarkPaths measures each path in-process (handler.ServeHTTP, no network), a busy account
 // (50,000 transfers) next to an idle one.
 func BenchmarkPaths(b *testing.B) {
 	store := withBusyAccount(b, 50_000)
+	applyInscriptionSample(b, store)
 	h := handler(b, store)
 	names := make([]string, 0, len(benchPaths))
 	for n := range benchPaths {
