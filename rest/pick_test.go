@@ -1,9 +1,6 @@
 package rest
 
-import (
-	"reflect"
-	"testing"
-)
+import "testing"
 
 func TestPick(t *testing.T) {
 	t.Parallel()
@@ -36,28 +33,6 @@ func TestPick(t *testing.T) {
 	for _, truncated := range []string{`{"a":`, `{"a":"x`, `{"a":"x\"`} {
 		if got := pick([]byte(truncated), "a"); len(got) != 0 {
 			t.Errorf("truncated document %s: got %q, want nothing", truncated, got)
-		}
-	}
-}
-
-// The address routes' ETag inputs are read from the operation's data as encoding/json would
-// decode them: null ids are absent, escapes are undone, the page after them is never needed.
-func TestAccountTag(t *testing.T) {
-	t.Parallel()
-	id := func(s string) *string { return &s }
-	for _, c := range []struct {
-		data string
-		want principalTag
-	}{
-		{`{"account":{"latestTxId":"0xab","latestMempoolTxId":null,"balance":{"balance":"5","locked":"100","burnchain_unlock_height":42},"page":{}}}`,
-			principalTag{LatestTxID: id("0xab"), Balance: lockTag{Locked: "100", BurnchainUnlockHeight: 42}}},
-		{`{"account":{"balance":{"locked":"0","burnchain_unlock_height":0},"latestMempoolTxId":"0x\u0063d","latestTxId":null}}`,
-			principalTag{LatestMempoolTxID: id("0xcd"), Balance: lockTag{Locked: "0"}}},
-		{`{"account":null}`, principalTag{}},
-		{`{"tip":{}}`, principalTag{}},
-	} {
-		if got := accountTag([]byte(c.data)); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("accountTag(%s) = %+v (ids %q, %q), want %+v", c.data, got, deref(got.LatestTxID), deref(got.LatestMempoolTxID), c.want)
 		}
 	}
 }

@@ -67,60 +67,6 @@ func decodeTag[T any](data json.RawMessage, path ...string) T {
 
 func chainTipETag(d json.RawMessage) string { return decodeTag[chainTipTag](d, "tip").etag() }
 
-// accountTag reads the address routes' ETag inputs in one pass over the account's members,
-// which stops before the page after them.
-func accountTag(d json.RawMessage) principalTag {
-	var t principalTag
-	found := 0
-	for k, v := range members(pick(d, "account")) {
-		switch string(k) {
-		case "latestTxId":
-			t.LatestTxID = tagString(v)
-		case "latestMempoolTxId":
-			t.LatestMempoolTxID = tagString(v)
-		case "balance":
-			t.Balance = balanceLockTag(v)
-		default:
-			continue
-		}
-		if found++; found == 3 {
-			break
-		}
-	}
-	return t
-}
-
-func balanceLockTag(balance []byte) lockTag {
-	var t lockTag
-	for k, v := range members(balance) {
-		switch string(k) {
-		case "locked":
-			if s := tagString(v); s != nil {
-				t.Locked = *s
-			}
-		case "burnchain_unlock_height":
-			t.BurnchainUnlockHeight, _ = strconv.Atoi(string(v))
-		}
-	}
-	return t
-}
-
-// tagString is the JSON string v, or nil when v is null or no string.
-func tagString(v []byte) *string {
-	if len(v) < 2 || v[0] != '"' {
-		return nil
-	}
-	if bytes.IndexByte(v, '\\') < 0 { // ids and amounts: nothing to unescape
-		s := string(v[1 : len(v)-1])
-		return &s
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return nil
-	}
-	return &s
-}
-
 // principalPrefix is the reference's request-schema pattern for a principal path parameter:
 // without an end anchor, it only asks for a c32 prefix; the account query then checks the
 // principal itself (400 invalid STX address).
