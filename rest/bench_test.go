@@ -110,12 +110,16 @@ var benchPaths = map[string]string{
 	"v2-block":      "/extended/v2/blocks/latest",
 	"v2-burnblocks": "/extended/v2/burn-blocks",
 	"pox-cycles":    "/extended/v2/pox/cycles",
+	// The busy account's STX balance with its mempool figures, and the sample's BRC-20 operations.
+	"v2-stx-busy":    "/extended/v2/addresses/" + busy + "/balances/stx?include_mempool=true",
+	"brc20-activity": "/ordinals/v1/brc-20/activity",
 }
 
 // BenchmarkPaths measures each path in-process (handler.ServeHTTP, no network), a busy account
 // (50,000 transfers) next to an idle one.
 func BenchmarkPaths(b *testing.B) {
 	store := withBusyAccount(b, 50_000)
+	applyInscriptionSample(b, store)
 	h := handler(b, store)
 	names := make([]string, 0, len(benchPaths))
 	for n := range benchPaths {

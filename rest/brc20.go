@@ -2,12 +2,14 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
@@ -30,13 +32,12 @@ func brc20Routes() []route {
 	var out []route
 	for _, prefix := range []string{"/ordinals/v1", "/ordinals"} {
 		out = append(out,
-			route{path: prefix + "/brc-20/tokens", op: "Brc20Tokens", params: brc20TokensParams, body: brc20TokensBody},
-			route{path: prefix + "/brc-20/tokens/{ticker}", op: "Brc20Token", params: brc20TickerParams, body: brc20TokenBody},
-			route{path: prefix + "/brc-20/tokens/{ticker}/holders", op: "Brc20Holders", params: brc20HoldersParams, body: brc20HoldersBody},
-			route{path: prefix + "/brc-20/balances/{address}", op: "Brc20Balances", params: brc20BalancesParams, body: brc20PageBody("brc20Address", "balances")},
-			route{path: prefix + "/brc-20/balances/{address}/transferable", op: "Brc20Transferables", params: brc20TransferablesParams,
-				body: brc20PageBody("brc20Address", "transferables")},
-			route{path: prefix + "/brc-20/activity", op: "Brc20Activity", params: brc20ActivityParams, body: brc20ActivityBody},
+			route{path: prefix + "/brc-20/tokens", parse: brc20TokensParams},
+			route{path: prefix + "/brc-20/tokens/{ticker}", parse: brc20TokenParams},
+			route{path: prefix + "/brc-20/tokens/{ticker}/holders", parse: brc20HoldersParams},
+			route{path: prefix + "/brc-20/balances/{address}", parse: brc20BalancesParams},
+			route{path: prefix + "/brc-20/balances/{address}/transferable", parse: brc20TransferablesParams},
+			route{path: prefix + "/brc-20/activity", parse: brc20ActivityParams},
 		)
 	}
 	for i := range out {
@@ -57,28 +58,39 @@ func brc20Error(w http.ResponseWriter, err error) {
 
 var errBrc20NotFound = stxgraph.Errorf(stxgraph.ENOTFOUND, "Not found")
 
-// brc20Paging reads limit (1 to 60, default 20) and offset (0 or more) into vars.
-func brc20Paging(q query, vars map[string]any) error {
+// brc20Untagged is embedded in the BRC-20 reads: the Ordinals API sets no ETag.
+type brc20Untagged struct{}
+
+func (brc20Untagged) etag(context.Context, genql.Client) (string, error) { return "", nil }
+
+// brc20Paging is a page's limit (1 to 60, default 20) and offset (0 or more).
+type brc20Paging struct{ limit, offset int }
+
+func parseBrc20Paging(q query) (brc20Paging, error) {
 	limit, ok, err := brc20Int(q, "limit")
 	switch {
 	case err != nil:
-		return err
+		return brc20Paging{}, err
 	case !ok:
 		limit = brc20Limit
 	case limit < 1:
-		return schemaError("querystring/limit must be >= 1")
+		return brc20Paging{}, schemaError("querystring/limit must be >= 1")
 	case limit > brc20Max:
-		return schemaError("querystring/limit must be <= %d", brc20Max)
+		return brc20Paging{}, schemaError("querystring/limit must be <= %d", brc20Max)
 	}
 	offset, _, err := brc20Int(q, "offset")
 	if err != nil {
-		return err
+		return brc20Paging{}, err
 	}
 	if offset < 0 {
-		return schemaError("querystring/offset must be >= 0")
+		return brc20Paging{}, schemaError("querystring/offset must be >= 0")
 	}
-	vars["limit"], vars["offset"] = limit, offset
-	return nil
+	return brc20Paging{limit, offset}, nil
+}
+
+// brc20PageOf is a page of results at p with the operation's total.
+func brc20PageOf[T any](p brc20Paging, total int, results []T) page[T] {
+	return page[T]{Limit: p.limit, Offset: p.offset, Total: &total, Results: results}
 }
 
 // brc20Int parses an optional integer parameter within GraphQL's Int.
@@ -99,128 +111,116 @@ func brc20Int(q query, name string) (int, bool, error) {
 
 var blockHeightPattern = regexp.MustCompile(`^[0-9]+$`)
 
-// brc20BlockHeight reads the optional block_height parameter into vars.
-func brc20BlockHeight(q query, vars map[string]any) error {
+// brc20BlockHeight reads the optional block_height parameter (nil when absent).
+func brc20BlockHeight(q query) (*int, error) {
 	s, ok := q["block_height"]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	if !blockHeightPattern.MatchString(s[0]) {
-		return schemaError(`querystring/block_height must match pattern "^[0-9]+$"`)
+		return nil, schemaError(`querystring/block_height must match pattern "^[0-9]+$"`)
 	}
 	h, err := strconv.ParseInt(s[0], 10, 32)
 	if err != nil {
-		return schemaError("querystring/block_height is out of range")
+		return nil, schemaError("querystring/block_height is out of range")
 	}
-	vars["blockHeight"] = int(h)
+	height := int(h)
+	return &height, nil
+}
+
+// brc20Tickers reads the repeatable ticker parameter (each value one ticker, commas included;
+// nil when absent).
+func brc20Tickers(q query) []string {
+	if ts := q["ticker"]; len(ts) > 0 {
+		return ts
+	}
 	return nil
 }
 
-// brc20Tickers reads the repeatable ticker parameter (each value one ticker, commas included).
-func brc20Tickers(q query, vars map[string]any) {
-	if ts := q["ticker"]; len(ts) > 0 {
-		vars["tickers"] = ts
-	}
+// brc20TokensRead is a read of GET /ordinals/v1/brc-20/tokens.
+type brc20TokensRead struct {
+	brc20Untagged
+	tickers []string
+	orderBy Brc20TokenOrder
+	brc20Paging
 }
 
-func brc20TokensParams(r *http.Request) (map[string]any, error) {
+func brc20TokensParams(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
-	vars := map[string]any{"orderBy": "INDEX"}
-	brc20Tickers(q, vars)
+	p := brc20TokensRead{tickers: brc20Tickers(q), orderBy: Brc20TokenOrderIndex}
 	if o, ok := q["order_by"]; ok {
 		switch o[0] {
 		case "index":
 		case "tx_count":
-			vars["orderBy"] = "TX_COUNT"
+			p.orderBy = Brc20TokenOrderTxCount
 		default:
 			return nil, schemaError("querystring/order_by must be equal to one of the allowed values")
 		}
 	}
-	return vars, brc20Paging(q, vars)
+	var err error
+	p.brc20Paging, err = parseBrc20Paging(q)
+	return p, err
 }
 
-func brc20TickerParams(r *http.Request) (map[string]any, error) {
-	return map[string]any{"ticker": mux.Vars(r)["ticker"]}, nil
-}
-
-func brc20HoldersParams(r *http.Request) (map[string]any, error) {
-	vars, _ := brc20TickerParams(r)
-	return vars, brc20Paging(query(r.URL.Query()), vars)
-}
-
-func brc20BalancesParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	vars := map[string]any{"address": mux.Vars(r)["address"]}
-	brc20Tickers(q, vars)
-	if err := brc20BlockHeight(q, vars); err != nil {
-		return nil, err
+func (p brc20TokensRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Tokens(ctx, c, p.tickers, p.orderBy, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
 	}
-	return vars, brc20Paging(q, vars)
-}
-
-func brc20TransferablesParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	vars := map[string]any{"address": mux.Vars(r)["address"]}
-	brc20Tickers(q, vars)
-	return vars, brc20Paging(q, vars)
-}
-
-func brc20ActivityParams(r *http.Request) (map[string]any, error) {
-	q := query(r.URL.Query())
-	vars := map[string]any{}
-	brc20Tickers(q, vars)
-	if err := brc20BlockHeight(q, vars); err != nil {
-		return nil, err
+	tokens := make([]brc20Token, len(d.Tokens.Results))
+	for i, t := range d.Tokens.Results {
+		tokens[i] = newBrc20Token(t.Brc20TokenFields)
 	}
-	if ops := q["operation"]; len(ops) > 0 {
-		enum := make([]string, len(ops))
-		for i, op := range ops {
-			switch op {
-			case "deploy", "mint", "transfer", "transfer_send":
-				enum[i] = strings.ToUpper(op)
-			default:
-				return nil, schemaError("querystring/operation/%d must be equal to one of the allowed values", i)
-			}
-		}
-		vars["operations"] = enum
-	}
-	if a, ok := q["address"]; ok {
-		vars["address"] = a[0]
-	}
-	return vars, brc20Paging(q, vars)
+	body, err := marshal(brc20PageOf(p.brc20Paging, d.Tokens.Total, tokens))
+	return body, "", err
 }
 
 // brc20Token is a token as the reference shows it.
 type brc20Token struct {
 	ID              string `json:"id"`
-	Number          int64  `json:"number"`
-	BlockHeight     int64  `json:"block_height"`
+	Number          int    `json:"number"`
+	BlockHeight     int    `json:"block_height"`
 	TxID            string `json:"tx_id"`
 	Address         string `json:"address"`
 	Ticker          string `json:"ticker"`
 	MaxSupply       string `json:"max_supply"`
 	MintLimit       string `json:"mint_limit"`
 	Decimals        int    `json:"decimals"`
-	DeployTimestamp int64  `json:"deploy_timestamp"`
+	DeployTimestamp int    `json:"deploy_timestamp"`
 	MintedSupply    string `json:"minted_supply"`
-	TxCount         int64  `json:"tx_count"`
+	TxCount         int    `json:"tx_count"`
 }
 
-func brc20TokenBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Token *struct {
-			brc20Token
-			Holders int64 `json:"holders"`
-		} `json:"token"`
+func newBrc20Token(t Brc20TokenFields) brc20Token {
+	return brc20Token{
+		ID: t.Id, Number: t.Number, BlockHeight: t.Block_height, TxID: t.Tx_id, Address: t.Address, Ticker: t.Ticker,
+		MaxSupply: t.Max_supply, MintLimit: t.Mint_limit, Decimals: t.Decimals, DeployTimestamp: t.Deploy_timestamp,
+		MintedSupply: t.Minted_supply, TxCount: t.Tx_count,
 	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
+}
+
+// brc20TokenRead is a read of GET /ordinals/v1/brc-20/tokens/{ticker}.
+type brc20TokenRead struct {
+	brc20Untagged
+	ticker string
+}
+
+func brc20TokenParams(r *http.Request) (read, error) {
+	return brc20TokenRead{ticker: mux.Vars(r)["ticker"]}, nil
+}
+
+func (p brc20TokenRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Token(ctx, c, p.ticker)
+	if err != nil {
+		return nil, "", err
 	}
 	if d.Token == nil {
-		return nil, errBrc20NotFound
+		return nil, "", errBrc20NotFound
 	}
-	return marshal(brc20TokenDetails{Token: d.Token.brc20Token,
-		Supply: brc20Supply{d.Token.MaxSupply, d.Token.MintedSupply, d.Token.Holders}})
+	t := d.Token
+	body, err := marshal(brc20TokenDetails{Token: newBrc20Token(t.Brc20TokenFields),
+		Supply: brc20Supply{t.Max_supply, t.Minted_supply, t.Holders}})
+	return body, "", err
 }
 
 type brc20TokenDetails struct {
@@ -231,47 +231,163 @@ type brc20TokenDetails struct {
 type brc20Supply struct {
 	MaxSupply    string `json:"max_supply"`
 	MintedSupply string `json:"minted_supply"`
-	Holders      int64  `json:"holders"`
+	Holders      int    `json:"holders"`
 }
 
-// brc20Page is a page of the reference: {limit, offset, total, results}.
-type brc20Page[T any] struct {
-	Limit   int `json:"limit"`
-	Offset  int `json:"offset"`
-	Total   int `json:"total"`
-	Results []T `json:"results"`
+// brc20HoldersRead is a read of GET /ordinals/v1/brc-20/tokens/{ticker}/holders.
+type brc20HoldersRead struct {
+	brc20Untagged
+	ticker string
+	brc20Paging
 }
 
-// brc20PageOf renders the page at path in data (its total and results as the operation
-// selected them) with the request's limit and offset.
-func brc20PageOf[T any](vars map[string]any, data json.RawMessage, path ...string) ([]byte, error) {
-	p := brc20Page[T]{Limit: vars["limit"].(int), Offset: vars["offset"].(int)}
-	if err := json.Unmarshal(pick(data, path...), &p); err != nil {
+func brc20HoldersParams(r *http.Request) (read, error) {
+	p, err := parseBrc20Paging(query(r.URL.Query()))
+	return brc20HoldersRead{ticker: mux.Vars(r)["ticker"], brc20Paging: p}, err
+}
+
+type brc20Holder struct {
+	Address        string `json:"address"`
+	OverallBalance string `json:"overall_balance"`
+}
+
+func (p brc20HoldersRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Holders(ctx, c, p.ticker, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
+	}
+	if d.Token == nil {
+		return nil, "", errBrc20NotFound
+	}
+	holders := d.Token.Holders
+	results := make([]brc20Holder, len(holders.Results))
+	for i, h := range holders.Results {
+		results[i] = brc20Holder{h.Address, h.Overall_balance}
+	}
+	body, err := marshal(brc20PageOf(p.brc20Paging, holders.Total, results))
+	return body, "", err
+}
+
+// brc20BalancesRead is a read of GET /ordinals/v1/brc-20/balances/{address}.
+type brc20BalancesRead struct {
+	brc20Untagged
+	address     string
+	tickers     []string
+	blockHeight *int
+	brc20Paging
+}
+
+func brc20BalancesParams(r *http.Request) (read, error) {
+	q := query(r.URL.Query())
+	p := brc20BalancesRead{address: mux.Vars(r)["address"], tickers: brc20Tickers(q)}
+	var err error
+	if p.blockHeight, err = brc20BlockHeight(q); err != nil {
 		return nil, err
 	}
-	if p.Results == nil {
-		p.Results = []T{}
-	}
-	return marshal(p)
+	p.brc20Paging, err = parseBrc20Paging(q)
+	return p, err
 }
 
-func brc20TokensBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	return brc20PageOf[brc20Token](vars, data, "tokens")
+type brc20Balance struct {
+	Ticker               string `json:"ticker"`
+	AvailableBalance     string `json:"available_balance"`
+	TransferrableBalance string `json:"transferrable_balance"`
+	OverallBalance       string `json:"overall_balance"`
 }
 
-func brc20HoldersBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	if t := pick(data, "token"); len(t) == 0 || string(t) == "null" {
-		return nil, errBrc20NotFound
+func (p brc20BalancesRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Balances(ctx, c, p.address, p.tickers, p.blockHeight, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
 	}
-	return brc20PageOf[json.RawMessage](vars, data, "token", "holders")
+	balances := d.Brc20Address.Balances
+	results := make([]brc20Balance, len(balances.Results))
+	for i, b := range balances.Results {
+		results[i] = brc20Balance{b.Ticker, b.Available_balance, b.Transferrable_balance, b.Overall_balance}
+	}
+	body, err := marshal(brc20PageOf(p.brc20Paging, balances.Total, results))
+	return body, "", err
 }
 
-// brc20PageBody renders a page whose results the operation already selected in the reference's
-// shape.
-func brc20PageBody(path ...string) func(map[string]any, json.RawMessage) ([]byte, error) {
-	return func(vars map[string]any, data json.RawMessage) ([]byte, error) {
-		return brc20PageOf[json.RawMessage](vars, data, path...)
+// brc20TransferablesRead is a read of GET /ordinals/v1/brc-20/balances/{address}/transferable.
+type brc20TransferablesRead struct {
+	brc20Untagged
+	address string
+	tickers []string
+	brc20Paging
+}
+
+func brc20TransferablesParams(r *http.Request) (read, error) {
+	q := query(r.URL.Query())
+	p, err := parseBrc20Paging(q)
+	return brc20TransferablesRead{address: mux.Vars(r)["address"], tickers: brc20Tickers(q), brc20Paging: p}, err
+}
+
+type brc20Transferable struct {
+	InscriptionNumber int    `json:"inscription_number"`
+	InscriptionID     string `json:"inscription_id"`
+	OrdinalNumber     string `json:"ordinal_number"`
+	Amount            string `json:"amount"`
+	Ticker            string `json:"ticker"`
+}
+
+func (p brc20TransferablesRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Transferables(ctx, c, p.address, p.tickers, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
 	}
+	transferables := d.Brc20Address.Transferables
+	results := make([]brc20Transferable, len(transferables.Results))
+	for i, t := range transferables.Results {
+		results[i] = brc20Transferable{t.Inscription_number, t.Inscription_id, t.Ordinal_number, t.Amount, t.Ticker}
+	}
+	body, err := marshal(brc20PageOf(p.brc20Paging, transferables.Total, results))
+	return body, "", err
+}
+
+// brc20ActivityRead is a read of GET /ordinals/v1/brc-20/activity.
+type brc20ActivityRead struct {
+	brc20Untagged
+	tickers     []string
+	operations  []Brc20Operation
+	address     *string
+	blockHeight *int
+	brc20Paging
+}
+
+func brc20ActivityParams(r *http.Request) (read, error) {
+	q := query(r.URL.Query())
+	p := brc20ActivityRead{tickers: brc20Tickers(q)}
+	var err error
+	if p.blockHeight, err = brc20BlockHeight(q); err != nil {
+		return nil, err
+	}
+	if p.operations, err = brc20Operations(q); err != nil {
+		return nil, err
+	}
+	if a, ok := q["address"]; ok {
+		p.address = &a[0]
+	}
+	p.brc20Paging, err = parseBrc20Paging(q)
+	return p, err
+}
+
+// brc20Operations reads the repeatable operation parameter (nil when absent).
+func brc20Operations(q query) ([]Brc20Operation, error) {
+	ops := q["operation"]
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	out := make([]Brc20Operation, len(ops))
+	for i, op := range ops {
+		switch op {
+		case "deploy", "mint", "transfer", "transfer_send":
+			out[i] = Brc20Operation(strings.ToUpper(op))
+		default:
+			return nil, schemaError("querystring/operation/%d must be equal to one of the allowed values", i)
+		}
+	}
+	return out, nil
 }
 
 // brc20Activity is an operation as the reference shows it: the common members, then one object
@@ -280,12 +396,12 @@ type brc20Activity struct {
 	Operation     string             `json:"operation"`
 	Ticker        string             `json:"ticker"`
 	InscriptionID string             `json:"inscription_id"`
-	BlockHeight   int64              `json:"block_height"`
+	BlockHeight   int                `json:"block_height"`
 	BlockHash     string             `json:"block_hash"`
 	TxID          string             `json:"tx_id"`
 	Location      string             `json:"location"`
 	Address       string             `json:"address"`
-	Timestamp     int64              `json:"timestamp"`
+	Timestamp     int                `json:"timestamp"`
 	Mint          *brc20Mint         `json:"mint,omitempty"`
 	Deploy        *brc20Deploy       `json:"deploy,omitempty"`
 	Transfer      *brc20Transfer     `json:"transfer,omitempty"`
@@ -313,40 +429,36 @@ type brc20TransferSend struct {
 	ToAddress   *string `json:"to_address"`
 }
 
-func brc20ActivityBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		Total   int `json:"total"`
-		Results []struct {
-			brc20Activity
-			Amount      *string `json:"amount"`
-			FromAddress *string `json:"from_address"`
-			ToAddress   *string `json:"to_address"`
-			MaxSupply   *string `json:"max_supply"`
-			MintLimit   *string `json:"mint_limit"`
-			Decimals    int     `json:"decimals"`
-		} `json:"results"`
+func (p brc20ActivityRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := Brc20Activity(ctx, c, p.tickers, p.operations, p.address, p.blockHeight, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := json.Unmarshal(pick(data, "brc20Activity"), &d); err != nil {
-		return nil, err
+	activity := d.Brc20Activity
+	results := make([]brc20Activity, len(activity.Results))
+	for i, r := range activity.Results {
+		results[i] = newBrc20Activity(r)
 	}
-	p := brc20Page[brc20Activity]{Limit: vars["limit"].(int), Offset: vars["offset"].(int), Total: d.Total,
-		Results: make([]brc20Activity, len(d.Results))}
-	for i, r := range d.Results {
-		a := r.brc20Activity
-		a.Operation = strings.ToLower(a.Operation)
-		switch a.Operation {
-		case "deploy":
-			a.Deploy = &brc20Deploy{r.MaxSupply, r.MintLimit, r.Decimals}
-		case "mint":
-			a.Mint = &brc20Mint{r.Amount}
-		case "transfer":
-			a.Transfer = &brc20Transfer{r.Amount, r.FromAddress}
-		case "transfer_send":
-			a.TransferSend = &brc20TransferSend{r.Amount, r.FromAddress, r.ToAddress}
-		}
-		p.Results[i] = a
+	body, err := marshal(brc20PageOf(p.brc20Paging, activity.Total, results))
+	return body, "", err
+}
+
+func newBrc20Activity(r Brc20ActivityBrc20ActivityBrc20ActivityConnectionResultsBrc20Activity) brc20Activity {
+	a := brc20Activity{
+		Operation: strings.ToLower(string(r.Operation)), Ticker: r.Ticker, InscriptionID: r.Inscription_id,
+		BlockHeight: r.Block_height, BlockHash: r.Block_hash, TxID: r.Tx_id, Location: r.Location, Address: r.Address, Timestamp: r.Timestamp,
 	}
-	return marshal(p)
+	switch r.Operation {
+	case Brc20OperationDeploy:
+		a.Deploy = &brc20Deploy{r.Max_supply, r.Mint_limit, r.Decimals}
+	case Brc20OperationMint:
+		a.Mint = &brc20Mint{r.Amount}
+	case Brc20OperationTransfer:
+		a.Transfer = &brc20Transfer{r.Amount, r.From_address}
+	case Brc20OperationTransferSend:
+		a.TransferSend = &brc20TransferSend{r.Amount, r.From_address, r.To_address}
+	}
+	return a
 }
 
 // marshal encodes v compactly as JSON with <, > and & as they are, as the reference writes them.

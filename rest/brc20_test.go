@@ -16,12 +16,18 @@ import (
 func ingestSample(t testing.TB) *db.Store {
 	t.Helper()
 	store := replay(t, "")
+	applyInscriptionSample(t, store)
+	return store
+}
+
+// applyInscriptionSample applies the sample inscription history to store.
+func applyInscriptionSample(t testing.TB, store *db.Store) {
+	t.Helper()
 	for _, b := range inscriptionfeed.Sample() {
 		if err := inscriptionfeed.Apply(context.Background(), store, b.Payload()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return store
 }
 
 // brc20Calls cover every BRC-20 path with its parameters, paging and errors.

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -24,21 +23,12 @@ func (a *API) registerBTCBalance(r *mux.Router) {
 }
 
 func (a *API) btcBalance(w http.ResponseWriter, r *http.Request) {
-	resp := a.ops.response(r.Context(), a.ops.document, "FaucetBtcBalance", map[string]any{"address": mux.Vars(r)["address"]})
-	if len(resp.Errors) > 0 {
-		writeFaucetError(w, firstError(resp.Errors), 0)
+	d, err := FaucetBtcBalance(r.Context(), a.ops, mux.Vars(r)["address"])
+	if err != nil {
+		writeFaucetError(w, err, 0)
 		return
 	}
-	var data struct {
-		Balance struct {
-			Satoshis string `json:"satoshis"`
-		} `json:"faucetBtcBalance"`
-	}
-	if err := json.Unmarshal(resp.Data, &data); err != nil {
-		writeFaucetError(w, stxgraph.Errorf(stxgraph.EINTERNAL, "BTC balance read failed"), 0)
-		return
-	}
-	sats, err := strconv.ParseInt(data.Balance.Satoshis, 10, 64)
+	sats, err := strconv.ParseInt(d.FaucetBtcBalance.Satoshis, 10, 64)
 	if err != nil {
 		writeFaucetError(w, stxgraph.Errorf(stxgraph.EINTERNAL, "BTC balance read failed"), 0)
 		return

@@ -3,7 +3,6 @@ package rest
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,13 +25,11 @@ import (
 //go:embed operations/*.graphql
 var operationFiles embed.FS
 
-// operations runs the embedded fixed operations against the executable schema. The files form
-// one document (operations share fragments), so it is parsed and validated once and every
-// request names the operation it runs.
+// operations runs the fixed operations against the executable schema: the generated functions
+// send each operation's own document (operations_gen.go), the same selection as the embedded
+// files, which are validated together once (they share fragments).
 type operations struct {
-	exec     *executor.Executor
-	document string
-	names    map[string]bool
+	exec *executor.Executor
 }
 
 // newOperations loads the embedded operations and validates them against the schema, so that a
@@ -57,29 +54,10 @@ func newOperations(es graphql.ExecutableSchema, extensions []graphql.HandlerExte
 		doc.Write(b)
 		doc.WriteByte('\n')
 	}
-	parsed, errs := gqlparser.LoadQuery(es.Schema(), doc.String())
-	if errs != nil {
+	if _, errs := gqlparser.LoadQuery(es.Schema(), doc.String()); errs != nil {
 		return nil, fmt.Errorf("fixed operations are invalid: %v", errs)
 	}
-	ops := &operations{exec: exec, document: doc.String(), names: map[string]bool{}}
-	for _, op := range parsed.Operations {
-		ops.names[op.Name] = true
-	}
-	return ops, nil
-}
-
-// raw executes the named operation with vars and returns its data. Its errors come back as
-// *gqlerror.Error wrapping the *stxgraph.Error that the error presenter made of a resolver's
-// error, found with errors.As.
-func (o *operations) raw(ctx context.Context, name string, vars map[string]any) (json.RawMessage, error) {
-	if !o.names[name] {
-		return nil, fmt.Errorf("unknown fixed operation %q", name)
-	}
-	resp := o.response(ctx, o.document, name, vars)
-	if len(resp.Errors) > 0 {
-		return nil, firstError(resp.Errors)
-	}
-	return resp.Data, nil
+	return &operations{exec: exec}, nil
 }
 
 // response executes a fixed operation and returns the whole response, error extensions included.

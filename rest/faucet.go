@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gorilla/mux"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/stxgraph/stxgraph"
 	"github.com/stxgraph/stxgraph/resolvers"
@@ -43,7 +45,12 @@ func (a *API) faucetSTX(w http.ResponseWriter, r *http.Request) {
 		writeFaucetError(w, err, 0)
 		return
 	}
-	a.runFaucet(w, r, "FaucetStx", "faucetStx", map[string]any{"address": addr, "stacking": stacking}, false)
+	d, err := FaucetStx(r.Context(), a.ops, addr, &stacking, requestID(r))
+	if err != nil {
+		writeFaucetOpError(w, err)
+		return
+	}
+	writeFaucetResult(w, faucetResult(d.FaucetStx), false)
 }
 
 func (a *API) faucetBTC(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +59,12 @@ func (a *API) faucetBTC(w http.ResponseWriter, r *http.Request) {
 		writeFaucetError(w, err, 0)
 		return
 	}
-	a.runFaucet(w, r, "FaucetBtc", "faucetBtc", map[string]any{"address": addr}, true)
+	d, err := FaucetBtc(r.Context(), a.ops, addr, requestID(r))
+	if err != nil {
+		writeFaucetOpError(w, err)
+		return
+	}
+	writeFaucetResult(w, faucetResult(d.FaucetBtc), true)
 }
 
 // faucetAddress reads the recipient from the query, else from a JSON or form body.
@@ -93,33 +105,43 @@ func faucetAddress(r *http.Request) (string, error) {
 // with the first one's payout (the IETF Idempotency-Key header).
 const requestIDHeader = "Idempotency-Key"
 
-// runFaucet runs the faucet mutation and writes its result; a rate-limited request carries
-// Retry-After. The BTC body also has the keys the reference's clients read (txid, raw_tx).
-func (a *API) runFaucet(w http.ResponseWriter, r *http.Request, op, field string, vars map[string]any, btc bool) {
+// requestID is the request's Idempotency-Key (nil when it has none).
+func requestID(r *http.Request) *string {
 	if id := r.Header.Get(requestIDHeader); id != "" {
-		vars["requestId"] = id
+		return &id
 	}
-	resp := a.ops.response(r.Context(), a.ops.document, op, vars)
-	if len(resp.Errors) > 0 {
-		retry, _ := resp.Errors[0].Extensions[resolvers.RetryAfterExtension].(int)
-		writeFaucetError(w, firstError(resp.Errors), retry)
-		return
-	}
-	var data map[string]struct {
-		Success bool   `json:"success"`
-		TxID    string `json:"txId"`
-		TxRaw   string `json:"txRaw"`
-	}
-	if err := json.Unmarshal(resp.Data, &data); err != nil || !data[field].Success {
+	return nil
+}
+
+// faucetResult is a faucet mutation's payout; both mutations' generated results convert to it.
+type faucetResult struct {
+	Success     bool
+	TxId, TxRaw string
+}
+
+// writeFaucetResult writes a payout; the BTC body also has the keys the reference's clients
+// read (txid, raw_tx).
+func writeFaucetResult(w http.ResponseWriter, res faucetResult, btc bool) {
+	if !res.Success {
 		writeFaucetError(w, stxgraph.Errorf(stxgraph.EINTERNAL, "Faucet request failed, please try again later"), 0)
 		return
 	}
-	res := data[field]
-	body := map[string]any{"success": true, "txId": res.TxID, "txRaw": res.TxRaw}
+	body := map[string]any{"success": true, "txId": res.TxId, "txRaw": res.TxRaw}
 	if btc {
-		body["txid"], body["raw_tx"] = res.TxID, res.TxRaw
+		body["txid"], body["raw_tx"] = res.TxId, res.TxRaw
 	}
 	writeJSON(w, http.StatusOK, body)
+}
+
+// writeFaucetOpError writes a faucet operation's error; a rate-limited request carries
+// Retry-After, from the error's extension.
+func writeFaucetOpError(w http.ResponseWriter, err error) {
+	var retry int
+	var gqlErr *gqlerror.Error
+	if errors.As(err, &gqlErr) {
+		retry, _ = gqlErr.Extensions[resolvers.RetryAfterExtension].(int)
+	}
+	writeFaucetError(w, err, retry)
 }
 
 // writeFaucetError writes the faucets' error shape {"error","success":false}.

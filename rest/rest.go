@@ -1,13 +1,11 @@
 // Package rest serves the legacy REST paths of the Stacks Blockchain API. Each route runs fixed
 // GraphQL operations in-process (parsed and validated once, at start-up) through the functions
 // genqlient generates from them (operations_gen.go), and maps their typed data to response
-// structs carrying the reference's JSON names; the routes not yet typed reshape the operation's
-// JSON (reshape.go). REST adds no SQL of its own.
+// structs carrying the reference's JSON names. REST adds no SQL of its own.
 package rest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -67,17 +65,6 @@ type route struct {
 	redirect func(r *http.Request) (string, bool)
 	// writeError writes the route's errors (the reference's v8 shape, writeError, when nil).
 	writeError func(w http.ResponseWriter, err error)
-
-	// The fields of a route whose body is reshaped from its operation's JSON (legacy): its
-	// parameters as the operation's variables, the operation, the one computing the ETag alone
-	// (tagOp, "" for none), the ETag from either's data, from the data and the parameters
-	// (etagFor), and the body.
-	params  func(r *http.Request) (map[string]any, error)
-	op      string
-	tagOp   string
-	etag    func(data json.RawMessage) string
-	etagFor func(vars map[string]any, data json.RawMessage) string
-	body    func(vars map[string]any, data json.RawMessage) ([]byte, error)
 }
 
 // read is one request's parameters, ready to run the route's fixed operations.
@@ -94,9 +81,6 @@ func (a *API) Register(r *mux.Router) {
 	r.HandleFunc("/extended", a.status).Methods(http.MethodGet)
 	r.HandleFunc("/extended/v1/status", a.status).Methods(http.MethodGet)
 	for _, rt := range a.routes() {
-		if rt.parse == nil {
-			rt = a.reshaped(rt)
-		}
 		h := paramsWithin(a.common(a.serve(rt), rt.deprecated))
 		// The reference ignores trailing slashes.
 		r.Handle(rt.path, h).Methods(http.MethodGet, http.MethodHead, http.MethodOptions)

@@ -1,15 +1,11 @@
 package rest
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	genql "github.com/Khan/genqlient/graphql"
@@ -57,70 +53,6 @@ func (a *API) routes() []route {
 	}, slices.Concat(brc20Routes(), v2BalanceRoutes(), poxRoutes(), v2AddressRoutes(), v2BlockRoutes())...)
 }
 
-// decodeTag decodes the ETag inputs at path in an operation's data. Tag fields come from our own
-// operations; missing ones mean "no ETag".
-func decodeTag[T any](data json.RawMessage, path ...string) T {
-	var t T
-	json.Unmarshal(pick(data, path...), &t) //nolint:errcheck // see above
-	return t
-}
-
-func chainTipETag(d json.RawMessage) string { return decodeTag[chainTipTag](d, "tip").etag() }
-
-// accountTag reads the address routes' ETag inputs in one pass over the account's members,
-// which stops before the page after them.
-func accountTag(d json.RawMessage) principalTag {
-	var t principalTag
-	found := 0
-	for k, v := range members(pick(d, "account")) {
-		switch string(k) {
-		case "latestTxId":
-			t.LatestTxID = tagString(v)
-		case "latestMempoolTxId":
-			t.LatestMempoolTxID = tagString(v)
-		case "balance":
-			t.Balance = balanceLockTag(v)
-		default:
-			continue
-		}
-		if found++; found == 3 {
-			break
-		}
-	}
-	return t
-}
-
-func balanceLockTag(balance []byte) lockTag {
-	var t lockTag
-	for k, v := range members(balance) {
-		switch string(k) {
-		case "locked":
-			if s := tagString(v); s != nil {
-				t.Locked = *s
-			}
-		case "burnchain_unlock_height":
-			t.BurnchainUnlockHeight, _ = strconv.Atoi(string(v))
-		}
-	}
-	return t
-}
-
-// tagString is the JSON string v, or nil when v is null or no string.
-func tagString(v []byte) *string {
-	if len(v) < 2 || v[0] != '"' {
-		return nil
-	}
-	if bytes.IndexByte(v, '\\') < 0 { // ids and amounts: nothing to unescape
-		s := string(v[1 : len(v)-1])
-		return &s
-	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
-		return nil
-	}
-	return &s
-}
-
 // principalPrefix is the reference's request-schema pattern for a principal path parameter:
 // without an end anchor, it only asks for a c32 prefix; the account query then checks the
 // principal itself (400 invalid STX address).
@@ -155,42 +87,6 @@ func balanceParams(r *http.Request) (accountParams, error) {
 	}
 	p.until, err = untilBlock(q, p.unanchored)
 	return p, err
-}
-
-// totalPage renders {limit, offset, total, results} from a page object with total and results.
-func totalPage(vars map[string]any, page []byte) ([]byte, error) {
-	total, err := intAt(page, "total")
-	if err != nil {
-		return nil, err
-	}
-	results, err := reshape(pick(page, "results"))
-	if err != nil {
-		return nil, err
-	}
-	return wrapPage(vars, "results", results, &total), nil
-}
-
-// intAt reads the integer at path.
-func intAt(data []byte, path ...string) (int, error) {
-	v := pick(data, path...)
-	n, err := strconv.Atoi(string(v))
-	if err != nil {
-		return 0, fmt.Errorf("%s: not an integer: %q", strings.Join(path, "."), v)
-	}
-	return n, nil
-}
-
-// wrapPage renders {"limit","offset"[,"total"],"<key>":results}.
-func wrapPage(vars map[string]any, key string, results []byte, total *int) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"limit":` + strconv.Itoa(vars["limit"].(int)) + `,"offset":` + strconv.Itoa(vars["offset"].(int)))
-	if total != nil {
-		b.WriteString(`,"total":` + strconv.Itoa(*total))
-	}
-	b.WriteString(`,"` + key + `":`)
-	b.Write(results)
-	b.WriteByte('}')
-	return b.Bytes()
 }
 
 func eventsParams(r *http.Request) (read, error) {

@@ -2,12 +2,14 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
 
+	genql "github.com/Khan/genqlient/graphql"
 	"github.com/gorilla/mux"
 
 	"github.com/stxgraph/stxgraph"
@@ -21,22 +23,14 @@ func v2AddressRoutes() []route {
 	return []route{
 		{path: "/extended/v2/addresses/{address}/transactions", reads: respcache.Chain | respcache.Mempool, parse: v2AddressTxsParams},
 		{
-			path: "/extended/v2/addresses/{address}/transactions/{tx_id}/events", op: "V2AddressTransactionEvents", tagOp: "ChainTipTag",
-			reads: respcache.Chain, params: v2AddressEventsParams, etag: chainTipETag, body: v2AddressEventsBody,
+			path: "/extended/v2/addresses/{address}/transactions/{tx_id}/events", reads: respcache.Chain,
+			parse: v2AddressEventsParams, pathTag: tipPathTag,
 		},
+		{path: "/extended/v2/addresses/{principal}/balances/stx", reads: respcache.Chain | respcache.Mempool, parse: v2StxBalanceParams},
+		{path: "/extended/v2/smart-contracts/status", reads: respcache.Chain | respcache.Mempool, parse: v2ContractStatusParams},
 		{
-			path: "/extended/v2/addresses/{principal}/balances/stx", op: "V2PrincipalStxBalance", tagOp: "V2PrincipalStxBalanceTag",
-			reads: respcache.Chain | respcache.Mempool, params: v2StxBalanceParams, etag: v2StxBalanceETag, body: v2StxBalanceBody,
-		},
-		{
-			path: "/extended/v2/smart-contracts/status", op: "V2ContractStatuses", tagOp: "ChainTipTag",
-			reads: respcache.Chain | respcache.Mempool, params: v2ContractStatusParams, etag: chainTipETag, body: v2ContractStatusBody,
-		},
-		{
-			path: "/extended/v2/mempool/fees", op: "V2MempoolFees", tagOp: "MempoolTag", reads: respcache.Mempool,
-			params: func(*http.Request) (map[string]any, error) { return map[string]any{}, nil },
-			etag:   func(d json.RawMessage) string { return decodeTag[mempoolTag](d, "tip").etag() },
-			body:   v2MempoolFeesBody,
+			path: "/extended/v2/mempool/fees", reads: respcache.Mempool,
+			parse: func(*http.Request) (read, error) { return mempoolFeesRead{}, nil },
 		},
 	}
 }
@@ -50,7 +44,15 @@ func v2Address(r *http.Request) (string, error) {
 	return a, nil
 }
 
-func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
+// addressEventsRead is a read of GET /extended/v2/addresses/{address}/transactions/{tx_id}/events.
+type addressEventsRead struct {
+	principal, txID string
+	// valid is whether the principal can occur at all (its checksum holds).
+	valid         bool
+	limit, offset int
+}
+
+func v2AddressEventsParams(r *http.Request) (read, error) {
 	a, err := v2Address(r)
 	if err != nil {
 		return nil, err
@@ -64,26 +66,45 @@ func v2AddressEventsParams(r *http.Request) (map[string]any, error) {
 		return nil, err
 	}
 	q := query(r.URL.Query())
-	vars := map[string]any{"principal": a, "valid": c32.ValidPrincipalLenient(a), "txId": "0x" + hex.EncodeToString(txID)}
-	if vars["limit"], err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
+	p := addressEventsRead{principal: a, txID: "0x" + hex.EncodeToString(txID), valid: c32.ValidPrincipalLenient(a)}
+	if p.limit, err = q.limit("limit", txLimit, resolvers.MaxAccountTxsPage); err != nil {
 		return nil, err
 	}
-	if vars["offset"], err = q.offset("offset"); err != nil {
-		return nil, err
-	}
-	return vars, nil
+	p.offset, err = q.offset("offset")
+	return p, err
 }
 
-// assetEvent is an asset event of the address events page as the operation returns it.
-type assetEvent struct {
-	Asset           string        `json:"asset"`
-	EventIndex      int           `json:"eventIndex"`
-	Type            string        `json:"type"`
-	Amount          *string       `json:"amount"`
-	AssetIdentifier *string       `json:"assetIdentifier"`
-	Value           *clarityValue `json:"value"`
-	Sender          *string       `json:"sender"`
-	Recipient       *string       `json:"recipient"`
+func (p addressEventsRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return tipTag(ctx, c)
+}
+
+// answer renders the principal's events in the transaction; for an address that cannot occur,
+// an empty page when the transaction is mined, else not found.
+func (p addressEventsRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2AddressTransactionEvents(ctx, c, p.principal, p.valid, p.txID, p.limit, p.offset)
+	if err != nil {
+		return nil, "", err
+	}
+	tag := tipFieldsTag(&d.Tip)
+	if !p.valid && !minedLookup(d.Lookup) {
+		return nil, tag, stxgraph.Errorf(stxgraph.ENOTFOUND, "Transaction not found")
+	}
+	events := d.Account.Page // empty when the principal cannot occur
+	results := make([]addressEvent, len(events.Results))
+	for i, e := range events.Results {
+		results[i] = newAddressEvent(e)
+	}
+	body, err := marshal(page[addressEvent]{Limit: p.limit, Offset: p.offset, Total: &events.Total, Results: results})
+	return body, tag, err
+}
+
+// minedLookup is whether the one transaction looked up is a mined one.
+func minedLookup(lookups []V2AddressTransactionEventsLookupTransactionLookup) bool {
+	if len(lookups) == 0 || lookups[0].Result == nil {
+		return false
+	}
+	_, mined := (*lookups[0].Result).(*V2AddressTransactionEventsLookupTransactionLookupResultTransaction)
+	return mined
 }
 
 // clarityValue is a Clarity value as the reference renders it.
@@ -96,86 +117,52 @@ type clarityValue struct {
 // sender (mint) or recipient (burn) is left out.
 type (
 	stxEventData struct {
-		Type      string  `json:"type"`
-		Amount    string  `json:"amount"`
-		Sender    *string `json:"sender,omitempty"`
-		Recipient *string `json:"recipient,omitempty"`
+		Type      AssetEventType `json:"type"`
+		Amount    string         `json:"amount"`
+		Sender    *string        `json:"sender,omitempty"`
+		Recipient *string        `json:"recipient,omitempty"`
 	}
 	ftEventData struct {
-		Type            string  `json:"type"`
-		Amount          string  `json:"amount"`
-		AssetIdentifier string  `json:"asset_identifier"`
-		Sender          *string `json:"sender,omitempty"`
-		Recipient       *string `json:"recipient,omitempty"`
+		Type            AssetEventType `json:"type"`
+		Amount          string         `json:"amount"`
+		AssetIdentifier string         `json:"asset_identifier"`
+		Sender          *string        `json:"sender,omitempty"`
+		Recipient       *string        `json:"recipient,omitempty"`
 	}
 	nftEventData struct {
-		Type            string        `json:"type"`
-		AssetIdentifier string        `json:"asset_identifier"`
-		Value           *clarityValue `json:"value"`
-		Sender          *string       `json:"sender,omitempty"`
-		Recipient       *string       `json:"recipient,omitempty"`
+		Type            AssetEventType `json:"type"`
+		AssetIdentifier string         `json:"asset_identifier"`
+		Value           *clarityValue  `json:"value"`
+		Sender          *string        `json:"sender,omitempty"`
+		Recipient       *string        `json:"recipient,omitempty"`
 	}
 	addressEvent struct {
-		Type       string `json:"type"`
-		EventIndex int    `json:"event_index"`
-		Data       any    `json:"data"`
+		Type       AssetClass `json:"type"`
+		EventIndex int        `json:"event_index"`
+		Data       any        `json:"data"`
 	}
 )
 
-func (e assetEvent) render() addressEvent {
+func newAddressEvent(e V2AddressTransactionEventsAccountPageAccountAssetEventPageResultsAccountAssetEvent) addressEvent {
 	out := addressEvent{Type: e.Asset, EventIndex: e.EventIndex}
 	switch e.Asset {
-	case "stx":
+	case AssetClassStx:
 		out.Data = stxEventData{Type: e.Type, Amount: deref(e.Amount), Sender: e.Sender, Recipient: e.Recipient}
-	case "ft":
+	case AssetClassFt:
 		out.Data = ftEventData{Type: e.Type, Amount: deref(e.Amount), AssetIdentifier: deref(e.AssetIdentifier), Sender: e.Sender, Recipient: e.Recipient}
 	default:
-		out.Data = nftEventData{Type: e.Type, AssetIdentifier: deref(e.AssetIdentifier), Value: e.Value, Sender: e.Sender, Recipient: e.Recipient}
+		out.Data = nftEventData{Type: e.Type, AssetIdentifier: deref(e.AssetIdentifier), Value: (*clarityValue)(e.Value), Sender: e.Sender, Recipient: e.Recipient}
 	}
 	return out
 }
 
-func v2AddressEventsBody(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	if vars["valid"] == false {
-		return unknownAddressEvents(vars, data)
-	}
-	var page struct {
-		Total   int          `json:"total"`
-		Results []assetEvent `json:"results"`
-	}
-	if err := json.Unmarshal(pick(data, "account", "page"), &page); err != nil {
-		return nil, err
-	}
-	out := make([]addressEvent, len(page.Results))
-	for i, e := range page.Results {
-		out[i] = e.render()
-	}
-	results, err := marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return wrapPage(vars, "results", results, &page.Total), nil
+// v2StxBalanceRead is a read of GET /extended/v2/addresses/{principal}/balances/stx.
+type v2StxBalanceRead struct {
+	principal      string
+	includeMempool bool
 }
 
-// unknownAddressEvents answers for an address that cannot occur: an empty page when the
-// transaction is mined (canonical), else not found.
-func unknownAddressEvents(vars map[string]any, data json.RawMessage) ([]byte, error) {
-	var lookups []struct {
-		Result *struct {
-			Typename string `json:"__typename"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(pick(data, "lookup"), &lookups); err != nil {
-		return nil, err
-	}
-	if len(lookups) == 0 || lookups[0].Result == nil || lookups[0].Result.Typename != "Transaction" {
-		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Transaction not found")
-	}
-	total := 0
-	return wrapPage(vars, "results", []byte("[]"), &total), nil
-}
-
-func v2StxBalanceParams(r *http.Request) (map[string]any, error) {
+func v2StxBalanceParams(r *http.Request) (read, error) {
 	p := mux.Vars(r)["principal"]
 	if !principalPrefix.MatchString(p) {
 		return nil, principalSchemaError("params/principal")
@@ -184,7 +171,46 @@ func v2StxBalanceParams(r *http.Request) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"principal": p, "includeMempool": include}, nil
+	return v2StxBalanceRead{principal: p, includeMempool: include}, nil
+}
+
+func (p v2StxBalanceRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	d, err := V2PrincipalStxBalanceTag(ctx, c, p.principal, p.includeMempool)
+	if err != nil {
+		return "", err
+	}
+	a := d.Account
+	return p.tag(&d.Tip, a.LatestTxId, a.LatestMempoolTxId, lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}), nil
+}
+
+// tag follows the principal (its transactions, pending ones and lock) when the mempool is asked
+// for, else the chain tip, as the reference does.
+func (p v2StxBalanceRead) tag(tip tipFields, latest, latestMempool *string, lock lockTag) string {
+	if p.includeMempool {
+		return principalTag{latest, latestMempool, lock}.etag(true)
+	}
+	return tipFieldsTag(tip)
+}
+
+// answer renders the balance with the pox-4 lock, dated at the tip block's burn height, as the
+// reference's v2 balance reads it.
+func (p v2StxBalanceRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2PrincipalStxBalance(ctx, c, p.principal, p.includeMempool)
+	if err != nil {
+		return nil, "", err
+	}
+	a, b := d.Account, d.Account.Balance
+	tag := p.tag(&d.Tip, a.LatestTxId, a.LatestMempoolTxId, lockTag{b.Locked, b.Burnchain_unlock_height})
+	out := stxBalance{Balance: b.Balance, TotalMinerRewardsReceived: b.Total_miner_rewards_received, Locked: "0",
+		EstimatedBalance: b.Estimated_balance, PendingBalanceInbound: b.Pending_balance_inbound, PendingBalanceOutbound: b.Pending_balance_outbound}
+	if l := a.Lock; l != nil {
+		out.LockTxID, out.Locked, out.LockHeight, out.BurnchainUnlockHeight = l.TxId, l.Locked, l.BlockHeight, l.BurnchainUnlockHeight
+		if d.TipBlock != nil {
+			out.BurnchainLockHeight = d.TipBlock.BurnBlockHeight
+		}
+	}
+	body, err := marshal(out)
+	return body, tag, err
 }
 
 // stxBalance is the v2 STX balance in the reference's key order; the mempool figures only when
@@ -202,56 +228,14 @@ type stxBalance struct {
 	PendingBalanceOutbound    *string `json:"pending_balance_outbound,omitempty"`
 }
 
-// v2StxBalanceBody renders the balance with the pox-4 lock, dated at the tip block's burn
-// height, as the reference's v2 balance reads it.
-func v2StxBalanceBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
-	var d struct {
-		TipBlock struct {
-			BurnBlockHeight int `json:"burnBlockHeight"`
-		} `json:"tipBlock"`
-		Account struct {
-			Balance struct {
-				Balance                   string  `json:"balance"`
-				TotalMinerRewardsReceived string  `json:"total_miner_rewards_received"`
-				EstimatedBalance          *string `json:"estimated_balance"`
-				PendingBalanceInbound     *string `json:"pending_balance_inbound"`
-				PendingBalanceOutbound    *string `json:"pending_balance_outbound"`
-			} `json:"balance"`
-			Lock *struct {
-				TxID                  string `json:"txId"`
-				Locked                string `json:"locked"`
-				BlockHeight           int    `json:"blockHeight"`
-				BurnchainUnlockHeight int    `json:"burnchainUnlockHeight"`
-			} `json:"lock"`
-		} `json:"account"`
-	}
-	if err := json.Unmarshal(data, &d); err != nil {
-		return nil, err
-	}
-	b := d.Account.Balance
-	out := stxBalance{Balance: b.Balance, TotalMinerRewardsReceived: b.TotalMinerRewardsReceived, Locked: "0",
-		EstimatedBalance: b.EstimatedBalance, PendingBalanceInbound: b.PendingBalanceInbound, PendingBalanceOutbound: b.PendingBalanceOutbound}
-	if l := d.Account.Lock; l != nil {
-		out.LockTxID, out.Locked, out.LockHeight = l.TxID, l.Locked, l.BlockHeight
-		out.BurnchainLockHeight, out.BurnchainUnlockHeight = d.TipBlock.BurnBlockHeight, l.BurnchainUnlockHeight
-	}
-	return marshal(out)
-}
-
-// v2StxBalanceETag follows the principal (its transactions, pending ones and lock) when the
-// mempool is asked for, else the chain tip, as the reference does.
-func v2StxBalanceETag(d json.RawMessage) string {
-	if len(pick(d, "account", "latestTxId")) > 0 {
-		return accountTag(d).etag(true)
-	}
-	return chainTipETag(d)
-}
-
 // contractIDPattern is the reference's request-schema pattern for a contract id (its "." is
 // any character).
 var contractIDPattern = regexp.MustCompile(`^[0123456789ABCDEFGHJKMNPQRSTVWXYZ]{28,41}.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,39}$`)
 
-func v2ContractStatusParams(r *http.Request) (map[string]any, error) {
+// contractStatusRead is a read of GET /extended/v2/smart-contracts/status.
+type contractStatusRead struct{ ids []string }
+
+func v2ContractStatusParams(r *http.Request) (read, error) {
 	ids := r.URL.Query()["contract_id"]
 	if len(ids) == 0 {
 		return nil, schemaError("querystring must have required property 'contract_id'")
@@ -261,7 +245,7 @@ func v2ContractStatusParams(r *http.Request) (map[string]any, error) {
 			return nil, contractIDSchemaError(i, len(ids))
 		}
 	}
-	return map[string]any{"ids": ids}, nil
+	return contractStatusRead{ids}, nil
 }
 
 // contractIDSchemaError is the reference's message for the contract id at index i of n given
@@ -276,32 +260,40 @@ func contractIDSchemaError(i, n int) error {
 		i, contractIDPattern, single)
 }
 
-// v2ContractStatusBody renders the statuses as an object keyed by contract id, in the order
-// the operation lists them.
-func v2ContractStatusBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
-	var statuses []struct {
-		ContractID  string `json:"contractId"`
-		Found       bool   `json:"found"`
-		Status      string `json:"status"`
-		TxID        string `json:"txId"`
-		BlockHeight *int   `json:"blockHeight"`
+func (p contractStatusRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return tipTag(ctx, c)
+}
+
+// answer renders the statuses as an object keyed by contract id, in the order the operation
+// lists them.
+func (p contractStatusRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2ContractStatuses(ctx, c, p.ids)
+	if err != nil {
+		return nil, "", err
 	}
-	if err := json.Unmarshal(pick(data, "statuses"), &statuses); err != nil {
-		return nil, err
-	}
-	type result struct {
-		Status      string `json:"status"`
-		TxID        string `json:"tx_id"`
-		ContractID  string `json:"contract_id"`
-		BlockHeight *int   `json:"block_height,omitempty"`
-	}
+	body, err := contractStatuses(d.Statuses).MarshalJSON()
+	return body, tipFieldsTag(&d.Tip), err
+}
+
+// contractStatuses renders as the reference's object keyed by contract id.
+type contractStatuses []V2ContractStatusesStatusesContractStatus
+
+// contractStatusResult is a found contract's deploy: its status and transaction are known.
+type contractStatusResult struct {
+	Status      *TxStatus `json:"status"`
+	TxID        *string   `json:"tx_id"`
+	ContractID  string    `json:"contract_id"`
+	BlockHeight *int      `json:"block_height,omitempty"`
+}
+
+func (statuses contractStatuses) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, s := range statuses {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		key, err := marshal(s.ContractID)
+		key, err := marshal(s.ContractId)
 		if err != nil {
 			return nil, err
 		}
@@ -310,7 +302,7 @@ func v2ContractStatusBody(_ map[string]any, data json.RawMessage) ([]byte, error
 			b.WriteString(`:{"found":false}`)
 			continue
 		}
-		r, err := marshal(result{Status: s.Status, TxID: s.TxID, ContractID: s.ContractID, BlockHeight: s.BlockHeight})
+		r, err := marshal(contractStatusResult{Status: s.Status, TxID: s.TxId, ContractID: s.ContractId, BlockHeight: s.BlockHeight})
 		if err != nil {
 			return nil, err
 		}
@@ -322,8 +314,43 @@ func v2ContractStatusBody(_ map[string]any, data json.RawMessage) ([]byte, error
 	return b.Bytes(), nil
 }
 
+// mempoolFeesRead is a read of GET /extended/v2/mempool/fees.
+type mempoolFeesRead struct{}
+
+func (mempoolFeesRead) etag(ctx context.Context, c genql.Client) (string, error) {
+	return mempoolETag(ctx, c)
+}
+
+func (mempoolFeesRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
+	d, err := V2MempoolFees(ctx, c)
+	if err != nil {
+		return nil, "", err
+	}
+	f := d.Fees
+	fees := mempoolFees{All: *newFeePriorities(f.All.FeePriorityFields)}
+	if t := f.Token_transfer; t != nil {
+		fees.TokenTransfer = newFeePriorities(t.FeePriorityFields)
+	}
+	if t := f.Contract_call; t != nil {
+		fees.ContractCall = newFeePriorities(t.FeePriorityFields)
+	}
+	if t := f.Smart_contract; t != nil {
+		fees.SmartContract = newFeePriorities(t.FeePriorityFields)
+	}
+	body, err := marshal(fees)
+	return body, mempoolTag{d.Tip.MempoolUpdatedAt}.etag(), err
+}
+
+// mempoolFees are the fee priorities overall and of each kind with pending transactions.
+type mempoolFees struct {
+	All           feePriorities  `json:"all"`
+	TokenTransfer *feePriorities `json:"token_transfer,omitempty"`
+	ContractCall  *feePriorities `json:"contract_call,omitempty"`
+	SmartContract *feePriorities `json:"smart_contract,omitempty"`
+}
+
 // feePriorities are a kind's fee priorities; the operation carries them as decimal strings
-// (decoded as numbers) and the reference sends numbers.
+// and the reference sends numbers.
 type feePriorities struct {
 	No     json.Number `json:"no_priority"`
 	Low    json.Number `json:"low_priority"`
@@ -331,15 +358,6 @@ type feePriorities struct {
 	High   json.Number `json:"high_priority"`
 }
 
-func v2MempoolFeesBody(_ map[string]any, data json.RawMessage) ([]byte, error) {
-	var fees struct {
-		All           feePriorities  `json:"all"`
-		TokenTransfer *feePriorities `json:"token_transfer,omitempty"`
-		ContractCall  *feePriorities `json:"contract_call,omitempty"`
-		SmartContract *feePriorities `json:"smart_contract,omitempty"`
-	}
-	if err := json.Unmarshal(pick(data, "fees"), &fees); err != nil {
-		return nil, err
-	}
-	return marshal(fees)
+func newFeePriorities(f FeePriorityFields) *feePriorities {
+	return &feePriorities{json.Number(f.No_priority), json.Number(f.Low_priority), json.Number(f.Medium_priority), json.Number(f.High_priority)}
 }
