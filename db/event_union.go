@@ -117,50 +117,44 @@ type eventRow struct {
 // dest is the scan destinations of a row of the union's cols, in their order.
 func (r *eventRow) dest(cols EventColumns) []any {
 	p := &r.EventPosition
-	d := make([]any, 0, 10+len(eventColumns))
+	d := make([]any, 0, 10+len(eventColumnDests))
 	d = append(d, kindColumn{&r.Kind}, &p.TxID, &p.IndexBlockHash, &p.MicroblockHash, int32Column{&p.EventIndex},
 		int32Column{&p.TxIndex}, int32Column{&p.BlockHeight}, int32Column{&p.MicroblockSequence}, &p.Canonical, &p.MicroblockCanonical)
 	if cols == EventPositionColumns {
 		return d
 	}
-	for _, c := range eventColumns {
-		d = append(d, r.columnDest(c.name))
+	for _, dest := range eventColumnDests {
+		d = append(d, dest(r))
 	}
 	return d
 }
 
-// columnDest is the scan destination of one of the kinds' own columns.
-func (r *eventRow) columnDest(name string) any {
-	switch name {
-	case "asset_event_type_id":
-		return nullInt16Column{&r.AssetEventTypeID}
-	case "asset_identifier":
-		return nullStringColumn{&r.AssetIdentifier}
-	case "sender":
-		return nullStringColumn{&r.Sender}
-	case "recipient":
-		return nullStringColumn{&r.Recipient}
-	case "amount":
-		return nullStringColumn{&r.Amount}
-	case "memo":
-		return &r.Memo
-	case "value":
-		return &r.Value
-	case "contract_identifier":
-		return nullStringColumn{&r.ContractIdentifier}
-	case "topic":
-		return nullStringColumn{&r.Topic}
-	case "locked_amount":
-		return nullStringColumn{&r.LockedAmount}
-	case "unlock_height":
-		return nullInt32Column{&r.UnlockHeight}
-	case "locked_address":
-		return nullStringColumn{&r.LockedAddress}
-	case "contract_name":
-		return nullStringColumn{&r.ContractName}
+// eventColumnDests are the scan destinations of the kinds' own columns, in eventColumns' order:
+// matched to the columns' names once, not on every row.
+var eventColumnDests = func() []func(*eventRow) any {
+	byName := map[string]func(*eventRow) any{
+		"asset_event_type_id": func(r *eventRow) any { return nullInt16Column{&r.AssetEventTypeID} },
+		"asset_identifier":    func(r *eventRow) any { return nullStringColumn{&r.AssetIdentifier} },
+		"sender":              func(r *eventRow) any { return nullStringColumn{&r.Sender} },
+		"recipient":           func(r *eventRow) any { return nullStringColumn{&r.Recipient} },
+		"amount":              func(r *eventRow) any { return nullStringColumn{&r.Amount} },
+		"memo":                func(r *eventRow) any { return &r.Memo },
+		"value":               func(r *eventRow) any { return &r.Value },
+		"contract_identifier": func(r *eventRow) any { return nullStringColumn{&r.ContractIdentifier} },
+		"topic":               func(r *eventRow) any { return nullStringColumn{&r.Topic} },
+		"locked_amount":       func(r *eventRow) any { return nullStringColumn{&r.LockedAmount} },
+		"unlock_height":       func(r *eventRow) any { return nullInt32Column{&r.UnlockHeight} },
+		"locked_address":      func(r *eventRow) any { return nullStringColumn{&r.LockedAddress} },
+		"contract_name":       func(r *eventRow) any { return nullStringColumn{&r.ContractName} },
 	}
-	panic("db: no scan destination for event column " + name)
-}
+	out := make([]func(*eventRow) any, len(eventColumns))
+	for i, c := range eventColumns {
+		if out[i] = byName[c.name]; out[i] == nil {
+			panic("db: no scan destination for event column " + c.name)
+		}
+	}
+	return out
+}()
 
 // scanUnionEvents runs query, whose rows are the union's cols, as a prepared statement and returns
 // them as events, in order.
