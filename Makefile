@@ -42,10 +42,11 @@ chromium:
 test: postgres crosscheck-deps btcd chromium
 	$(GO) test -count=1 ./...
 
-# The executable schema (graph/, gqlgen.yml) and the Go types of the REST adapter's fixed
-# operations (rest/operations_gen.go, genqlient.yaml).
+# The executable schema (graph/, gqlgen.yml; cmd/leafpath then shortens the leaf fields' path)
+# and the Go types of the REST adapter's fixed operations (rest/operations_gen.go, genqlient.yaml).
 generate:
 	$(GO) tool gqlgen generate
+	$(GO) run ./cmd/leafpath
 	$(GO) tool genqlient genqlient.yaml
 
 # The GraphiQL and REST reference pages' front-end bundle (server/graphiql/dist, embedded in the

@@ -10730,6 +10730,11 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Account_principal(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
+	v := obj.Principal
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11303,29 +11308,19 @@ func (ec *executionContext) fieldContext_Account_pox4Lock(_ context.Context, fie
 }
 
 func (ec *executionContext) _AccountAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_asset(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Asset, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v AssetClass) graphql.Marshaler {
-			return ec.marshalNAssetClass2githubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetClass(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	v := obj.Asset
+	return v
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_asset(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type AssetClass does not have child fields"))
 }
 
 func (ec *executionContext) _AccountAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	v := obj.EventIndex
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11349,6 +11344,11 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_eventIndex(_ context.
 }
 
 func (ec *executionContext) _AccountAssetEvent_type(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	v := obj.Type
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11372,46 +11372,22 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_type(_ context.Contex
 }
 
 func (ec *executionContext) _AccountAssetEvent_amount(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Amount
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalUint128(*v)
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _AccountAssetEvent_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_assetIdentifier(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.AssetIdentifier
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
@@ -11450,52 +11426,33 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_value(_ context.Conte
 }
 
 func (ec *executionContext) _AccountAssetEvent_sender(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_sender(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sender, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Sender
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AccountAssetEvent_recipient(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_recipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Recipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Recipient
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _AccountAssetEventPage_total(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEventPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11647,6 +11604,11 @@ func (ec *executionContext) fieldContext_AccountEventConnection_pageInfo(_ conte
 }
 
 func (ec *executionContext) _AccountEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *AccountEventEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11702,52 +11664,33 @@ func (ec *executionContext) fieldContext_AccountEventEdge_node(_ context.Context
 }
 
 func (ec *executionContext) _AccountNonces_lastExecutedTxNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountNonces_lastExecutedTxNonce(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastExecutedTxNonce, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.LastExecutedTxNonce
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt64(*v)
 }
 func (ec *executionContext) fieldContext_AccountNonces_lastExecutedTxNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AccountNonces_lastMempoolTxNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountNonces_lastMempoolTxNonce(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LastMempoolTxNonce, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint64(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.LastMempoolTxNonce
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt64(*v)
 }
 func (ec *executionContext) fieldContext_AccountNonces_lastMempoolTxNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AccountNonces_possibleNextNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
+	v := obj.PossibleNextNonce
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11936,6 +11879,11 @@ func (ec *executionContext) fieldContext_AccountTransactionConnection_totalCount
 }
 
 func (ec *executionContext) _AddressFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	v := obj.Position
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12023,6 +11971,11 @@ func (ec *executionContext) fieldContext_AddressFeedItem_reorg(_ context.Context
 }
 
 func (ec *executionContext) _AnchoredBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *db.AnchoredBlockPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12078,6 +12031,13 @@ func (ec *executionContext) fieldContext_AnchoredBlockPage_results(_ context.Con
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12101,6 +12061,11 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_hash(_ context.Conte
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_height(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12124,6 +12089,11 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_height(_ context.Con
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_time(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnBlockTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12216,6 +12186,11 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_averageBlockTime(_ c
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_totalTxCount(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	v := obj.TotalTxCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12239,6 +12214,11 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_totalTxCount(_ conte
 }
 
 func (ec *executionContext) _AnchoringBurnBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *AnchoringBurnBlockPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12390,6 +12370,11 @@ func (ec *executionContext) fieldContext_AssetEventCounts_nft(_ context.Context,
 }
 
 func (ec *executionContext) _AssetEventKindCounts_transfer(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	v := obj.Transfer
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12413,6 +12398,11 @@ func (ec *executionContext) fieldContext_AssetEventKindCounts_transfer(_ context
 }
 
 func (ec *executionContext) _AssetEventKindCounts_mint(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	v := obj.Mint
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12436,6 +12426,11 @@ func (ec *executionContext) fieldContext_AssetEventKindCounts_mint(_ context.Con
 }
 
 func (ec *executionContext) _AssetEventKindCounts_burn(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
+	v := obj.Burn
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12551,6 +12546,11 @@ func (ec *executionContext) fieldContext_AverageBlockTimes_last30d(_ context.Con
 }
 
 func (ec *executionContext) _BalancePoint_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12574,6 +12574,11 @@ func (ec *executionContext) fieldContext_BalancePoint_blockHeight(_ context.Cont
 }
 
 func (ec *executionContext) _BalancePoint_balance(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
+	v := obj.Balance
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12597,29 +12602,22 @@ func (ec *executionContext) fieldContext_BalancePoint_balance(_ context.Context,
 }
 
 func (ec *executionContext) _BalancePoint_changedAtHeight(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BalancePoint_changedAtHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ChangedAtHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ChangedAtHeight
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt32(*v)
 }
 func (ec *executionContext) fieldContext_BalancePoint_changedAtHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12643,6 +12641,11 @@ func (ec *executionContext) fieldContext_Block_canonical(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Block_height(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12666,6 +12669,13 @@ func (ec *executionContext) fieldContext_Block_height(_ context.Context, field g
 }
 
 func (ec *executionContext) _Block_hash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12689,6 +12699,13 @@ func (ec *executionContext) fieldContext_Block_hash(_ context.Context, field gra
 }
 
 func (ec *executionContext) _Block_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.IndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12712,6 +12729,13 @@ func (ec *executionContext) fieldContext_Block_indexBlockHash(_ context.Context,
 }
 
 func (ec *executionContext) _Block_parentBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.ParentBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12735,6 +12759,13 @@ func (ec *executionContext) fieldContext_Block_parentBlockHash(_ context.Context
 }
 
 func (ec *executionContext) _Block_parentIndexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.ParentIndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12758,6 +12789,13 @@ func (ec *executionContext) fieldContext_Block_parentIndexBlockHash(_ context.Co
 }
 
 func (ec *executionContext) _Block_parentMicroblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.ParentMicroblockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12781,6 +12819,11 @@ func (ec *executionContext) fieldContext_Block_parentMicroblockHash(_ context.Co
 }
 
 func (ec *executionContext) _Block_parentMicroblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.ParentMicroblockSequence
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12804,6 +12847,11 @@ func (ec *executionContext) fieldContext_Block_parentMicroblockSequence(_ contex
 }
 
 func (ec *executionContext) _Block_blockTime(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BlockTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12827,6 +12875,13 @@ func (ec *executionContext) fieldContext_Block_blockTime(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Block_burnBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12850,6 +12905,11 @@ func (ec *executionContext) fieldContext_Block_burnBlockHash(_ context.Context, 
 }
 
 func (ec *executionContext) _Block_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12873,6 +12933,11 @@ func (ec *executionContext) fieldContext_Block_burnBlockHeight(_ context.Context
 }
 
 func (ec *executionContext) _Block_burnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BurnBlockTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12896,6 +12961,13 @@ func (ec *executionContext) fieldContext_Block_burnBlockTime(_ context.Context, 
 }
 
 func (ec *executionContext) _Block_minerTxid(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.MinerTxid
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12919,6 +12991,11 @@ func (ec *executionContext) fieldContext_Block_minerTxid(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Block_txCount(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.TxCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13392,23 +13469,11 @@ func (ec *executionContext) fieldContext_Block_signerSignatureCount(_ context.Co
 }
 
 func (ec *executionContext) _Block_nakamotoTenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_nakamotoTenureHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TenureHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.TenureHeight
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt32(*v)
 }
 func (ec *executionContext) fieldContext_Block_nakamotoTenureHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -13578,6 +13643,11 @@ func (ec *executionContext) fieldContext_BlockConnection_totalCount(_ context.Co
 }
 
 func (ec *executionContext) _BlockCursorPage_total(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13601,69 +13671,33 @@ func (ec *executionContext) fieldContext_BlockCursorPage_total(_ context.Context
 }
 
 func (ec *executionContext) _BlockCursorPage_cursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockCursorPage_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Cursor
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _BlockCursorPage_nextCursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockCursorPage_nextCursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.NextCursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.NextCursor
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _BlockCursorPage_prevCursor(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockCursorPage_prevCursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PrevCursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.PrevCursor
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_prevCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -13702,6 +13736,11 @@ func (ec *executionContext) fieldContext_BlockCursorPage_results(_ context.Conte
 }
 
 func (ec *executionContext) _BlockEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13757,6 +13796,11 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 }
 
 func (ec *executionContext) _BlockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	v := obj.Position
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13844,6 +13888,11 @@ func (ec *executionContext) fieldContext_BlockFeedItem_reorg(_ context.Context, 
 }
 
 func (ec *executionContext) _BlockRef_height(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
+	v := obj.Height
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13867,6 +13916,13 @@ func (ec *executionContext) fieldContext_BlockRef_height(_ context.Context, fiel
 }
 
 func (ec *executionContext) _BlockRef_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
+	v := obj.IndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14212,6 +14268,11 @@ func (ec *executionContext) fieldContext_Brc20Activity_mintLimit(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Activity_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	v := obj.Decimals
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14354,6 +14415,11 @@ func (ec *executionContext) fieldContext_Brc20ActivityConnection_totalCount(_ co
 }
 
 func (ec *executionContext) _Brc20ActivityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14409,6 +14475,11 @@ func (ec *executionContext) fieldContext_Brc20ActivityEdge_node(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20Address_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
+	v := obj.Address
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14564,6 +14635,11 @@ func (ec *executionContext) fieldContext_Brc20Address_transferables(ctx context.
 }
 
 func (ec *executionContext) _Brc20Balance_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.Ticker
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14587,6 +14663,11 @@ func (ec *executionContext) fieldContext_Brc20Balance_ticker(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Balance_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.Decimals
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14798,6 +14879,11 @@ func (ec *executionContext) fieldContext_Brc20BalanceConnection_totalCount(_ con
 }
 
 func (ec *executionContext) _Brc20BalanceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14853,6 +14939,11 @@ func (ec *executionContext) fieldContext_Brc20BalanceEdge_node(_ context.Context
 }
 
 func (ec *executionContext) _Brc20FeedItem_position(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	v := obj.Position
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14940,6 +15031,11 @@ func (ec *executionContext) fieldContext_Brc20FeedItem_rolledBack(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.Address
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15128,6 +15224,11 @@ func (ec *executionContext) fieldContext_Brc20HolderConnection_pageInfo(_ contex
 }
 
 func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	v := obj.TotalCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15151,6 +15252,11 @@ func (ec *executionContext) fieldContext_Brc20HolderConnection_totalCount(_ cont
 }
 
 func (ec *executionContext) _Brc20HolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15206,6 +15312,11 @@ func (ec *executionContext) fieldContext_Brc20HolderEdge_node(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20RolledBackBlock_height(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
+	v := obj.Height
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15229,6 +15340,11 @@ func (ec *executionContext) fieldContext_Brc20RolledBackBlock_height(_ context.C
 }
 
 func (ec *executionContext) _Brc20RolledBackBlock_hash(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
+	v := obj.Hash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15252,6 +15368,11 @@ func (ec *executionContext) fieldContext_Brc20RolledBackBlock_hash(_ context.Con
 }
 
 func (ec *executionContext) _Brc20Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.InscriptionID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15275,6 +15396,11 @@ func (ec *executionContext) fieldContext_Brc20Token_id(_ context.Context, field 
 }
 
 func (ec *executionContext) _Brc20Token_number(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.InscriptionNumber
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15298,6 +15424,11 @@ func (ec *executionContext) fieldContext_Brc20Token_number(_ context.Context, fi
 }
 
 func (ec *executionContext) _Brc20Token_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.Ticker
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15321,6 +15452,11 @@ func (ec *executionContext) fieldContext_Brc20Token_ticker(_ context.Context, fi
 }
 
 func (ec *executionContext) _Brc20Token_displayTicker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.DisplayTicker
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15344,6 +15480,11 @@ func (ec *executionContext) fieldContext_Brc20Token_displayTicker(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Token_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15367,6 +15508,11 @@ func (ec *executionContext) fieldContext_Brc20Token_blockHeight(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20Token_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.BlockHash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15390,6 +15536,11 @@ func (ec *executionContext) fieldContext_Brc20Token_blockHash(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20Token_txId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15413,6 +15564,11 @@ func (ec *executionContext) fieldContext_Brc20Token_txId(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Brc20Token_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.Address
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15482,6 +15638,11 @@ func (ec *executionContext) fieldContext_Brc20Token_mintLimit(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20Token_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.Decimals
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15505,6 +15666,11 @@ func (ec *executionContext) fieldContext_Brc20Token_decimals(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Token_deployTimestamp(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.DeployTimestamp
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15551,6 +15717,11 @@ func (ec *executionContext) fieldContext_Brc20Token_mintedSupply(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Token_txCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.TxCount
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15574,6 +15745,11 @@ func (ec *executionContext) fieldContext_Brc20Token_txCount(_ context.Context, f
 }
 
 func (ec *executionContext) _Brc20Token_selfMint(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.SelfMint
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15597,6 +15773,11 @@ func (ec *executionContext) fieldContext_Brc20Token_selfMint(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Token_holderCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.HolderCount
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15783,6 +15964,11 @@ func (ec *executionContext) fieldContext_Brc20TokenConnection_totalCount(_ conte
 }
 
 func (ec *executionContext) _Brc20TokenEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15838,6 +16024,11 @@ func (ec *executionContext) fieldContext_Brc20TokenEdge_node(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Transferable_inscriptionId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.InscriptionID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15861,6 +16052,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionId(_ conte
 }
 
 func (ec *executionContext) _Brc20Transferable_inscriptionNumber(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.InscriptionNumber
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15907,6 +16103,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_ordinalNumber(_ conte
 }
 
 func (ec *executionContext) _Brc20Transferable_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.Ticker
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15953,6 +16154,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_amount(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Transferable_rawAmount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15976,6 +16182,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_rawAmount(_ context.C
 }
 
 func (ec *executionContext) _Brc20Transferable_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.Decimals
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16118,6 +16329,11 @@ func (ec *executionContext) fieldContext_Brc20TransferableConnection_totalCount(
 }
 
 func (ec *executionContext) _Brc20TransferableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16173,6 +16389,11 @@ func (ec *executionContext) fieldContext_Brc20TransferableEdge_node(_ context.Co
 }
 
 func (ec *executionContext) _BtcBalance_satoshis(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
+	v := obj.Satoshis
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16219,6 +16440,13 @@ func (ec *executionContext) fieldContext_BtcBalance_btc(_ context.Context, field
 }
 
 func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16242,6 +16470,11 @@ func (ec *executionContext) fieldContext_BurnBlock_hash(_ context.Context, field
 }
 
 func (ec *executionContext) _BurnBlock_height(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16265,6 +16498,11 @@ func (ec *executionContext) fieldContext_BurnBlock_height(_ context.Context, fie
 }
 
 func (ec *executionContext) _BurnBlock_burnAmount(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
+	v := obj.BurnAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16288,6 +16526,11 @@ func (ec *executionContext) fieldContext_BurnBlock_burnAmount(_ context.Context,
 }
 
 func (ec *executionContext) _BurnBlock_canonical(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16311,6 +16554,11 @@ func (ec *executionContext) fieldContext_BurnBlock_canonical(_ context.Context, 
 }
 
 func (ec *executionContext) _ChainTip_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16334,6 +16582,13 @@ func (ec *executionContext) fieldContext_ChainTip_blockHeight(_ context.Context,
 }
 
 func (ec *executionContext) _ChainTip_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	v := obj.BlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16357,6 +16612,13 @@ func (ec *executionContext) fieldContext_ChainTip_blockHash(_ context.Context, f
 }
 
 func (ec *executionContext) _ChainTip_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	v := obj.IndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16380,6 +16642,11 @@ func (ec *executionContext) fieldContext_ChainTip_indexBlockHash(_ context.Conte
 }
 
 func (ec *executionContext) _ChainTip_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16403,46 +16670,22 @@ func (ec *executionContext) fieldContext_ChainTip_burnBlockHeight(_ context.Cont
 }
 
 func (ec *executionContext) _ChainTip_microblockHash(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ChainTip_microblockHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MicroblockHash
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_ChainTip_microblockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _ChainTip_microblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ChainTip_microblockSequence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockSequence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MicroblockSequence
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt32(*v)
 }
 func (ec *executionContext) fieldContext_ChainTip_microblockSequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16472,6 +16715,11 @@ func (ec *executionContext) fieldContext_ChainTip_mempoolUpdatedAt(_ context.Con
 }
 
 func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
+	v := obj.Hex
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16495,6 +16743,11 @@ func (ec *executionContext) fieldContext_ClarityValue_hex(_ context.Context, fie
 }
 
 func (ec *executionContext) _ClarityValue_repr(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
+	v := obj.Repr
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16518,6 +16771,11 @@ func (ec *executionContext) fieldContext_ClarityValue_repr(_ context.Context, fi
 }
 
 func (ec *executionContext) _CoinbasePayload_data(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
+	v := obj.Data
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16541,52 +16799,33 @@ func (ec *executionContext) fieldContext_CoinbasePayload_data(_ context.Context,
 }
 
 func (ec *executionContext) _CoinbasePayload_altRecipient(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CoinbasePayload_altRecipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AltRecipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.AltRecipient
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_CoinbasePayload_altRecipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CoinbasePayload_vrfProof(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CoinbasePayload_vrfProof(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.VRFProof, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.VRFProof
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_CoinbasePayload_vrfProof(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	v := obj.ContractID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16610,6 +16849,13 @@ func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field gr
 }
 
 func (ec *executionContext) _Contract_txId(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16633,6 +16879,11 @@ func (ec *executionContext) fieldContext_Contract_txId(_ context.Context, field 
 }
 
 func (ec *executionContext) _Contract_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16656,6 +16907,11 @@ func (ec *executionContext) fieldContext_Contract_blockHeight(_ context.Context,
 }
 
 func (ec *executionContext) _Contract_canonical(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16702,6 +16958,11 @@ func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Conte
 }
 
 func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
+	v := obj.SourceCode
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16856,6 +17117,11 @@ func (ec *executionContext) fieldContext_Contract_events(ctx context.Context, fi
 }
 
 func (ec *executionContext) _ContractCallPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	v := obj.ContractID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16879,6 +17145,11 @@ func (ec *executionContext) fieldContext_ContractCallPayload_contractId(_ contex
 }
 
 func (ec *executionContext) _ContractCallPayload_functionName(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	v := obj.FunctionName
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16902,6 +17173,11 @@ func (ec *executionContext) fieldContext_ContractCallPayload_functionName(_ cont
 }
 
 func (ec *executionContext) _ContractCallPayload_functionSignature(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
+	v := obj.FunctionSignature
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17053,6 +17329,11 @@ func (ec *executionContext) fieldContext_ContractEventConnection_pageInfo(_ cont
 }
 
 func (ec *executionContext) _ContractEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ContractEventEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17108,6 +17389,11 @@ func (ec *executionContext) fieldContext_ContractEventEdge_node(_ context.Contex
 }
 
 func (ec *executionContext) _ContractLogData_contractId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	v := obj.ContractIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17131,6 +17417,11 @@ func (ec *executionContext) fieldContext_ContractLogData_contractId(_ context.Co
 }
 
 func (ec *executionContext) _ContractLogData_topic(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	v := obj.Topic
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17186,6 +17477,11 @@ func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context
 }
 
 func (ec *executionContext) _ContractStatus_contractId(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	v := obj.ContractID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17209,6 +17505,11 @@ func (ec *executionContext) fieldContext_ContractStatus_contractId(_ context.Con
 }
 
 func (ec *executionContext) _ContractStatus_found(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
+	v := obj.Found
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17232,75 +17533,44 @@ func (ec *executionContext) fieldContext_ContractStatus_found(_ context.Context,
 }
 
 func (ec *executionContext) _ContractStatus_status(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractStatus_status(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Status, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *db.TxStatus) graphql.Marshaler {
-			return ec.marshalOTxStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxStatus(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Status
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(string(*v))
 }
 func (ec *executionContext) fieldContext_ContractStatus_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type TxStatus does not have child fields"))
 }
 
 func (ec *executionContext) _ContractStatus_txId(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractStatus_txId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.TxID
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_ContractStatus_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _ContractStatus_blockHeight(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractStatus_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.BlockHeight
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt32(*v)
 }
 func (ec *executionContext) fieldContext_ContractStatus_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionCost_readCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	v := obj.ReadCount
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17324,6 +17594,11 @@ func (ec *executionContext) fieldContext_ExecutionCost_readCount(_ context.Conte
 }
 
 func (ec *executionContext) _ExecutionCost_readLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	v := obj.ReadLength
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17347,6 +17622,11 @@ func (ec *executionContext) fieldContext_ExecutionCost_readLength(_ context.Cont
 }
 
 func (ec *executionContext) _ExecutionCost_runtime(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	v := obj.Runtime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17370,6 +17650,11 @@ func (ec *executionContext) fieldContext_ExecutionCost_runtime(_ context.Context
 }
 
 func (ec *executionContext) _ExecutionCost_writeCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	v := obj.WriteCount
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17393,6 +17678,11 @@ func (ec *executionContext) fieldContext_ExecutionCost_writeCount(_ context.Cont
 }
 
 func (ec *executionContext) _ExecutionCost_writeLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
+	v := obj.WriteLength
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17416,6 +17706,11 @@ func (ec *executionContext) fieldContext_ExecutionCost_writeLength(_ context.Con
 }
 
 func (ec *executionContext) _FaucetResult_success(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	v := obj.Success
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17439,6 +17734,11 @@ func (ec *executionContext) fieldContext_FaucetResult_success(_ context.Context,
 }
 
 func (ec *executionContext) _FaucetResult_txId(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17462,6 +17762,11 @@ func (ec *executionContext) fieldContext_FaucetResult_txId(_ context.Context, fi
 }
 
 func (ec *executionContext) _FaucetResult_txRaw(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
+	v := obj.TxRaw
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17485,6 +17790,11 @@ func (ec *executionContext) fieldContext_FaucetResult_txRaw(_ context.Context, f
 }
 
 func (ec *executionContext) _FeePriorities_noPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	v := obj.NoPriority
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17508,6 +17818,11 @@ func (ec *executionContext) fieldContext_FeePriorities_noPriority(_ context.Cont
 }
 
 func (ec *executionContext) _FeePriorities_lowPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	v := obj.LowPriority
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17531,6 +17846,11 @@ func (ec *executionContext) fieldContext_FeePriorities_lowPriority(_ context.Con
 }
 
 func (ec *executionContext) _FeePriorities_mediumPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	v := obj.MediumPriority
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17554,6 +17874,11 @@ func (ec *executionContext) fieldContext_FeePriorities_mediumPriority(_ context.
 }
 
 func (ec *executionContext) _FeePriorities_highPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
+	v := obj.HighPriority
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17600,6 +17925,11 @@ func (ec *executionContext) fieldContext_FtAsset_assetEventType(_ context.Contex
 }
 
 func (ec *executionContext) _FtAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.AssetIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17669,6 +17999,11 @@ func (ec *executionContext) fieldContext_FtAsset_recipient(_ context.Context, fi
 }
 
 func (ec *executionContext) _FtAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17692,6 +18027,11 @@ func (ec *executionContext) fieldContext_FtAsset_amount(_ context.Context, field
 }
 
 func (ec *executionContext) _FtBalance_token(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
+	v := obj.Token
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17715,6 +18055,11 @@ func (ec *executionContext) fieldContext_FtBalance_token(_ context.Context, fiel
 }
 
 func (ec *executionContext) _FtBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
+	v := obj.Balance
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17738,6 +18083,11 @@ func (ec *executionContext) fieldContext_FtBalance_balance(_ context.Context, fi
 }
 
 func (ec *executionContext) _FtBalancePage_total(ctx context.Context, field graphql.CollectedField, obj *FtBalancePage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17793,6 +18143,11 @@ func (ec *executionContext) fieldContext_FtBalancePage_results(_ context.Context
 }
 
 func (ec *executionContext) _FtTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.AssetIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17816,6 +18171,11 @@ func (ec *executionContext) fieldContext_FtTransfer_assetIdentifier(_ context.Co
 }
 
 func (ec *executionContext) _FtTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17839,52 +18199,33 @@ func (ec *executionContext) fieldContext_FtTransfer_amount(_ context.Context, fi
 }
 
 func (ec *executionContext) _FtTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtTransfer_sender(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sender, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Sender
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_FtTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtTransfer_recipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Recipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Recipient
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_FtTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FunctionArg_hex(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	v := obj.Hex
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17908,6 +18249,11 @@ func (ec *executionContext) fieldContext_FunctionArg_hex(_ context.Context, fiel
 }
 
 func (ec *executionContext) _FunctionArg_repr(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	v := obj.Repr
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17931,6 +18277,11 @@ func (ec *executionContext) fieldContext_FunctionArg_repr(_ context.Context, fie
 }
 
 func (ec *executionContext) _FunctionArg_name(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	v := obj.Name
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17954,6 +18305,11 @@ func (ec *executionContext) fieldContext_FunctionArg_name(_ context.Context, fie
 }
 
 func (ec *executionContext) _FunctionArg_type(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
+	v := obj.Type
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18238,6 +18594,11 @@ func (ec *executionContext) fieldContext_MempoolFeePriorities_smartContract(_ co
 }
 
 func (ec *executionContext) _MempoolFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
+	v := obj.Position
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18293,29 +18654,24 @@ func (ec *executionContext) fieldContext_MempoolFeedItem_transaction(_ context.C
 }
 
 func (ec *executionContext) _MempoolFeedItem_droppedTxId(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolFeedItem_droppedTxId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DroppedTxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.DroppedTxID
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_MempoolFeedItem_droppedTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolFeedItem", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18339,6 +18695,11 @@ func (ec *executionContext) fieldContext_MempoolTransaction_txId(_ context.Conte
 }
 
 func (ec *executionContext) _MempoolTransaction_receiptTime(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.ReceiptTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18431,6 +18792,11 @@ func (ec *executionContext) fieldContext_MempoolTransaction_feeRate(_ context.Co
 }
 
 func (ec *executionContext) _MempoolTransaction_pruned(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.Pruned
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19016,6 +19382,11 @@ func (ec *executionContext) fieldContext_MempoolTransactionConnection_totalCount
 }
 
 func (ec *executionContext) _MempoolTransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19071,6 +19442,13 @@ func (ec *executionContext) fieldContext_MempoolTransactionEdge_node(_ context.C
 }
 
 func (ec *executionContext) _Microblock_hash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.MicroblockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19094,6 +19472,11 @@ func (ec *executionContext) fieldContext_Microblock_hash(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Microblock_sequence(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.MicroblockSequence
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19117,6 +19500,13 @@ func (ec *executionContext) fieldContext_Microblock_sequence(_ context.Context, 
 }
 
 func (ec *executionContext) _Microblock_parentHash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.MicroblockParentHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19140,6 +19530,11 @@ func (ec *executionContext) fieldContext_Microblock_parentHash(_ context.Context
 }
 
 func (ec *executionContext) _Microblock_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19163,6 +19558,11 @@ func (ec *executionContext) fieldContext_Microblock_canonical(_ context.Context,
 }
 
 func (ec *executionContext) _Microblock_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.MicroblockCanonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19186,6 +19586,11 @@ func (ec *executionContext) fieldContext_Microblock_microblockCanonical(_ contex
 }
 
 func (ec *executionContext) _Microblock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19328,6 +19733,11 @@ func (ec *executionContext) fieldContext_Microblock_transactions(_ context.Conte
 }
 
 func (ec *executionContext) _MicroblockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MicroblockFeedItem) (ret graphql.Marshaler) {
+	v := obj.Position
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19383,6 +19793,13 @@ func (ec *executionContext) fieldContext_MicroblockFeedItem_microblock(_ context
 }
 
 func (ec *executionContext) _MicroblockTxCount_hash(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
+	v := obj.Hash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19406,6 +19823,11 @@ func (ec *executionContext) fieldContext_MicroblockTxCount_hash(_ context.Contex
 }
 
 func (ec *executionContext) _MicroblockTxCount_txCount(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
+	v := obj.TxCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19429,6 +19851,11 @@ func (ec *executionContext) fieldContext_MicroblockTxCount_txCount(_ context.Con
 }
 
 func (ec *executionContext) _MinerReward_recipient(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.Recipient
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19452,29 +19879,24 @@ func (ec *executionContext) fieldContext_MinerReward_recipient(_ context.Context
 }
 
 func (ec *executionContext) _MinerReward_minerAddress(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_minerAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MinerAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MinerAddress
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_MinerReward_minerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_fromIndexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.FromIndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19498,6 +19920,11 @@ func (ec *executionContext) fieldContext_MinerReward_fromIndexBlockHash(_ contex
 }
 
 func (ec *executionContext) _MinerReward_matureBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.MatureBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19521,6 +19948,11 @@ func (ec *executionContext) fieldContext_MinerReward_matureBlockHeight(_ context
 }
 
 func (ec *executionContext) _MinerReward_coinbaseAmount(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.CoinbaseAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19544,6 +19976,11 @@ func (ec *executionContext) fieldContext_MinerReward_coinbaseAmount(_ context.Co
 }
 
 func (ec *executionContext) _MinerReward_txFeesAnchored(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.TxFeesAnchored
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19567,6 +20004,11 @@ func (ec *executionContext) fieldContext_MinerReward_txFeesAnchored(_ context.Co
 }
 
 func (ec *executionContext) _MinerReward_txFeesStreamedConfirmed(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.TxFeesStreamedConfirmed
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19590,6 +20032,11 @@ func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedConfirmed(_ c
 }
 
 func (ec *executionContext) _MinerReward_txFeesStreamedProduced(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.TxFeesStreamedProduced
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19613,6 +20060,11 @@ func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedProduced(_ co
 }
 
 func (ec *executionContext) _MinerReward_canonical(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19747,6 +20199,11 @@ func (ec *executionContext) fieldContext_NftAsset_assetEventType(_ context.Conte
 }
 
 func (ec *executionContext) _NftAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.AssetIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19848,6 +20305,11 @@ func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field
 }
 
 func (ec *executionContext) _NftHolding_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	v := obj.AssetIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19903,6 +20365,13 @@ func (ec *executionContext) fieldContext_NftHolding_value(_ context.Context, fie
 }
 
 func (ec *executionContext) _NftHolding_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19958,6 +20427,11 @@ func (ec *executionContext) fieldContext_NftHolding_transaction(_ context.Contex
 }
 
 func (ec *executionContext) _NftHolding_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19981,6 +20455,11 @@ func (ec *executionContext) fieldContext_NftHolding_blockHeight(_ context.Contex
 }
 
 func (ec *executionContext) _NftHoldingPage_total(ctx context.Context, field graphql.CollectedField, obj *NftHoldingPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20036,6 +20515,11 @@ func (ec *executionContext) fieldContext_NftHoldingPage_results(_ context.Contex
 }
 
 func (ec *executionContext) _NftTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.AssetIdentifier
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20091,46 +20575,22 @@ func (ec *executionContext) fieldContext_NftTransfer_value(_ context.Context, fi
 }
 
 func (ec *executionContext) _NftTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftTransfer_sender(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sender, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Sender
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_NftTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _NftTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftTransfer_recipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Recipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Recipient
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_NftTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
@@ -20270,6 +20730,11 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_asset(_ cont
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	v := obj.HasNextPage
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20293,6 +20758,11 @@ func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context,
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
+	v := obj.HasPreviousPage
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20316,52 +20786,33 @@ func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Cont
 }
 
 func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_startCursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StartCursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.StartCursor
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_endCursor(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_endCursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EndCursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.EndCursor
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader1(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
+	v := obj.MicroblockHeader1
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20385,6 +20836,11 @@ func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeade
 }
 
 func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader2(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
+	v := obj.MicroblockHeader2
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20408,6 +20864,11 @@ func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeade
 }
 
 func (ec *executionContext) _PostCondition_type(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	v := obj.Type
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20431,6 +20892,11 @@ func (ec *executionContext) fieldContext_PostCondition_type(_ context.Context, f
 }
 
 func (ec *executionContext) _PostCondition_conditionCode(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	v := obj.ConditionCode
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20573,6 +21039,11 @@ func (ec *executionContext) fieldContext_PostCondition_assetValue(_ context.Cont
 }
 
 func (ec *executionContext) _PostConditionAsset_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	v := obj.ContractName
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20596,6 +21067,11 @@ func (ec *executionContext) fieldContext_PostConditionAsset_contractName(_ conte
 }
 
 func (ec *executionContext) _PostConditionAsset_assetName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	v := obj.AssetName
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20619,6 +21095,11 @@ func (ec *executionContext) fieldContext_PostConditionAsset_assetName(_ context.
 }
 
 func (ec *executionContext) _PostConditionAsset_contractAddress(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
+	v := obj.ContractAddress
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20642,6 +21123,11 @@ func (ec *executionContext) fieldContext_PostConditionAsset_contractAddress(_ co
 }
 
 func (ec *executionContext) _PostConditionPrincipal_typeId(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
+	v := obj.TypeID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20711,6 +21197,13 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ c
 }
 
 func (ec *executionContext) _Pox4Lock_txId(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20734,6 +21227,11 @@ func (ec *executionContext) fieldContext_Pox4Lock_txId(_ context.Context, field 
 }
 
 func (ec *executionContext) _Pox4Lock_locked(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	v := obj.Locked
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20757,6 +21255,11 @@ func (ec *executionContext) fieldContext_Pox4Lock_locked(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Pox4Lock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20780,6 +21283,11 @@ func (ec *executionContext) fieldContext_Pox4Lock_blockHeight(_ context.Context,
 }
 
 func (ec *executionContext) _Pox4Lock_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
+	v := obj.BurnchainUnlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20803,6 +21311,11 @@ func (ec *executionContext) fieldContext_Pox4Lock_burnchainUnlockHeight(_ contex
 }
 
 func (ec *executionContext) _PoxCycle_cycleNumber(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.CycleNumber
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20826,6 +21339,11 @@ func (ec *executionContext) fieldContext_PoxCycle_cycleNumber(_ context.Context,
 }
 
 func (ec *executionContext) _PoxCycle_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20849,6 +21367,13 @@ func (ec *executionContext) fieldContext_PoxCycle_blockHeight(_ context.Context,
 }
 
 func (ec *executionContext) _PoxCycle_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.IndexBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20872,6 +21397,11 @@ func (ec *executionContext) fieldContext_PoxCycle_indexBlockHash(_ context.Conte
 }
 
 func (ec *executionContext) _PoxCycle_totalWeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.TotalWeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20895,6 +21425,11 @@ func (ec *executionContext) fieldContext_PoxCycle_totalWeight(_ context.Context,
 }
 
 func (ec *executionContext) _PoxCycle_totalStackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.TotalStackedAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20918,6 +21453,11 @@ func (ec *executionContext) fieldContext_PoxCycle_totalStackedAmount(_ context.C
 }
 
 func (ec *executionContext) _PoxCycle_totalSigners(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
+	v := obj.TotalSigners
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21029,6 +21569,11 @@ func (ec *executionContext) fieldContext_PoxCycle_signer(ctx context.Context, fi
 }
 
 func (ec *executionContext) _PoxCyclePage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxCyclePage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21084,6 +21629,13 @@ func (ec *executionContext) fieldContext_PoxCyclePage_results(_ context.Context,
 }
 
 func (ec *executionContext) _PoxSigner_signingKey(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.SigningKey
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21107,6 +21659,11 @@ func (ec *executionContext) fieldContext_PoxSigner_signingKey(_ context.Context,
 }
 
 func (ec *executionContext) _PoxSigner_signerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.SignerAddress
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21130,6 +21687,11 @@ func (ec *executionContext) fieldContext_PoxSigner_signerAddress(_ context.Conte
 }
 
 func (ec *executionContext) _PoxSigner_weight(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.Weight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21153,6 +21715,11 @@ func (ec *executionContext) fieldContext_PoxSigner_weight(_ context.Context, fie
 }
 
 func (ec *executionContext) _PoxSigner_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.StackedAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21222,6 +21789,11 @@ func (ec *executionContext) fieldContext_PoxSigner_stackedAmountPercent(_ contex
 }
 
 func (ec *executionContext) _PoxSigner_soloStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.SoloStackerCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21245,6 +21817,11 @@ func (ec *executionContext) fieldContext_PoxSigner_soloStackerCount(_ context.Co
 }
 
 func (ec *executionContext) _PoxSigner_pooledStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
+	v := obj.PooledStackerCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21312,6 +21889,11 @@ func (ec *executionContext) fieldContext_PoxSigner_stackers(ctx context.Context,
 }
 
 func (ec *executionContext) _PoxSignerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxSignerPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21367,6 +21949,11 @@ func (ec *executionContext) fieldContext_PoxSignerPage_results(_ context.Context
 }
 
 func (ec *executionContext) _PoxStacker_stackerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	v := obj.StackerAddress
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21390,6 +21977,11 @@ func (ec *executionContext) fieldContext_PoxStacker_stackerAddress(_ context.Con
 }
 
 func (ec *executionContext) _PoxStacker_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	v := obj.StackedAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21436,6 +22028,11 @@ func (ec *executionContext) fieldContext_PoxStacker_poxAddress(_ context.Context
 }
 
 func (ec *executionContext) _PoxStacker_stackerType(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
+	v := obj.StackerType
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21459,6 +22056,11 @@ func (ec *executionContext) fieldContext_PoxStacker_stackerType(_ context.Contex
 }
 
 func (ec *executionContext) _PoxStackerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxStackerPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23025,6 +23627,11 @@ func (ec *executionContext) fieldContext_ReplicationLag_seconds(_ context.Contex
 }
 
 func (ec *executionContext) _ReplicationLag_bytes(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	v := obj.Bytes
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23048,6 +23655,11 @@ func (ec *executionContext) fieldContext_ReplicationLag_bytes(_ context.Context,
 }
 
 func (ec *executionContext) _ReplicationLag_primaryLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	v := obj.PrimaryLSN
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23071,6 +23683,11 @@ func (ec *executionContext) fieldContext_ReplicationLag_primaryLsn(_ context.Con
 }
 
 func (ec *executionContext) _ReplicationLag_replayLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
+	v := obj.ReplayLSN
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23227,29 +23844,22 @@ func (ec *executionContext) fieldContext_SmartContractLogEvent_contractLog(_ con
 }
 
 func (ec *executionContext) _SmartContractPayload_clarityVersion(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SmartContractPayload_clarityVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ClarityVersion, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ClarityVersion
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt(*v)
 }
 func (ec *executionContext) fieldContext_SmartContractPayload_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _SmartContractPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
+	v := obj.ContractID
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23273,6 +23883,11 @@ func (ec *executionContext) fieldContext_SmartContractPayload_contractId(_ conte
 }
 
 func (ec *executionContext) _SmartContractPayload_sourceCode(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
+	v := obj.SourceCode
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23365,6 +23980,11 @@ func (ec *executionContext) fieldContext_StxAsset_recipient(_ context.Context, f
 }
 
 func (ec *executionContext) _StxAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23544,6 +24164,11 @@ func (ec *executionContext) fieldContext_StxAssetEvent_asset(_ context.Context, 
 }
 
 func (ec *executionContext) _StxBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.Balance
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23567,75 +24192,44 @@ func (ec *executionContext) fieldContext_StxBalance_balance(_ context.Context, f
 }
 
 func (ec *executionContext) _StxBalance_estimatedBalance(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_estimatedBalance(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EstimatedBalance, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.EstimatedBalance
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalUint128(*v)
 }
 func (ec *executionContext) fieldContext_StxBalance_estimatedBalance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceInbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_pendingBalanceInbound(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MempoolInbound, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MempoolInbound
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalUint128(*v)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceInbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_pendingBalanceOutbound(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_pendingBalanceOutbound(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MempoolOutbound, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOUint1282ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MempoolOutbound
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalUint128(*v)
 }
 func (ec *executionContext) fieldContext_StxBalance_pendingBalanceOutbound(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.TotalSent
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23659,6 +24253,11 @@ func (ec *executionContext) fieldContext_StxBalance_totalSent(_ context.Context,
 }
 
 func (ec *executionContext) _StxBalance_totalReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.TotalReceived
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23682,6 +24281,11 @@ func (ec *executionContext) fieldContext_StxBalance_totalReceived(_ context.Cont
 }
 
 func (ec *executionContext) _StxBalance_totalFeesSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.TotalFeesSent
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23705,6 +24309,11 @@ func (ec *executionContext) fieldContext_StxBalance_totalFeesSent(_ context.Cont
 }
 
 func (ec *executionContext) _StxBalance_totalMinerRewardsReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.TotalMinerRewardsReceived
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23728,29 +24337,22 @@ func (ec *executionContext) fieldContext_StxBalance_totalMinerRewardsReceived(_ 
 }
 
 func (ec *executionContext) _StxBalance_lockTxId(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_lockTxId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LockTxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.LockTxID
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_StxBalance_lockTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_locked(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.Locked
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23774,6 +24376,11 @@ func (ec *executionContext) fieldContext_StxBalance_locked(_ context.Context, fi
 }
 
 func (ec *executionContext) _StxBalance_lockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.LockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23797,6 +24404,11 @@ func (ec *executionContext) fieldContext_StxBalance_lockHeight(_ context.Context
 }
 
 func (ec *executionContext) _StxBalance_burnchainLockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.BurnchainLockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23820,6 +24432,11 @@ func (ec *executionContext) fieldContext_StxBalance_burnchainLockHeight(_ contex
 }
 
 func (ec *executionContext) _StxBalance_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
+	v := obj.BurnchainUnlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23843,6 +24460,11 @@ func (ec *executionContext) fieldContext_StxBalance_burnchainUnlockHeight(_ cont
 }
 
 func (ec *executionContext) _StxLockData_lockedAmount(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	v := obj.LockedAmount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23866,6 +24488,11 @@ func (ec *executionContext) fieldContext_StxLockData_lockedAmount(_ context.Cont
 }
 
 func (ec *executionContext) _StxLockData_unlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	v := obj.UnlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23889,6 +24516,11 @@ func (ec *executionContext) fieldContext_StxLockData_unlockHeight(_ context.Cont
 }
 
 func (ec *executionContext) _StxLockData_lockedAddress(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	v := obj.LockedAddress
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24045,6 +24677,11 @@ func (ec *executionContext) fieldContext_StxLockEvent_stxLockEvent(_ context.Con
 }
 
 func (ec *executionContext) _StxTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24068,46 +24705,22 @@ func (ec *executionContext) fieldContext_StxTransfer_amount(_ context.Context, f
 }
 
 func (ec *executionContext) _StxTransfer_sender(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxTransfer_sender(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sender, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Sender
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_StxTransfer_sender(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _StxTransfer_recipient(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxTransfer_recipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Recipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Recipient
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_StxTransfer_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type String does not have child fields"))
@@ -24334,6 +24947,11 @@ func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.
 }
 
 func (ec *executionContext) _TenureChangePayload_tenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.TenureConsensusHash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24357,6 +24975,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_tenureConsensusHash
 }
 
 func (ec *executionContext) _TenureChangePayload_prevTenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.PrevTenureConsensusHash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24380,6 +25003,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_prevTenureConsensus
 }
 
 func (ec *executionContext) _TenureChangePayload_burnViewConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.BurnViewConsensusHash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24403,6 +25031,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_burnViewConsensusHa
 }
 
 func (ec *executionContext) _TenureChangePayload_previousTenureEnd(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.PreviousTenureEnd
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24449,6 +25082,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureBlock
 }
 
 func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.Cause
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24472,6 +25110,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_cause(_ context.Con
 }
 
 func (ec *executionContext) _TenureChangePayload_pubkeyHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.PubkeyHash
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24495,6 +25138,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_pubkeyHash(_ contex
 }
 
 func (ec *executionContext) _TokenTransferPayload_recipientAddress(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	v := obj.RecipientAddress
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24518,6 +25166,11 @@ func (ec *executionContext) fieldContext_TokenTransferPayload_recipientAddress(_
 }
 
 func (ec *executionContext) _TokenTransferPayload_amount(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	v := obj.Amount
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24541,6 +25194,11 @@ func (ec *executionContext) fieldContext_TokenTransferPayload_amount(_ context.C
 }
 
 func (ec *executionContext) _TokenTransferPayload_memo(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
+	v := obj.Memo
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24564,6 +25222,13 @@ func (ec *executionContext) fieldContext_TokenTransferPayload_memo(_ context.Con
 }
 
 func (ec *executionContext) _Transaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24587,6 +25252,11 @@ func (ec *executionContext) fieldContext_Transaction_txId(_ context.Context, fie
 }
 
 func (ec *executionContext) _Transaction_txIndex(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.TxIndex
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24610,6 +25280,11 @@ func (ec *executionContext) fieldContext_Transaction_txIndex(_ context.Context, 
 }
 
 func (ec *executionContext) _Transaction_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24633,6 +25308,11 @@ func (ec *executionContext) fieldContext_Transaction_blockHeight(_ context.Conte
 }
 
 func (ec *executionContext) _Transaction_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.Canonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24656,6 +25336,11 @@ func (ec *executionContext) fieldContext_Transaction_canonical(_ context.Context
 }
 
 func (ec *executionContext) _Transaction_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.MicroblockCanonical
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24679,6 +25364,11 @@ func (ec *executionContext) fieldContext_Transaction_microblockCanonical(_ conte
 }
 
 func (ec *executionContext) _Transaction_microblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.MicroblockSequence
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25046,6 +25736,13 @@ func (ec *executionContext) fieldContext_Transaction_anchorMode(_ context.Contex
 }
 
 func (ec *executionContext) _Transaction_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25115,6 +25812,11 @@ func (ec *executionContext) fieldContext_Transaction_blockTimeIso(_ context.Cont
 }
 
 func (ec *executionContext) _Transaction_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BurnBlockHeight
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25138,6 +25840,11 @@ func (ec *executionContext) fieldContext_Transaction_burnBlockHeight(_ context.C
 }
 
 func (ec *executionContext) _Transaction_burnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BurnBlockTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25184,6 +25891,11 @@ func (ec *executionContext) fieldContext_Transaction_burnBlockTimeIso(_ context.
 }
 
 func (ec *executionContext) _Transaction_parentBurnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.ParentBurnBlockTime
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25285,6 +25997,11 @@ func (ec *executionContext) fieldContext_Transaction_txResult(_ context.Context,
 }
 
 func (ec *executionContext) _Transaction_eventCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.EventCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25308,6 +26025,13 @@ func (ec *executionContext) fieldContext_Transaction_eventCount(_ context.Contex
 }
 
 func (ec *executionContext) _Transaction_parentBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.ParentBlockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25354,6 +26078,13 @@ func (ec *executionContext) fieldContext_Transaction_isUnanchored(_ context.Cont
 }
 
 func (ec *executionContext) _Transaction_microblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.MicroblockHash
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25492,23 +26223,11 @@ func (ec *executionContext) fieldContext_Transaction_executionCostWriteLength(_ 
 }
 
 func (ec *executionContext) _Transaction_vmError(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_vmError(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.VMError, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.VMError
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Transaction_vmError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type String does not have child fields"))
@@ -25882,6 +26601,11 @@ func (ec *executionContext) fieldContext_TransactionConnection_pageInfo(_ contex
 }
 
 func (ec *executionContext) _TransactionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	v := obj.TotalCount
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25905,6 +26629,11 @@ func (ec *executionContext) fieldContext_TransactionConnection_totalCount(_ cont
 }
 
 func (ec *executionContext) _TransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *TransactionEdge) (ret graphql.Marshaler) {
+	v := obj.Cursor
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25960,6 +26689,13 @@ func (ec *executionContext) fieldContext_TransactionEdge_node(_ context.Context,
 }
 
 func (ec *executionContext) _TransactionLookup_txId(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	v := obj.TxID
+	if v != nil {
+		if res := scalar.MarshalHex(v); res != graphql.Null {
+			return res
+		}
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25983,6 +26719,11 @@ func (ec *executionContext) fieldContext_TransactionLookup_txId(_ context.Contex
 }
 
 func (ec *executionContext) _TransactionLookup_found(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	v := obj.Found
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26061,6 +26802,11 @@ func (ec *executionContext) fieldContext_TransactionSummary_tx(_ context.Context
 }
 
 func (ec *executionContext) _TransactionSummary_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	v := obj.StxSent
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26084,6 +26830,11 @@ func (ec *executionContext) fieldContext_TransactionSummary_stxSent(_ context.Co
 }
 
 func (ec *executionContext) _TransactionSummary_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	v := obj.StxReceived
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26139,6 +26890,11 @@ func (ec *executionContext) fieldContext_TransactionSummary_events(_ context.Con
 }
 
 func (ec *executionContext) _TransactionSummaryPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionSummaryPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26226,6 +26982,11 @@ func (ec *executionContext) fieldContext_TransactionWithTransfers_tx(_ context.C
 }
 
 func (ec *executionContext) _TransactionWithTransfers_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	v := obj.StxSent
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26249,6 +27010,11 @@ func (ec *executionContext) fieldContext_TransactionWithTransfers_stxSent(_ cont
 }
 
 func (ec *executionContext) _TransactionWithTransfers_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	v := obj.StxReceived
+	if res := scalar.MarshalUint128(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26368,6 +27134,11 @@ func (ec *executionContext) fieldContext_TransactionWithTransfers_nftTransfers(_
 }
 
 func (ec *executionContext) _TransactionsWithTransfersPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionsWithTransfersPage) (ret graphql.Marshaler) {
+	v := obj.Total
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26423,6 +27194,11 @@ func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_results(_
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	v := obj.Name
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26469,6 +27245,11 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
+	v := obj.IsRepeatable
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26558,6 +27339,11 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	v := obj.Name
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26650,6 +27436,11 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	v := obj.Name
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26817,6 +27608,11 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	v := obj.Name
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26895,23 +27691,11 @@ func (ec *executionContext) fieldContext___InputValue_type(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_defaultValue(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_defaultValue(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DefaultValue, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.DefaultValue
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))

@@ -1,0 +1,351 @@
+// Command leafpath shortens the path of leaf fields in the executable schema that gqlgen
+// generates (graph/generated.go; `make generate` runs it after gqlgen).
+//
+// gqlgen resolves every field alike: it makes a field context, runs the resolver middleware,
+// defers a recover, and boxes the value in an interface before marshalling it. For a scalar or
+// enum read straight from a struct field that is most of the field's cost, and a page of
+// transactions has thousands of such fields. leafpath rewrites each of those field functions
+// to marshal the value first, the way gqlgen's own marshaller for the type would, and to return
+// it when that gives a value. Only a value the marshaller would refuse (null in a non-null
+// field) goes on to gqlgen's path, which reports the error at the field's path, so answers and
+// errors are the same as gqlgen's.
+//
+//	go run ./cmd/leafpath [-pkg ./graph] [-file generated.go]
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/tools/go/packages"
+)
+
+func main() {
+	pkg := flag.String("pkg", "./graph", "the package of the generated executable schema")
+	file := flag.String("file", "generated.go", "the generated file in it, rewritten in place")
+	flag.Parse()
+	if err := run(*pkg, *file); err != nil {
+		fmt.Fprintln(os.Stderr, "leafpath:", err)
+		os.Exit(1)
+	}
+}
+
+func run(pattern, name string) error {
+	path, out, n, err := rewriteFile(pattern, name, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "leafpath: %s: %d leaf fields\n", path, n)
+	return os.WriteFile(path, out, 0o644)
+}
+
+// rewriteFile type-checks the package and returns the path of its file name, the file
+// rewritten, and how many field functions were shortened. overlay replaces files' contents, as
+// in packages.Config.
+func rewriteFile(pattern, name string, overlay map[string][]byte) (string, []byte, int, error) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedCompiledGoFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo, Overlay: overlay}
+	pkgs, err := packages.Load(cfg, pattern)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	if len(pkgs) != 1 {
+		return "", nil, 0, fmt.Errorf("%s: %d packages, want one", pattern, len(pkgs))
+	}
+	p := pkgs[0]
+	if len(p.Errors) > 0 {
+		return "", nil, 0, fmt.Errorf("%s: %v", pattern, p.Errors[0])
+	}
+	for i, path := range p.CompiledGoFiles {
+		if filepath.Base(path) != name {
+			continue
+		}
+		src, ok := overlay[path]
+		if !ok {
+			if src, err = os.ReadFile(path); err != nil {
+				return "", nil, 0, err
+			}
+		}
+		out, n, err := rewrite(src, p.Fset, p.Syntax[i], p.TypesInfo)
+		if err != nil {
+			return "", nil, 0, fmt.Errorf("%s: %w", path, err)
+		}
+		return path, out, n, nil
+	}
+	return "", nil, 0, fmt.Errorf("%s has no file %s", pattern, name)
+}
+
+// rewrite returns src with the body of every leaf field function it can shorten replaced, and
+// how many it shortened. A file already rewritten has none left: its bodies no longer match.
+func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]byte, int, error) {
+	marshallers := map[string]*ast.FuncDecl{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil {
+			marshallers[fd.Name.Name] = fd
+		}
+	}
+	type edit struct {
+		from, to int
+		text     string
+	}
+	var edits []edit
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv == nil || fd.Body == nil {
+			continue
+		}
+		body, ok := shortened(src, fset, fd, marshallers, info)
+		if !ok {
+			continue
+		}
+		edits = append(edits, edit{fset.Position(fd.Body.Lbrace).Offset, fset.Position(fd.Body.Rbrace).Offset + 1, body})
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
+	out := slices.Clone(src)
+	for _, e := range edits {
+		out = slices.Concat(out[:e.from], []byte(e.text), out[e.to:])
+	}
+	formatted, err := format.Source(out)
+	return formatted, len(edits), err
+}
+
+// field is what a generated field function says of its field: the struct field expression
+// the resolver returns, and the marshaller gqlgen then calls on it.
+type field struct {
+	read       string // source of the struct field expression, e.g. obj.TxID
+	marshaller *ast.FuncDecl
+	resolve    string // source of the function's original return statement
+}
+
+// shortened is the new body of fd when fd is a leaf field function whose value is a struct
+// field, false otherwise.
+func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers map[string]*ast.FuncDecl, info *types.Info) (string, bool) {
+	fl, ok := leafField(src, fset, fd, marshallers, info)
+	if !ok {
+		return "", false
+	}
+	m, ok := marshalSteps(src, fset, fl.marshaller)
+	if !ok {
+		return "", false
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "{\n\tv := %s\n", fl.read)
+	fallsThrough := false
+	if m.nilGuard != "" {
+		fmt.Fprintf(&b, "\t%s\n", m.nilGuard)
+	}
+	if m.nilNeedsPath {
+		b.WriteString("\tif v != nil {\n")
+		fallsThrough = true
+	}
+	if m.value == "v" {
+		b.WriteString("\treturn v\n")
+	} else if m.nullNeedsPath {
+		fmt.Fprintf(&b, "\tif res := %s; res != graphql.Null {\n\t\treturn res\n\t}\n", m.value)
+		fallsThrough = true
+	} else {
+		fmt.Fprintf(&b, "\treturn %s\n", m.value)
+	}
+	if m.nilNeedsPath {
+		b.WriteString("\t}\n")
+	}
+	if !fallsThrough {
+		b.WriteString("}")
+		return b.String(), true
+	}
+	b.WriteString("\t// null where the schema forbids it: gqlgen's path reports it at the field's path\n")
+	fmt.Fprintf(&b, "\t%s\n}", fl.resolve)
+	return b.String(), true
+}
+
+// leafField matches the function gqlgen generates for a field without arguments, directives or
+// resolver whose value is a field of the parent's struct (not one promoted through an embedded
+// pointer, which could be nil):
+//
+//	return graphql.ResolveField(ctx, ec.OperationContext, field, fieldContext,
+//		func(ctx context.Context) (any, error) { return obj.X, nil },
+//		nil,
+//		func(ctx context.Context, selections ast.SelectionSet, v T) graphql.Marshaler {
+//			return ec.marshalT(ctx, selections, v)
+//		},
+//		recover, nonNull)
+func leafField(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers map[string]*ast.FuncDecl, info *types.Info) (field, bool) {
+	if len(fd.Body.List) != 1 {
+		return field{}, false
+	}
+	ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return field{}, false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	if !ok || !isSelector(call.Fun, "graphql", "ResolveField") || len(call.Args) != 9 || !isIdent(call.Args[5], "nil") {
+		return field{}, false
+	}
+	read, ok := returnedField(call.Args[4], info)
+	if !ok {
+		return field{}, false
+	}
+	marshal, ok := call.Args[6].(*ast.FuncLit)
+	if !ok || len(marshal.Body.List) != 1 || len(marshal.Type.Params.List) != 3 {
+		return field{}, false
+	}
+	mret, ok := marshal.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(mret.Results) != 1 {
+		return field{}, false
+	}
+	mcall, ok := mret.Results[0].(*ast.CallExpr)
+	if !ok {
+		return field{}, false
+	}
+	sel, ok := mcall.Fun.(*ast.SelectorExpr)
+	if !ok || !isIdent(sel.X, "ec") || marshallers[sel.Sel.Name] == nil {
+		return field{}, false
+	}
+	// The value must reach the marshaller as it is: gqlgen asserts the boxed value to T.
+	param := marshal.Type.Params.List[2]
+	if len(param.Names) != 1 || !types.Identical(info.TypeOf(read), info.TypeOf(param.Names[0])) {
+		return field{}, false
+	}
+	return field{read: text(src, fset, read), marshaller: marshallers[sel.Sel.Name], resolve: text(src, fset, ret)}, true
+}
+
+// returnedField is X when e is `func(ctx context.Context) (any, error) { return obj.X, nil }`
+// and X a field declared in obj's struct itself.
+func returnedField(e ast.Expr, info *types.Info) (*ast.SelectorExpr, bool) {
+	fl, ok := e.(*ast.FuncLit)
+	if !ok || len(fl.Body.List) != 1 {
+		return nil, false
+	}
+	ret, ok := fl.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 2 || !isIdent(ret.Results[1], "nil") {
+		return nil, false
+	}
+	sel, ok := ret.Results[0].(*ast.SelectorExpr)
+	if !ok || !isIdent(sel.X, "obj") {
+		return nil, false
+	}
+	s := info.Selections[sel]
+	if s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+		return nil, false
+	}
+	return sel, true
+}
+
+// steps are a marshaller's statements, as the shortened field function runs them.
+type steps struct {
+	nilGuard     string // `if v == nil { return graphql.Null }` of a nullable type, copied
+	nilNeedsPath bool   // a nil value is an error reported at the field's path
+	value        string // the marshalled value's expression, in terms of v
+	// nullNeedsPath: a value marshalled to null is an error reported at the field's path.
+	nullNeedsPath bool
+}
+
+// marshalSteps reads a scalar or enum marshaller gqlgen generates:
+//
+//	[if v == nil { [report an error;] return graphql.Null }]
+//	[_ = sel] [_ = ctx]
+//	res := <expression of v>            (or: return v)
+//	[if res == graphql.Null { report an error }]
+//	return res
+//
+// Any other shape (an object's, a list's) is not a leaf's and is left alone.
+func marshalSteps(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (steps, bool) {
+	var m steps
+	stmts := fd.Body.List
+	if len(stmts) > 0 {
+		if ifs, ok := stmts[0].(*ast.IfStmt); ok && isComparison(ifs.Cond, "v", "nil") && ifs.Else == nil && ifs.Init == nil {
+			if uses(ifs.Body, "ctx") {
+				m.nilNeedsPath = true
+			} else {
+				m.nilGuard = text(src, fset, ifs)
+			}
+			stmts = stmts[1:]
+		}
+	}
+	for len(stmts) > 0 && isDiscard(stmts[0]) {
+		stmts = stmts[1:]
+	}
+	switch {
+	case len(stmts) == 1 && isReturnOf(stmts[0], "v"):
+		m.value = "v"
+		return m, true
+	case len(stmts) < 2 || !isReturnOf(stmts[len(stmts)-1], "res"):
+		return steps{}, false
+	}
+	assign, ok := stmts[0].(*ast.AssignStmt)
+	if !ok || assign.Tok != token.DEFINE || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || !isIdent(assign.Lhs[0], "res") {
+		return steps{}, false
+	}
+	if uses(assign.Rhs[0], "ctx") || uses(assign.Rhs[0], "sel") {
+		return steps{}, false
+	}
+	m.value = text(src, fset, assign.Rhs[0])
+	switch rest := stmts[1 : len(stmts)-1]; len(rest) {
+	case 0:
+	case 1:
+		ifs, ok := rest[0].(*ast.IfStmt)
+		if !ok || ifs.Else != nil || ifs.Init != nil || !isNullCheck(ifs.Cond) {
+			return steps{}, false
+		}
+		m.nullNeedsPath = true
+	default:
+		return steps{}, false
+	}
+	return m, true
+}
+
+func isIdent(e ast.Node, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+func isSelector(e ast.Expr, pkg, name string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && isIdent(sel.X, pkg) && sel.Sel.Name == name
+}
+
+// isComparison says whether e is `a == b`.
+func isComparison(e ast.Expr, a, b string) bool {
+	be, ok := e.(*ast.BinaryExpr)
+	return ok && be.Op == token.EQL && isIdent(be.X, a) && isIdent(be.Y, b)
+}
+
+// isNullCheck says whether e is `res == graphql.Null`.
+func isNullCheck(e ast.Expr) bool {
+	be, ok := e.(*ast.BinaryExpr)
+	return ok && be.Op == token.EQL && isIdent(be.X, "res") && isSelector(be.Y, "graphql", "Null")
+}
+
+// isDiscard says whether s is `_ = x`.
+func isDiscard(s ast.Stmt) bool {
+	a, ok := s.(*ast.AssignStmt)
+	return ok && a.Tok == token.ASSIGN && len(a.Lhs) == 1 && isIdent(a.Lhs[0], "_")
+}
+
+func isReturnOf(s ast.Stmt, name string) bool {
+	r, ok := s.(*ast.ReturnStmt)
+	return ok && len(r.Results) == 1 && isIdent(r.Results[0], name)
+}
+
+// uses says whether the identifier name appears in n.
+func uses(n ast.Node, name string) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if isIdent(n, name) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func text(src []byte, fset *token.FileSet, n ast.Node) string {
+	return string(src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
+}

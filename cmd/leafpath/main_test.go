@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
+
+// The test package holds a field function of each shape gqlgen generates: four leaves read
+// from struct fields, which are shortened, and three that must stay on gqlgen's path (a field
+// promoted through an embedded pointer, a method that may fail, a field with a directive).
+func TestLeafFieldsAreShortened(t *testing.T) {
+	path, out, n, err := rewriteFile("./testdata/fields", "fields.go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Errorf("shortened %d field functions, want 4 (id, index, sender, status)", n)
+	}
+	for _, kept := range []string{"_Tx_memo", "_Tx_kind", "_Tx_indexDirected"} {
+		if body := funcBody(string(out), kept); !strings.HasPrefix(strings.TrimSpace(body), "return graphql.ResolveField(") {
+			t.Errorf("%s was rewritten:\n%s", kept, body)
+		}
+	}
+
+	golden := filepath.Join("testdata", "fields.golden")
+	if *update {
+		if err := os.WriteFile(golden, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Errorf("rewritten file differs from %s (go test -run TestLeafFieldsAreShortened -update):\n%s", golden, out)
+	}
+
+	// The rewritten file type-checks, and a second run finds nothing left to shorten.
+	_, again, n, err := rewriteFile("./testdata/fields", "fields.go", map[string][]byte{path: out})
+	if err != nil {
+		t.Fatalf("the rewritten file: %v", err)
+	}
+	if n != 0 || !bytes.Equal(again, out) {
+		t.Errorf("a second run shortened %d more", n)
+	}
+}
+
+// funcBody is the text of the function named name in src, up to the next function.
+func funcBody(src, name string) string {
+	i := strings.Index(src, ") "+name+"(")
+	if i < 0 {
+		return ""
+	}
+	body := src[i:]
+	body = body[strings.Index(body, "{\n")+2:]
+	if j := strings.Index(body, "\nfunc "); j >= 0 {
+		body = body[:j]
+	}
+	return body
+}

@@ -1,0 +1,218 @@
+// Package fields holds field functions in the shapes gqlgen generates, for leafpath's test.
+package fields
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+type executionContext struct {
+	*graphql.OperationContext
+}
+
+// Status is an enum whose values marshal themselves.
+type Status string
+
+func (s Status) MarshalGQL(w io.Writer) { io.WriteString(w, strconv.Quote(string(s))) }
+
+type Inner struct{ Memo *string }
+
+type Tx struct {
+	*Inner
+	ID     []byte
+	Index  int32
+	Sender *string
+	Status Status
+}
+
+func (t *Tx) Kind() (string, error) { return "transfer", nil }
+
+func (ec *executionContext) fieldContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	return graphql.NewScalarFieldContext("Tx", field, false, false, errors.New("leaf"))
+}
+
+// _Tx_id: a non-null slice, null when nil.
+func (ec *executionContext) _Tx_id(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
+			return ec.marshalNHex(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Tx_index: a non-null value type.
+func (ec *executionContext) _Tx_index(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Tx_sender: a nullable pointer.
+func (ec *executionContext) _Tx_sender(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Sender, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+
+// _Tx_status: an enum that marshals itself.
+func (ec *executionContext) _Tx_status(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v Status) graphql.Marshaler {
+			return ec.marshalNStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Tx_memo is promoted through an embedded pointer, which may be nil: left to gqlgen.
+func (ec *executionContext) _Tx_memo(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Memo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+
+// _Tx_kind is a method that may fail: left to gqlgen.
+func (ec *executionContext) _Tx_kind(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Kind()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Tx_indexDirected has a directive (a middleware): left to gqlgen.
+func (ec *executionContext) _Tx_indexDirected(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver { return next },
+		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
+			return ec.marshalNInt(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) marshalNHex(ctx context.Context, sel ast.SelectionSet, v []byte) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalString(string(v))
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNInt(ctx context.Context, sel ast.SelectionSet, v int32) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt32(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNString(ctx context.Context, sel ast.SelectionSet, v string) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalString(v)
+	return res
+}
+
+func (ec *executionContext) marshalOString(ctx context.Context, sel ast.SelectionSet, v *string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	_ = ctx
+	res := graphql.MarshalString(*v)
+	return res
+}
+
+func (ec *executionContext) marshalNStatus(ctx context.Context, sel ast.SelectionSet, v Status) graphql.Marshaler {
+	return v
+}
