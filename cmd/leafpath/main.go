@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -96,9 +97,14 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 		text     string
 	}
 	var edits []edit
+	shortenedFields := 0
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Recv == nil || fd.Body == nil {
+			continue
+		}
+		if from, to, text, ok := deferredOnly(src, fset, fd); ok {
+			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
 			continue
 		}
 		body, ok := shortened(src, fset, fd, marshallers, info)
@@ -106,6 +112,7 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 			continue
 		}
 		edits = append(edits, edit{fset.Position(fd.Body.Lbrace).Offset, fset.Position(fd.Body.Rbrace).Offset + 1, body})
+		shortenedFields++
 	}
 	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
 	out := slices.Clone(src)
@@ -113,7 +120,67 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 		out = slices.Concat(out[:e.from], []byte(e.text), out[e.to:])
 	}
 	formatted, err := format.Source(out)
-	return formatted, len(edits), err
+	return formatted, shortenedFields, err
+}
+
+// deferredOnly finds, in an object's marshaller, the hand-over of its deferred fragments:
+//
+//	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+//	ec.ProcessDeferredGroup(graphql.DeferredGroup{Defers: deferLabelToView, Path: graphql.GetPath(ctx), ...})
+//
+// and returns it guarded by `if len(deferLabelToView) > 0`: the group is ignored when it has no
+// fragments, but its path, built for every object, is most of what an object allocates.
+func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, token.Pos, string, bool) {
+	stmts := fd.Body.List
+	for i := 0; i+1 < len(stmts); i++ {
+		add, ok := callOf(stmts[i], "atomic", "AddInt32")
+		if !ok || len(add.Args) != 2 || !strings.HasPrefix(text(src, fset, add.Args[0]), "&ec.Deferred") {
+			continue
+		}
+		process, ok := callOf(stmts[i+1], "ec", "ProcessDeferredGroup")
+		if !ok || len(process.Args) != 1 {
+			continue
+		}
+		views, ok := deferredViews(process.Args[0])
+		if !ok {
+			continue
+		}
+		from, to := stmts[i].Pos(), stmts[i+1].End()
+		guarded := fmt.Sprintf("if len(%s) > 0 {\n%s\n}", views, src[fset.Position(from).Offset:fset.Position(to).Offset])
+		return from, to, guarded, true
+	}
+	return token.NoPos, token.NoPos, "", false
+}
+
+// deferredViews is the name of the map given as Defers in a graphql.DeferredGroup literal.
+func deferredViews(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.CompositeLit)
+	if !ok || !isSelector(lit.Type, "graphql", "DeferredGroup") {
+		return "", false
+	}
+	for _, el := range lit.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok || !isIdent(kv.Key, "Defers") {
+			continue
+		}
+		if id, ok := kv.Value.(*ast.Ident); ok {
+			return id.Name, true
+		}
+	}
+	return "", false
+}
+
+// callOf is the call of s when s is the statement `recv.name(...)`.
+func callOf(s ast.Stmt, recv, name string) (*ast.CallExpr, bool) {
+	es, ok := s.(*ast.ExprStmt)
+	if !ok {
+		return nil, false
+	}
+	call, ok := es.X.(*ast.CallExpr)
+	if !ok || !isSelector(call.Fun, recv, name) {
+		return nil, false
+	}
+	return call, true
 }
 
 // field is what a generated field function says of its field: the struct field expression
@@ -217,7 +284,7 @@ func leafField(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 }
 
 // returnedField is X when e is `func(ctx context.Context) (any, error) { return obj.X, nil }`
-// and X a field declared in obj's struct itself.
+// and X a field of obj's struct (see direct).
 func returnedField(e ast.Expr, info *types.Info) (*ast.SelectorExpr, bool) {
 	fl, ok := e.(*ast.FuncLit)
 	if !ok || len(fl.Body.List) != 1 {
@@ -232,10 +299,30 @@ func returnedField(e ast.Expr, info *types.Info) (*ast.SelectorExpr, bool) {
 		return nil, false
 	}
 	s := info.Selections[sel]
-	if s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+	if s == nil || s.Kind() != types.FieldVal || !direct(s) {
 		return nil, false
 	}
 	return sel, true
+}
+
+// direct says whether the field s selects is reached without going through a pointer beyond
+// obj itself: declared in obj's struct, or promoted from structs embedded by value.
+func direct(s *types.Selection) bool {
+	t := s.Recv()
+	for _, i := range s.Index() {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			if t != s.Recv() {
+				return false
+			}
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			return false
+		}
+		t = st.Field(i).Type()
+	}
+	return true
 }
 
 // steps are a marshaller's statements, as the shortened field function runs them.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -13,7 +15,10 @@ import (
 
 type executionContext struct {
 	*graphql.OperationContext
+	Deferred int32
 }
+
+func (ec *executionContext) ProcessDeferredGroup(dg graphql.DeferredGroup) {}
 
 // Status is an enum whose values marshal themselves.
 type Status string
@@ -215,4 +220,54 @@ func (ec *executionContext) marshalOString(ctx context.Context, sel ast.Selectio
 
 func (ec *executionContext) marshalNStatus(ctx context.Context, sel ast.SelectionSet, v Status) graphql.Marshaler {
 	return v
+}
+
+// Fees is embedded by value: its fields are read without a pointer that could be nil.
+type Fees struct{ Rate string }
+
+type Transfer struct {
+	Fees
+	*Inner
+}
+
+// _Transfer_rate is promoted from a struct embedded by value.
+func (ec *executionContext) _Transfer_rate(ctx context.Context, field graphql.CollectedField, obj *Transfer) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Rate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Transfer is an object's marshaller: its deferred fragments are handed over only when it has some.
+func (ec *executionContext) _Transfer(ctx context.Context, sel ast.SelectionSet, obj *Transfer) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, nil)
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		out.Values[i] = ec._Transfer_rate(ctx, field, obj)
+	}
+	out.Dispatch(ctx)
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
 }
