@@ -22,8 +22,8 @@ func (p eventsRead) answer(ctx context.Context, c genql.Client) ([]byte, string,
 		return nil, "", err
 	}
 	events := make([]any, len(d.Events))
-	for i, e := range d.Events {
-		if events[i], err = eventBody(e); err != nil {
+	for i := range d.Events {
+		if events[i], err = eventBody(&d.Events[i]); err != nil {
 			return nil, "", err
 		}
 	}
@@ -69,22 +69,48 @@ type eventHead struct {
 	TxID       string    `json:"tx_id"`
 }
 
+// txEvent is an event of any kind (EventFields), decoded in one pass: the members of every kind
+// decode into one struct, and __typename says which kind's were selected. (genqlient's decoding of
+// the Event interface reads each event twice, for its __typename and then as its kind.)
+type txEvent struct {
+	Typename string `json:"__typename"`
+	eventHead
+	ContractLog  contractLog `json:"contract_log"`
+	StxLockEvent stxLock     `json:"stx_lock_event"`
+	Asset        eventAsset  `json:"asset"`
+}
+
+// eventAsset holds the asset members of the STX, FT and NFT events alike.
+type eventAsset struct {
+	AssetEventType AssetEventType `json:"asset_event_type"`
+	AssetID        string         `json:"asset_id"`
+	Sender         string         `json:"sender"`
+	Recipient      string         `json:"recipient"`
+	Amount         string         `json:"amount"`
+	Memo           *string        `json:"memo"`
+	Value          clarityValue   `json:"value"`
+}
+
+type contractLog struct {
+	ContractID string       `json:"contract_id"`
+	Topic      string       `json:"topic"`
+	Value      clarityValue `json:"value"`
+}
+
+type stxLock struct {
+	LockedAmount  string `json:"locked_amount"`
+	UnlockHeight  int    `json:"unlock_height"`
+	LockedAddress string `json:"locked_address"`
+}
+
 type contractLogEventBody struct {
 	eventHead
-	ContractLog struct {
-		ContractID string       `json:"contract_id"`
-		Topic      string       `json:"topic"`
-		Value      clarityValue `json:"value"`
-	} `json:"contract_log"`
+	ContractLog contractLog `json:"contract_log"`
 }
 
 type stxLockEventBody struct {
 	eventHead
-	StxLockEvent struct {
-		LockedAmount  string `json:"locked_amount"`
-		UnlockHeight  int    `json:"unlock_height"`
-		LockedAddress string `json:"locked_address"`
-	} `json:"stx_lock_event"`
+	StxLockEvent stxLock `json:"stx_lock_event"`
 }
 
 type stxAssetEventBody struct {
@@ -121,39 +147,33 @@ type nftEventBody struct {
 }
 
 func contractLogEvent(e EventFieldsSmartContractLogEvent) contractLogEventBody {
-	out := contractLogEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
 	l := e.Contract_log
-	out.ContractLog.ContractID, out.ContractLog.Topic = l.Contract_id, l.Topic
-	out.ContractLog.Value = clarityValue(l.Value)
-	return out
+	return contractLogEventBody{
+		eventHead:   eventHead{e.Event_index, e.Event_type, e.Tx_id},
+		ContractLog: contractLog{ContractID: l.Contract_id, Topic: l.Topic, Value: clarityValue(l.Value)},
+	}
 }
 
 // eventBody is the reference's event of e's kind.
-func eventBody(e EventFields) (any, error) {
-	switch e := e.(type) {
-	case *EventFieldsSmartContractLogEvent:
-		return contractLogEvent(*e), nil
-	case *EventFieldsStxLockEvent:
-		out := stxLockEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
-		l := e.Stx_lock_event
-		out.StxLockEvent.LockedAmount, out.StxLockEvent.UnlockHeight, out.StxLockEvent.LockedAddress = l.Locked_amount, l.Unlock_height, l.Locked_address
+func eventBody(e *txEvent) (any, error) {
+	a := &e.Asset
+	switch e.Typename {
+	case "SmartContractLogEvent":
+		return contractLogEventBody{e.eventHead, e.ContractLog}, nil
+	case "StxLockEvent":
+		return stxLockEventBody{e.eventHead, e.StxLockEvent}, nil
+	case "StxAssetEvent":
+		out := stxAssetEventBody{eventHead: e.eventHead}
+		out.Asset.AssetEventType, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount, out.Asset.Memo = a.AssetEventType, a.Sender, a.Recipient, a.Amount, a.Memo
 		return out, nil
-	case *EventFieldsStxAssetEvent:
-		out := stxAssetEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
-		a := e.Asset
-		out.Asset.AssetEventType, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount, out.Asset.Memo = a.Asset_event_type, a.Sender, a.Recipient, a.Amount, a.Memo
+	case "FungibleTokenAssetEvent":
+		out := ftEventBody{eventHead: e.eventHead}
+		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount = a.AssetEventType, a.AssetID, a.Sender, a.Recipient, a.Amount
 		return out, nil
-	case *EventFieldsFungibleTokenAssetEvent:
-		out := ftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
-		a := e.Asset
-		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient, out.Asset.Amount = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient, a.Amount
-		return out, nil
-	case *EventFieldsNonFungibleTokenAssetEvent:
-		out := nftEventBody{eventHead: eventHead{e.Event_index, e.Event_type, e.Tx_id}}
-		a := e.Asset
-		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient = a.Asset_event_type, a.Asset_id, a.Sender, a.Recipient
-		out.Asset.Value = clarityValue(a.Value)
+	case "NonFungibleTokenAssetEvent":
+		out := nftEventBody{eventHead: e.eventHead}
+		out.Asset.AssetEventType, out.Asset.AssetID, out.Asset.Sender, out.Asset.Recipient, out.Asset.Value = a.AssetEventType, a.AssetID, a.Sender, a.Recipient, a.Value
 		return out, nil
 	}
-	return nil, fmt.Errorf("event of unknown type %T", e)
+	return nil, fmt.Errorf("event of unknown type %q", e.Typename)
 }

@@ -127,7 +127,7 @@ type txFields interface {
 
 // minedTxBody renders a mined transaction with events, the ones its operation selected (none
 // in the listings).
-func minedTxBody(t *MinedTxFields, events []EventFields) (txBody, error) {
+func minedTxBody(t *MinedTxFields, events []txEvent) (txBody, error) {
 	b := newTxBody(t)
 	b.minedBlock = &minedBlock{
 		BlockHash: t.Block_hash, BlockHeight: t.Block_height, BlockTime: t.Block_time, BlockTimeISO: t.Block_time_iso,
@@ -147,9 +147,9 @@ func minedTxBody(t *MinedTxFields, events []EventFields) (txBody, error) {
 		VMError:                  t.Vm_error,
 		Events:                   make([]any, len(events)),
 	}
-	for i, e := range events {
+	for i := range events {
 		var err error
-		if b.Events[i], err = eventBody(e); err != nil {
+		if b.Events[i], err = eventBody(&events[i]); err != nil {
 			return txBody{}, err
 		}
 	}

@@ -30,9 +30,9 @@ func TestTxBody(t *testing.T) {
 		Execution_cost_write_length: 5, Tx_type: TxTypeContractCall,
 		Contract_call: &ContractCallFields{Contract_id: "SP3.c", Function_name: "f", Function_args: []ContractCallFieldsFunction_argsFunctionArg{}},
 	}
-	burn := &EventFieldsStxAssetEvent{Event_index: 0, Event_type: EventTypeStxAsset, Tx_id: "0x01",
-		Asset: EventFieldsAssetStxAsset{Asset_event_type: AssetEventTypeBurn, Sender: "SP1", Amount: "5"}}
-	b, err := minedTxBody(mined, []EventFields{burn})
+	burn := txEvent{Typename: "StxAssetEvent", eventHead: eventHead{EventIndex: 0, EventType: EventTypeStxAsset, TxID: "0x01"},
+		Asset: eventAsset{AssetEventType: AssetEventTypeBurn, Sender: "SP1", Amount: "5"}}
+	b, err := minedTxBody(mined, []txEvent{burn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,11 +93,12 @@ func (p multipleRead) answer(ctx context.Context, c genql.Client) ([]byte, strin
 	}
 	answers := txLookups{}
 	keys := map[string]bool{}
-	for _, l := range d.Lookups {
-		if !l.Found || l.Result == nil {
+	for i := range d.Lookups {
+		l := &d.Lookups[i]
+		if !l.Found || l.Result.Typename == "" {
 			continue
 		}
-		tx, err := lookupTx(*l.Result)
+		tx, err := l.Result.body()
 		if err != nil {
 			return nil, tag, err
 		}
@@ -121,15 +122,29 @@ func (p multipleRead) answer(ctx context.Context, c genql.Client) ([]byte, strin
 	return body, tag, err
 }
 
-// lookupTx renders a found transaction.
-func lookupTx(r TransactionsByIdsLookupsTransactionLookupResultAnyTransaction) (txBody, error) {
-	switch r := r.(type) {
-	case *TransactionsByIdsLookupsTransactionLookupResultTransaction:
-		return minedTxBody(&r.MinedTxFields, r.Events)
-	case *TransactionsByIdsLookupsTransactionLookupResultMempoolTransaction:
-		return pendingTxBody(&r.MempoolTxFields), nil
+// foundTx is a transaction a lookup found, mined or pending (the AnyTransaction interface),
+// decoded in one pass: both kinds' members decode into one struct, the members they share into
+// MinedTxFields, and __typename says which kind's were selected. (genqlient's decoding of the
+// interface reads each transaction several times: for its __typename, as its kind, and as each
+// fragment of that kind.)
+type foundTx struct {
+	Typename string `json:"__typename"`
+	MinedTxFields
+	Events []txEvent `json:"events"`
+	pendingReceipt
+}
+
+// body renders the found transaction as its kind.
+func (t *foundTx) body() (txBody, error) {
+	switch t.Typename {
+	case "Transaction":
+		return minedTxBody(&t.MinedTxFields, t.Events)
+	case "MempoolTransaction":
+		b := newTxBody(&t.MinedTxFields)
+		b.pendingReceipt = &t.pendingReceipt
+		return b, nil
 	}
-	return txBody{}, fmt.Errorf("transaction of unknown type %T", r)
+	return txBody{}, fmt.Errorf("transaction of unknown type %q", t.Typename)
 }
 
 // txLookup is the answer for one id: the transaction, or the id alone when not found.

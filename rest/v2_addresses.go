@@ -100,11 +100,12 @@ func (p addressEventsRead) answer(ctx context.Context, c genql.Client) ([]byte, 
 
 // minedLookup is whether the one transaction looked up is a mined one.
 func minedLookup(lookups []V2AddressTransactionEventsLookupTransactionLookup) bool {
-	if len(lookups) == 0 || lookups[0].Result == nil {
-		return false
-	}
-	_, mined := (*lookups[0].Result).(*V2AddressTransactionEventsLookupTransactionLookupResultTransaction)
-	return mined
+	return len(lookups) > 0 && lookups[0].Result.Typename == "Transaction"
+}
+
+// txKind is the kind of a transaction a lookup found ("" when none was).
+type txKind struct {
+	Typename string `json:"__typename"`
 }
 
 // clarityValue is a Clarity value as the reference renders it.
