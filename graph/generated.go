@@ -10734,7 +10734,7 @@ func (ec *executionContext) _Account_principal(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11320,7 +11320,7 @@ func (ec *executionContext) _AccountAssetEvent_eventIndex(ctx context.Context, f
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11348,7 +11348,7 @@ func (ec *executionContext) _AccountAssetEvent_type(ctx context.Context, field g
 	if res := graphql.MarshalString(string(v)); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11452,7 +11452,7 @@ func (ec *executionContext) _AccountAssetEventPage_total(ctx context.Context, fi
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11608,7 +11608,7 @@ func (ec *executionContext) _AccountEventEdge_cursor(ctx context.Context, field 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11690,7 +11690,7 @@ func (ec *executionContext) _AccountNonces_possibleNextNonce(ctx context.Context
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11883,7 +11883,7 @@ func (ec *executionContext) _AddressFeedItem_position(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11975,7 +11975,7 @@ func (ec *executionContext) _AnchoredBlockPage_total(ctx context.Context, field 
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12037,7 +12037,7 @@ func (ec *executionContext) _AnchoringBurnBlock_hash(ctx context.Context, field 
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12065,7 +12065,7 @@ func (ec *executionContext) _AnchoringBurnBlock_height(ctx context.Context, fiel
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12093,7 +12093,7 @@ func (ec *executionContext) _AnchoringBurnBlock_time(ctx context.Context, field 
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12117,6 +12117,11 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_time(_ context.Conte
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_timeIso(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
+	v := obj.TimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12190,7 +12195,7 @@ func (ec *executionContext) _AnchoringBurnBlock_totalTxCount(ctx context.Context
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12218,7 +12223,7 @@ func (ec *executionContext) _AnchoringBurnBlockPage_total(ctx context.Context, f
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12374,7 +12379,7 @@ func (ec *executionContext) _AssetEventKindCounts_transfer(ctx context.Context, 
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12402,7 +12407,7 @@ func (ec *executionContext) _AssetEventKindCounts_mint(ctx context.Context, fiel
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12430,7 +12435,7 @@ func (ec *executionContext) _AssetEventKindCounts_burn(ctx context.Context, fiel
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12550,7 +12555,7 @@ func (ec *executionContext) _BalancePoint_blockHeight(ctx context.Context, field
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12578,7 +12583,7 @@ func (ec *executionContext) _BalancePoint_balance(ctx context.Context, field gra
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12617,7 +12622,7 @@ func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12645,7 +12650,7 @@ func (ec *executionContext) _Block_height(ctx context.Context, field graphql.Col
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12675,7 +12680,7 @@ func (ec *executionContext) _Block_hash(ctx context.Context, field graphql.Colle
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12705,7 +12710,7 @@ func (ec *executionContext) _Block_indexBlockHash(ctx context.Context, field gra
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12735,7 +12740,7 @@ func (ec *executionContext) _Block_parentBlockHash(ctx context.Context, field gr
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12765,7 +12770,7 @@ func (ec *executionContext) _Block_parentIndexBlockHash(ctx context.Context, fie
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12795,7 +12800,7 @@ func (ec *executionContext) _Block_parentMicroblockHash(ctx context.Context, fie
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12823,7 +12828,7 @@ func (ec *executionContext) _Block_parentMicroblockSequence(ctx context.Context,
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12851,7 +12856,7 @@ func (ec *executionContext) _Block_blockTime(ctx context.Context, field graphql.
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12881,7 +12886,7 @@ func (ec *executionContext) _Block_burnBlockHash(ctx context.Context, field grap
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12909,7 +12914,7 @@ func (ec *executionContext) _Block_burnBlockHeight(ctx context.Context, field gr
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12937,7 +12942,7 @@ func (ec *executionContext) _Block_burnBlockTime(ctx context.Context, field grap
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12967,7 +12972,7 @@ func (ec *executionContext) _Block_minerTxid(ctx context.Context, field graphql.
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12995,7 +13000,7 @@ func (ec *executionContext) _Block_txCount(ctx context.Context, field graphql.Co
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13333,6 +13338,11 @@ func (ec *executionContext) fieldContext_Block_executionCost(_ context.Context, 
 }
 
 func (ec *executionContext) _Block_tenureHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.ShownTenureHeight()
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13356,6 +13366,11 @@ func (ec *executionContext) fieldContext_Block_tenureHeight(_ context.Context, f
 }
 
 func (ec *executionContext) _Block_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BlockTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13379,6 +13394,11 @@ func (ec *executionContext) fieldContext_Block_blockTimeIso(_ context.Context, f
 }
 
 func (ec *executionContext) _Block_burnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.BurnBlockTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13446,6 +13466,11 @@ func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Cont
 }
 
 func (ec *executionContext) _Block_signerSignatureCount(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
+	v := obj.SignerSignatureCount()
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13647,7 +13672,7 @@ func (ec *executionContext) _BlockCursorPage_total(ctx context.Context, field gr
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13740,7 +13765,7 @@ func (ec *executionContext) _BlockEdge_cursor(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13800,7 +13825,7 @@ func (ec *executionContext) _BlockFeedItem_position(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13892,7 +13917,7 @@ func (ec *executionContext) _BlockRef_height(ctx context.Context, field graphql.
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13922,7 +13947,7 @@ func (ec *executionContext) _BlockRef_indexBlockHash(ctx context.Context, field 
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13946,6 +13971,11 @@ func (ec *executionContext) fieldContext_BlockRef_indexBlockHash(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Activity_operation(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	v := obj.OperationKind()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13973,7 +14003,7 @@ func (ec *executionContext) _Brc20Activity_ticker(ctx context.Context, field gra
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14001,7 +14031,7 @@ func (ec *executionContext) _Brc20Activity_inscriptionId(ctx context.Context, fi
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14029,7 +14059,7 @@ func (ec *executionContext) _Brc20Activity_blockHeight(ctx context.Context, fiel
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14057,7 +14087,7 @@ func (ec *executionContext) _Brc20Activity_blockHash(ctx context.Context, field 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14085,7 +14115,7 @@ func (ec *executionContext) _Brc20Activity_txId(ctx context.Context, field graph
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14113,7 +14143,7 @@ func (ec *executionContext) _Brc20Activity_location(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14137,6 +14167,11 @@ func (ec *executionContext) fieldContext_Brc20Activity_location(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20Activity_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
+	v := obj.CreditedAddress()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14164,7 +14199,7 @@ func (ec *executionContext) _Brc20Activity_timestamp(ctx context.Context, field 
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14188,115 +14223,55 @@ func (ec *executionContext) fieldContext_Brc20Activity_timestamp(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Activity_amount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AmountDecimal(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.AmountDecimal()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_fromAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_fromAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FromAddress(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.FromAddress()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_fromAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_toAddress(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_toAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Receiver(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Receiver()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_toAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_maxSupply(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_maxSupply(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MaxSupplyDecimal(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MaxSupplyDecimal()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_maxSupply(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_mintLimit(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_mintLimit(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MintLimitDecimal(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.MintLimitDecimal()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Brc20Activity_mintLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, true, false, errors.New("field of type String does not have child fields"))
@@ -14307,7 +14282,7 @@ func (ec *executionContext) _Brc20Activity_decimals(ctx context.Context, field g
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14454,7 +14429,7 @@ func (ec *executionContext) _Brc20ActivityEdge_cursor(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14514,7 +14489,7 @@ func (ec *executionContext) _Brc20Address_address(ctx context.Context, field gra
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14674,7 +14649,7 @@ func (ec *executionContext) _Brc20Balance_ticker(ctx context.Context, field grap
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14702,7 +14677,7 @@ func (ec *executionContext) _Brc20Balance_decimals(ctx context.Context, field gr
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14726,6 +14701,11 @@ func (ec *executionContext) fieldContext_Brc20Balance_decimals(_ context.Context
 }
 
 func (ec *executionContext) _Brc20Balance_availableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.AvailableBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14749,6 +14729,11 @@ func (ec *executionContext) fieldContext_Brc20Balance_availableBalance(_ context
 }
 
 func (ec *executionContext) _Brc20Balance_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.TransferrableBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14772,6 +14757,11 @@ func (ec *executionContext) fieldContext_Brc20Balance_transferrableBalance(_ con
 }
 
 func (ec *executionContext) _Brc20Balance_overallBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.OverallBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14918,7 +14908,7 @@ func (ec *executionContext) _Brc20BalanceEdge_cursor(ctx context.Context, field 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14978,7 +14968,7 @@ func (ec *executionContext) _Brc20FeedItem_position(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15070,7 +15060,7 @@ func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field grap
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15094,6 +15084,11 @@ func (ec *executionContext) fieldContext_Brc20Holder_address(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Holder_overallBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.OverallBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15117,6 +15112,11 @@ func (ec *executionContext) fieldContext_Brc20Holder_overallBalance(_ context.Co
 }
 
 func (ec *executionContext) _Brc20Holder_availableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.AvailableBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15140,6 +15140,11 @@ func (ec *executionContext) fieldContext_Brc20Holder_availableBalance(_ context.
 }
 
 func (ec *executionContext) _Brc20Holder_transferrableBalance(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
+	v := obj.TransferrableBalance()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15263,7 +15268,7 @@ func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Contex
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15291,7 +15296,7 @@ func (ec *executionContext) _Brc20HolderEdge_cursor(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15351,7 +15356,7 @@ func (ec *executionContext) _Brc20RolledBackBlock_height(ctx context.Context, fi
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15379,7 +15384,7 @@ func (ec *executionContext) _Brc20RolledBackBlock_hash(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15407,7 +15412,7 @@ func (ec *executionContext) _Brc20Token_id(ctx context.Context, field graphql.Co
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15435,7 +15440,7 @@ func (ec *executionContext) _Brc20Token_number(ctx context.Context, field graphq
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15463,7 +15468,7 @@ func (ec *executionContext) _Brc20Token_ticker(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15491,7 +15496,7 @@ func (ec *executionContext) _Brc20Token_displayTicker(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15519,7 +15524,7 @@ func (ec *executionContext) _Brc20Token_blockHeight(ctx context.Context, field g
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15547,7 +15552,7 @@ func (ec *executionContext) _Brc20Token_blockHash(ctx context.Context, field gra
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15575,7 +15580,7 @@ func (ec *executionContext) _Brc20Token_txId(ctx context.Context, field graphql.
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15603,7 +15608,7 @@ func (ec *executionContext) _Brc20Token_address(ctx context.Context, field graph
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15627,6 +15632,11 @@ func (ec *executionContext) fieldContext_Brc20Token_address(_ context.Context, f
 }
 
 func (ec *executionContext) _Brc20Token_maxSupply(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.MaxSupplyDecimal()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15650,6 +15660,11 @@ func (ec *executionContext) fieldContext_Brc20Token_maxSupply(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20Token_mintLimit(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.MintLimitDecimal()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15677,7 +15692,7 @@ func (ec *executionContext) _Brc20Token_decimals(ctx context.Context, field grap
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15705,7 +15720,7 @@ func (ec *executionContext) _Brc20Token_deployTimestamp(ctx context.Context, fie
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15729,6 +15744,11 @@ func (ec *executionContext) fieldContext_Brc20Token_deployTimestamp(_ context.Co
 }
 
 func (ec *executionContext) _Brc20Token_mintedSupply(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
+	v := obj.MintedSupplyDecimal()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15756,7 +15776,7 @@ func (ec *executionContext) _Brc20Token_txCount(ctx context.Context, field graph
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15784,7 +15804,7 @@ func (ec *executionContext) _Brc20Token_selfMint(ctx context.Context, field grap
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15812,7 +15832,7 @@ func (ec *executionContext) _Brc20Token_holderCount(ctx context.Context, field g
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16003,7 +16023,7 @@ func (ec *executionContext) _Brc20TokenEdge_cursor(ctx context.Context, field gr
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16063,7 +16083,7 @@ func (ec *executionContext) _Brc20Transferable_inscriptionId(ctx context.Context
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16091,7 +16111,7 @@ func (ec *executionContext) _Brc20Transferable_inscriptionNumber(ctx context.Con
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16115,6 +16135,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionNumber(_ c
 }
 
 func (ec *executionContext) _Brc20Transferable_ordinalNumber(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.OrdinalNumberText()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16142,7 +16167,7 @@ func (ec *executionContext) _Brc20Transferable_ticker(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16166,6 +16191,11 @@ func (ec *executionContext) fieldContext_Brc20Transferable_ticker(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Transferable_amount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
+	v := obj.AmountDecimal()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16193,7 +16223,7 @@ func (ec *executionContext) _Brc20Transferable_rawAmount(ctx context.Context, fi
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16221,7 +16251,7 @@ func (ec *executionContext) _Brc20Transferable_decimals(ctx context.Context, fie
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16368,7 +16398,7 @@ func (ec *executionContext) _Brc20TransferableEdge_cursor(ctx context.Context, f
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16428,7 +16458,7 @@ func (ec *executionContext) _BtcBalance_satoshis(ctx context.Context, field grap
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16481,7 +16511,7 @@ func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.C
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16509,7 +16539,7 @@ func (ec *executionContext) _BurnBlock_height(ctx context.Context, field graphql
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16537,7 +16567,7 @@ func (ec *executionContext) _BurnBlock_burnAmount(ctx context.Context, field gra
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16565,7 +16595,7 @@ func (ec *executionContext) _BurnBlock_canonical(ctx context.Context, field grap
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16593,7 +16623,7 @@ func (ec *executionContext) _ChainTip_blockHeight(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16623,7 +16653,7 @@ func (ec *executionContext) _ChainTip_blockHash(ctx context.Context, field graph
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16653,7 +16683,7 @@ func (ec *executionContext) _ChainTip_indexBlockHash(ctx context.Context, field 
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16681,7 +16711,7 @@ func (ec *executionContext) _ChainTip_burnBlockHeight(ctx context.Context, field
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16727,6 +16757,11 @@ func (ec *executionContext) fieldContext_ChainTip_microblockSequence(_ context.C
 }
 
 func (ec *executionContext) _ChainTip_mempoolUpdatedAt(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
+	v := obj.MempoolUpdatedAtSeconds()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16754,7 +16789,7 @@ func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16782,7 +16817,7 @@ func (ec *executionContext) _ClarityValue_repr(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16810,7 +16845,7 @@ func (ec *executionContext) _CoinbasePayload_data(ctx context.Context, field gra
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16860,7 +16895,7 @@ func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.Coll
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16890,7 +16925,7 @@ func (ec *executionContext) _Contract_txId(ctx context.Context, field graphql.Co
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16918,7 +16953,7 @@ func (ec *executionContext) _Contract_blockHeight(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16946,7 +16981,7 @@ func (ec *executionContext) _Contract_canonical(ctx context.Context, field graph
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16970,23 +17005,11 @@ func (ec *executionContext) fieldContext_Contract_canonical(_ context.Context, f
 }
 
 func (ec *executionContext) _Contract_clarityVersion(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_clarityVersion(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ClarityVersionNumber(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int32) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint32(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ClarityVersionNumber()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalInt32(*v)
 }
 func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type Int does not have child fields"))
@@ -16997,7 +17020,7 @@ func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field grap
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17021,23 +17044,11 @@ func (ec *executionContext) fieldContext_Contract_sourceCode(_ context.Context, 
 }
 
 func (ec *executionContext) _Contract_abi(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_abi(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ABIText(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ABIText()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_Contract_abi(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, true, false, errors.New("field of type String does not have child fields"))
@@ -17156,7 +17167,7 @@ func (ec *executionContext) _ContractCallPayload_contractId(ctx context.Context,
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17184,7 +17195,7 @@ func (ec *executionContext) _ContractCallPayload_functionName(ctx context.Contex
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17212,7 +17223,7 @@ func (ec *executionContext) _ContractCallPayload_functionSignature(ctx context.C
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17368,7 +17379,7 @@ func (ec *executionContext) _ContractEventEdge_cursor(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17428,7 +17439,7 @@ func (ec *executionContext) _ContractLogData_contractId(ctx context.Context, fie
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17456,7 +17467,7 @@ func (ec *executionContext) _ContractLogData_topic(ctx context.Context, field gr
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17516,7 +17527,7 @@ func (ec *executionContext) _ContractStatus_contractId(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17544,7 +17555,7 @@ func (ec *executionContext) _ContractStatus_found(ctx context.Context, field gra
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17605,7 +17616,7 @@ func (ec *executionContext) _ExecutionCost_readCount(ctx context.Context, field 
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17633,7 +17644,7 @@ func (ec *executionContext) _ExecutionCost_readLength(ctx context.Context, field
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17661,7 +17672,7 @@ func (ec *executionContext) _ExecutionCost_runtime(ctx context.Context, field gr
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17689,7 +17700,7 @@ func (ec *executionContext) _ExecutionCost_writeCount(ctx context.Context, field
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17717,7 +17728,7 @@ func (ec *executionContext) _ExecutionCost_writeLength(ctx context.Context, fiel
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17745,7 +17756,7 @@ func (ec *executionContext) _FaucetResult_success(ctx context.Context, field gra
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17773,7 +17784,7 @@ func (ec *executionContext) _FaucetResult_txId(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17801,7 +17812,7 @@ func (ec *executionContext) _FaucetResult_txRaw(ctx context.Context, field graph
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17829,7 +17840,7 @@ func (ec *executionContext) _FeePriorities_noPriority(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17857,7 +17868,7 @@ func (ec *executionContext) _FeePriorities_lowPriority(ctx context.Context, fiel
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17885,7 +17896,7 @@ func (ec *executionContext) _FeePriorities_mediumPriority(ctx context.Context, f
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17913,7 +17924,7 @@ func (ec *executionContext) _FeePriorities_highPriority(ctx context.Context, fie
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17937,6 +17948,11 @@ func (ec *executionContext) fieldContext_FeePriorities_highPriority(_ context.Co
 }
 
 func (ec *executionContext) _FtAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.AssetEventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17964,7 +17980,7 @@ func (ec *executionContext) _FtAsset_assetId(ctx context.Context, field graphql.
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17988,6 +18004,11 @@ func (ec *executionContext) fieldContext_FtAsset_assetId(_ context.Context, fiel
 }
 
 func (ec *executionContext) _FtAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.SenderOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18011,6 +18032,11 @@ func (ec *executionContext) fieldContext_FtAsset_sender(_ context.Context, field
 }
 
 func (ec *executionContext) _FtAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.RecipientOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18038,7 +18064,7 @@ func (ec *executionContext) _FtAsset_amount(ctx context.Context, field graphql.C
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18066,7 +18092,7 @@ func (ec *executionContext) _FtBalance_token(ctx context.Context, field graphql.
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18094,7 +18120,7 @@ func (ec *executionContext) _FtBalance_balance(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18122,7 +18148,7 @@ func (ec *executionContext) _FtBalancePage_total(ctx context.Context, field grap
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18182,7 +18208,7 @@ func (ec *executionContext) _FtTransfer_assetIdentifier(ctx context.Context, fie
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18210,7 +18236,7 @@ func (ec *executionContext) _FtTransfer_amount(ctx context.Context, field graphq
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18260,7 +18286,7 @@ func (ec *executionContext) _FunctionArg_hex(ctx context.Context, field graphql.
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18288,7 +18314,7 @@ func (ec *executionContext) _FunctionArg_repr(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18316,7 +18342,7 @@ func (ec *executionContext) _FunctionArg_name(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18344,7 +18370,7 @@ func (ec *executionContext) _FunctionArg_type(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18372,7 +18398,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent_eventIndex(ctx context.Cont
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18396,6 +18422,11 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventIndex(_ co
 }
 
 func (ec *executionContext) _FungibleTokenAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	v := obj.EventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18425,7 +18456,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent_txId(ctx context.Context, f
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18645,7 +18676,7 @@ func (ec *executionContext) _MempoolFeedItem_position(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18718,7 +18749,7 @@ func (ec *executionContext) _MempoolTransaction_txId(ctx context.Context, field 
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18746,7 +18777,7 @@ func (ec *executionContext) _MempoolTransaction_receiptTime(ctx context.Context,
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18774,7 +18805,7 @@ func (ec *executionContext) _MempoolTransaction_senderAddress(ctx context.Contex
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18802,7 +18833,7 @@ func (ec *executionContext) _MempoolTransaction_nonce(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18830,7 +18861,7 @@ func (ec *executionContext) _MempoolTransaction_feeRate(ctx context.Context, fie
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18858,7 +18889,7 @@ func (ec *executionContext) _MempoolTransaction_pruned(ctx context.Context, fiel
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18897,7 +18928,7 @@ func (ec *executionContext) _MempoolTransaction_sponsored(ctx context.Context, f
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18932,6 +18963,11 @@ func (ec *executionContext) fieldContext_MempoolTransaction_sponsorAddress(_ con
 }
 
 func (ec *executionContext) _MempoolTransaction_postConditionMode(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.PostConditionModeName()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18987,6 +19023,11 @@ func (ec *executionContext) fieldContext_MempoolTransaction_postConditions(_ con
 }
 
 func (ec *executionContext) _MempoolTransaction_anchorMode(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.AnchorModeName()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19010,6 +19051,12 @@ func (ec *executionContext) fieldContext_MempoolTransaction_anchorMode(_ context
 }
 
 func (ec *executionContext) _MempoolTransaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if v, err := obj.TxStatus(); err == nil {
+		if res := graphql.MarshalString(string(v)); res != graphql.Null {
+			return res
+		}
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19033,29 +19080,22 @@ func (ec *executionContext) fieldContext_MempoolTransaction_txStatus(_ context.C
 }
 
 func (ec *executionContext) _MempoolTransaction_replacedByTxId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_replacedByTxId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReplacedBy(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ReplacedBy()
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_replacedByTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, true, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_receiptTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	v := obj.ReceiptTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19079,6 +19119,12 @@ func (ec *executionContext) fieldContext_MempoolTransaction_receiptTimeIso(_ con
 }
 
 func (ec *executionContext) _MempoolTransaction_txType(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if v, err := obj.TxType(); err == nil {
+		if res := graphql.MarshalString(string(v)); res != graphql.Null {
+			return res
+		}
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19429,7 +19475,7 @@ func (ec *executionContext) _MempoolTransactionEdge_cursor(ctx context.Context, 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19491,7 +19537,7 @@ func (ec *executionContext) _Microblock_hash(ctx context.Context, field graphql.
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19519,7 +19565,7 @@ func (ec *executionContext) _Microblock_sequence(ctx context.Context, field grap
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19549,7 +19595,7 @@ func (ec *executionContext) _Microblock_parentHash(ctx context.Context, field gr
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19577,7 +19623,7 @@ func (ec *executionContext) _Microblock_canonical(ctx context.Context, field gra
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19605,7 +19651,7 @@ func (ec *executionContext) _Microblock_microblockCanonical(ctx context.Context,
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19633,7 +19679,7 @@ func (ec *executionContext) _Microblock_blockHeight(ctx context.Context, field g
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19657,6 +19703,11 @@ func (ec *executionContext) fieldContext_Microblock_blockHeight(_ context.Contex
 }
 
 func (ec *executionContext) _Microblock_receiveTime(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
+	v := obj.ReceiveTimeUnix()
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19780,7 +19831,7 @@ func (ec *executionContext) _MicroblockFeedItem_position(ctx context.Context, fi
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19842,7 +19893,7 @@ func (ec *executionContext) _MicroblockTxCount_hash(ctx context.Context, field g
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19870,7 +19921,7 @@ func (ec *executionContext) _MicroblockTxCount_txCount(ctx context.Context, fiel
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19898,7 +19949,7 @@ func (ec *executionContext) _MinerReward_recipient(ctx context.Context, field gr
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19939,7 +19990,7 @@ func (ec *executionContext) _MinerReward_fromIndexBlockHash(ctx context.Context,
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19967,7 +20018,7 @@ func (ec *executionContext) _MinerReward_matureBlockHeight(ctx context.Context, 
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -19995,7 +20046,7 @@ func (ec *executionContext) _MinerReward_coinbaseAmount(ctx context.Context, fie
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20023,7 +20074,7 @@ func (ec *executionContext) _MinerReward_txFeesAnchored(ctx context.Context, fie
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20051,7 +20102,7 @@ func (ec *executionContext) _MinerReward_txFeesStreamedConfirmed(ctx context.Con
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20079,7 +20130,7 @@ func (ec *executionContext) _MinerReward_txFeesStreamedProduced(ctx context.Cont
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20107,7 +20158,7 @@ func (ec *executionContext) _MinerReward_canonical(ctx context.Context, field gr
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20219,6 +20270,11 @@ func (ec *executionContext) fieldContext_Mutation_faucetBtc(ctx context.Context,
 }
 
 func (ec *executionContext) _NftAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.AssetEventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20246,7 +20302,7 @@ func (ec *executionContext) _NftAsset_assetId(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20270,6 +20326,11 @@ func (ec *executionContext) fieldContext_NftAsset_assetId(_ context.Context, fie
 }
 
 func (ec *executionContext) _NftAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.SenderOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20293,6 +20354,11 @@ func (ec *executionContext) fieldContext_NftAsset_sender(_ context.Context, fiel
 }
 
 func (ec *executionContext) _NftAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.RecipientOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20352,7 +20418,7 @@ func (ec *executionContext) _NftHolding_assetIdentifier(ctx context.Context, fie
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20414,7 +20480,7 @@ func (ec *executionContext) _NftHolding_txId(ctx context.Context, field graphql.
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20474,7 +20540,7 @@ func (ec *executionContext) _NftHolding_blockHeight(ctx context.Context, field g
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20502,7 +20568,7 @@ func (ec *executionContext) _NftHoldingPage_total(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20562,7 +20628,7 @@ func (ec *executionContext) _NftTransfer_assetIdentifier(ctx context.Context, fi
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20644,7 +20710,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent_eventIndex(ctx context.C
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20668,6 +20734,11 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventIndex(_
 }
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	v := obj.EventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20697,7 +20768,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent_txId(ctx context.Context
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20789,7 +20860,7 @@ func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field gra
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20817,7 +20888,7 @@ func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20867,7 +20938,7 @@ func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader1(ctx conte
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20895,7 +20966,7 @@ func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader2(ctx conte
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20923,7 +20994,7 @@ func (ec *executionContext) _PostCondition_type(ctx context.Context, field graph
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20951,7 +21022,7 @@ func (ec *executionContext) _PostCondition_conditionCode(ctx context.Context, fi
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20975,23 +21046,11 @@ func (ec *executionContext) fieldContext_PostCondition_conditionCode(_ context.C
 }
 
 func (ec *executionContext) _PostCondition_amount(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostCondition_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AmountOrNil(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.AmountOrNil()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PostCondition_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostCondition", field, true, false, errors.New("field of type String does not have child fields"))
@@ -21098,7 +21157,7 @@ func (ec *executionContext) _PostConditionAsset_contractName(ctx context.Context
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21126,7 +21185,7 @@ func (ec *executionContext) _PostConditionAsset_assetName(ctx context.Context, f
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21154,7 +21213,7 @@ func (ec *executionContext) _PostConditionAsset_contractAddress(ctx context.Cont
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21182,7 +21241,7 @@ func (ec *executionContext) _PostConditionPrincipal_typeId(ctx context.Context, 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21206,46 +21265,22 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_typeId(_ context
 }
 
 func (ec *executionContext) _PostConditionPrincipal_address(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionPrincipal_address(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AddressOrNil(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.AddressOrNil()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionPrincipal_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionPrincipal_contractName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractNameOrNil(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.ContractNameOrNil()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, true, false, errors.New("field of type String does not have child fields"))
@@ -21258,7 +21293,7 @@ func (ec *executionContext) _Pox4Lock_txId(ctx context.Context, field graphql.Co
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21286,7 +21321,7 @@ func (ec *executionContext) _Pox4Lock_locked(ctx context.Context, field graphql.
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21314,7 +21349,7 @@ func (ec *executionContext) _Pox4Lock_blockHeight(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21342,7 +21377,7 @@ func (ec *executionContext) _Pox4Lock_burnchainUnlockHeight(ctx context.Context,
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21370,7 +21405,7 @@ func (ec *executionContext) _PoxCycle_cycleNumber(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21398,7 +21433,7 @@ func (ec *executionContext) _PoxCycle_blockHeight(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21428,7 +21463,7 @@ func (ec *executionContext) _PoxCycle_indexBlockHash(ctx context.Context, field 
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21456,7 +21491,7 @@ func (ec *executionContext) _PoxCycle_totalWeight(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21484,7 +21519,7 @@ func (ec *executionContext) _PoxCycle_totalStackedAmount(ctx context.Context, fi
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21512,7 +21547,7 @@ func (ec *executionContext) _PoxCycle_totalSigners(ctx context.Context, field gr
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21628,7 +21663,7 @@ func (ec *executionContext) _PoxCyclePage_total(ctx context.Context, field graph
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21690,7 +21725,7 @@ func (ec *executionContext) _PoxSigner_signingKey(ctx context.Context, field gra
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21718,7 +21753,7 @@ func (ec *executionContext) _PoxSigner_signerAddress(ctx context.Context, field 
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21746,7 +21781,7 @@ func (ec *executionContext) _PoxSigner_weight(ctx context.Context, field graphql
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21774,7 +21809,7 @@ func (ec *executionContext) _PoxSigner_stackedAmount(ctx context.Context, field 
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21848,7 +21883,7 @@ func (ec *executionContext) _PoxSigner_soloStackerCount(ctx context.Context, fie
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21876,7 +21911,7 @@ func (ec *executionContext) _PoxSigner_pooledStackerCount(ctx context.Context, f
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21948,7 +21983,7 @@ func (ec *executionContext) _PoxSignerPage_total(ctx context.Context, field grap
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22008,7 +22043,7 @@ func (ec *executionContext) _PoxStacker_stackerAddress(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22036,7 +22071,7 @@ func (ec *executionContext) _PoxStacker_stackedAmount(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22060,23 +22095,11 @@ func (ec *executionContext) fieldContext_PoxStacker_stackedAmount(_ context.Cont
 }
 
 func (ec *executionContext) _PoxStacker_poxAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxStacker_poxAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PoxAddress(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.PoxAddress()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext_PoxStacker_poxAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxStacker", field, true, false, errors.New("field of type String does not have child fields"))
@@ -22087,7 +22110,7 @@ func (ec *executionContext) _PoxStacker_stackerType(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22115,7 +22138,7 @@ func (ec *executionContext) _PoxStackerPage_total(ctx context.Context, field gra
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23686,7 +23709,7 @@ func (ec *executionContext) _ReplicationLag_bytes(ctx context.Context, field gra
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23714,7 +23737,7 @@ func (ec *executionContext) _ReplicationLag_primaryLsn(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23742,7 +23765,7 @@ func (ec *executionContext) _ReplicationLag_replayLsn(ctx context.Context, field
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23770,7 +23793,7 @@ func (ec *executionContext) _SmartContractLogEvent_eventIndex(ctx context.Contex
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23794,6 +23817,11 @@ func (ec *executionContext) fieldContext_SmartContractLogEvent_eventIndex(_ cont
 }
 
 func (ec *executionContext) _SmartContractLogEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	v := obj.EventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23823,7 +23851,7 @@ func (ec *executionContext) _SmartContractLogEvent_txId(ctx context.Context, fie
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23926,7 +23954,7 @@ func (ec *executionContext) _SmartContractPayload_contractId(ctx context.Context
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23954,7 +23982,7 @@ func (ec *executionContext) _SmartContractPayload_sourceCode(ctx context.Context
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23978,6 +24006,11 @@ func (ec *executionContext) fieldContext_SmartContractPayload_sourceCode(_ conte
 }
 
 func (ec *executionContext) _StxAsset_assetEventType(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.AssetEventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24001,6 +24034,11 @@ func (ec *executionContext) fieldContext_StxAsset_assetEventType(_ context.Conte
 }
 
 func (ec *executionContext) _StxAsset_sender(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.SenderOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24024,6 +24062,11 @@ func (ec *executionContext) fieldContext_StxAsset_sender(_ context.Context, fiel
 }
 
 func (ec *executionContext) _StxAsset_recipient(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.RecipientOrEmpty()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24051,7 +24094,7 @@ func (ec *executionContext) _StxAsset_amount(ctx context.Context, field graphql.
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24075,23 +24118,11 @@ func (ec *executionContext) fieldContext_StxAsset_amount(_ context.Context, fiel
 }
 
 func (ec *executionContext) _StxAsset_memo(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxAsset_memo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TransferMemo(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []byte) graphql.Marshaler {
-			return ec.marshalOHex2ᚕbyte(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.TransferMemo()
+	if v == nil {
+		return graphql.Null
+	}
+	return scalar.MarshalHex(v)
 }
 func (ec *executionContext) fieldContext_StxAsset_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxAsset", field, true, false, errors.New("field of type Hex does not have child fields"))
@@ -24102,7 +24133,7 @@ func (ec *executionContext) _StxAssetEvent_eventIndex(ctx context.Context, field
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24126,6 +24157,11 @@ func (ec *executionContext) fieldContext_StxAssetEvent_eventIndex(_ context.Cont
 }
 
 func (ec *executionContext) _StxAssetEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	v := obj.EventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24155,7 +24191,7 @@ func (ec *executionContext) _StxAssetEvent_txId(ctx context.Context, field graph
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24247,7 +24283,7 @@ func (ec *executionContext) _StxBalance_balance(ctx context.Context, field graph
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24308,7 +24344,7 @@ func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field gra
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24336,7 +24372,7 @@ func (ec *executionContext) _StxBalance_totalReceived(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24364,7 +24400,7 @@ func (ec *executionContext) _StxBalance_totalFeesSent(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24392,7 +24428,7 @@ func (ec *executionContext) _StxBalance_totalMinerRewardsReceived(ctx context.Co
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24431,7 +24467,7 @@ func (ec *executionContext) _StxBalance_locked(ctx context.Context, field graphq
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24459,7 +24495,7 @@ func (ec *executionContext) _StxBalance_lockHeight(ctx context.Context, field gr
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24487,7 +24523,7 @@ func (ec *executionContext) _StxBalance_burnchainLockHeight(ctx context.Context,
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24515,7 +24551,7 @@ func (ec *executionContext) _StxBalance_burnchainUnlockHeight(ctx context.Contex
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24543,7 +24579,7 @@ func (ec *executionContext) _StxLockData_lockedAmount(ctx context.Context, field
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24571,7 +24607,7 @@ func (ec *executionContext) _StxLockData_unlockHeight(ctx context.Context, field
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24599,7 +24635,7 @@ func (ec *executionContext) _StxLockData_lockedAddress(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24627,7 +24663,7 @@ func (ec *executionContext) _StxLockEvent_eventIndex(ctx context.Context, field 
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24651,6 +24687,11 @@ func (ec *executionContext) fieldContext_StxLockEvent_eventIndex(_ context.Conte
 }
 
 func (ec *executionContext) _StxLockEvent_eventType(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	v := obj.EventType()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24680,7 +24721,7 @@ func (ec *executionContext) _StxLockEvent_txId(ctx context.Context, field graphq
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -24772,7 +24813,7 @@ func (ec *executionContext) _StxTransfer_amount(ctx context.Context, field graph
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25042,7 +25083,7 @@ func (ec *executionContext) _TenureChangePayload_tenureConsensusHash(ctx context
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25070,7 +25111,7 @@ func (ec *executionContext) _TenureChangePayload_prevTenureConsensusHash(ctx con
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25098,7 +25139,7 @@ func (ec *executionContext) _TenureChangePayload_burnViewConsensusHash(ctx conte
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25126,7 +25167,7 @@ func (ec *executionContext) _TenureChangePayload_previousTenureEnd(ctx context.C
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25150,6 +25191,11 @@ func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureEnd(_
 }
 
 func (ec *executionContext) _TenureChangePayload_previousTenureBlocks(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
+	v := obj.PreviousTenureBlockCount()
+	if res := graphql.MarshalInt32(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25177,7 +25223,7 @@ func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25205,7 +25251,7 @@ func (ec *executionContext) _TenureChangePayload_pubkeyHash(ctx context.Context,
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25233,7 +25279,7 @@ func (ec *executionContext) _TokenTransferPayload_recipientAddress(ctx context.C
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25261,7 +25307,7 @@ func (ec *executionContext) _TokenTransferPayload_amount(ctx context.Context, fi
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25289,7 +25335,7 @@ func (ec *executionContext) _TokenTransferPayload_memo(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25319,7 +25365,7 @@ func (ec *executionContext) _Transaction_txId(ctx context.Context, field graphql
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25347,7 +25393,7 @@ func (ec *executionContext) _Transaction_txIndex(ctx context.Context, field grap
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25375,7 +25421,7 @@ func (ec *executionContext) _Transaction_blockHeight(ctx context.Context, field 
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25403,7 +25449,7 @@ func (ec *executionContext) _Transaction_canonical(ctx context.Context, field gr
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25431,7 +25477,7 @@ func (ec *executionContext) _Transaction_microblockCanonical(ctx context.Context
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25459,7 +25505,7 @@ func (ec *executionContext) _Transaction_microblockSequence(ctx context.Context,
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25615,7 +25661,7 @@ func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphq
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25643,7 +25689,7 @@ func (ec *executionContext) _Transaction_feeRate(ctx context.Context, field grap
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25671,7 +25717,7 @@ func (ec *executionContext) _Transaction_senderAddress(ctx context.Context, fiel
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25710,7 +25756,7 @@ func (ec *executionContext) _Transaction_sponsored(ctx context.Context, field gr
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25745,6 +25791,11 @@ func (ec *executionContext) fieldContext_Transaction_sponsorAddress(_ context.Co
 }
 
 func (ec *executionContext) _Transaction_postConditionMode(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.PostConditionModeName()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25800,6 +25851,11 @@ func (ec *executionContext) fieldContext_Transaction_postConditions(_ context.Co
 }
 
 func (ec *executionContext) _Transaction_anchorMode(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.AnchorModeName()
+	if res := graphql.MarshalString(string(v)); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25829,7 +25885,7 @@ func (ec *executionContext) _Transaction_blockHash(ctx context.Context, field gr
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25853,6 +25909,11 @@ func (ec *executionContext) fieldContext_Transaction_blockHash(_ context.Context
 }
 
 func (ec *executionContext) _Transaction_blockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.ShownBlockTime()
+	if res := graphql.MarshalInt64(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25876,6 +25937,11 @@ func (ec *executionContext) fieldContext_Transaction_blockTime(_ context.Context
 }
 
 func (ec *executionContext) _Transaction_blockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BlockTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25903,7 +25969,7 @@ func (ec *executionContext) _Transaction_burnBlockHeight(ctx context.Context, fi
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25931,7 +25997,7 @@ func (ec *executionContext) _Transaction_burnBlockTime(ctx context.Context, fiel
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25955,6 +26021,11 @@ func (ec *executionContext) fieldContext_Transaction_burnBlockTime(_ context.Con
 }
 
 func (ec *executionContext) _Transaction_burnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.BurnBlockTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -25982,7 +26053,7 @@ func (ec *executionContext) _Transaction_parentBurnBlockTime(ctx context.Context
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26006,6 +26077,11 @@ func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTime(_ conte
 }
 
 func (ec *executionContext) _Transaction_parentBurnBlockTimeIso(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.ParentBurnBlockTimeIso()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26029,6 +26105,12 @@ func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTimeIso(_ co
 }
 
 func (ec *executionContext) _Transaction_txStatus(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if v, err := obj.TxStatus(); err == nil {
+		if res := graphql.MarshalString(string(v)); res != graphql.Null {
+			return res
+		}
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26088,7 +26170,7 @@ func (ec *executionContext) _Transaction_eventCount(ctx context.Context, field g
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26118,7 +26200,7 @@ func (ec *executionContext) _Transaction_parentBlockHash(ctx context.Context, fi
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26142,6 +26224,11 @@ func (ec *executionContext) fieldContext_Transaction_parentBlockHash(_ context.C
 }
 
 func (ec *executionContext) _Transaction_isUnanchored(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	v := obj.IsUnanchored()
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26171,7 +26258,7 @@ func (ec *executionContext) _Transaction_microblockHash(ctx context.Context, fie
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26199,7 +26286,7 @@ func (ec *executionContext) _Transaction_executionCostReadCount(ctx context.Cont
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26227,7 +26314,7 @@ func (ec *executionContext) _Transaction_executionCostReadLength(ctx context.Con
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26255,7 +26342,7 @@ func (ec *executionContext) _Transaction_executionCostRuntime(ctx context.Contex
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26283,7 +26370,7 @@ func (ec *executionContext) _Transaction_executionCostWriteCount(ctx context.Con
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26311,7 +26398,7 @@ func (ec *executionContext) _Transaction_executionCostWriteLength(ctx context.Co
 	if res := graphql.MarshalInt64(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26390,6 +26477,12 @@ func (ec *executionContext) fieldContext_Transaction_events(ctx context.Context,
 }
 
 func (ec *executionContext) _Transaction_txType(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if v, err := obj.TxType(); err == nil {
+		if res := graphql.MarshalString(string(v)); res != graphql.Null {
+			return res
+		}
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26717,7 +26810,7 @@ func (ec *executionContext) _TransactionConnection_totalCount(ctx context.Contex
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26745,7 +26838,7 @@ func (ec *executionContext) _TransactionEdge_cursor(ctx context.Context, field g
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26807,7 +26900,7 @@ func (ec *executionContext) _TransactionLookup_txId(ctx context.Context, field g
 			return res
 		}
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26835,7 +26928,7 @@ func (ec *executionContext) _TransactionLookup_found(ctx context.Context, field 
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26918,7 +27011,7 @@ func (ec *executionContext) _TransactionSummary_stxSent(ctx context.Context, fie
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -26946,7 +27039,7 @@ func (ec *executionContext) _TransactionSummary_stxReceived(ctx context.Context,
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27006,7 +27099,7 @@ func (ec *executionContext) _TransactionSummaryPage_total(ctx context.Context, f
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27098,7 +27191,7 @@ func (ec *executionContext) _TransactionWithTransfers_stxSent(ctx context.Contex
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27126,7 +27219,7 @@ func (ec *executionContext) _TransactionWithTransfers_stxReceived(ctx context.Co
 	if res := scalar.MarshalUint128(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27250,7 +27343,7 @@ func (ec *executionContext) _TransactionsWithTransfersPage_total(ctx context.Con
 	if res := graphql.MarshalInt32(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27310,7 +27403,7 @@ func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27334,23 +27427,11 @@ func (ec *executionContext) fieldContext___Directive_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___Directive_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Directive_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, true, false, errors.New("field of type String does not have child fields"))
@@ -27361,7 +27442,7 @@ func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field
 	if res := graphql.MarshalBoolean(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27455,7 +27536,7 @@ func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27479,29 +27560,22 @@ func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, fie
 }
 
 func (ec *executionContext) ___EnumValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___EnumValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___EnumValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
+	v := obj.IsDeprecated()
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27525,23 +27599,11 @@ func (ec *executionContext) fieldContext___EnumValue_isDeprecated(_ context.Cont
 }
 
 func (ec *executionContext) ___EnumValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.DeprecationReason()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, true, false, errors.New("field of type String does not have child fields"))
@@ -27552,7 +27614,7 @@ func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.Col
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27576,23 +27638,11 @@ func (ec *executionContext) fieldContext___Field_name(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Field_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
@@ -27674,6 +27724,11 @@ func (ec *executionContext) fieldContext___Field_type(_ context.Context, field g
 }
 
 func (ec *executionContext) ___Field_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	v := obj.IsDeprecated()
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27697,23 +27752,11 @@ func (ec *executionContext) fieldContext___Field_isDeprecated(_ context.Context,
 }
 
 func (ec *executionContext) ___Field_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.DeprecationReason()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, true, false, errors.New("field of type String does not have child fields"))
@@ -27724,7 +27767,7 @@ func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphq
 	if res := graphql.MarshalString(v); res != graphql.Null {
 		return res
 	}
-	// null where the schema forbids it: gqlgen's path reports it at the field's path
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27748,23 +27791,11 @@ func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, fi
 }
 
 func (ec *executionContext) ___InputValue_description(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___InputValue_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
@@ -27814,6 +27845,11 @@ func (ec *executionContext) fieldContext___InputValue_defaultValue(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_isDeprecated(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	v := obj.IsDeprecated()
+	if res := graphql.MarshalBoolean(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -27837,46 +27873,22 @@ func (ec *executionContext) fieldContext___InputValue_isDeprecated(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_deprecationReason(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_deprecationReason(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeprecationReason(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.DeprecationReason()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___InputValue_deprecationReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Schema_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Schema_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Schema_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Schema", field, true, false, errors.New("field of type String does not have child fields"))
@@ -28043,6 +28055,11 @@ func (ec *executionContext) fieldContext___Schema_directives(_ context.Context, 
 }
 
 func (ec *executionContext) ___Type_kind(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	v := obj.Kind()
+	if res := graphql.MarshalString(v); res != graphql.Null {
+		return res
+	}
+	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28066,69 +28083,33 @@ func (ec *executionContext) fieldContext___Type_kind(_ context.Context, field gr
 }
 
 func (ec *executionContext) ___Type_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Name()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Type_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_description(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_description(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Description(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.Description()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Type_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) ___Type_specifiedByURL(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_specifiedByURL(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SpecifiedByURL(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
-			return ec.marshalOString2ᚖstring(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.SpecifiedByURL()
+	if v == nil {
+		return graphql.Null
+	}
+	return graphql.MarshalString(*v)
 }
 func (ec *executionContext) fieldContext___Type_specifiedByURL(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type String does not have child fields"))
@@ -28351,23 +28332,8 @@ func (ec *executionContext) fieldContext___Type_ofType(_ context.Context, field 
 }
 
 func (ec *executionContext) ___Type_isOneOf(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Type_isOneOf(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsOneOf(), nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalOBoolean2bool(ctx, selections, v)
-		},
-		true,
-		false,
-	)
+	v := obj.IsOneOf()
+	return graphql.MarshalBoolean(v)
 }
 func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Type", field, true, false, errors.New("field of type Boolean does not have child fields"))

@@ -186,7 +186,8 @@ func callOf(s ast.Stmt, recv, name string) (*ast.CallExpr, bool) {
 // field is what a generated field function says of its field: the struct field expression
 // the resolver returns, and the marshaller gqlgen then calls on it.
 type field struct {
-	read       string // source of the struct field expression, e.g. obj.TxID
+	read       string // source of the value's expression, e.g. obj.TxID or obj.TxStatus()
+	mayFail    bool   // read returns (value, error)
 	marshaller *ast.FuncDecl
 	resolve    string // source of the function's original return statement
 }
@@ -203,8 +204,13 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 		return "", false
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "{\n\tv := %s\n", fl.read)
-	fallsThrough := false
+	b.WriteString("{\n")
+	if fl.mayFail {
+		fmt.Fprintf(&b, "\tif v, err := %s; err == nil {\n", fl.read)
+	} else {
+		fmt.Fprintf(&b, "\tv := %s\n", fl.read)
+	}
+	fallsThrough := fl.mayFail
 	if m.nilGuard != "" {
 		fmt.Fprintf(&b, "\t%s\n", m.nilGuard)
 	}
@@ -223,11 +229,14 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	if m.nilNeedsPath {
 		b.WriteString("\t}\n")
 	}
+	if fl.mayFail {
+		b.WriteString("\t}\n")
+	}
 	if !fallsThrough {
 		b.WriteString("}")
 		return b.String(), true
 	}
-	b.WriteString("\t// null where the schema forbids it: gqlgen's path reports it at the field's path\n")
+	b.WriteString("\t// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path\n")
 	fmt.Fprintf(&b, "\t%s\n}", fl.resolve)
 	return b.String(), true
 }
@@ -255,7 +264,7 @@ func leafField(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	if !ok || !isSelector(call.Fun, "graphql", "ResolveField") || len(call.Args) != 9 || !isIdent(call.Args[5], "nil") {
 		return field{}, false
 	}
-	read, ok := returnedField(call.Args[4], info)
+	rd, ok := returnedValue(call.Args[4], info)
 	if !ok {
 		return field{}, false
 	}
@@ -277,41 +286,77 @@ func leafField(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	}
 	// The value must reach the marshaller as it is: gqlgen asserts the boxed value to T.
 	param := marshal.Type.Params.List[2]
-	if len(param.Names) != 1 || !types.Identical(info.TypeOf(read), info.TypeOf(param.Names[0])) {
+	if len(param.Names) != 1 || !types.Identical(rd.typ, info.TypeOf(param.Names[0])) {
 		return field{}, false
 	}
-	return field{read: text(src, fset, read), marshaller: marshallers[sel.Sel.Name], resolve: text(src, fset, ret)}, true
+	return field{read: text(src, fset, rd.expr), mayFail: rd.mayFail, marshaller: marshallers[sel.Sel.Name], resolve: text(src, fset, ret)}, true
 }
 
-// returnedField is X when e is `func(ctx context.Context) (any, error) { return obj.X, nil }`
-// and X a field of obj's struct (see direct).
-func returnedField(e ast.Expr, info *types.Info) (*ast.SelectorExpr, bool) {
+// value is how a field function's resolver reads its value.
+type value struct {
+	expr    ast.Expr
+	typ     types.Type // the value's, without the error
+	mayFail bool       // expr returns (value, error)
+}
+
+// returnedValue matches the resolver `func(ctx context.Context) (any, error) { ... }` of a field
+// read from its parent alone: `return obj.X, nil`, `return obj.M(), nil`, or `return obj.M()`
+// where M returns (value, error); X and M reached without a pointer that could be nil (see
+// direct), and M taking no arguments.
+func returnedValue(e ast.Expr, info *types.Info) (value, bool) {
 	fl, ok := e.(*ast.FuncLit)
 	if !ok || len(fl.Body.List) != 1 {
-		return nil, false
+		return value{}, false
 	}
 	ret, ok := fl.Body.List[0].(*ast.ReturnStmt)
-	if !ok || len(ret.Results) != 2 || !isIdent(ret.Results[1], "nil") {
-		return nil, false
+	if !ok {
+		return value{}, false
 	}
-	sel, ok := ret.Results[0].(*ast.SelectorExpr)
-	if !ok || !isIdent(sel.X, "obj") {
-		return nil, false
+	switch {
+	case len(ret.Results) == 2 && isIdent(ret.Results[1], "nil") && readsObj(ret.Results[0], info):
+		return value{expr: ret.Results[0], typ: info.TypeOf(ret.Results[0])}, true
+	case len(ret.Results) == 1 && readsObj(ret.Results[0], info):
+		t, ok := info.TypeOf(ret.Results[0]).(*types.Tuple)
+		if !ok || t.Len() != 2 || !types.Identical(t.At(1).Type(), types.Universe.Lookup("error").Type()) {
+			return value{}, false
+		}
+		return value{expr: ret.Results[0], typ: t.At(0).Type(), mayFail: true}, true
 	}
-	s := info.Selections[sel]
-	if s == nil || s.Kind() != types.FieldVal || !direct(s) {
-		return nil, false
-	}
-	return sel, true
+	return value{}, false
 }
 
-// direct says whether the field s selects is reached without going through a pointer beyond
-// obj itself: declared in obj's struct, or promoted from structs embedded by value.
-func direct(s *types.Selection) bool {
-	t := s.Recv()
-	for _, i := range s.Index() {
+// readsObj says whether e is obj.X, a field, or obj.M(), a method call without arguments, both
+// reached directly.
+func readsObj(e ast.Expr, info *types.Info) bool {
+	kind := types.FieldVal
+	if call, ok := e.(*ast.CallExpr); ok {
+		if len(call.Args) != 0 {
+			return false
+		}
+		e, kind = call.Fun, types.MethodVal
+	}
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok || !isIdent(sel.X, "obj") {
+		return false
+	}
+	s := info.Selections[sel]
+	if s == nil || s.Kind() != kind {
+		return false
+	}
+	path := s.Index()
+	if kind == types.MethodVal {
+		path = path[:len(path)-1] // the last is the method's
+	}
+	return direct(s.Recv(), path)
+}
+
+// direct says whether the fields path selects from recv are reached without going through a
+// pointer beyond recv itself: declared in its struct, or promoted from structs embedded by value.
+func direct(recv types.Type, path []int) bool {
+	t := recv
+	for _, i := range path {
 		if p, ok := t.Underlying().(*types.Pointer); ok {
-			if t != s.Recv() {
+			if t != recv {
 				return false
 			}
 			t = p.Elem()

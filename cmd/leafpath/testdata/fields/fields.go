@@ -37,6 +37,10 @@ type Tx struct {
 
 func (t *Tx) Kind() (string, error) { return "transfer", nil }
 
+func (t *Tx) Fee() string { return "180" }
+
+func (t *Tx) Label(ctx context.Context) string { return "transfer" }
+
 func (ec *executionContext) fieldContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	return graphql.NewScalarFieldContext("Tx", field, false, false, errors.New("leaf"))
 }
@@ -136,7 +140,7 @@ func (ec *executionContext) _Tx_memo(ctx context.Context, field graphql.Collecte
 	)
 }
 
-// _Tx_kind is a method that may fail: left to gqlgen.
+// _Tx_kind is a method that may fail: its error takes gqlgen's path.
 func (ec *executionContext) _Tx_kind(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -270,4 +274,42 @@ func (ec *executionContext) _Transfer(ctx context.Context, sel ast.SelectionSet,
 	})
 
 	return out
+}
+
+// _Tx_fee is a method that cannot fail.
+func (ec *executionContext) _Tx_fee(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Fee(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+// _Tx_label is a method given the request's context: left to gqlgen.
+func (ec *executionContext) _Tx_label(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		ec.fieldContext,
+		func(ctx context.Context) (any, error) {
+			return obj.Label(ctx), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString(ctx, selections, v)
+		},
+		true,
+		true,
+	)
 }
