@@ -31,7 +31,7 @@ func (r *accountResolver) Events(ctx context.Context, a *db.Account, first *int3
 	if err != nil {
 		return nil, err
 	}
-	p := paginate(accountEventList, rows, ks, n, eventCursor)
+	p := paginate(ctx, accountEventList, rows, ks, n, eventCursor)
 	return &graph.AccountEventConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, e db.Event) *graph.AccountEventEdge {
 		return &graph.AccountEventEdge{Cursor: c, Node: e}
 	})}, nil

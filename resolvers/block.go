@@ -57,7 +57,7 @@ func (r *queryResolver) BlocksConnection(ctx context.Context, first *int32, afte
 	if err != nil {
 		return nil, err
 	}
-	p := paginate(blockList, rows, ks, n, blockCursor)
+	p := paginate(ctx, blockList, rows, ks, n, blockCursor)
 	return &graph.BlockConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, b *db.Block) *graph.BlockEdge {
 		return &graph.BlockEdge{Cursor: c, Node: b}
 	})}, nil
@@ -93,7 +93,7 @@ func (r *blockResolver) Transactions(ctx context.Context, b *db.Block, first *in
 	if err != nil {
 		return nil, err
 	}
-	c := txConnection(paginate(blockTxList, rows, ks, n, blockTxCursor))
+	c := txConnection(paginate(ctx, blockTxList, rows, ks, n, blockTxCursor))
 	c.TotalCount = b.TxCount
 	return c, nil
 }

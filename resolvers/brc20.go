@@ -112,7 +112,7 @@ func isDigits(s string) bool {
 
 // brc20Connection reads one page of list l: it validates the paging arguments, has fetch read
 // the page's rows plus one (to know whether more follow) and keys the rows with their cursors.
-func brc20Connection[T any](r *Resolver, l brc20List, first *int32, after *string, offset *int32,
+func brc20Connection[T any](ctx context.Context, r *Resolver, l brc20List, first *int32, after *string, offset *int32,
 	fetch func(db.Brc20Page) ([]T, error), key func(T) db.Brc20Cursor) (pageOf[T], error) {
 	n := DefaultPageSize
 	if first != nil {
@@ -139,21 +139,15 @@ func brc20Connection[T any](r *Resolver, l brc20List, first *int32, after *strin
 	if err != nil {
 		return pageOf[T]{}, err
 	}
-	return brc20Paginate(l, rows, p, n, key), nil
+	return brc20Paginate(ctx, l, rows, p, n, key), nil
 }
 
 // brc20Paginate cuts the rows read for page p (n+1 at most) to n and reports where they sit.
-func brc20Paginate[T any](l brc20List, rows []T, p db.Brc20Page, n int, key func(T) db.Brc20Cursor) pageOf[T] {
+func brc20Paginate[T any](ctx context.Context, l brc20List, rows []T, p db.Brc20Page, n int, key func(T) db.Brc20Cursor) pageOf[T] {
 	more := len(rows) > n
 	rows = rows[:min(n, len(rows))]
-	out := pageOf[T]{nodes: rows, cursors: make([]string, len(rows)),
-		info: &graph.PageInfo{HasNextPage: more, HasPreviousPage: p.After.Set || p.Offset > 0}}
-	for i, row := range rows {
-		out.cursors[i] = l.encode(key(row))
-	}
-	if len(rows) > 0 {
-		out.info.StartCursor, out.info.EndCursor = &out.cursors[0], &out.cursors[len(rows)-1]
-	}
+	out := pageOf[T]{nodes: rows, info: &graph.PageInfo{HasNextPage: more, HasPreviousPage: p.After.Set || p.Offset > 0}}
+	out.keyed(ctx, func(row T) string { return l.encode(key(row)) })
 	return out
 }
 
@@ -170,7 +164,7 @@ func (r *queryResolver) Brc20Tokens(ctx context.Context, tickers []string, order
 		}
 	}
 	f := db.Brc20TokenFilter{Prefixes: tickers}
-	pg, err := brc20Connection(r.Resolver, list, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Token, error) {
+	pg, err := brc20Connection(ctx, r.Resolver, list, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Token, error) {
 		return r.Store.Brc20Tokens(ctx, f, sort, p)
 	}, key)
 	if err != nil {
@@ -197,7 +191,7 @@ func (r *brc20TokenConnectionResolver) TotalCount(ctx context.Context, c *graph.
 // Holders pages the token's holders, largest balance first; the pages of every token a query
 // lists are read together.
 func (r *brc20TokenResolver) Holders(ctx context.Context, t *db.Brc20Token, first *int32, after *string, offset *int32) (*graph.Brc20HolderConnection, error) {
-	pg, err := brc20Connection(r.Resolver, brc20HolderList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
+	pg, err := brc20Connection(ctx, r.Resolver, brc20HolderList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
 		return loaders.For(ctx).Brc20Holders.Load(ctx, loaders.Brc20HoldersKey{Ticker: t.Ticker, Page: p})()
 	}, func(b *db.Brc20Balance) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Num: b.TotalBalance, Text: b.Address}

@@ -45,7 +45,7 @@ func (r *brc20AddressResolver) Balances(ctx context.Context, a *graph.Brc20Addre
 		return nil, invalid("blockHeight must be 0 or more")
 	}
 	f := db.Brc20BalanceFilter{Prefixes: tickers, AtHeight: blockHeight}
-	pg, err := brc20Connection(r.Resolver, brc20BalanceList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
+	pg, err := brc20Connection(ctx, r.Resolver, brc20BalanceList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
 		return r.Store.Brc20Balances(ctx, a.Address, f, p)
 	}, func(b *db.Brc20Balance) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Num: b.TotalBalance, Text: b.Ticker}
@@ -88,7 +88,7 @@ func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operatio
 	for _, op := range operations {
 		f.Operations = append(f.Operations, strings.ToLower(string(op)))
 	}
-	pg, err := brc20Connection(r, brc20ActivityList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Activity, error) {
+	pg, err := brc20Connection(ctx, r, brc20ActivityList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Activity, error) {
 		return r.Store.Brc20Activity(ctx, f, p)
 	}, func(o *db.Brc20Activity) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Key: [2]int64{int64(o.BlockHeight), int64(o.EventIndex)}}
@@ -112,7 +112,7 @@ func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20
 		return nil, err
 	}
 	f := db.Brc20TransferableFilter{Address: a.Address, Tickers: tickers}
-	pg, err := brc20Connection(r.Resolver, brc20TransferList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Transferable, error) {
+	pg, err := brc20Connection(ctx, r.Resolver, brc20TransferList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Transferable, error) {
 		return r.Store.Brc20Transferables(ctx, f, p)
 	}, func(t *db.Brc20Transferable) db.Brc20Cursor {
 		return db.Brc20Cursor{Set: true, Key: [2]int64{int64(t.BlockHeight), int64(t.TxIndex)}, Text: t.InscriptionID}

@@ -126,14 +126,15 @@ func (l list) decode(s string) (db.Cursor, error) {
 // pageOf is one connection page in list order.
 type pageOf[T any] struct {
 	nodes   []T
-	cursors []string
+	cursors []string // of the nodes the selection shows a cursor of (see keyed)
+	edges   bool     // the selection shows edges
 	info    *graph.PageInfo
 }
 
 // paginate turns the rows a keyset read returned (n+1 at most, in reading order) into a page in
 // list order. hasPreviousPage (forward) and hasNextPage (backward) report whether a cursor was
 // given: rows exist beyond it by construction, and checking costs another query.
-func paginate[T any](l list, rows []T, ks db.Keyset, n int, key func(T) db.Cursor) pageOf[T] {
+func paginate[T any](ctx context.Context, l list, rows []T, ks db.Keyset, n int, key func(T) db.Cursor) pageOf[T] {
 	more := len(rows) > n
 	if more {
 		rows = rows[:n]
@@ -142,13 +143,8 @@ func paginate[T any](l list, rows []T, ks db.Keyset, n int, key func(T) db.Curso
 		rows = slices.Clone(rows)
 		slices.Reverse(rows)
 	}
-	p := pageOf[T]{nodes: rows, cursors: make([]string, len(rows)), info: &graph.PageInfo{}}
-	for i, row := range rows {
-		p.cursors[i] = l.encode(key(row))
-	}
-	if len(rows) > 0 {
-		p.info.StartCursor, p.info.EndCursor = &p.cursors[0], &p.cursors[len(rows)-1]
-	}
+	p := pageOf[T]{nodes: rows, info: &graph.PageInfo{}}
+	p.keyed(ctx, func(row T) string { return l.encode(key(row)) })
 	if ks.Reverse {
 		p.info.HasPreviousPage, p.info.HasNextPage = more, ks.After.Set
 	} else {
@@ -157,8 +153,36 @@ func paginate[T any](l list, rows []T, ks db.Keyset, n int, key func(T) db.Curso
 	return p
 }
 
-// edges builds a connection's edges from a page, one per node with its cursor.
+// keyed encodes the cursors the connection being resolved shows: every node's when it selects
+// edges, only the first and last node's when it selects pageInfo alone, none otherwise. A page
+// asked for its nodes' fields (the usual explorer page) then encodes no cursor at all. Outside a
+// field (a resolver called directly) every cursor is encoded.
+func (p *pageOf[T]) keyed(ctx context.Context, cursor func(T) string) {
+	p.edges = true
+	info := true
+	if graphql.GetFieldContext(ctx) != nil {
+		fields := graphql.CollectAllFields(ctx)
+		p.edges, info = slices.Contains(fields, "edges"), slices.Contains(fields, "pageInfo")
+	}
+	if len(p.nodes) == 0 || (!p.edges && !info) {
+		return
+	}
+	p.cursors = make([]string, len(p.nodes))
+	last := len(p.nodes) - 1
+	for i, node := range p.nodes {
+		if p.edges || i == 0 || i == last {
+			p.cursors[i] = cursor(node)
+		}
+	}
+	p.info.StartCursor, p.info.EndCursor = &p.cursors[0], &p.cursors[last]
+}
+
+// edges builds a connection's edges from a page, one per node with its cursor, when the
+// selection shows them.
 func edges[T, E any](p pageOf[T], edge func(cursor string, node T) E) []E {
+	if !p.edges {
+		return nil
+	}
 	out := make([]E, len(p.nodes))
 	for i, node := range p.nodes {
 		out[i] = edge(p.cursors[i], node)
@@ -206,7 +230,7 @@ func (r *accountResolver) Transactions(ctx context.Context, a *db.Account, first
 	if err != nil {
 		return nil, err
 	}
-	c := txConnection(paginate(principalTxList, rows, ks, n, principalTxCursor))
+	c := txConnection(paginate(ctx, principalTxList, rows, ks, n, principalTxCursor))
 	return &graph.AccountTransactionConnection{Edges: c.Edges, Nodes: c.Nodes, PageInfo: c.PageInfo, Principal: a.Principal}, nil
 }
 

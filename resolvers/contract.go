@@ -36,7 +36,7 @@ func (r *contractResolver) Events(ctx context.Context, c *db.SmartContract, firs
 	if err != nil {
 		return nil, err
 	}
-	p := paginate(contractLogList, rows, ks, n, contractLogCursor)
+	p := paginate(ctx, contractLogList, rows, ks, n, contractLogCursor)
 	return &graph.ContractEventConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, e *db.ContractLog) *graph.ContractEventEdge {
 		return &graph.ContractEventEdge{Cursor: c, Node: e}
 	})}, nil

@@ -25,7 +25,7 @@ func (r *queryResolver) Mempool(ctx context.Context, address *string, first *int
 	if err != nil {
 		return nil, err
 	}
-	p := paginate(mempoolList, rows, ks, n, mempoolCursor)
+	p := paginate(ctx, mempoolList, rows, ks, n, mempoolCursor)
 	return &graph.MempoolTransactionConnection{Nodes: p.nodes, PageInfo: p.info, Address: addr, Edges: edges(p, func(c string, t *db.MempoolTx) *graph.MempoolTransactionEdge {
 		return &graph.MempoolTransactionEdge{Cursor: c, Node: t}
 	})}, nil

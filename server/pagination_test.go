@@ -132,6 +132,79 @@ func TestCursorPaginationIsStableWhileBlocksArrive(t *testing.T) {
 	}
 }
 
+// A connection encodes only the cursors its selection shows: every edge's, or the page's first
+// and last for pageInfo alone. Either way pageInfo names the same rows, so walking by pageInfo and
+// nodes alone gives the pages that walking by edges gives.
+func TestPageInfoCursorsWithoutEdges(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	c := chain{blocks: 12, txsPerBlock: 3, sender: testSender}
+	c.seed(t, a.store)
+	for _, q := range []struct{ name, edges, nodes string }{
+		{"blocks",
+			`query($cursor: String) { blocksConnection(first: 5, after: $cursor) { pageInfo { hasNextPage startCursor endCursor } edges { cursor node { height } } } }`,
+			`query($cursor: String) { blocksConnection(first: 5, after: $cursor) { pageInfo { hasNextPage startCursor endCursor } nodes { height } } }`},
+		{"account transactions",
+			`query($cursor: String) { account(principal: "` + testSender + `") { transactions(first: 4, after: $cursor) { pageInfo { hasNextPage startCursor endCursor } edges { cursor node { txId } } } } }`,
+			`query($cursor: String) { account(principal: "` + testSender + `") { transactions(first: 4, after: $cursor) { ...page } } }
+			fragment page on AccountTransactionConnection { pageInfo { hasNextPage startCursor endCursor } nodes { txId } }`},
+	} {
+		t.Run(q.name, func(t *testing.T) {
+			var withEdges, withNodes []string
+			for _, walk := range []struct {
+				query string
+				into  *[]string
+			}{{q.edges, &withEdges}, {q.nodes, &withNodes}} {
+				var cursor *string
+				for page := 0; ; page++ {
+					data, _ := a.mustQuery(t, walk.query, map[string]any{"cursor": cursor})
+					var p struct {
+						PageInfo struct {
+							HasNextPage            bool
+							StartCursor, EndCursor *string
+						}
+						Edges []struct{ Cursor string }
+						Nodes []json.RawMessage
+					}
+					if err := json.Unmarshal(connectionOf(t, data), &p); err != nil {
+						t.Fatal(err)
+					}
+					if p.PageInfo.StartCursor == nil || p.PageInfo.EndCursor == nil {
+						t.Fatalf("page %d has no start or end cursor: %s", page, data)
+					}
+					if len(p.Edges) > 0 && (p.Edges[0].Cursor != *p.PageInfo.StartCursor || p.Edges[len(p.Edges)-1].Cursor != *p.PageInfo.EndCursor) {
+						t.Errorf("page %d: pageInfo's cursors are not its first and last edges'", page)
+					}
+					*walk.into = append(*walk.into, *p.PageInfo.StartCursor, *p.PageInfo.EndCursor)
+					if !p.PageInfo.HasNextPage {
+						break
+					}
+					cursor = p.PageInfo.EndCursor
+				}
+			}
+			if len(withEdges) < 4 || !slices.Equal(withEdges, withNodes) {
+				t.Errorf("cursors walking by edges %v, by nodes %v", withEdges, withNodes)
+			}
+		})
+	}
+}
+
+// connectionOf is the connection a walk's query answers: the top field's, or its account's
+// transactions.
+func connectionOf(t *testing.T, data json.RawMessage) json.RawMessage {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		t.Fatal(err)
+	}
+	if acct, ok := top["account"]; ok {
+		var a map[string]json.RawMessage
+		json.Unmarshal(acct, &a)
+		return a["transactions"]
+	}
+	return top["blocksConnection"]
+}
+
 func TestConnectionArgumentErrors(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, server.Config{})
