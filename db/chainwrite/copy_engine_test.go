@@ -66,7 +66,7 @@ func syntheticLog(t *testing.T) []byte {
 
 // replayedState replays a TSV log into a fresh database and sums up what it stored: the
 // canonical digest, and the rows the digest leaves out (those of the fork, the principals'
-// transaction index).
+// transaction index, the mempool and its update time).
 func replayedState(t *testing.T, log []byte) string {
 	t.Helper()
 	store := dbtest.New(t)

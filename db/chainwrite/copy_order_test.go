@@ -4,34 +4,40 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 )
 
-// Rows copied straight into their table reach the server ahead of the statements queued before
-// them, so those statements must not see them. A block that mines transactions the mempool
-// received in a message just before it, in the same transaction of a replay, leaves the mempool
-// and its update time as when every row goes as VALUES, in queue order.
+// A new block's rows copied straight into their tables reach the server ahead of the statements
+// queued before them, so none of those may see them. A block that mines the transactions of a
+// mempool message just before it, in the same transaction of a replay, leaves the mempool and
+// its update time as when every row goes as VALUES, in queue order: the mempool message's check
+// whether its transactions are mined anywhere runs before the block's rows are stored. Not
+// parallel: it sets the threshold for the whole package while it runs.
 func TestBlockRowsCopiedAheadOfEarlierMempoolWrites(t *testing.T) {
 	log := mempoolBeforeEveryBlock(t, syntheticLog(t))
 	states := map[string]string{}
 	for _, c := range []struct {
 		way     string
 		minRows int
-	}{{"copied", 1}, {"as VALUES", 1 << 30}} {
+	}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
 		chainwrite.SetCopyMinRows(t, c.minRows)
 		states[c.way] = replayedState(t, log)
 	}
 	if states["copied"] != states["as VALUES"] {
-		t.Errorf("copied: %s\nas VALUES: %s", states["copied"], states["as VALUES"])
+		t.Errorf("rows copied and rows sent as VALUES give different states:\ncopied:    %s\nas VALUES: %s",
+			states["copied"], states["as VALUES"])
 	}
 }
 
-// mempoolBeforeEveryBlock inserts before every block of a TSV log a mempool message carrying
-// the block's transactions, renumbering the records.
+// mempoolBeforeEveryBlock puts before every block of a TSV log a mempool message, received a
+// second earlier, carrying the block's transactions (but the Bitcoin-originated ones, which
+// have no raw form), and numbers the records anew.
 func mempoolBeforeEveryBlock(t *testing.T, log []byte) []byte {
 	t.Helper()
 	r, err := tsv.NewReader(bytes.NewReader(log))
@@ -76,7 +82,7 @@ func mempoolBeforeEveryBlock(t *testing.T, log []byte) []byte {
 				if err != nil {
 					t.Fatal(err)
 				}
-				write(tsv.Record{ReceivedAt: rec.ReceivedAt.Add(-1), Path: ingest.PathNewMempoolTx, Payload: p})
+				write(tsv.Record{ReceivedAt: rec.ReceivedAt.Add(-time.Second), Path: ingest.PathNewMempoolTx, Payload: p})
 			}
 		}
 		write(*rec)

@@ -390,22 +390,23 @@ func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
 // amount beyond its rows. The inserts of one statement do not see each other's rows, so none
 // may depend on another's: a rowWrite reads no table but its own staging table (see rowWrite).
 func (w *Writer) insertTogether(qs ...rowWrite) {
-	var with []string
-	last := rowWrite("")
+	var ctes []string
+	var last rowWrite
 	for _, q := range qs {
 		if q == "" {
 			continue
 		}
 		if last != "" {
-			with = append(with, fmt.Sprintf("i%d AS (%s)", len(with), last))
+			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last))
 		}
 		last = q
 	}
-	switch {
-	case last == "":
-	case len(with) == 0:
-		w.add(string(last))
-	default:
-		w.add("WITH " + strings.Join(with, ", ") + " " + string(last))
+	if last == "" {
+		return
 	}
+	stmt := string(last)
+	if len(ctes) > 0 {
+		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
+	}
+	w.add(stmt)
 }
