@@ -220,6 +220,37 @@ func TestReplayStopsAtBadRecord(t *testing.T) {
 	}
 }
 
+// A replayed log whose ids go down stops at the record that goes down, with the records before
+// it applied: skipped, it would be lost, as its id is below one logged. A repeated id is applied
+// once, and a replay run again skips the records it applied.
+func TestReplayStopsAtDescendingID(t *testing.T) {
+	t.Parallel()
+	raw := fixtures.ReadGzip(t, fixtures.Path(t, "stacks/mocknet.tsv.gz"))
+	lines := strings.SplitAfter(strings.TrimSuffix(string(raw), "\n"), "\n")
+	high, _, _ := strings.Cut(lines[4], "\t")
+	low, _, _ := strings.Cut(lines[2], "\t")
+	_, rest, _ := strings.Cut(lines[5], "\t")
+	// Records 0..4, record 4 again, then record 5 under the id of record 2.
+	file := strings.Join(lines[:5], "") + lines[4] + low + "\t" + rest + strings.Join(lines[6:], "")
+	store := newStore(t)
+	for run := 0; run < 2; run++ {
+		r, err := tsv.NewReader(strings.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewIngester(store).Replay(context.Background(), r, ReplayOptions{})
+		if err == nil || !strings.Contains(err.Error(), "record id "+low+" follows id "+high) {
+			t.Fatalf("run %d: Replay error = %v, want one naming record %s after %s", run, err, low, high)
+		}
+		if want := int64(5 * (1 - run)); p.Done != 6 || p.Applied != want {
+			t.Errorf("run %d: progress = %+v, want 6 records done, %d applied", run, p, want)
+		}
+	}
+	if n := count(t, store, "SELECT count(*) FROM event_observer_requests"); n != 5 {
+		t.Errorf("logged requests = %d, want the 5 distinct ones before the descending id", n)
+	}
+}
+
 // TestSyntheticBlocks applies the single-block payloads carrying Bitcoin-originated
 // transactions (raw_tx 0x00) and checks the transactions stxgraph rebuilds.
 func TestSyntheticBlocks(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -45,7 +46,9 @@ type prepared struct {
 }
 
 // Replay applies every record of a TSV event log through the same code as the live observer,
-// in file order (the reference's files are in ascending id order). One goroutine reads and
+// in file order, which must be ascending id order (the reference's files are): a record whose
+// id is below the one before it stops the replay, as a replay run again would skip it for one
+// applied before (see chainwrite.Writer.LogRequest). One goroutine reads and
 // decodes records while the database applies earlier ones, in batches, each in one
 // transaction together with the records' request-log rows, which keep their ids: a record
 // whose id is already logged was applied before and is skipped. An interrupted replay
@@ -91,13 +94,21 @@ func (in *Ingester) Replay(ctx context.Context, r *tsv.Reader, opts ReplayOption
 	}
 }
 
-// decodeRecords reads and decodes records until the reader fails or ends.
+// decodeRecords reads and decodes records until the reader fails or ends, or a record's id is
+// below the one before it.
 func decodeRecords(ctx context.Context, r *tsv.Reader, out chan<- prepared) {
+	last := int64(math.MinInt64)
 	for {
 		var p prepared
 		p.rec, p.readErr = r.Next()
-		if p.readErr == nil && p.rec.Payload != nil {
-			p.write, p.err = decode(replayed(p.rec))
+		if p.readErr == nil && p.rec.ID < last {
+			p.readErr = fmt.Errorf("record id %d follows id %d: the log is not in ascending id order", p.rec.ID, last)
+		}
+		if p.readErr == nil {
+			last = p.rec.ID
+			if p.rec.Payload != nil {
+				p.write, p.err = decode(replayed(p.rec))
+			}
 		}
 		select {
 		case out <- p:

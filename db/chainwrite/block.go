@@ -74,15 +74,20 @@ func (w *Writer) ApplyBlock(ctx context.Context, d *BlockData) (*BlockResult, er
 		return &BlockResult{Duplicate: st != nil && st.exists}, err
 	}
 	res := &BlockResult{Canonical: b.BlockHeight > st.tipHeight}
-	if b.BlockHeight > 1 {
-		if !st.parentCanonical.Valid {
-			return nil, fmt.Errorf("block %s at height %d: parent block %s is unknown",
-				db.Hex(b.IndexBlockHash), b.BlockHeight, db.Hex(b.ParentIndexBlockHash))
-		}
-		if res.Canonical && !st.parentCanonical.Bool {
-			if res.Reorged, err = w.restoreOrphanedChain(ctx, b.ParentIndexBlockHash); err != nil {
-				return nil, err
-			}
+	if b.BlockHeight > 1 && !st.parentCanonical.Valid {
+		return nil, fmt.Errorf("block %s at height %d: parent block %s is unknown",
+			db.Hex(b.IndexBlockHash), b.BlockHeight, db.Hex(b.ParentIndexBlockHash))
+	}
+	// The counted rows grow in height order: the totals and positions of a block are numbered
+	// after those of every counted block, which a canonical block is above only if it extends
+	// the tip (its parent is stored at the height below it, no block above the tip).
+	if res.Canonical && b.BlockHeight != st.tipHeight+1 {
+		return nil, fmt.Errorf("block %s at height %d is canonical above a tip at height %d: blocks are counted in height order",
+			db.Hex(b.IndexBlockHash), b.BlockHeight, st.tipHeight)
+	}
+	if res.Canonical && b.BlockHeight > 1 && !st.parentCanonical.Bool {
+		if res.Reorged, err = w.restoreOrphanedChain(ctx, b.ParentIndexBlockHash, b.BlockHeight-1); err != nil {
+			return nil, err
 		}
 	}
 	if b.BlockHeight == 1 {
@@ -130,7 +135,9 @@ func (w *Writer) insertBlockRows(d *BlockData) error {
 		rows.markNonCanonical()
 	}
 	// The block is new (ApplyBlock returned for a stored one), so none of its rows is stored, and
-	// the statements queued before them touch the rows of other blocks only.
+	// the statements queued before them name other blocks only; those that read the rows of any
+	// block make insertRows stage them (see toTable). TestCopyAndValuesStoreTheSame and
+	// TestBlockRowsCopiedAheadOfEarlierMempoolWrites check that copying stores what VALUES do.
 	inserts, err := rows.inserts(w, toTable)
 	if err != nil {
 		return err
@@ -213,7 +220,7 @@ func asEvents[T db.Event](es []T) []db.Event {
 	return out
 }
 
-// inserts are the rows' inserts, one per table (nil for a table without rows or whose rows
+// inserts are the rows' inserts, one per table (empty for a table without rows or whose rows
 // are copied straight into it).
 func (r *txRows) inserts(w *Writer, mode copyMode) ([]rowWrite, error) {
 	var errs []error
@@ -242,16 +249,19 @@ func (w *Writer) setPoxUnlockHeights(hs [4]*int32) {
 	}
 }
 
-// restoreOrphanedChain makes the branch ending at hash canonical: it walks back to the fork
-// point, flipping every block on the branch to canonical and every other block at those
-// heights to non-canonical, then fixes the totals and the mempool.
-func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, error) {
+// restoreOrphanedChain makes the branch ending at hash, at the tip's height, canonical: it walks
+// back to the fork point, flipping every block on the branch to canonical and every other block
+// at those heights to non-canonical, then fixes the totals and the mempool. The blocks it stops
+// counting are therefore the top of the counted chain, every height from the tip down to the
+// fork point, as subtracting totals and dropping the positions past the new counts requires;
+// then it counts the branch, in its place.
+func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte, tipHeight int32) (int, error) {
 	var toCanonical, toOrphan [][]byte
 	var reorg struct{ RolledBack, Restored []notices.ReorgBlock }
 	if err := w.flush(ctx); err != nil {
 		return 0, err
 	}
-	for {
+	for height := tipHeight; ; height-- {
 		b := new(db.Block)
 		err := w.tx.NewSelect().Model(b).Column("index_block_hash", "parent_index_block_hash", "block_height", "canonical").
 			Where("index_block_hash = ?", hash).Scan(ctx)
@@ -260,6 +270,10 @@ func (w *Writer) restoreOrphanedChain(ctx context.Context, hash []byte) (int, er
 		}
 		if err != nil {
 			return 0, err
+		}
+		if b.BlockHeight != height {
+			return 0, fmt.Errorf("block %s of the branch to restore is at height %d, not %d: counting stops from the top",
+				db.Hex(b.IndexBlockHash), b.BlockHeight, height)
 		}
 		toCanonical = append(toCanonical, b.IndexBlockHash)
 		reorg.Restored = append(reorg.Restored, notices.ReorgBlock{Height: b.BlockHeight, IndexBlockHash: b.IndexBlockHash})

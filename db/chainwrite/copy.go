@@ -20,9 +20,12 @@ import (
 // can send every row one way or the other.)
 var copyMinRows = 16
 
-// rowWrite is one table's insert in a combined statement (see insertTogether): its text with
-// the given RETURNING list.
-type rowWrite func(returning string) string
+// rowWrite is one table's insert of rows, empty for none, to run with others as one statement
+// (see insertTogether). It reads no table but its own staging table, which only COPY fills:
+// valuesInsert and insertRows make every rowWrite, so that no insert of a statement depends on
+// the rows another inserts. It has no RETURNING clause: a queued write returns no rows (see
+// send), and a data-modifying WITH query needs none.
+type rowWrite string
 
 // copyMode says where rows copied to the server go.
 type copyMode int
@@ -32,17 +35,23 @@ const (
 	// stored reads them in queue order.
 	toStaging copyMode = iota
 	// toTable: rows go straight into their table, ahead of the statements queued with them: only
-	// for rows that cannot be stored yet and that no statement queued before them touches.
+	// for rows that cannot be stored yet and that no statement queued before them touches. The
+	// rows of a new block (see insertBlockRows) are named by no statement queued before them but
+	// the statements that read the chain's rows of any block, which set seesNewRows; while it is
+	// set, such rows go through staging instead.
 	toTable
 )
 
-// insertRows is the insert of rows, nil when there are none or they are copied straight into
+// insertRows is the insert of rows, empty when there are none or they are copied straight into
 // their table. Many rows are copied at the next round trip, ahead of the queued statements
 // (see copyStaged); few go as a VALUES list. Duplicates (a retried message's rows) are ignored
 // wherever an insert runs.
 func insertRows[T any](w *Writer, rows []T, mode copyMode) (rowWrite, error) {
 	if len(rows) < copyMinRows {
 		return valuesInsert(rowsInsert(w, rows)), nil
+	}
+	if mode == toTable && w.seesNewRows {
+		mode = toStaging
 	}
 	table := w.tx.Dialect().Tables().Get(reflect.TypeFor[T]())
 	st := w.stagingOf(table, mode)
@@ -54,16 +63,13 @@ func insertRows[T any](w *Writer, rows []T, mode copyMode) (rowWrite, error) {
 	}
 	var err error
 	if st.data, err = appendCopyRows(st.data, w.tx.Dialect(), table, lead, reflect.ValueOf(rows)); err != nil {
-		return nil, fmt.Errorf("copy %s: %w", table.Name, err)
+		return "", fmt.Errorf("copy %s: %w", table.Name, err)
 	}
 	if mode == toTable {
-		return nil, nil
+		return "", nil
 	}
-	seq := w.stageSeq
-	return func(returning string) string {
-		return fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE stage_seq = %d ON CONFLICT DO NOTHING RETURNING %s",
-			table.Name, st.cols, st.cols, st.name(), seq, returning)
-	}, nil
+	return rowWrite(fmt.Sprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE stage_seq = %d ON CONFLICT DO NOTHING",
+		table.Name, st.cols, st.cols, st.name(), w.stageSeq)), nil
 }
 
 // stagingOf is the buffer of the rows of table copied in mode, started on first use.

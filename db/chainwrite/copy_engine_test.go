@@ -66,7 +66,7 @@ func syntheticLog(t *testing.T) []byte {
 
 // replayedState replays a TSV log into a fresh database and sums up what it stored: the
 // canonical digest, and the rows the digest leaves out (those of the fork, the principals'
-// transaction index).
+// transaction index, the mempool and its update time).
 func replayedState(t *testing.T, log []byte) string {
 	t.Helper()
 	store := dbtest.New(t)
@@ -88,7 +88,9 @@ func replayedState(t *testing.T, log []byte) string {
 		(SELECT count(*) FROM txs WHERE NOT canonical), (SELECT count(*) FROM txs WHERE NOT microblock_canonical),
 		(SELECT md5(string_agg(p::text, ',' ORDER BY p::text)) FROM principal_txs p),
 		(SELECT md5(string_agg(e::text, ',' ORDER BY e::text)) FROM stx_events e),
-		(SELECT md5(string_agg(c::text, ',' ORDER BY c::text)) FROM smart_contracts c))`).Scan(&rest)
+		(SELECT md5(string_agg(c::text, ',' ORDER BY c::text)) FROM smart_contracts c),
+		(SELECT md5(string_agg(m::text, ',' ORDER BY m::text)) FROM mempool_txs m),
+		(SELECT mempool_updated_at FROM chain_tip))`).Scan(&rest)
 	if err != nil {
 		t.Fatal(err)
 	}

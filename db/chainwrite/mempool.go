@@ -30,6 +30,7 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*db.MempoolTx) err
 	// mempool too.
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
+	w.seesNewRows = true
 	return w.notifyIDs(notices.KindMempool, ids)
 }
 
@@ -62,6 +63,7 @@ func (w *Writer) restoreMempool(where string, args ...any) {
 	ORDER BY t.tx_id, t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC
 	ON CONFLICT (tx_id) DO UPDATE SET pruned = false, status = 0, replaced_by_tx_id = NULL RETURNING 1)` + touchIfAny
 	w.exec(q, append([]any{w.ReceivedAt.Unix()}, args...)...)
+	w.seesNewRows = true
 }
 
 // touchIfAny ends a "WITH r AS (… RETURNING 1)" statement: it bumps mempool_updated_at when

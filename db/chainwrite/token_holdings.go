@@ -13,7 +13,7 @@ SELECT principal, asset_identifier, ?1 * sum(amount) FROM d GROUP BY principal, 
 ON CONFLICT (principal, asset_identifier) DO UPDATE SET balance = b.balance + excluded.balance`
 
 // nftCustodyAddSQL hands each token the blocks move to its newest holder in them: the blocks
-// start counting above every counted one, so their events are the newest.
+// start counting above every counted one (see addTotals), so their events are the newest.
 var nftCustodyAddSQL = `
 INSERT INTO nft_custody AS c (` + db.NftCustodyColumns + `)
 ` + db.NftLastEvents(inBlocks) + `
@@ -55,5 +55,6 @@ func (w *Writer) addTokenHoldings(blocks [][]byte, sign int) {
 		w.exec(nftCustodyAddSQL, byteArray(blocks))
 	} else {
 		w.exec(nftCustodySubtractSQL, byteArray(blocks))
+		w.seesNewRows = true // it reads the counted events of every other block
 	}
 }

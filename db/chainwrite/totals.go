@@ -74,7 +74,12 @@ DELETE FROM principal_tx_positions x USING upd
 WHERE x.principal = upd.principal AND x.seq > upd.tx_count_all`
 
 // addTotals adds (sign 1) or subtracts (sign -1) the counted rows of the given blocks, unless
-// an import left the totals to be recomputed at its end.
+// an import left the totals to be recomputed at its end. Blocks are added above every counted
+// block, in height order, and subtracted from the top: positions and checkpoints are numbered
+// after the counted ones and dropped past the new counts. ApplyBlock and restoreOrphanedChain
+// fail on a block out of that order (TestBlocksCountedInHeightOrder); the replays of forked
+// fixtures in package ingest compare the counts with recomputations (checkTotals,
+// checkPositions).
 func (w *Writer) addTotals(blocks [][]byte, sign int) {
 	if len(blocks) == 0 || w.totalsDeferred {
 		return

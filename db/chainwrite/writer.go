@@ -9,6 +9,7 @@ package chainwrite
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -43,12 +44,17 @@ type Writer struct {
 	// batch holds formatted write statements not sent yet: writes go to the server in one
 	// round trip, before the next read and at commit.
 	batch []string
+	// seesNewRows says a statement in batch reads the chain's rows of blocks it does not name
+	// (whether a transaction is mined anywhere), so that it would see a new block's rows copied
+	// ahead of it (see toTable).
+	seesNewRows bool
 	// ReceivedAt is when the message arrived; it stamps mempool receipt times and microblock
 	// receive times so that a replay reproduces them. A replay applying several messages in
 	// one transaction sets it before each.
 	ReceivedAt time.Time
 	// lastRequestID is the highest id in the raw request log, read under the chain tip lock and
-	// advanced by LogRequest; loggedIDs says the id sequence must be moved past it at commit.
+	// advanced by LogRequest; loggedIDs says this transaction logged it, so that the id sequence
+	// must be moved past it at commit.
 	lastRequestID int64
 	loggedIDs     bool
 	// requests are replayed request-log rows and totals the canonical blocks whose rows
@@ -130,9 +136,10 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 			return err
 		}
 		if w.loggedIDs {
-			// Past the replayed ids, so that the live observer's next row does not collide.
-			w.exec(`SELECT setval(pg_get_serial_sequence('event_observer_requests', 'id'),
-				GREATEST(?, (SELECT last_value FROM event_observer_requests_id_seq)))`, w.lastRequestID)
+			// Past the replayed ids, so that the live observer's next row does not collide. In a DO
+			// block, as a queued write returns no rows (see send).
+			w.add(fmt.Sprintf(`DO $$BEGIN PERFORM setval(pg_get_serial_sequence('event_observer_requests', 'id'),
+				GREATEST(%d, (SELECT last_value FROM event_observer_requests_id_seq))); END$$`, w.lastRequestID))
 		}
 		return w.flush(ctx)
 	})
@@ -140,13 +147,20 @@ func (s *Store) Ingest(ctx context.Context, receivedAt time.Time, opts IngestOpt
 
 // LogRequest records a message in the raw request log. With id set (a replayed log row) it
 // keeps that id and reports false when the log already holds that id or a later one, meaning
-// the message was applied before and must be skipped. Replayed logs are in ascending id order,
-// and every writer of the log holds the chain tip lock, so that check needs no round trip.
+// the message was applied before and must be skipped: a replay run again skips the prefix it
+// applied, and an id repeated in a log (as the reference's logs have) is applied once. That
+// check needs no round trip because every writer of the log holds the chain tip lock and
+// replayed ids ascend (Ingester.Replay fails on a log whose ids do not). An id below one this
+// transaction logged is therefore an error, not a skip: it cannot have been applied before,
+// and skipping it would lose the message.
 func (w *Writer) LogRequest(ctx context.Context, id *int64, path string, payload json.RawMessage) (bool, error) {
 	row := &db.EventObserverRequest{ReceiveTimestamp: w.ReceivedAt, EventPath: path, Payload: payload}
 	if id == nil {
 		w.insert(w.tx.NewInsert().Model(row).ExcludeColumn("id"))
 		return true, nil
+	}
+	if w.loggedIDs && *id < w.lastRequestID {
+		return false, fmt.Errorf("request log id %d follows id %d: replayed ids must ascend", *id, w.lastRequestID)
 	}
 	if *id <= w.lastRequestID {
 		return false, nil
@@ -167,7 +181,7 @@ func (w *Writer) add(stmt string) {
 }
 
 // insert queues an insert without the RETURNING clause bun adds for some models: a queued
-// write must return no rows (see queryRow).
+// write returns no rows (see send).
 func (w *Writer) insert(q *bun.InsertQuery) { w.queue(q.Returning("NULL")) }
 
 // exec queues a raw write statement with bun placeholders.
@@ -241,17 +255,27 @@ func (w *Writer) wait() error {
 func (w *Writer) takeQueued() ([]stagedCopy, string) {
 	w.queueBurnBlocks()
 	q := strings.Join(w.batch, ";\n")
-	w.batch = w.batch[:0]
+	w.batch, w.seesNewRows = w.batch[:0], false
 	return w.takeStaged(), q
 }
 
-// send copies the staged rows, then runs the statements.
+// send copies the staged rows, then runs the statements. It fails when they return rows: a
+// queued write must return none, as the next read behind queued writes would get them instead
+// of its own (see queryRow). Which statements precede a read depends on the messages, so every
+// send checks, at no cost: the driver reports the first result set's columns either way.
 func (w *Writer) send(ctx context.Context, copies []stagedCopy, q string) error {
 	if err := w.copyStaged(ctx, copies); err != nil || q == "" {
 		return err
 	}
-	_, err := w.tx.Tx.ExecContext(ctx, q)
-	return err
+	rows, err := w.tx.Tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	cols, err := rows.Columns()
+	if err == nil && len(cols) > 0 {
+		err = fmt.Errorf("a queued write returns rows (columns %v)", cols)
+	}
+	return errors.Join(err, rows.Close())
 }
 
 // insertRequests stages the held-back request-log rows, to be copied straight into the log
@@ -291,8 +315,9 @@ func (w *Writer) queueDeferred() {
 
 // queryRow runs a one-row read behind the queued writes, in the same round trip: the read
 // sees them, and a failing write fails the read. Queued writes must therefore return no rows
-// (the driver hands back the first result set), which is why notices are inserted without
-// RETURNING.
+// (the driver hands back the first result set), which is why inserts go without RETURNING.
+// send fails on a write that returns rows; here such a write fails the read too, as the driver
+// reads no result set after the first (TestQueuedWriteReturningRowsFails).
 func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any) error {
 	w.queueDeferred()
 	if err := w.wait(); err != nil {
@@ -302,7 +327,7 @@ func (w *Writer) queryRow(ctx context.Context, dest []any, q string, args ...any
 		return err
 	}
 	stmts := append(w.batch, w.tx.NewRaw(q, args...).String())
-	w.batch = w.batch[:0]
+	w.batch, w.seesNewRows = w.batch[:0], false
 	return w.tx.Tx.QueryRowContext(ctx, strings.Join(stmts, ";\n")).Scan(dest...)
 }
 
@@ -344,12 +369,12 @@ func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 // are ignored.
 func insertAll[T any](w *Writer, rows []T) { w.insertTogether(valuesInsert(rowsInsert(w, rows))) }
 
-// valuesInsert is q as a rowWrite, nil for no query.
+// valuesInsert is q as a rowWrite: a VALUES list, which reads no table.
 func valuesInsert(q *bun.InsertQuery) rowWrite {
 	if q == nil {
-		return nil
+		return ""
 	}
-	return func(returning string) string { return q.Returning(returning).String() }
+	return rowWrite(q.Returning("NULL").String())
 }
 
 // rowsInsert is insertAll's statement, nil when there are no rows.
@@ -360,25 +385,26 @@ func rowsInsert[T any](w *Writer, rows []T) *bun.InsertQuery {
 	return w.tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING")
 }
 
-// insertTogether queues inserts (nil ones are skipped) as one statement: all but the last in
+// insertTogether queues inserts (empty ones are skipped) as one statement: all but the last in
 // a WITH clause. A message writes a dozen tables, and each statement costs PostgreSQL a fixed
-// amount beyond its rows. The inserts must not depend on each other's rows.
+// amount beyond its rows. The inserts of one statement do not see each other's rows, so none
+// may depend on another's: a rowWrite reads no table but its own staging table (see rowWrite).
 func (w *Writer) insertTogether(qs ...rowWrite) {
 	var ctes []string
 	var last rowWrite
 	for _, q := range qs {
-		if q == nil {
+		if q == "" {
 			continue
 		}
-		if last != nil {
-			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last("1")))
+		if last != "" {
+			ctes = append(ctes, fmt.Sprintf("i%d AS (%s)", len(ctes), last))
 		}
 		last = q
 	}
-	if last == nil {
+	if last == "" {
 		return
 	}
-	stmt := last("NULL")
+	stmt := string(last)
 	if len(ctes) > 0 {
 		stmt = "WITH " + strings.Join(ctes, ", ") + " " + stmt
 	}
