@@ -10794,7 +10794,9 @@ func (ec *executionContext) fieldContext_Account_transactions(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_transactions_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10870,7 +10872,9 @@ func (ec *executionContext) fieldContext_Account_stxBalance(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_stxBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_stxBalance_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10914,7 +10918,9 @@ func (ec *executionContext) fieldContext_Account_balanceHistory(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_balanceHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_balanceHistory_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -10958,7 +10964,9 @@ func (ec *executionContext) fieldContext_Account_transactionsWithTransfers(ctx c
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_transactionsWithTransfers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_transactionsWithTransfers_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11048,7 +11056,9 @@ func (ec *executionContext) fieldContext_Account_events(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_events_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11092,7 +11102,9 @@ func (ec *executionContext) fieldContext_Account_ftBalances(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_ftBalances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_ftBalances_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11136,7 +11148,9 @@ func (ec *executionContext) fieldContext_Account_ftBalance(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_ftBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_ftBalance_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11180,7 +11194,9 @@ func (ec *executionContext) fieldContext_Account_nftHoldings(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_nftHoldings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_nftHoldings_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11224,7 +11240,9 @@ func (ec *executionContext) fieldContext_Account_transactionSummaries(ctx contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_transactionSummaries_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_transactionSummaries_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -11268,7 +11286,9 @@ func (ec *executionContext) fieldContext_Account_transactionAssetEvents(ctx cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Account_transactionAssetEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Account_transactionAssetEvents_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13124,7 +13144,9 @@ func (ec *executionContext) fieldContext_Block_transactions(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Block_transactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Block_transactions_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13458,7 +13480,9 @@ func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Block_signerSignatures_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Block_signerSignatures_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -13541,7 +13565,9 @@ func (ec *executionContext) fieldContext_Block_transactionPage(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Block_transactionPage_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Block_transactionPage_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14549,7 +14575,9 @@ func (ec *executionContext) fieldContext_Brc20Address_balances(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Brc20Address_balances_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Brc20Address_balances_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14593,7 +14621,9 @@ func (ec *executionContext) fieldContext_Brc20Address_activity(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Brc20Address_activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Brc20Address_activity_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -14637,7 +14667,9 @@ func (ec *executionContext) fieldContext_Brc20Address_transferables(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Brc20Address_transferables_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Brc20Address_transferables_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -15892,7 +15924,9 @@ func (ec *executionContext) fieldContext_Brc20Token_holders(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Brc20Token_holders_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Brc20Token_holders_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -17155,7 +17189,9 @@ func (ec *executionContext) fieldContext_Contract_events(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Contract_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Contract_events_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -19248,7 +19284,9 @@ func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(ctx con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_MempoolTransaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_MempoolTransaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20218,7 +20256,9 @@ func (ec *executionContext) fieldContext_Mutation_faucetStx(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_faucetStx_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Mutation_faucetStx_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20262,7 +20302,9 @@ func (ec *executionContext) fieldContext_Mutation_faucetBtc(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Mutation_faucetBtc_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Mutation_faucetBtc_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21607,7 +21649,9 @@ func (ec *executionContext) fieldContext_PoxCycle_signers(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_PoxCycle_signers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_PoxCycle_signers_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21651,7 +21695,9 @@ func (ec *executionContext) fieldContext_PoxCycle_signer(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_PoxCycle_signer_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_PoxCycle_signer_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -21971,7 +22017,9 @@ func (ec *executionContext) fieldContext_PoxSigner_stackers(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_PoxSigner_stackers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_PoxSigner_stackers_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22262,7 +22310,7 @@ func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) { return ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)) }); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22306,7 +22354,9 @@ func (ec *executionContext) fieldContext_Query_blocks(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_blocks_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22350,7 +22400,9 @@ func (ec *executionContext) fieldContext_Query_burnBlock(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_burnBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_burnBlock_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22394,7 +22446,9 @@ func (ec *executionContext) fieldContext_Query_blocksConnection(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blocksConnection_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_blocksConnection_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22438,7 +22492,9 @@ func (ec *executionContext) fieldContext_Query_microblock(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_microblock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_microblock_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22482,7 +22538,9 @@ func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22526,7 +22584,9 @@ func (ec *executionContext) fieldContext_Query_transactionsByIds(ctx context.Con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22570,7 +22630,9 @@ func (ec *executionContext) fieldContext_Query_mempool(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_mempool_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_mempool_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22614,7 +22676,9 @@ func (ec *executionContext) fieldContext_Query_mempoolTransaction(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_mempoolTransaction_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_mempoolTransaction_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22658,7 +22722,9 @@ func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22702,7 +22768,9 @@ func (ec *executionContext) fieldContext_Query_contractEvents(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_contractEvents_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_contractEvents_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22746,7 +22814,9 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22790,7 +22860,9 @@ func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22834,7 +22906,9 @@ func (ec *executionContext) fieldContext_Query_brc20Token(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_brc20Token_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_brc20Token_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22878,7 +22952,9 @@ func (ec *executionContext) fieldContext_Query_brc20Tokens(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_brc20Tokens_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_brc20Tokens_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22922,7 +22998,9 @@ func (ec *executionContext) fieldContext_Query_brc20Address(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_brc20Address_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_brc20Address_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -22966,7 +23044,9 @@ func (ec *executionContext) fieldContext_Query_brc20Activity(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23010,7 +23090,9 @@ func (ec *executionContext) fieldContext_Query_mempoolTransactionsByIds(ctx cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_mempoolTransactionsByIds_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_mempoolTransactionsByIds_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23086,7 +23168,9 @@ func (ec *executionContext) fieldContext_Query_poxCycles(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_poxCycles_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_poxCycles_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23130,7 +23214,9 @@ func (ec *executionContext) fieldContext_Query_poxCycle(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_poxCycle_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_poxCycle_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23174,7 +23260,9 @@ func (ec *executionContext) fieldContext_Query_faucetBtcBalance(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23218,7 +23306,9 @@ func (ec *executionContext) fieldContext_Query_contractStatuses(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_contractStatuses_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_contractStatuses_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23326,7 +23416,9 @@ func (ec *executionContext) fieldContext_Query_canonicalBlock(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_canonicalBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_canonicalBlock_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23370,7 +23462,9 @@ func (ec *executionContext) fieldContext_Query_blocksFromCursor(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blocksFromCursor_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_blocksFromCursor_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23414,7 +23508,9 @@ func (ec *executionContext) fieldContext_Query_anchoringBurnBlocks(ctx context.C
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_anchoringBurnBlocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_anchoringBurnBlocks_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23458,7 +23554,9 @@ func (ec *executionContext) fieldContext_Query_anchoringBurnBlock(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_anchoringBurnBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_anchoringBurnBlock_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23502,7 +23600,9 @@ func (ec *executionContext) fieldContext_Query_blocksOfBurnBlock(ctx context.Con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query_blocksOfBurnBlock_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query_blocksOfBurnBlock_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23578,7 +23678,9 @@ func (ec *executionContext) fieldContext_Query___type(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Query___type_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Query___type_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24895,7 +24997,9 @@ func (ec *executionContext) fieldContext_Subscription_blocks(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Subscription_blocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Subscription_blocks_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24939,7 +25043,9 @@ func (ec *executionContext) fieldContext_Subscription_microblocks(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Subscription_microblocks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Subscription_microblocks_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -24983,7 +25089,9 @@ func (ec *executionContext) fieldContext_Subscription_mempoolTransactions(ctx co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Subscription_mempoolTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Subscription_mempoolTransactions_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25027,7 +25135,9 @@ func (ec *executionContext) fieldContext_Subscription_addressTransactions(ctx co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Subscription_addressTransactions_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Subscription_addressTransactions_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -25071,7 +25181,9 @@ func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Subscription_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Subscription_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26469,7 +26581,9 @@ func (ec *executionContext) fieldContext_Transaction_events(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Transaction_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Transaction_events_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -26606,7 +26720,9 @@ func (ec *executionContext) fieldContext_Transaction_contractCall(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field_Transaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field_Transaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27524,7 +27640,9 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field___Directive_args_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field___Directive_args_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -27684,7 +27802,9 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field___Field_args_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field___Field_args_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28152,7 +28272,9 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field___Type_fields_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field___Type_fields_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28260,7 +28382,9 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = ec.field___Type_enumValues_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+		return ec.field___Type_enumValues_args(ctx, field.ArgumentMap(ec.Variables))
+	}); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}

@@ -232,3 +232,33 @@ func TestConnectionArgumentErrors(t *testing.T) {
 		})
 	}
 }
+
+// A field's arguments are parsed once per response and shared by the objects it is resolved
+// on; two fields of one object (aliases) and a variable keep their own.
+func TestFieldArgumentsPerField(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	c := chain{blocks: 4, txsPerBlock: 3, sender: testSender}
+	c.seed(t, a.store)
+	data, _ := a.mustQuery(t, `query($n: Int) { blocksConnection(first: 3) { nodes { height
+		one: transactions(first: 1) { nodes { txId } } some: transactions(first: $n) { nodes { txId } } } } }`, map[string]any{"n": 2})
+	var got struct {
+		BlocksConnection struct {
+			Nodes []struct {
+				Height    int
+				One, Some struct{ Nodes []struct{ TxID string } }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.BlocksConnection.Nodes) != 3 {
+		t.Fatalf("%d blocks, want 3: %s", len(got.BlocksConnection.Nodes), data)
+	}
+	for _, b := range got.BlocksConnection.Nodes {
+		if len(b.One.Nodes) != 1 || len(b.Some.Nodes) != 2 || b.One.Nodes[0] != b.Some.Nodes[0] {
+			t.Errorf("block %d: first 1 gave %v, first $n=2 gave %v", b.Height, b.One.Nodes, b.Some.Nodes)
+		}
+	}
+}

@@ -10,6 +10,10 @@
 // field) goes on to gqlgen's path, which reports the error at the field's path, so answers and
 // errors are the same as gqlgen's.
 //
+// It also lets an object skip building its path for deferred fragments when it has none, and a
+// field with arguments parse them once per response (through the package's argsOf) instead of
+// once per object it is resolved on.
+//
 //	go run ./cmd/leafpath [-pkg ./graph] [-file generated.go]
 package main
 
@@ -107,6 +111,10 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
 			continue
 		}
+		if from, to, text, ok := keptArgs(src, fset, fd); ok {
+			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
+			continue
+		}
 		body, ok := shortened(src, fset, fd, marshallers, info)
 		if !ok {
 			continue
@@ -148,6 +156,39 @@ func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos,
 		from, to := stmts[i].Pos(), stmts[i+1].End()
 		guarded := fmt.Sprintf("if len(%s) > 0 {\n%s\n}", views, src[fset.Position(from).Offset:fset.Position(to).Offset])
 		return from, to, guarded, true
+	}
+	return token.NoPos, token.NoPos, "", false
+}
+
+// keptArgs finds, in the function that makes a field's context, the parsing of its arguments:
+//
+//	if fc.Args, err = ec.field_T_f_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+//
+// and returns the call made through argsOf (a function the package defines), which parses them
+// once per response: gqlgen makes the context again for every object the field is resolved on.
+func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, token.Pos, string, bool) {
+	for _, st := range fd.Body.List {
+		ifs, ok := st.(*ast.IfStmt)
+		if !ok || ifs.Init == nil {
+			continue
+		}
+		assign, ok := ifs.Init.(*ast.AssignStmt)
+		if !ok || len(assign.Lhs) != 2 || len(assign.Rhs) != 1 || !isSelector(assign.Lhs[0], "fc", "Args") {
+			continue
+		}
+		call, ok := assign.Rhs[0].(*ast.CallExpr)
+		if !ok || len(call.Args) != 2 || !isIdent(call.Args[0], "ctx") {
+			continue
+		}
+		parse, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !isIdent(parse.X, "ec") || !strings.HasPrefix(parse.Sel.Name, "field_") || !strings.HasSuffix(parse.Sel.Name, "_args") {
+			continue
+		}
+		if text(src, fset, call.Args[1]) != "field.ArgumentMap(ec.Variables)" {
+			continue
+		}
+		kept := fmt.Sprintf("argsOf(ctx, field.Field, func() (map[string]any, error) { return %s })", text(src, fset, call))
+		return call.Pos(), call.End(), kept, true
 	}
 	return token.NoPos, token.NoPos, "", false
 }

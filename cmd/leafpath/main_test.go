@@ -15,7 +15,8 @@ var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
 // their parent alone (struct fields, one promoted from a struct embedded by value, a method and a
 // method that may fail), which are shortened, and three that must stay on gqlgen's path (a field
 // promoted through an embedded pointer, a method given the context, a field with a directive); and
-// an object's marshaller, whose deferred fragments are handed over only when it has some.
+// an object's marshaller, whose deferred fragments are handed over only when it has some, and a
+// field context whose arguments are kept per field.
 func TestLeafFieldsAreShortened(t *testing.T) {
 	path, out, n, err := rewriteFile("./testdata/fields", "fields.go", nil)
 	if err != nil {
@@ -32,6 +33,10 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 
 	if body := funcBody(string(out), "_Transfer"); !strings.Contains(body, "if len(deferLabelToView) > 0 {\n\t\tatomic.AddInt32") {
 		t.Errorf("_Transfer hands over its deferred fragments unguarded:\n%s", body)
+	}
+
+	if body := funcBody(string(out), "fieldContext_Tx_events"); !strings.Contains(body, "fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {") {
+		t.Errorf("fieldContext_Tx_events parses its arguments for every object:\n%s", body)
 	}
 
 	golden := filepath.Join("testdata", "fields.golden")

@@ -313,3 +313,23 @@ func (ec *executionContext) _Tx_label(ctx context.Context, field graphql.Collect
 		true,
 	)
 }
+
+// argsOf is the package's arguments cache; leafpath only calls it.
+func argsOf(ctx context.Context, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
+	return parse()
+}
+
+func (ec *executionContext) field_Tx_events_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	return rawArgs, nil
+}
+
+// fieldContext_Tx_events makes the context of a field with arguments, which are kept per field.
+func (ec *executionContext) fieldContext_Tx_events(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{Object: "Tx", Field: field}
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Tx_events_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
