@@ -47,7 +47,7 @@ func (r *Resolver) untilHeight(ctx context.Context, unanchored bool, atHeight *i
 	return h, err
 }
 
-func (r *accountResolver) StxBalance(ctx context.Context, a *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error) {
+func (r accountResolver) StxBalance(ctx context.Context, a *db.Account, unanchored *bool, atHeight *int32, atBlockHash []byte) (*db.StxBalance, error) {
 	h, err := r.untilHeight(ctx, deref(unanchored), atHeight, atBlockHash)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ func latestOf(ctx context.Context, principal string) dataloader.Thunk[*db.StxBal
 	return loaders.For(ctx).StxBalance.Load(ctx, loaders.BalanceKey{Principal: principal, AnyState: true})
 }
 
-func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
+func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Account, limit, offset, height *int32, unanchored *bool, atHeight *int32, atBlockHash []byte) (*graph.TransactionsWithTransfersPage, error) {
 	if height != nil && (atHeight != nil || atBlockHash != nil) {
 		return nil, invalid(MsgUntilAndHeight)
 	}
@@ -98,7 +98,7 @@ func (r *accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.A
 }
 
 // transfersIn reads the principal's transfers in these transactions.
-func (r *accountResolver) transfersIn(ctx context.Context, principal string, txs []*db.Tx) (*db.Transfers, error) {
+func (r accountResolver) transfersIn(ctx context.Context, principal string, txs []*db.Tx) (*db.Transfers, error) {
 	keys := make([]db.TxKey, len(txs))
 	for i, t := range txs {
 		keys[i] = t.Key()
@@ -159,7 +159,7 @@ func amount(s string) *big.Int {
 	return n
 }
 
-func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
+func (r accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte, error) {
 	b, err := latestOf(ctx, a.Principal)()
 	if err != nil {
 		return nil, err
@@ -167,7 +167,7 @@ func (r *accountResolver) LatestTxID(ctx context.Context, a *db.Account) ([]byte
 	return b.LatestTxID, nil
 }
 
-func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
+func (r accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) ([]byte, error) {
 	b, err := latestOf(ctx, a.Principal)()
 	if err != nil {
 		return nil, err
@@ -176,6 +176,6 @@ func (r *accountResolver) LatestMempoolTxID(ctx context.Context, a *db.Account) 
 }
 
 // Nonces are read for every account of a request in one statement.
-func (r *accountResolver) Nonces(ctx context.Context, a *db.Account) (*db.AccountNonces, error) {
+func (r accountResolver) Nonces(ctx context.Context, a *db.Account) (*db.AccountNonces, error) {
 	return loaders.For(ctx).AccountNonces.Load(ctx, a.Principal)()
 }

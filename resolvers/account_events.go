@@ -18,7 +18,7 @@ func eventCursor(e db.Event) db.Cursor {
 
 // Events are the account's events of the given kinds (all when none), newest first, one
 // batched statement per level for every account of the request.
-func (r *accountResolver) Events(ctx context.Context, a *db.Account, first *int32, after *string, last *int32, before *string, types []db.EventType) (*graph.AccountEventConnection, error) {
+func (r accountResolver) Events(ctx context.Context, a *db.Account, first *int32, after *string, last *int32, before *string, types []db.EventType) (*graph.AccountEventConnection, error) {
 	ks, n, err := r.keyset(accountEventList, relayArgs{first: first, after: after, last: last, before: before})
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // maxBalancePoints bounds balanceHistory: each point is one index probe.
 const maxBalancePoints = 200
 
-func (r *accountResolver) BalanceHistory(ctx context.Context, a *db.Account, fromHeight, toHeight *int32, points *int32) ([]*db.BalancePoint, error) {
+func (r accountResolver) BalanceHistory(ctx context.Context, a *db.Account, fromHeight, toHeight *int32, points *int32) ([]*db.BalancePoint, error) {
 	n := int32(100)
 	if points != nil {
 		n = *points

@@ -10,11 +10,11 @@ import (
 
 type blockResolver struct{ *Resolver }
 
-func (r *queryResolver) ChainTip(ctx context.Context) (*db.ChainTip, error) {
+func (r queryResolver) ChainTip(ctx context.Context) (*db.ChainTip, error) {
 	return r.chainTip(ctx)
 }
 
-func (r *queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error) {
+func (r queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*db.Block, error) {
 	switch {
 	case height != nil && hash != nil:
 		return nil, invalid("give either height or hash, not both")
@@ -27,7 +27,7 @@ func (r *queryResolver) Block(ctx context.Context, height *int32, hash []byte) (
 	}
 }
 
-func (r *queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.Block, error) {
+func (r queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.Block, error) {
 	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (r *queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db
 	return r.Store.Blocks(ctx, l, o)
 }
 
-func (r *queryResolver) BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error) {
+func (r queryResolver) BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error) {
 	switch {
 	case height != nil && hash != nil:
 		return nil, invalid("give either height or hash, not both")
@@ -48,7 +48,7 @@ func (r *queryResolver) BurnBlock(ctx context.Context, hash []byte, height *int3
 	}
 }
 
-func (r *queryResolver) BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*graph.BlockConnection, error) {
+func (r queryResolver) BlocksConnection(ctx context.Context, first *int32, after *string, last *int32, before *string) (*graph.BlockConnection, error) {
 	ks, n, err := r.keyset(blockList, relayArgs{first: first, after: after, last: last, before: before})
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ type blockConnectionResolver struct{ *Resolver }
 
 // TotalCount is the tip height: canonical blocks are numbered without gaps from 1, so the count
 // costs one single-row read instead of a scan.
-func (r *blockConnectionResolver) TotalCount(ctx context.Context, _ *graph.BlockConnection) (int32, error) {
+func (r blockConnectionResolver) TotalCount(ctx context.Context, _ *graph.BlockConnection) (int32, error) {
 	tip, err := r.chainTip(ctx)
 	if err != nil {
 		return 0, err
@@ -75,15 +75,15 @@ func (r *blockConnectionResolver) TotalCount(ctx context.Context, _ *graph.Block
 	return tip.BlockHeight, nil
 }
 
-func (r *blockResolver) BurnBlock(ctx context.Context, b *db.Block) (*db.BurnBlock, error) {
+func (r blockResolver) BurnBlock(ctx context.Context, b *db.Block) (*db.BurnBlock, error) {
 	return loaders.For(ctx).BurnBlockByHash.Load(ctx, string(b.BurnBlockHash))()
 }
 
-func (r *blockResolver) Parent(ctx context.Context, b *db.Block) (*db.Block, error) {
+func (r blockResolver) Parent(ctx context.Context, b *db.Block) (*db.Block, error) {
 	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(b.ParentIndexBlockHash))()
 }
 
-func (r *blockResolver) Transactions(ctx context.Context, b *db.Block, first *int32, after *string, last *int32, before *string) (*graph.TransactionConnection, error) {
+func (r blockResolver) Transactions(ctx context.Context, b *db.Block, first *int32, after *string, last *int32, before *string) (*graph.TransactionConnection, error) {
 	ks, n, err := r.keyset(blockTxList, relayArgs{first: first, after: after, last: last, before: before})
 	if err != nil {
 		return nil, err
@@ -98,15 +98,15 @@ func (r *blockResolver) Transactions(ctx context.Context, b *db.Block, first *in
 	return c, nil
 }
 
-func (r *blockResolver) Microblocks(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
+func (r blockResolver) Microblocks(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
 	return loaders.For(ctx).MicroblocksAccepted.Load(ctx, string(b.IndexBlockHash))()
 }
 
-func (r *blockResolver) MicroblocksStreamed(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
+func (r blockResolver) MicroblocksStreamed(ctx context.Context, b *db.Block) ([]*db.Microblock, error) {
 	return loaders.For(ctx).MicroblocksStreamed.Load(ctx, string(b.IndexBlockHash))()
 }
 
-func (r *blockResolver) MinerRewards(ctx context.Context, b *db.Block) ([]*db.MinerReward, error) {
+func (r blockResolver) MinerRewards(ctx context.Context, b *db.Block) ([]*db.MinerReward, error) {
 	return loaders.For(ctx).MinerRewards.Load(ctx, string(b.IndexBlockHash))()
 }
 
@@ -136,11 +136,11 @@ func page(limit, offset *int32, maxLimit int32) (int, int, error) {
 }
 
 func (r *Resolver) BlockConnection() graph.BlockConnectionResolver {
-	return &blockConnectionResolver{r}
+	return blockConnectionResolver{r}
 }
 
 // Block is the anchor block that holds the transaction (for a microblock transaction, the block
 // that confirmed its microblock).
-func (r *transactionResolver) Block(ctx context.Context, t *db.Tx) (*db.Block, error) {
+func (r transactionResolver) Block(ctx context.Context, t *db.Tx) (*db.Block, error) {
 	return loaders.For(ctx).BlockByIndexHash.Load(ctx, string(t.IndexBlockHash))()
 }

@@ -46,7 +46,7 @@ func checkTexts(what string, ss []string) error {
 	return nil
 }
 
-func (r *queryResolver) Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error) {
+func (r queryResolver) Brc20Token(ctx context.Context, ticker string) (*db.Brc20Token, error) {
 	if err := checkTicker(ticker); err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func brc20Paginate[T any](ctx context.Context, l brc20List, rows []T, p db.Brc20
 	return out
 }
 
-func (r *queryResolver) Brc20Tokens(ctx context.Context, tickers []string, orderBy *graph.Brc20TokenOrder, first *int32, after *string, offset *int32) (*graph.Brc20TokenConnection, error) {
+func (r queryResolver) Brc20Tokens(ctx context.Context, tickers []string, orderBy *graph.Brc20TokenOrder, first *int32, after *string, offset *int32) (*graph.Brc20TokenConnection, error) {
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
 	}
@@ -177,20 +177,20 @@ func (r *queryResolver) Brc20Tokens(ctx context.Context, tickers []string, order
 }
 
 func (r *Resolver) Brc20TokenConnection() graph.Brc20TokenConnectionResolver {
-	return &brc20TokenConnectionResolver{r}
+	return brc20TokenConnectionResolver{r}
 }
 
 type brc20TokenConnectionResolver struct{ *Resolver }
 
 // TotalCount counts the listed tokens only when asked.
-func (r *brc20TokenConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20TokenConnection) (int32, error) {
+func (r brc20TokenConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20TokenConnection) (int32, error) {
 	n, err := r.Store.Brc20TokenCount(ctx, c.Filter)
 	return int32(n), err
 }
 
 // Holders pages the token's holders, largest balance first; the pages of every token a query
 // lists are read together.
-func (r *brc20TokenResolver) Holders(ctx context.Context, t *db.Brc20Token, first *int32, after *string, offset *int32) (*graph.Brc20HolderConnection, error) {
+func (r brc20TokenResolver) Holders(ctx context.Context, t *db.Brc20Token, first *int32, after *string, offset *int32) (*graph.Brc20HolderConnection, error) {
 	pg, err := brc20Connection(ctx, r.Resolver, brc20HolderList, first, after, offset, func(p db.Brc20Page) ([]*db.Brc20Balance, error) {
 		return loaders.For(ctx).Brc20Holders.Load(ctx, loaders.Brc20HoldersKey{Ticker: t.Ticker, Page: p})()
 	}, func(b *db.Brc20Balance) db.Brc20Cursor {

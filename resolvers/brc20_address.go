@@ -19,25 +19,25 @@ type (
 	brc20TransferableConnectionResolver struct{ *Resolver }
 )
 
-func (r *Resolver) Brc20Address() graph.Brc20AddressResolver { return &brc20AddressResolver{r} }
+func (r *Resolver) Brc20Address() graph.Brc20AddressResolver { return brc20AddressResolver{r} }
 func (r *Resolver) Brc20BalanceConnection() graph.Brc20BalanceConnectionResolver {
-	return &brc20BalanceConnectionResolver{r}
+	return brc20BalanceConnectionResolver{r}
 }
 func (r *Resolver) Brc20ActivityConnection() graph.Brc20ActivityConnectionResolver {
-	return &brc20ActivityConnectionResolver{r}
+	return brc20ActivityConnectionResolver{r}
 }
 func (r *Resolver) Brc20TransferableConnection() graph.Brc20TransferableConnectionResolver {
-	return &brc20TransferableConnectionResolver{r}
+	return brc20TransferableConnectionResolver{r}
 }
 
-func (r *queryResolver) Brc20Address(_ context.Context, address string) (*graph.Brc20Address, error) {
+func (r queryResolver) Brc20Address(_ context.Context, address string) (*graph.Brc20Address, error) {
 	if err := checkText("address", address); err != nil {
 		return nil, err
 	}
 	return &graph.Brc20Address{Address: address}, nil
 }
 
-func (r *brc20AddressResolver) Balances(ctx context.Context, a *graph.Brc20Address, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20BalanceConnection, error) {
+func (r brc20AddressResolver) Balances(ctx context.Context, a *graph.Brc20Address, tickers []string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20BalanceConnection, error) {
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
 	}
@@ -59,16 +59,16 @@ func (r *brc20AddressResolver) Balances(ctx context.Context, a *graph.Brc20Addre
 		})}, nil
 }
 
-func (r *brc20BalanceConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20BalanceConnection) (int32, error) {
+func (r brc20BalanceConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20BalanceConnection) (int32, error) {
 	n, err := r.Store.Brc20BalanceCount(ctx, c.Address, c.Filter)
 	return int32(n), err
 }
 
-func (r *brc20AddressResolver) Activity(ctx context.Context, a *graph.Brc20Address, tickers []string, operations []db.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
+func (r brc20AddressResolver) Activity(ctx context.Context, a *graph.Brc20Address, tickers []string, operations []db.Brc20Operation, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
 	return r.brc20Activity(ctx, tickers, operations, a.Address, blockHeight, first, after, offset)
 }
 
-func (r *queryResolver) Brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
+func (r queryResolver) Brc20Activity(ctx context.Context, tickers []string, operations []db.Brc20Operation, address *string, blockHeight *int32, first *int32, after *string, offset *int32) (*graph.Brc20ActivityConnection, error) {
 	a := ""
 	if address != nil {
 		if err := checkText("address", *address); err != nil {
@@ -102,12 +102,12 @@ func (r *Resolver) brc20Activity(ctx context.Context, tickers []string, operatio
 		})}, nil
 }
 
-func (r *brc20ActivityConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20ActivityConnection) (int32, error) {
+func (r brc20ActivityConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20ActivityConnection) (int32, error) {
 	n, err := r.Store.Brc20ActivityCount(ctx, c.Filter)
 	return int32(n), err
 }
 
-func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20Address, tickers []string, first *int32, after *string, offset *int32) (*graph.Brc20TransferableConnection, error) {
+func (r brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20Address, tickers []string, first *int32, after *string, offset *int32) (*graph.Brc20TransferableConnection, error) {
 	if err := checkTexts("ticker", tickers); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (r *brc20AddressResolver) Transferables(ctx context.Context, a *graph.Brc20
 		})}, nil
 }
 
-func (r *brc20TransferableConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20TransferableConnection) (int32, error) {
+func (r brc20TransferableConnectionResolver) TotalCount(ctx context.Context, c *graph.Brc20TransferableConnection) (int32, error) {
 	n, err := r.Store.Brc20TransferableCount(ctx, c.Filter)
 	return int32(n), err
 }

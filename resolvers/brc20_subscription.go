@@ -13,7 +13,7 @@ import (
 // Brc20Activity reports the operations of each newly applied BRC-20 block on the ticker and/or
 // involving the address, and each rolled-back block that concerns them. A notice names the
 // block's tickers and addresses, so blocks that concern neither are skipped without a read.
-func (r *subscriptionResolver) Brc20Activity(ctx context.Context, ticker *string, address *string, after *string) (<-chan *graph.Brc20FeedItem, error) {
+func (r subscriptionResolver) Brc20Activity(ctx context.Context, ticker *string, address *string, after *string) (<-chan *graph.Brc20FeedItem, error) {
 	var tick, addr string
 	if ticker != nil {
 		if err := checkTicker(*ticker); err != nil {

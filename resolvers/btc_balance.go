@@ -11,7 +11,7 @@ import (
 // satsPerBTC converts satoshis to BTC.
 const satsPerBTC = 1e8
 
-func (r *queryResolver) FaucetBtcBalance(ctx context.Context, address string) (*graph.BtcBalance, error) {
+func (r queryResolver) FaucetBtcBalance(ctx context.Context, address string) (*graph.BtcBalance, error) {
 	if r.Faucet == nil {
 		return nil, stxgraph.Errorf(stxgraph.EFORBIDDEN, "BTC faucet is not fully configured")
 	}

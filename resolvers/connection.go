@@ -209,12 +209,12 @@ func mempoolCursor(t *db.MempoolTx) db.Cursor {
 }
 
 func (r *Resolver) AccountTransactionConnection() graph.AccountTransactionConnectionResolver {
-	return &accountTransactionConnectionResolver{r}
+	return accountTransactionConnectionResolver{r}
 }
 
 // Transactions is the account's history (sender, sponsor, recipient, contract or any asset event),
 // newest first, from principal_txs.
-func (r *accountResolver) Transactions(ctx context.Context, a *db.Account, first *int32, after *string, last *int32, before *string) (*graph.AccountTransactionConnection, error) {
+func (r accountResolver) Transactions(ctx context.Context, a *db.Account, first *int32, after *string, last *int32, before *string) (*graph.AccountTransactionConnection, error) {
 	ks, n, err := r.keyset(principalTxList, relayArgs{first: first, after: after, last: last, before: before})
 	if err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func selects(ctx context.Context, name string) bool {
 type accountTransactionConnectionResolver struct{ *Resolver }
 
 // TotalCount is the account's transaction count, read with its balance row.
-func (r *accountTransactionConnectionResolver) TotalCount(ctx context.Context, c *graph.AccountTransactionConnection) (int32, error) {
+func (r accountTransactionConnectionResolver) TotalCount(ctx context.Context, c *graph.AccountTransactionConnection) (int32, error) {
 	b, err := latestOf(ctx, c.Principal)()
 	if err != nil {
 		return 0, err
@@ -250,7 +250,7 @@ func (r *accountTransactionConnectionResolver) TotalCount(ctx context.Context, c
 	return int32(b.TxCount), nil
 }
 
-func (r *queryResolver) Account(_ context.Context, principal string) (*db.Account, error) {
+func (r queryResolver) Account(_ context.Context, principal string) (*db.Account, error) {
 	if err := validPrincipal(principal); err != nil {
 		return nil, err
 	}

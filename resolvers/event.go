@@ -11,7 +11,7 @@ import (
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-func (r *queryResolver) Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit, offset *int32) ([]db.Event, error) {
+func (r queryResolver) Events(ctx context.Context, txID []byte, principal *string, types []db.EventType, limit, offset *int32) ([]db.Event, error) {
 	switch {
 	case txID == nil && principal == nil:
 		return nil, invalid(MsgNoAddressOrTxID)
@@ -49,7 +49,7 @@ func uniqueTypes(ts []db.EventType) []db.EventType {
 	return out
 }
 
-func (r *queryResolver) ContractEvents(ctx context.Context, contractID string, limit, offset *int32, unanchored *bool) ([]*db.ContractLog, error) {
+func (r queryResolver) ContractEvents(ctx context.Context, contractID string, limit, offset *int32, unanchored *bool) ([]*db.ContractLog, error) {
 	l, o, err := page(limit, offset, MaxContractEventsPage)
 	if err != nil {
 		return nil, err
@@ -103,46 +103,46 @@ func eventTx(ctx context.Context, e db.Event) (*db.Tx, error) {
 }
 
 func (r *Resolver) SmartContractLogEvent() graph.SmartContractLogEventResolver {
-	return &contractLogEventResolver{r}
+	return contractLogEventResolver{r}
 }
-func (r *Resolver) StxLockEvent() graph.StxLockEventResolver   { return &stxLockEventResolver{r} }
-func (r *Resolver) StxAssetEvent() graph.StxAssetEventResolver { return &stxEventResolver{r} }
+func (r *Resolver) StxLockEvent() graph.StxLockEventResolver   { return stxLockEventResolver{r} }
+func (r *Resolver) StxAssetEvent() graph.StxAssetEventResolver { return stxEventResolver{r} }
 func (r *Resolver) FungibleTokenAssetEvent() graph.FungibleTokenAssetEventResolver {
-	return &ftEventResolver{r}
+	return ftEventResolver{r}
 }
 func (r *Resolver) NonFungibleTokenAssetEvent() graph.NonFungibleTokenAssetEventResolver {
-	return &nftEventResolver{r}
+	return nftEventResolver{r}
 }
 
 // contractLogEventResolver serves SmartContractLogEvent.
 type contractLogEventResolver struct{ *Resolver }
 
-func (r *contractLogEventResolver) Transaction(ctx context.Context, e *db.ContractLog) (*db.Tx, error) {
+func (r contractLogEventResolver) Transaction(ctx context.Context, e *db.ContractLog) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
 
 type stxLockEventResolver struct{ *Resolver }
 
-func (r *stxLockEventResolver) Transaction(ctx context.Context, e *db.StxLockEvent) (*db.Tx, error) {
+func (r stxLockEventResolver) Transaction(ctx context.Context, e *db.StxLockEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
 
 type stxEventResolver struct{ *Resolver }
 
-func (r *stxEventResolver) Transaction(ctx context.Context, e *db.StxEvent) (*db.Tx, error) {
+func (r stxEventResolver) Transaction(ctx context.Context, e *db.StxEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
 
 // ftEventResolver serves FungibleTokenAssetEvent.
 type ftEventResolver struct{ *Resolver }
 
-func (r *ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.Tx, error) {
+func (r ftEventResolver) Transaction(ctx context.Context, e *db.FtEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }
 
 // nftEventResolver serves NonFungibleTokenAssetEvent.
 type nftEventResolver struct{ *Resolver }
 
-func (r *nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
+func (r nftEventResolver) Transaction(ctx context.Context, e *db.NftEvent) (*db.Tx, error) {
 	return eventTx(ctx, e)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/stxgraph/stxgraph/graph"
 )
 
-func (r *Resolver) Mutation() graph.MutationResolver { return &mutationResolver{r} }
+func (r *Resolver) Mutation() graph.MutationResolver { return mutationResolver{r} }
 
 type mutationResolver struct{ *Resolver }
 
@@ -19,7 +19,7 @@ type mutationResolver struct{ *Resolver }
 // request, the seconds to wait before asking again (REST sends it as Retry-After).
 const RetryAfterExtension = "retryAfter"
 
-func (r *mutationResolver) FaucetStx(ctx context.Context, address string, stacking *bool, requestID *string) (*graph.FaucetResult, error) {
+func (r mutationResolver) FaucetStx(ctx context.Context, address string, stacking *bool, requestID *string) (*graph.FaucetResult, error) {
 	if r.Faucet == nil {
 		return nil, stxgraph.Errorf(stxgraph.EFORBIDDEN, "STX faucet is not fully configured")
 	}
@@ -27,7 +27,7 @@ func (r *mutationResolver) FaucetStx(ctx context.Context, address string, stacki
 	return faucetResult(sent, err)
 }
 
-func (r *mutationResolver) FaucetBtc(ctx context.Context, address string, requestID *string) (*graph.FaucetResult, error) {
+func (r mutationResolver) FaucetBtc(ctx context.Context, address string, requestID *string) (*graph.FaucetResult, error) {
 	if r.Faucet == nil {
 		return nil, stxgraph.Errorf(stxgraph.EFORBIDDEN, "BTC faucet is not fully configured")
 	}

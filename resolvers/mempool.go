@@ -9,7 +9,7 @@ import (
 	"github.com/stxgraph/stxgraph/stacks/c32"
 )
 
-func (r *queryResolver) Mempool(ctx context.Context, address *string, first *int32, after *string, last *int32, before *string) (*graph.MempoolTransactionConnection, error) {
+func (r queryResolver) Mempool(ctx context.Context, address *string, first *int32, after *string, last *int32, before *string) (*graph.MempoolTransactionConnection, error) {
 	ks, n, err := r.keyset(mempoolList, relayArgs{first: first, after: after, last: last, before: before})
 	if err != nil {
 		return nil, err
@@ -31,11 +31,11 @@ func (r *queryResolver) Mempool(ctx context.Context, address *string, first *int
 	})}, nil
 }
 
-func (r *queryResolver) MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error) {
+func (r queryResolver) MempoolTransaction(ctx context.Context, txID []byte) (*db.MempoolTx, error) {
 	return loaders.For(ctx).MempoolTxByID.Load(ctx, string(txID))()
 }
 
-func (r *queryResolver) MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error) {
+func (r queryResolver) MempoolTransactionsByIds(ctx context.Context, ids [][]byte) ([]*db.MempoolTx, error) {
 	txs, errs := loaders.For(ctx).MempoolTxByID.LoadMany(ctx, uniqueKeys(ids))()
 	out := make([]*db.MempoolTx, 0, len(txs))
 	for i, t := range txs {
@@ -50,13 +50,13 @@ func (r *queryResolver) MempoolTransactionsByIds(ctx context.Context, ids [][]by
 }
 
 func (r *Resolver) MempoolTransactionConnection() graph.MempoolTransactionConnectionResolver {
-	return &mempoolConnectionResolver{r}
+	return mempoolConnectionResolver{r}
 }
 
 type mempoolConnectionResolver struct{ *Resolver }
 
 // TotalCount counts pending transactions (all of them: the address filter has no cheap count).
-func (r *mempoolConnectionResolver) TotalCount(ctx context.Context, c *graph.MempoolTransactionConnection) (*int32, error) {
+func (r mempoolConnectionResolver) TotalCount(ctx context.Context, c *graph.MempoolTransactionConnection) (*int32, error) {
 	if c.Address != "" {
 		return nil, nil
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-func (r *queryResolver) ReplicationLag(ctx context.Context) (*db.ReplicationLag, error) {
+func (r queryResolver) ReplicationLag(ctx context.Context) (*db.ReplicationLag, error) {
 	if r.Replication == nil {
 		return nil, nil
 	}

@@ -33,16 +33,16 @@ func NewExecutableSchema(r *Resolver) graphql.ExecutableSchema {
 	return graph.NewExecutableSchema(graph.Config{Resolvers: r})
 }
 
-func (r *Resolver) Query() graph.QueryResolver           { return &queryResolver{r} }
-func (r *Resolver) Block() graph.BlockResolver           { return &blockResolver{r} }
-func (r *Resolver) Brc20Token() graph.Brc20TokenResolver { return &brc20TokenResolver{r} }
+func (r *Resolver) Query() graph.QueryResolver           { return queryResolver{r} }
+func (r *Resolver) Block() graph.BlockResolver           { return blockResolver{r} }
+func (r *Resolver) Brc20Token() graph.Brc20TokenResolver { return brc20TokenResolver{r} }
 
 type queryResolver struct{ *Resolver }
 
 // Transaction and Account fields are written by several domains (resolvers/transaction.go,
 // account.go, block.go, connection.go…), so their resolver types are declared here once.
-func (r *Resolver) Transaction() graph.TransactionResolver { return &transactionResolver{r} }
-func (r *Resolver) Account() graph.AccountResolver         { return &accountResolver{r} }
+func (r *Resolver) Transaction() graph.TransactionResolver { return transactionResolver{r} }
+func (r *Resolver) Account() graph.AccountResolver         { return accountResolver{r} }
 
 type transactionResolver struct{ *Resolver }
 type accountResolver struct{ *Resolver }

@@ -21,9 +21,9 @@ import (
 
 type subscriptionResolver struct{ *Resolver }
 
-func (r *Resolver) Subscription() graph.SubscriptionResolver { return &subscriptionResolver{r} }
+func (r *Resolver) Subscription() graph.SubscriptionResolver { return subscriptionResolver{r} }
 
-func (r *subscriptionResolver) Blocks(ctx context.Context, after *string) (<-chan *graph.BlockFeedItem, error) {
+func (r subscriptionResolver) Blocks(ctx context.Context, after *string) (<-chan *graph.BlockFeedItem, error) {
 	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.BlockFeedItem, error) {
 		switch n.Kind {
 		case notices.KindBlock:
@@ -36,7 +36,7 @@ func (r *subscriptionResolver) Blocks(ctx context.Context, after *string) (<-cha
 	}, func(it *graph.BlockFeedItem, p string) { it.Position = p })
 }
 
-func (r *subscriptionResolver) Microblocks(ctx context.Context, after *string) (<-chan *graph.MicroblockFeedItem, error) {
+func (r subscriptionResolver) Microblocks(ctx context.Context, after *string) (<-chan *graph.MicroblockFeedItem, error) {
 	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.MicroblockFeedItem, error) {
 		if n.Kind != notices.KindMicroblock {
 			return nil, nil
@@ -47,7 +47,7 @@ func (r *subscriptionResolver) Microblocks(ctx context.Context, after *string) (
 	}, func(it *graph.MicroblockFeedItem, p string) { it.Position = p })
 }
 
-func (r *subscriptionResolver) MempoolTransactions(ctx context.Context, after *string) (<-chan *graph.MempoolFeedItem, error) {
+func (r subscriptionResolver) MempoolTransactions(ctx context.Context, after *string) (<-chan *graph.MempoolFeedItem, error) {
 	return follow(ctx, r.Resolver, after, func(ctx context.Context, n notices.Notice) ([]*graph.MempoolFeedItem, error) {
 		switch n.Kind {
 		case notices.KindMempool:
@@ -64,7 +64,7 @@ func (r *subscriptionResolver) MempoolTransactions(ctx context.Context, after *s
 // AddressTransactions reports the principal's transactions in each new canonical block and each
 // new microblock, and each reorganisation. A microblock transaction is reported again when an
 // anchor block confirms it.
-func (r *subscriptionResolver) AddressTransactions(ctx context.Context, principal string, after *string) (<-chan *graph.AddressFeedItem, error) {
+func (r subscriptionResolver) AddressTransactions(ctx context.Context, principal string, after *string) (<-chan *graph.AddressFeedItem, error) {
 	if _, err := c32.ParsePrincipal(principal); err != nil {
 		return nil, invalid("invalid STX address %q", principal)
 	}

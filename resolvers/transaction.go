@@ -17,10 +17,10 @@ import (
 type mempoolTransactionResolver struct{ *Resolver }
 
 func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
-	return &mempoolTransactionResolver{r}
+	return mempoolTransactionResolver{r}
 }
 
-func (r *queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*graph.TransactionLookup, error) {
+func (r queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*graph.TransactionLookup, error) {
 	keys := uniqueKeys(ids)
 	mined, err := r.Store.CanonicalTxsByID(ctx, keys, deref(unanchored))
 	if err != nil {
@@ -144,7 +144,7 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
 // batched with every other transaction of the request.
-func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
+func (r transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
 	l, o, err := page(limit, offset, MaxEventLimit)
 	// Event indexes run from 0 to the row's event count: a window past it has none to read.
 	if err != nil || l == 0 || int32(o) >= t.EventCount {
@@ -159,10 +159,10 @@ func (r *transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offse
 	return es, err
 }
 
-func (r *transactionResolver) ContractCall(ctx context.Context, t *db.Tx, abi *bool) (*tx.ContractCallJSON, error) {
+func (r transactionResolver) ContractCall(ctx context.Context, t *db.Tx, abi *bool) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields, abi == nil || *abi)
 }
 
-func (r *mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx, abi *bool) (*tx.ContractCallJSON, error) {
+func (r mempoolTransactionResolver) ContractCall(ctx context.Context, t *db.MempoolTx, abi *bool) (*tx.ContractCallJSON, error) {
 	return contractCall(ctx, &t.TxFields, abi == nil || *abi)
 }

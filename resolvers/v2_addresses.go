@@ -12,7 +12,7 @@ import (
 	"github.com/stxgraph/stxgraph/loaders"
 )
 
-func (r *accountResolver) TransactionSummaries(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.TransactionSummaryPage, error) {
+func (r accountResolver) TransactionSummaries(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.TransactionSummaryPage, error) {
 	l, o, err := page(limit, offset, MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func count(c *graph.AssetEventKindCounts, typeID int16) {
 	}
 }
 
-func (r *accountResolver) TransactionAssetEvents(ctx context.Context, a *db.Account, txID []byte, limit, offset *int32) (*graph.AccountAssetEventPage, error) {
+func (r accountResolver) TransactionAssetEvents(ctx context.Context, a *db.Account, txID []byte, limit, offset *int32) (*graph.AccountAssetEventPage, error) {
 	l, o, err := page(limit, offset, MaxAccountTxsPage)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func assetEvents(t *db.Transfers) ([]*graph.AccountAssetEvent, error) {
 	return out, nil
 }
 
-func (r *queryResolver) ContractStatuses(ctx context.Context, ids []string) ([]*graph.ContractStatus, error) {
+func (r queryResolver) ContractStatuses(ctx context.Context, ids []string) ([]*graph.ContractStatus, error) {
 	rows, err := r.Store.ContractStatuses(ctx, ids)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (r *queryResolver) ContractStatuses(ctx context.Context, ids []string) ([]*
 	return out, nil
 }
 
-func (r *queryResolver) MempoolFeePriorities(ctx context.Context) (*graph.MempoolFeePriorities, error) {
+func (r queryResolver) MempoolFeePriorities(ctx context.Context) (*graph.MempoolFeePriorities, error) {
 	rows, err := r.Store.MempoolFeePriorities(ctx)
 	if err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func orZero(s *string) string {
 	return *s
 }
 
-func (r *queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
+func (r queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
 	tip, err := r.chainTip(ctx)
 	if err != nil || len(tip.IndexBlockHash) == 0 {
 		return nil, err
@@ -201,6 +201,6 @@ func (r *queryResolver) ChainTipBlock(ctx context.Context) (*db.Block, error) {
 }
 
 // Pox4Lock is read for every account of a request in one statement.
-func (r *accountResolver) Pox4Lock(ctx context.Context, a *db.Account) (*db.Pox4Lock, error) {
+func (r accountResolver) Pox4Lock(ctx context.Context, a *db.Account) (*db.Pox4Lock, error) {
 	return loaders.For(ctx).Pox4Lock.Load(ctx, a.Principal)()
 }

@@ -13,9 +13,9 @@ const nftHoldingsMax = 200
 
 type nftHoldingResolver struct{ *Resolver }
 
-func (r *Resolver) NftHolding() graph.NftHoldingResolver { return &nftHoldingResolver{r} }
+func (r *Resolver) NftHolding() graph.NftHoldingResolver { return nftHoldingResolver{r} }
 
-func (r *accountResolver) FtBalances(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.FtBalancePage, error) {
+func (r accountResolver) FtBalances(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.FtBalancePage, error) {
 	l, o, err := page(limit, offset, MaxFtBalancesPage)
 	if err != nil {
 		return nil, err
@@ -30,7 +30,7 @@ func (r *accountResolver) FtBalances(ctx context.Context, a *db.Account, limit, 
 // stxToken names the STX balance among the token balances, as the reference keeps it there.
 const stxToken = "stx"
 
-func (r *accountResolver) FtBalance(ctx context.Context, a *db.Account, token string) (*db.FtBalance, error) {
+func (r accountResolver) FtBalance(ctx context.Context, a *db.Account, token string) (*db.FtBalance, error) {
 	if err := checkText("token", token); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func (r *accountResolver) FtBalance(ctx context.Context, a *db.Account, token st
 	return r.Store.FtBalanceOf(ctx, a.Principal, token)
 }
 
-func (r *accountResolver) NftHoldings(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.NftHoldingPage, error) {
+func (r accountResolver) NftHoldings(ctx context.Context, a *db.Account, limit, offset *int32) (*graph.NftHoldingPage, error) {
 	l, o, err := page(limit, offset, nftHoldingsMax)
 	if err != nil {
 		return nil, err
@@ -56,6 +56,6 @@ func (r *accountResolver) NftHoldings(ctx context.Context, a *db.Account, limit,
 	return &graph.NftHoldingPage{Total: int32(total), Results: holdings}, nil
 }
 
-func (r *nftHoldingResolver) Transaction(ctx context.Context, h *db.NftHolding) (*db.Tx, error) {
+func (r nftHoldingResolver) Transaction(ctx context.Context, h *db.NftHolding) (*db.Tx, error) {
 	return loaders.For(ctx).TxByKey.Load(ctx, h.TxKey())()
 }

@@ -32,7 +32,7 @@ func blockPosition(latest *bool, height *int32, hash []byte) (bool, error) {
 	return isLatest, nil
 }
 
-func (r *queryResolver) CanonicalBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.Block, error) {
+func (r queryResolver) CanonicalBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.Block, error) {
 	isLatest, err := blockPosition(latest, height, hash)
 	switch {
 	case err != nil:
@@ -46,7 +46,7 @@ func (r *queryResolver) CanonicalBlock(ctx context.Context, latest *bool, height
 	}
 }
 
-func (r *queryResolver) BlocksFromCursor(ctx context.Context, cursor []byte, offset, limit, tenureHeight *int32) (*db.BlockCursorPage, error) {
+func (r queryResolver) BlocksFromCursor(ctx context.Context, cursor []byte, offset, limit, tenureHeight *int32) (*db.BlockCursorPage, error) {
 	if *limit < 1 || *limit > MaxBlocksPage {
 		return nil, invalid("limit must be between 1 and %d", MaxBlocksPage)
 	}
@@ -59,7 +59,7 @@ func (r *queryResolver) BlocksFromCursor(ctx context.Context, cursor []byte, off
 	return r.Store.BlocksFromCursor(ctx, cursor, int(*offset), int(*limit), tenureHeight)
 }
 
-func (r *queryResolver) AnchoringBurnBlocks(ctx context.Context, limit, offset *int32) (*graph.AnchoringBurnBlockPage, error) {
+func (r queryResolver) AnchoringBurnBlocks(ctx context.Context, limit, offset *int32) (*graph.AnchoringBurnBlockPage, error) {
 	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (r *queryResolver) AnchoringBurnBlocks(ctx context.Context, limit, offset *
 	return &graph.AnchoringBurnBlockPage{Total: tip.BlockHeight, Results: bs}, nil
 }
 
-func (r *queryResolver) AnchoringBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.AnchoringBurnBlock, error) {
+func (r queryResolver) AnchoringBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte) (*db.AnchoringBurnBlock, error) {
 	isLatest, err := blockPosition(latest, height, hash)
 	switch {
 	case err != nil:
@@ -90,7 +90,7 @@ func (r *queryResolver) AnchoringBurnBlock(ctx context.Context, latest *bool, he
 	}
 }
 
-func (r *queryResolver) BlocksOfBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte, limit, offset *int32) (*db.AnchoredBlockPage, error) {
+func (r queryResolver) BlocksOfBurnBlock(ctx context.Context, latest *bool, height *int32, hash []byte, limit, offset *int32) (*db.AnchoredBlockPage, error) {
 	isLatest, err := blockPosition(latest, height, hash)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (r *queryResolver) BlocksOfBurnBlock(ctx context.Context, latest *bool, hei
 	return r.Store.AnchoredBlocks(ctx, isLatest, height, hash, l, o)
 }
 
-func (r *queryResolver) AverageBlockTimes(ctx context.Context) (*db.AverageBlockTimes, error) {
+func (r queryResolver) AverageBlockTimes(ctx context.Context) (*db.AverageBlockTimes, error) {
 	t, err := r.Store.AverageBlockTimesAt(ctx, time.Now())
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (r *queryResolver) AverageBlockTimes(ctx context.Context) (*db.AverageBlock
 		Last7d: db.RoundCents(t.Last7d), Last30d: db.RoundCents(t.Last30d)}, nil
 }
 
-func (r *blockResolver) TransactionPage(ctx context.Context, b *db.Block, limit, offset *int32) ([]*db.Tx, error) {
+func (r blockResolver) TransactionPage(ctx context.Context, b *db.Block, limit, offset *int32) ([]*db.Tx, error) {
 	l, o, err := page(limit, offset, maxBlockTxsPage)
 	if err != nil {
 		return nil, err
