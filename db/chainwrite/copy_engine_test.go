@@ -30,18 +30,7 @@ func TestCopyAndValuesStoreTheSame(t *testing.T) {
 		logs[name] = b
 	}
 	for name, log := range logs {
-		states := map[string]string{}
-		for _, c := range []struct {
-			way     string
-			minRows int
-		}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
-			chainwrite.SetCopyMinRows(t, c.minRows)
-			states[c.way] = replayedState(t, log)
-		}
-		if states["copied"] != states["as VALUES"] {
-			t.Errorf("%s: rows copied and rows sent as VALUES give different states:\ncopied:    %s\nas VALUES: %s",
-				name, states["copied"], states["as VALUES"])
-		}
+		sameStateCopiedOrValues(t, name, log)
 	}
 }
 
@@ -98,4 +87,23 @@ func replayedState(t *testing.T, log []byte) string {
 		t.Fatal("nothing stored")
 	}
 	return digest + " " + rest
+}
+
+// sameStateCopiedOrValues replays log twice, every table's rows copied and every table's rows sent
+// as VALUES, and fails when the chain states differ. It sets the copy threshold for the whole
+// package while it runs.
+func sameStateCopiedOrValues(t *testing.T, name string, log []byte) {
+	t.Helper()
+	states := map[string]string{}
+	for _, c := range []struct {
+		way     string
+		minRows int
+	}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
+		chainwrite.SetCopyMinRows(t, c.minRows)
+		states[c.way] = replayedState(t, log)
+	}
+	if states["copied"] != states["as VALUES"] {
+		t.Errorf("%s: rows copied and rows sent as VALUES give different states:\ncopied:    %s\nas VALUES: %s",
+			name, states["copied"], states["as VALUES"])
+	}
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"math"
 	"testing"
 	"time"
 
-	"github.com/stxgraph/stxgraph/db/chainwrite"
 	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/ingest/tsv"
 )
@@ -20,19 +18,7 @@ import (
 // whether its transactions are mined anywhere runs before the block's rows are stored. Not
 // parallel: it sets the threshold for the whole package while it runs.
 func TestBlockRowsCopiedAheadOfEarlierMempoolWrites(t *testing.T) {
-	log := mempoolBeforeEveryBlock(t, syntheticLog(t))
-	states := map[string]string{}
-	for _, c := range []struct {
-		way     string
-		minRows int
-	}{{"copied", 1}, {"as VALUES", math.MaxInt}} {
-		chainwrite.SetCopyMinRows(t, c.minRows)
-		states[c.way] = replayedState(t, log)
-	}
-	if states["copied"] != states["as VALUES"] {
-		t.Errorf("rows copied and rows sent as VALUES give different states:\ncopied:    %s\nas VALUES: %s",
-			states["copied"], states["as VALUES"])
-	}
+	sameStateCopiedOrValues(t, "mempool before every block", mempoolBeforeEveryBlock(t, syntheticLog(t)))
 }
 
 // mempoolBeforeEveryBlock puts before every block of a TSV log a mempool message, received a
