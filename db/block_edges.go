@@ -27,7 +27,7 @@ func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
 func (s *Store) TxsOfBlocks(ctx context.Context, hashes []string, k Keyset, cols TxColumns) ([]*Tx, error) {
 	where, args, order := k.clause([]string{"microblock_sequence", "tx_index"}, 2, false)
 	var txs []*Tx
-	err := pagePerKey{Select: cols.selectList("t"), Keys: byteaArray(hashes), Type: "bytea", Key: "h",
+	err := pagePerKey{Select: cols.selectList(), Keys: byteaArray(hashes), Type: "bytea", Key: "h",
 		Inner: "SELECT * FROM txs WHERE index_block_hash = k.h AND microblock_canonical AND " + where + " ORDER BY " + order,
 		Args:  args, Limit: k.Limit, As: "t"}.scan(ctx, s, &txs)
 	return txs, err

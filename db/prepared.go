@@ -23,9 +23,9 @@ const preparedMaxAge = time.Minute
 // ($1, $2, …), so PostgreSQL neither parses a statement holding hundreds of key literals nor
 // plans it again at every execution, and the store does not render those literals. A statement
 // is prepared on every pooled connection that runs it (database/sql prepares it on a connection
-// at its first use there) and keyed by its text: statements are built from a few shapes (a
-// list, its keyset direction, whether a cursor is set, the columns a page shows), and the set
-// is bounded all the same (maxPrepared).
+// at its first use there) and keyed by its text: statements are built from a fixed set of
+// shapes (a list, its keyset direction, whether a cursor is set, which of the few fixed sets
+// of columns it reads), so the set stays small.
 
 // prepared is one statement and when it was prepared.
 type prepared struct {
@@ -60,16 +60,12 @@ type preparedSet struct {
 	m  map[string]*prepared
 }
 
-// maxPrepared bounds the statements kept prepared (on every pooled connection): a page of
-// transactions names the columns its query shows, and clients choose the shapes.
-const maxPrepared = 512
-
-// get returns the statement of query, or nil when the set is full and query is not in it.
+// get returns the statement of query.
 func (ps *preparedSet) get(query string) *prepared {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.m[query]
-	if p == nil && len(ps.m) < maxPrepared {
+	if p == nil {
 		if ps.m == nil {
 			ps.m = map[string]*prepared{}
 		}
@@ -94,20 +90,13 @@ func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args .
 }
 
 // queryPrepared runs query (with $n parameters) as a prepared statement and returns its rows.
-// Past maxPrepared statements, a new one runs unprepared (the driver writes the parameters in).
 func (s *Store) queryPrepared(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	var stmt *sql.Stmt
-	if p := s.prepared.get(query); p != nil {
-		var err error
-		if stmt, err = p.current(ctx, s, query); err != nil {
-			return nil, err
-		}
+	stmt, err := s.prepared.get(query).current(ctx, s, query)
+	if err != nil {
+		return nil, err
 	}
 	s.statements.ran(ctx, s.Statement(query, args...))
-	if stmt != nil {
-		return stmt.QueryContext(ctx, args...)
-	}
-	return s.DB.DB.QueryContext(ctx, query, args...)
+	return stmt.QueryContext(ctx, args...)
 }
 
 // numbered turns the ? placeholders of q into $1, $2, … in order. q must hold no other ?.

@@ -46,7 +46,7 @@ func (s *Store) TxsOfPrincipals(ctx context.Context, principals []string, k Keys
 	}
 	where, args, order := k.clause(principalTxOrder, 3, true)
 	_, _, outer := k.clause(txOrder, 3, true)
-	err := pagePerKey{Select: "k.principal, " + cols.selectList("t"), Keys: textArray(principals), Type: "text", Key: "principal",
+	err := pagePerKey{Select: "k.principal, " + cols.selectList(), Keys: textArray(principals), Type: "text", Key: "principal",
 		Inner: `SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = k.principal AND p.canonical AND p.microblock_canonical AND ` + where + `
 		ORDER BY ` + order,
@@ -70,7 +70,7 @@ func principalTxsFirstSQL(reverse bool, cols TxColumns) string {
 	k := Keyset{Reverse: reverse}
 	_, _, order := k.clause(principalTxOrder, 3, true)
 	_, _, outer := k.clause(txOrder, 3, true)
-	return `SELECT $1::text AS principal, ` + cols.selectList("t") + ` FROM (SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
+	return `SELECT $1::text AS principal, ` + cols.selectList() + ` FROM (SELECT p.tx_id, p.index_block_hash, p.microblock_hash FROM principal_txs p
 		WHERE p.principal = $1::text AND p.canonical AND p.microblock_canonical ORDER BY ` + order + ` LIMIT $2::bigint) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
 		ORDER BY ` + outer

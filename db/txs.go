@@ -14,11 +14,11 @@ type AnyTransaction interface {
 func (t *Tx) Fields() *TxFields        { return &t.TxFields }
 func (t *MempoolTx) Fields() *TxFields { return &t.TxFields }
 
-// CanonicalTxsByID returns the canonical, microblock-canonical rows of these transactions; the
-// unconfirmed microblock rows above the tip only with unanchored.
-func (s *Store) CanonicalTxsByID(ctx context.Context, ids []string, unanchored bool) ([]*Tx, error) {
+// CanonicalTxsByID returns the canonical, microblock-canonical rows of these transactions, reading
+// cols; the unconfirmed microblock rows above the tip only with unanchored.
+func (s *Store) CanonicalTxsByID(ctx context.Context, ids []string, unanchored bool, cols TxColumns) ([]*Tx, error) {
 	var txs []*Tx
-	q := txSelect + " WHERE tx_id = ANY($1::bytea[]) AND canonical AND microblock_canonical"
+	q := txSelects[cols] + " WHERE tx_id = ANY($1::bytea[]) AND canonical AND microblock_canonical"
 	if !unanchored {
 		q += " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)"
 	}

@@ -234,7 +234,7 @@ func (x *STX) Resend(ctx context.Context, s Sent) error {
 	if err != nil {
 		return fmt.Errorf("recorded payout %s: %w", s.TxID, err)
 	}
-	mined, err := x.cfg.Store.CanonicalTxsByID(ctx, []string{string(id)}, true)
+	mined, err := x.cfg.Store.CanonicalTxsByID(ctx, []string{string(id)}, true, db.AllTxColumns)
 	switch {
 	case err != nil:
 		return err

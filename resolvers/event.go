@@ -74,26 +74,9 @@ func eventColumns(ctx context.Context) db.EventColumns {
 }
 
 // onlyPositionFields reports whether a selection on events asks for nothing but position fields,
-// on whatever type and under whatever directive: a field a directive skips may only make the
-// read wider than it needs, never narrower.
+// on whatever type and under whatever directive.
 func onlyPositionFields(sel ast.SelectionSet) bool {
-	for _, s := range sel {
-		switch s := s.(type) {
-		case *ast.Field:
-			if !eventPositionFields[s.Name] {
-				return false
-			}
-		case *ast.InlineFragment:
-			if !onlyPositionFields(s.SelectionSet) {
-				return false
-			}
-		case *ast.FragmentSpread:
-			if s.Definition == nil || !onlyPositionFields(s.Definition.SelectionSet) {
-				return false
-			}
-		}
-	}
-	return true
+	return everyField(sel, func(f *ast.Field) bool { return eventPositionFields[f.Name] })
 }
 
 // eventTx loads the canonical row of the transaction that emitted an event.

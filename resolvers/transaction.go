@@ -22,7 +22,7 @@ func (r *Resolver) MempoolTransaction() graph.MempoolTransactionResolver {
 
 func (r queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unanchored *bool) ([]*graph.TransactionLookup, error) {
 	keys := uniqueKeys(ids)
-	mined, err := r.Store.CanonicalTxsByID(ctx, keys, deref(unanchored))
+	mined, err := r.Store.CanonicalTxsByID(ctx, keys, deref(unanchored), txLookupColumns(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -9,63 +9,76 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// txFieldColumns are the txs columns each Transaction field reads besides a row's key columns,
-// which every page reads (db.TxColumnsNamed). A field missing here (one that decodes the raw
-// transaction, say) reads every column.
-var txFieldColumns = func() map[string]db.TxColumns {
-	named := map[string][]string{
-		"__typename": nil, "txId": nil, "txIndex": nil, "blockHeight": nil, "canonical": nil,
-		"microblockCanonical": nil, "microblockSequence": nil, "microblockHash": nil, "eventCount": nil,
-		"block": nil, "microblock": nil, "events": {"type_id"},
-		"sender": {"sender_address"}, "senderAddress": {"sender_address"},
-		"sponsor": {"sponsor_address"}, "sponsorAddress": {"sponsor_address"},
-		"nonce": {"nonce"}, "feeRate": {"fee_rate"}, "sponsorNonce": {"sponsor_nonce"}, "sponsored": {"sponsored"},
-		"postConditionMode": {"post_condition_mode"}, "anchorMode": {"anchor_mode"}, "txType": {"type_id"},
-		"blockHash": {"block_hash"}, "isUnanchored": {"block_hash"}, "parentBlockHash": {"parent_block_hash"},
-		"blockTime": {"block_time", "burn_block_time"}, "blockTimeIso": {"block_time", "burn_block_time"},
-		"burnBlockHeight": {"burn_block_height"}, "burnBlockTime": {"burn_block_time"}, "burnBlockTimeIso": {"burn_block_time"},
-		"parentBurnBlockTime": {"parent_burn_block_time"}, "parentBurnBlockTimeIso": {"parent_burn_block_time"},
-		"txStatus": {"status"}, "txResult": {"raw_result"}, "vmError": {"vm_error"},
-		"executionCostReadCount": {"execution_cost_read_count"}, "executionCostReadLength": {"execution_cost_read_length"},
-		"executionCostRuntime": {"execution_cost_runtime"}, "executionCostWriteCount": {"execution_cost_write_count"},
-		"executionCostWriteLength": {"execution_cost_write_length"},
+// txSummaryFields are the Transaction fields that db.TxSummaryColumns answer: the row's key and
+// position, the children read by them (block, microblock, events by the row's type), and the
+// summary fields read from their own column (sender_address, fee_rate, status, …). Any other
+// field (one that decodes the raw transaction or result, say) reads every column.
+var txSummaryFields = map[string]bool{
+	"__typename": true, "txId": true, "txIndex": true, "blockHeight": true, "canonical": true,
+	"microblockCanonical": true, "microblockSequence": true, "microblockHash": true, "eventCount": true,
+	"block": true, "microblock": true, "events": true, "txType": true, "txStatus": true, "feeRate": true,
+	"sender": true, "senderAddress": true, "sponsored": true, "sponsor": true, "sponsorAddress": true,
+	"sponsorNonce": true,
+}
+
+// asksSummaryOnly reports whether sel, a selection on Transaction, asks for summary fields
+// alone: the one rule that lets a read of transactions leave columns unread.
+func asksSummaryOnly(sel ast.SelectionSet) bool {
+	return everyField(sel, func(f *ast.Field) bool { return txSummaryFields[f.Name] })
+}
+
+// txColumnsFor is the summary columns when every transaction read asks for summary fields
+// alone, every column otherwise.
+func txColumnsFor(summaryOnly bool) db.TxColumns {
+	if summaryOnly {
+		return db.TxSummaryColumns
 	}
-	out := make(map[string]db.TxColumns, len(named))
-	for field, cols := range named {
-		out[field] = db.TxColumnsNamed(cols...)
-	}
-	return out
-}()
+	return db.AllTxColumns
+}
 
 // txPageColumns is the columns a page of transactions reads for the connection field ctx
-// resolves: those of the fields its nodes and its edges' nodes select.
+// resolves: those its nodes and its edges' nodes ask for.
 func txPageColumns(ctx context.Context) db.TxColumns {
-	oc, fc := graphql.GetOperationContext(ctx), graphql.GetFieldContext(ctx)
-	cols := db.TxColumnsNamed()
-	for _, f := range graphql.CollectFields(oc, fc.Field.Selections, []string{fc.Field.Definition.Type.Name()}) {
+	return txColumnsFor(everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
 		switch f.Name {
 		case "nodes":
-			cols = cols.Union(txFieldsColumns(oc, f.Selections))
+			return asksSummaryOnly(f.SelectionSet)
 		case "edges":
-			for _, e := range graphql.CollectFields(oc, f.Selections, []string{"TransactionEdge"}) {
-				if e.Name == "node" {
-					cols = cols.Union(txFieldsColumns(oc, e.Selections))
-				}
+			return everyField(f.SelectionSet, func(e *ast.Field) bool { return e.Name != "node" || asksSummaryOnly(e.SelectionSet) })
+		}
+		return true
+	}))
+}
+
+// txLookupColumns is the columns the mined transactions read for the lookup field ctx resolves:
+// those its results ask for (a field asked of mempool transactions alone may make the read
+// wider, never narrower).
+func txLookupColumns(ctx context.Context) db.TxColumns {
+	return txColumnsFor(everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
+		return f.Name != "result" || asksSummaryOnly(f.SelectionSet)
+	}))
+}
+
+// everyField reports whether ok holds for every field of sel, those of its fragments included
+// whatever their type condition and directives: a field that a fragment on another type or a
+// skipping directive leaves out may make a read wider than it needs, never narrower. A fragment
+// whose definition is unknown fails it.
+func everyField(sel ast.SelectionSet, ok func(*ast.Field) bool) bool {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if !ok(s) {
+				return false
+			}
+		case *ast.InlineFragment:
+			if !everyField(s.SelectionSet, ok) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || !everyField(s.Definition.SelectionSet, ok) {
+				return false
 			}
 		}
 	}
-	return cols
-}
-
-// txFieldsColumns is the columns a selection on Transaction reads.
-func txFieldsColumns(oc *graphql.OperationContext, sel ast.SelectionSet) db.TxColumns {
-	cols := db.TxColumnsNamed()
-	for _, f := range graphql.CollectFields(oc, sel, []string{"Transaction"}) {
-		c, ok := txFieldColumns[f.Name]
-		if !ok {
-			return db.AllTxColumns
-		}
-		cols = cols.Union(c)
-	}
-	return cols
+	return true
 }
