@@ -10,9 +10,10 @@
 // field) goes on to gqlgen's path, which reports the error at the field's path, so answers and
 // errors are the same as gqlgen's.
 //
-// It also lets an object skip building its path for deferred fragments when it has none, and a
+// It also lets an object skip building its path for deferred fragments when it has none, a
 // field with arguments parse them once per response (through the package's argsOf) instead of
-// once per object it is resolved on.
+// once per object it is resolved on, and a query's answer be written into a buffer its caller
+// lends (through the package's responseBuffer).
 //
 //	go run ./cmd/leafpath [-pkg ./graph] [-file generated.go]
 package main
@@ -115,6 +116,12 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
 			continue
 		}
+		if fd.Name.Name == "Exec" {
+			for _, e := range lentBuffers(src, fset, fd) {
+				edits = append(edits, edit{fset.Position(e.from).Offset, fset.Position(e.to).Offset, e.text})
+			}
+			continue
+		}
 		body, ok := shortened(src, fset, fd, marshallers, info)
 		if !ok {
 			continue
@@ -191,6 +198,37 @@ func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, tok
 		return call.Pos(), call.End(), kept, true
 	}
 	return token.NoPos, token.NoPos, "", false
+}
+
+// span is a piece of the source and what replaces it.
+type span struct {
+	from, to token.Pos
+	text     string
+}
+
+// lentBuffers finds, in the executable schema's Exec, each answer written into a new buffer:
+//
+//	var buf bytes.Buffer
+//	data.MarshalGQL(&buf)
+//
+// and returns it written into the buffer the caller may lend (responseBuffer, a function the
+// package defines) instead.
+func lentBuffers(src []byte, fset *token.FileSet, fd *ast.FuncDecl) []span {
+	var out []span
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		block, ok := n.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		for i := 0; i+1 < len(block.List); i++ {
+			decl, write := block.List[i], block.List[i+1]
+			if text(src, fset, decl) == "var buf bytes.Buffer" && text(src, fset, write) == "data.MarshalGQL(&buf)" {
+				out = append(out, span{decl.Pos(), write.End(), "buf := responseBuffer(ctx)\ndata.MarshalGQL(buf)"})
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // deferredViews is the name of the map given as Defers in a graphql.DeferredGroup literal.

@@ -15,8 +15,8 @@ var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
 // their parent alone (struct fields, one promoted from a struct embedded by value, a method and a
 // method that may fail), which are shortened, and three that must stay on gqlgen's path (a field
 // promoted through an embedded pointer, a method given the context, a field with a directive); and
-// an object's marshaller, whose deferred fragments are handed over only when it has some, and a
-// field context whose arguments are kept per field.
+// an object's marshaller, whose deferred fragments are handed over only when it has some, a
+// field context whose arguments are kept per field, and Exec, whose answer goes into a lent buffer.
 func TestLeafFieldsAreShortened(t *testing.T) {
 	path, out, n, err := rewriteFile("./testdata/fields", "fields.go", nil)
 	if err != nil {
@@ -37,6 +37,10 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 
 	if body := funcBody(string(out), "fieldContext_Tx_events"); !strings.Contains(body, "fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {") {
 		t.Errorf("fieldContext_Tx_events parses its arguments for every object:\n%s", body)
+	}
+
+	if body := funcBody(string(out), "Exec"); !strings.Contains(body, "buf := responseBuffer(ctx)\n\t\tdata.MarshalGQL(buf)") {
+		t.Errorf("Exec writes its answer into a buffer of its own:\n%s", body)
 	}
 
 	golden := filepath.Join("testdata", "fields.golden")
