@@ -14,6 +14,10 @@
 //	                                         keeping no answers; reports req/s, p50, p99, errors,
 //	                                         the server's and PostgreSQL's CPU and the SQL
 //	                                         statements per request
+//	loadgen read [-url U] [-pid P] [-mix rest|graphql] [-only I] [-c N] [-d D] [chain flags]
+//	                                         one mix, or its read I alone, on a server already
+//	                                         running: req/s, p50, p99, errors, CPU and statements
+//	                                         per request (two builds compared read by read)
 //	loadgen soak-db [chain flags]            copy the chain's database for a soak and print its URL
 //	loadgen soak [-url U] [-events E] [-pid P] [-d D] [chain flags]
 //	                                         measure the peak rate of both mixes together, then
@@ -98,10 +102,10 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"prepare": prepareCommand, "tsv": tsvCommand, "run": runCommand, "mixes": mixesCommand,
-		"soak-db": soakDBCommand, "soak": soakCommand, "chaos": chaosCommand,
+		"soak-db": soakDBCommand, "soak": soakCommand, "chaos": chaosCommand, "read": readCommand,
 	}
 	if len(args) == 0 || cmds[args[0]] == nil {
-		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|mixes|soak-db|soak|chaos [flags]; loadgen <command> -h lists the flags")
+		fmt.Fprintln(stderr, "usage: loadgen prepare|tsv|run|mixes|read|soak-db|soak|chaos [flags]; loadgen <command> -h lists the flags")
 		return 2
 	}
 	if err := cmds[args[0]](ctx, args[1:], stdout, stderr); err != nil {

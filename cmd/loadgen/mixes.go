@@ -162,7 +162,13 @@ type server struct {
 	done     chan struct{} // closed when the process has ended
 }
 
-func (s *server) pid() int { return s.cmd.Process.Pid }
+// pid is the server's process id, 0 for a server loadgen did not start and was given no pid of.
+func (s *server) pid() int {
+	if s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
 
 // measureFresh measures lo on a server that keeps answers, started for it alone.
 func (o serverOptions) measureFresh(ctx context.Context, lo loadOptions, progress io.Writer) (*measurement, error) {
