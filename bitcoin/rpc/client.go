@@ -78,7 +78,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	c := &Client{
 		url:  scheme + "://" + net.JoinHostPort(host, strconv.Itoa(cfg.Port)) + "/",
 		user: cfg.User, pass: cfg.Password,
-		http:    &http.Client{Timeout: timeout},
+		http:    &http.Client{Timeout: timeout, Transport: nodeTransport()},
 		backend: cfg.Backend,
 	}
 	if c.backend == "" {
@@ -93,6 +93,19 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 		c.outputs = &bitcoindOutputs{c: c}
 	}
 	return c, nil
+}
+
+// maxNodeConns bounds a client's connections to its node. A node serves a few RPC requests at
+// once (bitcoind 4 threads, btcd 10 clients) and answers the ones beyond with HTTP 503, which a
+// caller would take for the node being down: calls beyond the bound wait here for a connection.
+const maxNodeConns = 4
+
+// nodeTransport is a client's own connection pool to its node, bounded by maxNodeConns and
+// keeping them open between calls.
+func nodeTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxConnsPerHost, t.MaxIdleConnsPerHost = maxNodeConns, maxNodeConns
+	return t
 }
 
 // Backend is the node implementation this client talks to.

@@ -194,3 +194,25 @@ func TestBtcd(t *testing.T) {
 		t.Fatalf("FeeRate on a fresh chain: %v", err)
 	}
 }
+
+// btcd serves 10 RPC requests at once and answers the ones beyond with HTTP 503, which the
+// faucet would report as the node being down; a client's calls made all at once share its few
+// connections instead, and every one is answered.
+func TestBtcdConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	p2pkh, _ := testAddrs(t, "btcd concurrent")
+	node := btcdtest.Start(t, p2pkh.EncodeAddress())
+	c := connect(t, node.Host, node.Port, node.User, node.Password, Btcd)
+	errs := make(chan error, 200)
+	for range cap(errs) {
+		go func() {
+			_, err := c.Chain(context.Background())
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
