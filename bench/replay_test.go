@@ -22,12 +22,8 @@ var replayLog = sync.OnceValues(func() (eventLog, error) {
 	if err != nil {
 		return eventLog{}, err
 	}
-	var buf bytes.Buffer
-	w := tsv.NewWriter(&buf)
-	if _, err = chaingen.WriteTSV(w, g); err == nil {
-		err = w.Close()
-	}
-	return eventLog{buf.Bytes(), g.Stats()}, err
+	log, err := chaingen.TSV(g)
+	return eventLog{log, g.Stats()}, err
 })
 
 type eventLog struct {

@@ -22,26 +22,22 @@ func TestLargeBlocksBesideForkAndMicroblocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	w := tsv.NewWriter(&log)
-	if _, err := chaingen.WriteTSV(w, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
+	log, err := chaingen.TSV(g)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// A batch holds the writes of the blocks between two reads of the database (a fork, a
 	// microblock) and sends them once they pass 512 KiB, a request log's payloads included: the
 	// blocks between two microblocks must pass that.
 	o := g.Options()
-	if between := log.Len() / o.Blocks * (o.MicroblockEvery - 1); between < 512<<10 {
+	if between := len(log) / o.Blocks * (o.MicroblockEvery - 1); between < 512<<10 {
 		t.Fatalf("%d bytes of messages between two microblocks; the test needs more than 512 KiB", between)
 	}
 	st, mbTxs := g.Stats(), int64(o.MicroblockTxs)
 	if st.Microblocks < 2 {
 		t.Fatalf("the chain streamed %d microblocks; the test needs a confirmed one and the unconfirmed last", st.Microblocks)
 	}
-	store, _ := replay(t, tsvReader(t, log.Bytes()))
+	store, _ := replay(t, tsvReader(t, log))
 	for _, c := range []struct {
 		what, query string
 		want        int64
@@ -58,7 +54,7 @@ func TestLargeBlocksBesideForkAndMicroblocks(t *testing.T) {
 	}
 	checkTotals(t, store)
 	checkPositions(t, store)
-	checkAsOneByOne(t, store, records(t, tsvReader(t, log.Bytes())))
+	checkAsOneByOne(t, store, records(t, tsvReader(t, log)))
 }
 
 func tsvReader(t *testing.T, b []byte) *tsv.Reader {

@@ -88,8 +88,9 @@ func rewriteFile(pattern, name string, overlay map[string][]byte) (string, []byt
 	return "", nil, 0, fmt.Errorf("%s has no file %s", pattern, name)
 }
 
-// rewrite returns src with the body of every leaf field function it can shorten replaced, and
-// how many it shortened. A file already rewritten has none left: its bodies no longer match.
+// rewrite returns src with every piece it can shorten replaced (leaf field functions, objects'
+// deferred fragments, field arguments, Exec's answer buffers), and how many leaf field functions
+// it shortened. A file already rewritten has none left: its pieces no longer match.
 func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]byte, int, error) {
 	marshallers := map[string]*ast.FuncDecl{}
 	for _, d := range f.Decls {
@@ -97,42 +98,30 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 			marshallers[fd.Name.Name] = fd
 		}
 	}
-	type edit struct {
-		from, to int
-		text     string
-	}
-	var edits []edit
+	var edits []span
 	shortenedFields := 0
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok || fd.Recv == nil || fd.Body == nil {
 			continue
 		}
-		if from, to, text, ok := deferredOnly(src, fset, fd); ok {
-			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
-			continue
+		if e, ok := deferredOnly(src, fset, fd); ok {
+			edits = append(edits, e)
+		} else if e, ok := keptArgs(src, fset, fd); ok {
+			edits = append(edits, e)
+		} else if fd.Name.Name == "Exec" {
+			edits = append(edits, lentBuffers(src, fset, fd)...)
+		} else if body, ok := shortened(src, fset, fd, marshallers, info); ok {
+			edits = append(edits, span{fd.Body.Lbrace, fd.Body.Rbrace + 1, body})
+			shortenedFields++
 		}
-		if from, to, text, ok := keptArgs(src, fset, fd); ok {
-			edits = append(edits, edit{fset.Position(from).Offset, fset.Position(to).Offset, text})
-			continue
-		}
-		if fd.Name.Name == "Exec" {
-			for _, e := range lentBuffers(src, fset, fd) {
-				edits = append(edits, edit{fset.Position(e.from).Offset, fset.Position(e.to).Offset, e.text})
-			}
-			continue
-		}
-		body, ok := shortened(src, fset, fd, marshallers, info)
-		if !ok {
-			continue
-		}
-		edits = append(edits, edit{fset.Position(fd.Body.Lbrace).Offset, fset.Position(fd.Body.Rbrace).Offset + 1, body})
-		shortenedFields++
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return b.from - a.from })
+	// Replaced from the end, so that the offsets of the pieces before stay right.
+	slices.SortFunc(edits, func(a, b span) int { return int(b.from - a.from) })
 	out := slices.Clone(src)
 	for _, e := range edits {
-		out = slices.Concat(out[:e.from], []byte(e.text), out[e.to:])
+		from, to := fset.Position(e.from).Offset, fset.Position(e.to).Offset
+		out = slices.Concat(out[:from], []byte(e.text), out[to:])
 	}
 	formatted, err := format.Source(out)
 	return formatted, shortenedFields, err
@@ -145,7 +134,7 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 //
 // and returns it guarded by `if len(deferLabelToView) > 0`: the group is ignored when it has no
 // fragments, but its path, built for every object, is most of what an object allocates.
-func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, token.Pos, string, bool) {
+func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (span, bool) {
 	stmts := fd.Body.List
 	for i := 0; i+1 < len(stmts); i++ {
 		add, ok := callOf(stmts[i], "atomic", "AddInt32")
@@ -162,9 +151,9 @@ func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos,
 		}
 		from, to := stmts[i].Pos(), stmts[i+1].End()
 		guarded := fmt.Sprintf("if len(%s) > 0 {\n%s\n}", views, src[fset.Position(from).Offset:fset.Position(to).Offset])
-		return from, to, guarded, true
+		return span{from, to, guarded}, true
 	}
-	return token.NoPos, token.NoPos, "", false
+	return span{}, false
 }
 
 // keptArgs finds, in the function that makes a field's context, the parsing of its arguments:
@@ -173,7 +162,7 @@ func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos,
 //
 // and returns the call made through argsOf (a function the package defines), which parses them
 // once per response: gqlgen makes the context again for every object the field is resolved on.
-func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, token.Pos, string, bool) {
+func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (span, bool) {
 	for _, st := range fd.Body.List {
 		ifs, ok := st.(*ast.IfStmt)
 		if !ok || ifs.Init == nil {
@@ -195,9 +184,9 @@ func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (token.Pos, tok
 			continue
 		}
 		kept := fmt.Sprintf("argsOf(ctx, field.Field, func() (map[string]any, error) { return %s })", text(src, fset, call))
-		return call.Pos(), call.End(), kept, true
+		return span{call.Pos(), call.End(), kept}, true
 	}
-	return token.NoPos, token.NoPos, "", false
+	return span{}, false
 }
 
 // span is a piece of the source and what replaces it.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -31,6 +32,24 @@ type loadOptions struct {
 	timeout  time.Duration
 	// accounts fill {account}: a different one at each request.
 	accounts []string
+}
+
+// mixLoad is the load of a mix's draws, with the flags that set it: -c, -d (default d, the
+// duration of what) and -draw-seed. Requests time out after 10 s.
+func mixLoad(fs *flag.FlagSet, d time.Duration, what string) *loadOptions {
+	lo := &loadOptions{timeout: 10 * time.Second}
+	fs.IntVar(&lo.conns, "c", 32, "concurrent connections")
+	fs.DurationVar(&lo.duration, "d", d, "duration of "+what)
+	fs.Uint64Var(&lo.seed, "draw-seed", 1, "seed of the requests' parameter draws")
+	return lo
+}
+
+// check refuses a load without connections or time, naming the command.
+func (lo *loadOptions) check(command string) error {
+	if lo.conns < 1 || lo.duration <= 0 {
+		return fmt.Errorf("%s: -c must be at least 1 and -d positive", command)
+	}
+	return nil
 }
 
 // path is the i-th path to request, with {account} filled by a random account of the chain.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,17 +38,14 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.StringVar(&sv.bin, "server", "bin/stxgraph", "the stxgraph binary, started (serve) on the chain's database for each run")
 	fs.IntVar(&sv.port, "port", 3998, "API port of the servers started; their event observer listens on the next one")
 	fs.StringVar(&sv.log, "server-log", filepath.Join(os.TempDir(), "stxgraph-loadtest.log"), "file the servers' logs are appended to")
-	lo := loadOptions{timeout: 10 * time.Second}
-	fs.IntVar(&lo.conns, "c", 32, "concurrent connections (and pgbench clients)")
-	fs.DurationVar(&lo.duration, "d", 10*time.Second, "duration of pgbench, of each mix and of each read alone")
-	fs.Uint64Var(&lo.seed, "draw-seed", 1, "seed of the requests' parameter draws")
+	lo := mixLoad(fs, 10*time.Second, "pgbench, of each mix and of each read alone (-c: also pgbench's clients)")
 	results := fs.String("results", "", "also write the tables to this Markdown file, keeping the previous run")
 	note := fs.String("note", "", "what the run measured (e.g. the server's build), written with it to -results")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if lo.conns < 1 || lo.duration <= 0 {
-		return errors.New("mixes: -c must be at least 1 and -d positive")
+	if err := lo.check("mixes"); err != nil {
+		return err
 	}
 	var err error
 	if sv.dsn, err = chainDB(ctx, *o, false, stderr); err != nil {
@@ -67,7 +63,7 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	mixes := []*mix{restMix(chain), graphqlMix(chain)}
 	for _, m := range mixes {
 		lo.mix = m
-		me, err := sv.measureFresh(ctx, lo, stderr)
+		me, err := sv.measureFresh(ctx, *lo, stderr)
 		if err != nil {
 			return err
 		}
@@ -80,7 +76,7 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for _, m := range mixes {
 		for i, r := range m.reads {
 			lo.mix = m.only(i)
-			me := measure(ctx, lo, srv, stderr)
+			me := measure(ctx, *lo, srv, stderr)
 			me.weight = r.weight
 			rep.reads = append(rep.reads, me)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,10 +21,7 @@ func readCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	pid := fs.Int("pid", 0, "process id of the server, for its CPU time (0: not reported)")
 	which := fs.String("mix", "rest", "the mix: rest or graphql")
 	only := fs.Int("only", -1, "load this read of the mix alone, by its index in mix.go (-1: the whole mix)")
-	lo := loadOptions{timeout: 10 * time.Second}
-	fs.IntVar(&lo.conns, "c", 32, "concurrent connections")
-	fs.DurationVar(&lo.duration, "d", 8*time.Second, "duration of the load")
-	fs.Uint64Var(&lo.seed, "draw-seed", 1, "seed of the requests' parameter draws")
+	lo := mixLoad(fs, 8*time.Second, "the load")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,7 +39,7 @@ func readCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 	}
-	m, err := readLoad(ctx, chain, *which, *only, lo, srv, stderr)
+	m, err := readLoad(ctx, chain, *which, *only, *lo, srv, stderr)
 	if err != nil {
 		return err
 	}
@@ -71,8 +67,8 @@ func readLoad(ctx context.Context, chain *chainParams, which string, only int, l
 	if only >= 0 {
 		m = m.only(only)
 	}
-	if lo.conns < 1 || lo.duration <= 0 {
-		return nil, errors.New("read: -c must be at least 1 and -d positive")
+	if err := lo.check("read"); err != nil {
+		return nil, err
 	}
 	lo.mix = m
 	return measure(ctx, lo, srv, progress), nil

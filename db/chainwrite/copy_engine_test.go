@@ -42,15 +42,11 @@ func syntheticLog(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	w := tsv.NewWriter(&log)
-	if _, err := chaingen.WriteTSV(w, g); err != nil {
+	log, err := chaingen.TSV(g)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return log.Bytes()
+	return log
 }
 
 // replayedState replays a TSV log into a fresh database and sums up what it stored: the
