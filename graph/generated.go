@@ -28541,7 +28541,7 @@ var accountImplementors = []string{"Account"}
 func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *db.Account) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -28590,7 +28590,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "nonces":
 			field := field
 
@@ -28628,7 +28628,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "stxBalance":
 			field := field
 
@@ -28666,7 +28666,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "balanceHistory":
 			field := field
 
@@ -28704,7 +28704,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transactionsWithTransfers":
 			field := field
 
@@ -28742,7 +28742,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "latestTxId":
 			field := field
 
@@ -28780,7 +28780,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "latestMempoolTxId":
 			field := field
 
@@ -28818,7 +28818,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "events":
 			field := field
 
@@ -28856,7 +28856,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "ftBalances":
 			field := field
 
@@ -28894,7 +28894,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "ftBalance":
 			field := field
 
@@ -28932,7 +28932,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "nftHoldings":
 			field := field
 
@@ -28970,7 +28970,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transactionSummaries":
 			field := field
 
@@ -29008,7 +29008,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transactionAssetEvents":
 			field := field
 
@@ -29046,7 +29046,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "pox4Lock":
 			field := field
 
@@ -29084,7 +29084,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29113,7 +29113,7 @@ var accountAssetEventImplementors = []string{"AccountAssetEvent"}
 func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29188,7 +29188,7 @@ var accountAssetEventPageImplementors = []string{"AccountAssetEventPage"}
 func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEventPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29233,7 +29233,7 @@ var accountEventConnectionImplementors = []string{"AccountEventConnection"}
 func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountEventConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29283,7 +29283,7 @@ var accountEventEdgeImplementors = []string{"AccountEventEdge"}
 func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.SelectionSet, obj *AccountEventEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29328,7 +29328,7 @@ var accountNoncesImplementors = []string{"AccountNonces"}
 func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.SelectionSet, obj *db.AccountNonces) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountNoncesImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29388,7 +29388,7 @@ var accountTransactionConnectionImplementors = []string{"AccountTransactionConne
 func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountTransactionConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, accountTransactionConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29447,7 +29447,7 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29476,7 +29476,7 @@ var addressFeedItemImplementors = []string{"AddressFeedItem"}
 func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.SelectionSet, obj *AddressFeedItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, addressFeedItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29526,7 +29526,7 @@ var anchoredBlockPageImplementors = []string{"AnchoredBlockPage"}
 func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoredBlockPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, anchoredBlockPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29571,7 +29571,7 @@ var anchoringBurnBlockImplementors = []string{"AnchoringBurnBlock"}
 func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoringBurnBlock) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29641,7 +29641,7 @@ var anchoringBurnBlockPageImplementors = []string{"AnchoringBurnBlockPage"}
 func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast.SelectionSet, obj *AnchoringBurnBlockPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29686,7 +29686,7 @@ var assetEventCountsImplementors = []string{"AssetEventCounts"}
 func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventCounts) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventCountsImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29736,7 +29736,7 @@ var assetEventKindCountsImplementors = []string{"AssetEventKindCounts"}
 func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventKindCounts) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventKindCountsImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29786,7 +29786,7 @@ var averageBlockTimesImplementors = []string{"AverageBlockTimes"}
 func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.SelectionSet, obj *db.AverageBlockTimes) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, averageBlockTimesImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29841,7 +29841,7 @@ var balancePointImplementors = []string{"BalancePoint"}
 func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.SelectionSet, obj *db.BalancePoint) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -29891,7 +29891,7 @@ var blockImplementors = []string{"Block"}
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30005,7 +30005,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "parent":
 			field := field
 
@@ -30043,7 +30043,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transactions":
 			field := field
 
@@ -30081,7 +30081,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "microblocks":
 			field := field
 
@@ -30119,7 +30119,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "microblocksStreamed":
 			field := field
 
@@ -30157,7 +30157,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "minerRewards":
 			field := field
 
@@ -30195,7 +30195,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "txIds":
 			field := field
 
@@ -30233,7 +30233,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "microblockTxCounts":
 			field := field
 
@@ -30271,7 +30271,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "streamedMicroblockHashes":
 			field := field
 
@@ -30309,7 +30309,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "executionCost":
 			out.Values[i] = ec._Block_executionCost(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30382,7 +30382,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30411,7 +30411,7 @@ var blockConnectionImplementors = []string{"BlockConnection"}
 func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.SelectionSet, obj *BlockConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30470,7 +30470,7 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30499,7 +30499,7 @@ var blockCursorPageImplementors = []string{"BlockCursorPage"}
 func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.SelectionSet, obj *db.BlockCursorPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockCursorPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30559,7 +30559,7 @@ var blockEdgeImplementors = []string{"BlockEdge"}
 func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet, obj *BlockEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30604,7 +30604,7 @@ var blockFeedItemImplementors = []string{"BlockFeedItem"}
 func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *BlockFeedItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockFeedItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30654,7 +30654,7 @@ var blockRefImplementors = []string{"BlockRef"}
 func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *BlockRef) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, blockRefImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30699,7 +30699,7 @@ var brc20ActivityImplementors = []string{"Brc20Activity"}
 func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Activity) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30809,7 +30809,7 @@ var brc20ActivityConnectionImplementors = []string{"Brc20ActivityConnection"}
 func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30868,7 +30868,7 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30897,7 +30897,7 @@ var brc20ActivityEdgeImplementors = []string{"Brc20ActivityEdge"}
 func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30942,7 +30942,7 @@ var brc20AddressImplementors = []string{"Brc20Address"}
 func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.SelectionSet, obj *Brc20Address) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20AddressImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -30991,7 +30991,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "activity":
 			field := field
 
@@ -31029,7 +31029,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transferables":
 			field := field
 
@@ -31067,7 +31067,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31096,7 +31096,7 @@ var brc20BalanceImplementors = []string{"Brc20Balance"}
 func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31156,7 +31156,7 @@ var brc20BalanceConnectionImplementors = []string{"Brc20BalanceConnection"}
 func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31215,7 +31215,7 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31244,7 +31244,7 @@ var brc20BalanceEdgeImplementors = []string{"Brc20BalanceEdge"}
 func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31289,7 +31289,7 @@ var brc20FeedItemImplementors = []string{"Brc20FeedItem"}
 func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.SelectionSet, obj *Brc20FeedItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20FeedItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31339,7 +31339,7 @@ var brc20HolderImplementors = []string{"Brc20Holder"}
 func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31394,7 +31394,7 @@ var brc20HolderConnectionImplementors = []string{"Brc20HolderConnection"}
 func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31449,7 +31449,7 @@ var brc20HolderEdgeImplementors = []string{"Brc20HolderEdge"}
 func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31494,7 +31494,7 @@ var brc20RolledBackBlockImplementors = []string{"Brc20RolledBackBlock"}
 func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.SelectionSet, obj *Brc20RolledBackBlock) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20RolledBackBlockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31539,7 +31539,7 @@ var brc20TokenImplementors = []string{"Brc20Token"}
 func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Token) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31663,7 +31663,7 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31692,7 +31692,7 @@ var brc20TokenConnectionImplementors = []string{"Brc20TokenConnection"}
 func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31751,7 +31751,7 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31780,7 +31780,7 @@ var brc20TokenEdgeImplementors = []string{"Brc20TokenEdge"}
 func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31825,7 +31825,7 @@ var brc20TransferableImplementors = []string{"Brc20Transferable"}
 func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Transferable) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31895,7 +31895,7 @@ var brc20TransferableConnectionImplementors = []string{"Brc20TransferableConnect
 func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -31954,7 +31954,7 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31983,7 +31983,7 @@ var brc20TransferableEdgeImplementors = []string{"Brc20TransferableEdge"}
 func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32028,7 +32028,7 @@ var btcBalanceImplementors = []string{"BtcBalance"}
 func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSet, obj *BtcBalance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, btcBalanceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32073,7 +32073,7 @@ var burnBlockImplementors = []string{"BurnBlock"}
 func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.BurnBlock) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, burnBlockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32128,7 +32128,7 @@ var chainTipImplementors = []string{"ChainTip"}
 func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet, obj *db.ChainTip) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, chainTipImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32198,7 +32198,7 @@ var clarityValueImplementors = []string{"ClarityValue"}
 func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.SelectionSet, obj *tx.ValueJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, clarityValueImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32243,7 +32243,7 @@ var coinbasePayloadImplementors = []string{"CoinbasePayload"}
 func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.CoinbaseJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, coinbasePayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32293,7 +32293,7 @@ var contractImplementors = []string{"Contract"}
 func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.SmartContract) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32372,7 +32372,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "block":
 			field := field
 
@@ -32410,7 +32410,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "events":
 			field := field
 
@@ -32448,7 +32448,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -32477,7 +32477,7 @@ var contractCallPayloadImplementors = []string{"ContractCallPayload"}
 func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.ContractCallJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractCallPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32532,7 +32532,7 @@ var contractEventConnectionImplementors = []string{"ContractEventConnection"}
 func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ContractEventConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32582,7 +32582,7 @@ var contractEventEdgeImplementors = []string{"ContractEventEdge"}
 func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ContractEventEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32627,7 +32627,7 @@ var contractLogDataImplementors = []string{"ContractLogData"}
 func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractLogDataImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32677,7 +32677,7 @@ var contractStatusImplementors = []string{"ContractStatus"}
 func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.SelectionSet, obj *ContractStatus) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, contractStatusImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32737,7 +32737,7 @@ var executionCostImplementors = []string{"ExecutionCost"}
 func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.SelectionSet, obj *db.ExecutionCost) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, executionCostImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32797,7 +32797,7 @@ var faucetResultImplementors = []string{"FaucetResult"}
 func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.SelectionSet, obj *FaucetResult) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, faucetResultImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32847,7 +32847,7 @@ var feePrioritiesImplementors = []string{"FeePriorities"}
 func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.SelectionSet, obj *FeePriorities) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, feePrioritiesImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32902,7 +32902,7 @@ var ftAssetImplementors = []string{"FtAsset"}
 func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ftAssetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -32962,7 +32962,7 @@ var ftBalanceImplementors = []string{"FtBalance"}
 func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet, obj *db.FtBalance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalanceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33007,7 +33007,7 @@ var ftBalancePageImplementors = []string{"FtBalancePage"}
 func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.SelectionSet, obj *FtBalancePage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalancePageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33052,7 +33052,7 @@ var ftTransferImplementors = []string{"FtTransfer"}
 func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ftTransferImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33107,7 +33107,7 @@ var functionArgImplementors = []string{"FunctionArg"}
 func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionSet, obj *tx.FunctionArgJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, functionArgImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33162,7 +33162,7 @@ var fungibleTokenAssetEventImplementors = []string{"FungibleTokenAssetEvent", "E
 func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33221,7 +33221,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "asset":
 			out.Values[i] = ec._FungibleTokenAssetEvent_asset(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33255,7 +33255,7 @@ var mempoolFeePrioritiesImplementors = []string{"MempoolFeePriorities"}
 func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeePriorities) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33310,7 +33310,7 @@ var mempoolFeedItemImplementors = []string{"MempoolFeedItem"}
 func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeedItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeedItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33360,7 +33360,7 @@ var mempoolTransactionImplementors = []string{"MempoolTransaction", "AnyTransact
 func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MempoolTx) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33494,7 +33494,7 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "poisonMicroblock":
 			out.Values[i] = ec._MempoolTransaction_poisonMicroblock(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33538,7 +33538,7 @@ var mempoolTransactionConnectionImplementors = []string{"MempoolTransactionConne
 func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33597,7 +33597,7 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33626,7 +33626,7 @@ var mempoolTransactionEdgeImplementors = []string{"MempoolTransactionEdge"}
 func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33671,7 +33671,7 @@ var microblockImplementors = []string{"Microblock"}
 func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSet, obj *db.Microblock) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, microblockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33750,7 +33750,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "block":
 			field := field
 
@@ -33788,7 +33788,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "transactions":
 			field := field
 
@@ -33826,7 +33826,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33855,7 +33855,7 @@ var microblockFeedItemImplementors = []string{"MicroblockFeedItem"}
 func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MicroblockFeedItem) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, microblockFeedItemImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33900,7 +33900,7 @@ var microblockTxCountImplementors = []string{"MicroblockTxCount"}
 func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.SelectionSet, obj *db.MicroblockTxCount) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, microblockTxCountImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -33945,7 +33945,7 @@ var minerRewardImplementors = []string{"MinerReward"}
 func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionSet, obj *db.MinerReward) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, minerRewardImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34028,7 +34028,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		Object: "Mutation",
 	})
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34082,7 +34082,7 @@ var nftAssetImplementors = []string{"NftAsset"}
 func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nftAssetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34142,7 +34142,7 @@ var nftHoldingImplementors = []string{"NftHolding"}
 func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSet, obj *db.NftHolding) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34201,7 +34201,7 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "blockHeight":
 			out.Values[i] = ec._NftHolding_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34235,7 +34235,7 @@ var nftHoldingPageImplementors = []string{"NftHoldingPage"}
 func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.SelectionSet, obj *NftHoldingPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34280,7 +34280,7 @@ var nftTransferImplementors = []string{"NftTransfer"}
 func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nftTransferImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34335,7 +34335,7 @@ var nonFungibleTokenAssetEventImplementors = []string{"NonFungibleTokenAssetEven
 func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34394,7 +34394,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "asset":
 			out.Values[i] = ec._NonFungibleTokenAssetEvent_asset(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34428,7 +34428,7 @@ var pageInfoImplementors = []string{"PageInfo"}
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34483,7 +34483,7 @@ var poisonMicroblockPayloadImplementors = []string{"PoisonMicroblockPayload"}
 func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.PoisonMicroblockJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34528,7 +34528,7 @@ var postConditionImplementors = []string{"PostCondition"}
 func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.SelectionSet, obj *tx.PostConditionJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34593,7 +34593,7 @@ var postConditionAssetImplementors = []string{"PostConditionAsset"}
 func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.SelectionSet, obj *tx.AssetJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionAssetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34643,7 +34643,7 @@ var postConditionPrincipalImplementors = []string{"PostConditionPrincipal"}
 func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast.SelectionSet, obj *tx.PrincipalJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionPrincipalImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34693,7 +34693,7 @@ var pox4LockImplementors = []string{"Pox4Lock"}
 func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet, obj *db.Pox4Lock) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, pox4LockImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34748,7 +34748,7 @@ var poxCycleImplementors = []string{"PoxCycle"}
 func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCycle) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxCycleImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34822,7 +34822,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "signer":
 			field := field
 
@@ -34860,7 +34860,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34889,7 +34889,7 @@ var poxCyclePageImplementors = []string{"PoxCyclePage"}
 func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCyclePage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxCyclePageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -34934,7 +34934,7 @@ var poxSignerImplementors = []string{"PoxSigner"}
 func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSigner) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35018,7 +35018,7 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35047,7 +35047,7 @@ var poxSignerPageImplementors = []string{"PoxSignerPage"}
 func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSignerPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35092,7 +35092,7 @@ var poxStackerImplementors = []string{"PoxStacker"}
 func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStacker) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35147,7 +35147,7 @@ var poxStackerPageImplementors = []string{"PoxStackerPage"}
 func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStackerPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35195,7 +35195,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		Object: "Query",
 	})
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35225,7 +35225,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35247,7 +35247,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35269,7 +35269,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35291,7 +35291,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35313,7 +35313,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35335,7 +35335,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35357,7 +35357,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35379,7 +35379,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35401,7 +35401,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35423,7 +35423,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35445,7 +35445,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35467,7 +35467,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35489,7 +35489,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35511,7 +35511,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35533,7 +35533,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35555,7 +35555,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35577,7 +35577,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35599,7 +35599,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35621,7 +35621,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35643,7 +35643,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35665,7 +35665,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35687,7 +35687,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35709,7 +35709,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35731,7 +35731,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35753,7 +35753,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35775,7 +35775,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35797,7 +35797,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35819,7 +35819,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35841,7 +35841,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35863,7 +35863,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35885,7 +35885,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35907,7 +35907,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 			rrm := func(ctx context.Context) graphql.Marshaler {
 				return ec.OperationContext.RootResolverMiddleware(ctx,
-					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
@@ -35953,7 +35953,7 @@ var reorgImplementors = []string{"Reorg"}
 func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, obj *Reorg) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, reorgImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -35998,7 +35998,7 @@ var replicationLagImplementors = []string{"ReplicationLag"}
 func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.SelectionSet, obj *db.ReplicationLag) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, replicationLagImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36053,7 +36053,7 @@ var smartContractLogEventImplementors = []string{"SmartContractLogEvent", "Event
 func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractLogEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36112,7 +36112,7 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "contractLog":
 			out.Values[i] = ec._SmartContractLogEvent_contractLog(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36146,7 +36146,7 @@ var smartContractPayloadImplementors = []string{"SmartContractPayload"}
 func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.SmartContractJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36196,7 +36196,7 @@ var stxAssetImplementors = []string{"StxAsset"}
 func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36256,7 +36256,7 @@ var stxAssetEventImplementors = []string{"StxAssetEvent", "Event"}
 func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36315,7 +36315,7 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "asset":
 			out.Values[i] = ec._StxAssetEvent_asset(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36349,7 +36349,7 @@ var stxBalanceImplementors = []string{"StxBalance"}
 func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSet, obj *db.StxBalance) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxBalanceImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36449,7 +36449,7 @@ var stxLockDataImplementors = []string{"StxLockData"}
 func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockDataImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36499,7 +36499,7 @@ var stxLockEventImplementors = []string{"StxLockEvent", "Event"}
 func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockEventImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36558,7 +36558,7 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "stxLockEvent":
 			out.Values[i] = ec._StxLockEvent_stxLockEvent(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -36592,7 +36592,7 @@ var stxTransferImplementors = []string{"StxTransfer"}
 func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, stxTransferImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36670,7 +36670,7 @@ var tenureChangePayloadImplementors = []string{"TenureChangePayload"}
 func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TenureChangeJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tenureChangePayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36740,7 +36740,7 @@ var tokenTransferPayloadImplementors = []string{"TokenTransferPayload"}
 func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TokenTransferJSON) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferPayloadImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36790,7 +36790,7 @@ var transactionImplementors = []string{"Transaction", "AnyTransaction"}
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Tx) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -36864,7 +36864,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "microblock":
 			field := field
 
@@ -36902,7 +36902,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "sender":
 			out.Values[i] = ec._Transaction_sender(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37095,7 +37095,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "txType":
 			out.Values[i] = ec._Transaction_txType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -37148,7 +37148,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 				continue
 			}
 
-			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, &out.FieldSet) })
 		case "poisonMicroblock":
 			out.Values[i] = ec._Transaction_poisonMicroblock(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -37192,7 +37192,7 @@ var transactionConnectionImplementors = []string{"TransactionConnection"}
 func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *TransactionConnection) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionConnectionImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37247,7 +37247,7 @@ var transactionEdgeImplementors = []string{"TransactionEdge"}
 func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *TransactionEdge) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionEdgeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37292,7 +37292,7 @@ var transactionLookupImplementors = []string{"TransactionLookup"}
 func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.SelectionSet, obj *TransactionLookup) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionLookupImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37342,7 +37342,7 @@ var transactionSummaryImplementors = []string{"TransactionSummary"}
 func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummary) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37397,7 +37397,7 @@ var transactionSummaryPageImplementors = []string{"TransactionSummaryPage"}
 func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummaryPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37442,7 +37442,7 @@ var transactionWithTransfersImplementors = []string{"TransactionWithTransfers"}
 func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, obj *TransactionWithTransfers) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionWithTransfersImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37507,7 +37507,7 @@ var transactionsWithTransfersPageImplementors = []string{"TransactionsWithTransf
 func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionsWithTransfersPage) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37552,7 +37552,7 @@ var __DirectiveImplementors = []string{"__Directive"}
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37612,7 +37612,7 @@ var __EnumValueImplementors = []string{"__EnumValue"}
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37667,7 +37667,7 @@ var __FieldImplementors = []string{"__Field"}
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37732,7 +37732,7 @@ var __InputValueImplementors = []string{"__InputValue"}
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37797,7 +37797,7 @@ var __SchemaImplementors = []string{"__Schema"}
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
@@ -37862,7 +37862,7 @@ var __TypeImplementors = []string{"__Type"}
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
 
-	out := graphql.NewFieldSet(fields)
+	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {

@@ -10,7 +10,8 @@
 // field) goes on to gqlgen's path, which reports the error at the field's path, so answers and
 // errors are the same as gqlgen's.
 //
-// It also lets an object skip building its path for deferred fragments when it has none, a
+// It also lets an object be written without allocating for each of its fields (through the
+// package's newObjectFields) and skip building its path for deferred fragments when it has none, a
 // field with arguments parse them once per response (through the package's argsOf) instead of
 // once per object it is resolved on, and a query's answer be written into a buffer its caller
 // lends (through the package's responseBuffer).
@@ -89,7 +90,7 @@ func rewriteFile(pattern, name string, overlay map[string][]byte) (string, []byt
 }
 
 // rewrite returns src with every piece it can shorten replaced (leaf field functions, objects'
-// deferred fragments, field arguments, Exec's answer buffers), and how many leaf field functions
+// field sets and deferred fragments, field arguments, Exec's answer buffers), and how many leaf field functions
 // it shortened. A file already rewritten has none left: its pieces no longer match.
 func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]byte, int, error) {
 	marshallers := map[string]*ast.FuncDecl{}
@@ -105,6 +106,7 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 		if !ok || fd.Recv == nil || fd.Body == nil {
 			continue
 		}
+		edits = append(edits, ownFieldSet(fd)...)
 		if e, ok := deferredOnly(src, fset, fd); ok {
 			edits = append(edits, e)
 		} else if e, ok := keptArgs(src, fset, fd); ok {
@@ -125,6 +127,38 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 	}
 	formatted, err := format.Source(out)
 	return formatted, shortenedFields, err
+}
+
+// ownFieldSet finds, in an object's marshaller, the field set its answer is written from:
+//
+//	out := graphql.NewFieldSet(fields)
+//
+// and returns it made by newObjectFields (a function the package defines), which writes the
+// object without allocating for each field it writes; the resolvers of its fields, given the
+// field set to count their failures in, are given the graphql.FieldSet it holds.
+func ownFieldSet(fd *ast.FuncDecl) []span {
+	var made *ast.CallExpr
+	for _, st := range fd.Body.List {
+		assign, ok := st.(*ast.AssignStmt)
+		if !ok || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || !isIdent(assign.Lhs[0], "out") {
+			continue
+		}
+		if call, ok := assign.Rhs[0].(*ast.CallExpr); ok && isSelector(call.Fun, "graphql", "NewFieldSet") && len(call.Args) == 1 && isIdent(call.Args[0], "fields") {
+			made = call
+			break
+		}
+	}
+	if made == nil {
+		return nil
+	}
+	edits := []span{{made.Pos(), made.End(), "newObjectFields(fields)"}}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && isIdent(call.Fun, "innerFunc") && len(call.Args) == 2 && isIdent(call.Args[1], "out") {
+			edits = append(edits, span{call.Args[1].Pos(), call.Args[1].End(), "&out.FieldSet"})
+		}
+		return true
+	})
+	return edits
 }
 
 // deferredOnly finds, in an object's marshaller, the hand-over of its deferred fragments:

@@ -254,14 +254,28 @@ func (ec *executionContext) _Transfer_rate(ctx context.Context, field graphql.Co
 	)
 }
 
-// _Transfer is an object's marshaller: its deferred fragments are handed over only when it has some.
+// _Transfer is an object's marshaller: its field set is the package's own, and its deferred
+// fragments are handed over only when it has some.
 func (ec *executionContext) _Transfer(ctx context.Context, sel ast.SelectionSet, obj *Transfer) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, nil)
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
-		out.Values[i] = ec._Transfer_rate(ctx, field, obj)
+		switch field.Name {
+		case "rate":
+			out.Values[i] = ec._Transfer_rate(ctx, field, obj)
+		default:
+			field := field
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				res = ec._Transfer_rate(ctx, field, obj)
+				if res == graphql.Null {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		}
 	}
 	out.Dispatch(ctx)
 
@@ -333,6 +347,13 @@ func (ec *executionContext) fieldContext_Tx_events(ctx context.Context, field gr
 		return fc, err
 	}
 	return fc, nil
+}
+
+// objectFields is the package's field set of an object; leafpath only makes it.
+type objectFields struct{ graphql.FieldSet }
+
+func newObjectFields(fields []graphql.CollectedField) *objectFields {
+	return &objectFields{FieldSet: graphql.FieldSet{Values: make([]graphql.Marshaler, len(fields))}}
 }
 
 // responseBuffer is the package's lent answer buffer; leafpath only calls it.

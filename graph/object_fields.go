@@ -1,0 +1,56 @@
+package graph
+
+import (
+	"io"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// objectFields is one object's answer: gqlgen's graphql.FieldSet, whose resolvers it runs and
+// whose values it holds, written without what FieldSet allocates for every object it writes: a
+// copy of every field for its iterator, and a map of the names written so far. cmd/leafpath
+// makes the objects' marshallers build it (newObjectFields); deferred fragments keep gqlgen's
+// FieldSet.
+type objectFields struct {
+	graphql.FieldSet
+	fields []graphql.CollectedField
+}
+
+func newObjectFields(fields []graphql.CollectedField) *objectFields {
+	o := &objectFields{fields: fields}
+	o.Values = make([]graphql.Marshaler, len(fields))
+	return o
+}
+
+// MarshalGQL writes the object's fields in their order. A name is written once: fields merged
+// from fragments on two interfaces can share an alias, and the first one answers, as in gqlgen's
+// FieldSet. Comparing names with those before is cheaper than a map for the few fields an
+// object has. Aliases are GraphQL names, which need no escaping.
+func (o *objectFields) MarshalGQL(w io.Writer) {
+	io.WriteString(w, "{")
+	for i := range o.fields {
+		alias := o.fields[i].Alias
+		if repeatsAlias(o.fields[:i], alias) {
+			continue
+		}
+		if i > 0 {
+			io.WriteString(w, `,"`)
+		} else {
+			io.WriteString(w, `"`)
+		}
+		io.WriteString(w, alias)
+		io.WriteString(w, `":`)
+		o.Values[i].MarshalGQL(w)
+	}
+	io.WriteString(w, "}")
+}
+
+// repeatsAlias reports whether one of the fields before has alias.
+func repeatsAlias(before []graphql.CollectedField, alias string) bool {
+	for i := range before {
+		if before[i].Alias == alias {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package graph
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// An object is written as gqlgen's FieldSet writes it: its fields in order, and a name that two
+// merged fields share written once, with the first one's value.
+func TestObjectFieldsWriteEachNameOnce(t *testing.T) {
+	field := func(alias string) graphql.CollectedField {
+		return graphql.CollectedField{Field: &ast.Field{Alias: alias, Name: alias}}
+	}
+	for _, c := range []struct {
+		aliases []string
+		values  []string
+	}{
+		{nil, nil},
+		{[]string{"txId"}, []string{"a"}},
+		{[]string{"txId", "fee", "nonce"}, []string{"a", "b", "c"}},
+		{[]string{"txId", "fee", "txId", "nonce"}, []string{"a", "b", "repeated", "c"}},
+		{[]string{"fee", "fee"}, []string{"a", "repeated"}},
+	} {
+		fields := make([]graphql.CollectedField, len(c.aliases))
+		for i, a := range c.aliases {
+			fields[i] = field(a)
+		}
+		o := newObjectFields(fields)
+		for i, v := range c.values {
+			o.Values[i] = graphql.MarshalString(v)
+		}
+		var ours, theirs bytes.Buffer
+		o.MarshalGQL(&ours)
+		fs := graphql.NewFieldSet(fields)
+		copy(fs.Values, o.Values)
+		fs.MarshalGQL(&theirs)
+		if ours.String() != theirs.String() || bytes.Contains(ours.Bytes(), []byte("repeated")) {
+			t.Errorf("%v: wrote %s, gqlgen's FieldSet writes %s", c.aliases, ours.String(), theirs.String())
+		}
+	}
+}
