@@ -28539,7 +28539,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 var accountImplementors = []string{"Account"}
 
 func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *db.Account) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29111,7 +29111,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 var accountAssetEventImplementors = []string{"AccountAssetEvent"}
 
 func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29186,7 +29186,7 @@ func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.Sele
 var accountAssetEventPageImplementors = []string{"AccountAssetEventPage"}
 
 func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEventPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountAssetEventPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29231,7 +29231,7 @@ func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.
 var accountEventConnectionImplementors = []string{"AccountEventConnection"}
 
 func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountEventConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountEventConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29281,7 +29281,7 @@ func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast
 var accountEventEdgeImplementors = []string{"AccountEventEdge"}
 
 func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.SelectionSet, obj *AccountEventEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountEventEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountEventEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29326,7 +29326,7 @@ func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.Selec
 var accountNoncesImplementors = []string{"AccountNonces"}
 
 func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.SelectionSet, obj *db.AccountNonces) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountNoncesImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountNoncesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29386,7 +29386,7 @@ func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.Selectio
 var accountTransactionConnectionImplementors = []string{"AccountTransactionConnection"}
 
 func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountTransactionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, accountTransactionConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, accountTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29474,7 +29474,7 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 var addressFeedItemImplementors = []string{"AddressFeedItem"}
 
 func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.SelectionSet, obj *AddressFeedItem) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, addressFeedItemImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, addressFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29524,7 +29524,7 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 var anchoredBlockPageImplementors = []string{"AnchoredBlockPage"}
 
 func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoredBlockPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, anchoredBlockPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, anchoredBlockPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29569,7 +29569,7 @@ func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.Sele
 var anchoringBurnBlockImplementors = []string{"AnchoringBurnBlock"}
 
 func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoringBurnBlock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29639,7 +29639,7 @@ func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.Sel
 var anchoringBurnBlockPageImplementors = []string{"AnchoringBurnBlockPage"}
 
 func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast.SelectionSet, obj *AnchoringBurnBlockPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29684,7 +29684,7 @@ func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast
 var assetEventCountsImplementors = []string{"AssetEventCounts"}
 
 func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventCounts) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventCountsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, assetEventCountsImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29734,7 +29734,7 @@ func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.Selec
 var assetEventKindCountsImplementors = []string{"AssetEventKindCounts"}
 
 func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventKindCounts) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, assetEventKindCountsImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, assetEventKindCountsImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29784,7 +29784,7 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 var averageBlockTimesImplementors = []string{"AverageBlockTimes"}
 
 func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.SelectionSet, obj *db.AverageBlockTimes) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, averageBlockTimesImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, averageBlockTimesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29839,7 +29839,7 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 var balancePointImplementors = []string{"BalancePoint"}
 
 func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.SelectionSet, obj *db.BalancePoint) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, balancePointImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, balancePointImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -29889,7 +29889,7 @@ func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.Selection
 var blockImplementors = []string{"Block"}
 
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30409,7 +30409,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 var blockConnectionImplementors = []string{"BlockConnection"}
 
 func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.SelectionSet, obj *BlockConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30497,7 +30497,7 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 var blockCursorPageImplementors = []string{"BlockCursorPage"}
 
 func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.SelectionSet, obj *db.BlockCursorPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockCursorPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockCursorPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30557,7 +30557,7 @@ func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.Select
 var blockEdgeImplementors = []string{"BlockEdge"}
 
 func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet, obj *BlockEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30602,7 +30602,7 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 var blockFeedItemImplementors = []string{"BlockFeedItem"}
 
 func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *BlockFeedItem) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockFeedItemImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30652,7 +30652,7 @@ func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.Selectio
 var blockRefImplementors = []string{"BlockRef"}
 
 func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *BlockRef) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, blockRefImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, blockRefImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30697,7 +30697,7 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 var brc20ActivityImplementors = []string{"Brc20Activity"}
 
 func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Activity) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30807,7 +30807,7 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 var brc20ActivityConnectionImplementors = []string{"Brc20ActivityConnection"}
 
 func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30895,7 +30895,7 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 var brc20ActivityEdgeImplementors = []string{"Brc20ActivityEdge"}
 
 func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20ActivityEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -30940,7 +30940,7 @@ func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.Sele
 var brc20AddressImplementors = []string{"Brc20Address"}
 
 func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.SelectionSet, obj *Brc20Address) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20AddressImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20AddressImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31094,7 +31094,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 var brc20BalanceImplementors = []string{"Brc20Balance"}
 
 func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31154,7 +31154,7 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 var brc20BalanceConnectionImplementors = []string{"Brc20BalanceConnection"}
 
 func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31242,7 +31242,7 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 var brc20BalanceEdgeImplementors = []string{"Brc20BalanceEdge"}
 
 func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20BalanceEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31287,7 +31287,7 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 var brc20FeedItemImplementors = []string{"Brc20FeedItem"}
 
 func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.SelectionSet, obj *Brc20FeedItem) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20FeedItemImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20FeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31337,7 +31337,7 @@ func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.Selectio
 var brc20HolderImplementors = []string{"Brc20Holder"}
 
 func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31392,7 +31392,7 @@ func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionS
 var brc20HolderConnectionImplementors = []string{"Brc20HolderConnection"}
 
 func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31447,7 +31447,7 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 var brc20HolderEdgeImplementors = []string{"Brc20HolderEdge"}
 
 func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20HolderEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31492,7 +31492,7 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 var brc20RolledBackBlockImplementors = []string{"Brc20RolledBackBlock"}
 
 func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.SelectionSet, obj *Brc20RolledBackBlock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20RolledBackBlockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20RolledBackBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31537,7 +31537,7 @@ func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.S
 var brc20TokenImplementors = []string{"Brc20Token"}
 
 func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Token) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31690,7 +31690,7 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 var brc20TokenConnectionImplementors = []string{"Brc20TokenConnection"}
 
 func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31778,7 +31778,7 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 var brc20TokenEdgeImplementors = []string{"Brc20TokenEdge"}
 
 func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TokenEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31823,7 +31823,7 @@ func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.Selecti
 var brc20TransferableImplementors = []string{"Brc20Transferable"}
 
 func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Transferable) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31893,7 +31893,7 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 var brc20TransferableConnectionImplementors = []string{"Brc20TransferableConnection"}
 
 func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -31981,7 +31981,7 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 var brc20TransferableEdgeImplementors = []string{"Brc20TransferableEdge"}
 
 func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, brc20TransferableEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32026,7 +32026,7 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 var btcBalanceImplementors = []string{"BtcBalance"}
 
 func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSet, obj *BtcBalance) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, btcBalanceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, btcBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32071,7 +32071,7 @@ func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSe
 var burnBlockImplementors = []string{"BurnBlock"}
 
 func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.BurnBlock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, burnBlockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, burnBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32126,7 +32126,7 @@ func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet
 var chainTipImplementors = []string{"ChainTip"}
 
 func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet, obj *db.ChainTip) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, chainTipImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, chainTipImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32196,7 +32196,7 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 var clarityValueImplementors = []string{"ClarityValue"}
 
 func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.SelectionSet, obj *tx.ValueJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, clarityValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, clarityValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32241,7 +32241,7 @@ func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.Selection
 var coinbasePayloadImplementors = []string{"CoinbasePayload"}
 
 func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.CoinbaseJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, coinbasePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, coinbasePayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32291,7 +32291,7 @@ func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.Select
 var contractImplementors = []string{"Contract"}
 
 func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.SmartContract) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32475,7 +32475,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 var contractCallPayloadImplementors = []string{"ContractCallPayload"}
 
 func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.ContractCallJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractCallPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractCallPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32530,7 +32530,7 @@ func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.Se
 var contractEventConnectionImplementors = []string{"ContractEventConnection"}
 
 func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ContractEventConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractEventConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32580,7 +32580,7 @@ func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel as
 var contractEventEdgeImplementors = []string{"ContractEventEdge"}
 
 func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ContractEventEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractEventEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractEventEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32625,7 +32625,7 @@ func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.Sele
 var contractLogDataImplementors = []string{"ContractLogData"}
 
 func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractLogDataImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractLogDataImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32675,7 +32675,7 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 var contractStatusImplementors = []string{"ContractStatus"}
 
 func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.SelectionSet, obj *ContractStatus) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, contractStatusImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, contractStatusImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32735,7 +32735,7 @@ func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.Selecti
 var executionCostImplementors = []string{"ExecutionCost"}
 
 func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.SelectionSet, obj *db.ExecutionCost) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, executionCostImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, executionCostImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32795,7 +32795,7 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 var faucetResultImplementors = []string{"FaucetResult"}
 
 func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.SelectionSet, obj *FaucetResult) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, faucetResultImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, faucetResultImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32845,7 +32845,7 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 var feePrioritiesImplementors = []string{"FeePriorities"}
 
 func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.SelectionSet, obj *FeePriorities) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, feePrioritiesImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, feePrioritiesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32900,7 +32900,7 @@ func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.Selectio
 var ftAssetImplementors = []string{"FtAsset"}
 
 func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ftAssetImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, ftAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -32960,7 +32960,7 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 var ftBalanceImplementors = []string{"FtBalance"}
 
 func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet, obj *db.FtBalance) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalanceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, ftBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33005,7 +33005,7 @@ func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet
 var ftBalancePageImplementors = []string{"FtBalancePage"}
 
 func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.SelectionSet, obj *FtBalancePage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ftBalancePageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, ftBalancePageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33050,7 +33050,7 @@ func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.Selectio
 var ftTransferImplementors = []string{"FtTransfer"}
 
 func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ftTransferImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, ftTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33105,7 +33105,7 @@ func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSe
 var functionArgImplementors = []string{"FunctionArg"}
 
 func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionSet, obj *tx.FunctionArgJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, functionArgImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, functionArgImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33160,7 +33160,7 @@ func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionS
 var fungibleTokenAssetEventImplementors = []string{"FungibleTokenAssetEvent", "Event"}
 
 func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33253,7 +33253,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 var mempoolFeePrioritiesImplementors = []string{"MempoolFeePriorities"}
 
 func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeePriorities) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33308,7 +33308,7 @@ func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.S
 var mempoolFeedItemImplementors = []string{"MempoolFeedItem"}
 
 func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeedItem) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolFeedItemImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33358,7 +33358,7 @@ func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.Select
 var mempoolTransactionImplementors = []string{"MempoolTransaction", "AnyTransaction"}
 
 func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MempoolTx) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33536,7 +33536,7 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 var mempoolTransactionConnectionImplementors = []string{"MempoolTransactionConnection"}
 
 func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33624,7 +33624,7 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 var mempoolTransactionEdgeImplementors = []string{"MempoolTransactionEdge"}
 
 func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33669,7 +33669,7 @@ func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast
 var microblockImplementors = []string{"Microblock"}
 
 func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSet, obj *db.Microblock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, microblockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, microblockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33853,7 +33853,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 var microblockFeedItemImplementors = []string{"MicroblockFeedItem"}
 
 func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MicroblockFeedItem) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, microblockFeedItemImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, microblockFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33898,7 +33898,7 @@ func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.Sel
 var microblockTxCountImplementors = []string{"MicroblockTxCount"}
 
 func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.SelectionSet, obj *db.MicroblockTxCount) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, microblockTxCountImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, microblockTxCountImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -33943,7 +33943,7 @@ func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.Sele
 var minerRewardImplementors = []string{"MinerReward"}
 
 func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionSet, obj *db.MinerReward) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, minerRewardImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, minerRewardImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34023,7 +34023,7 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, mutationImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Mutation",
 	})
@@ -34080,7 +34080,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 var nftAssetImplementors = []string{"NftAsset"}
 
 func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nftAssetImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, nftAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34140,7 +34140,7 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 var nftHoldingImplementors = []string{"NftHolding"}
 
 func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSet, obj *db.NftHolding) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34233,7 +34233,7 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 var nftHoldingPageImplementors = []string{"NftHoldingPage"}
 
 func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.SelectionSet, obj *NftHoldingPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nftHoldingPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34278,7 +34278,7 @@ func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.Selecti
 var nftTransferImplementors = []string{"NftTransfer"}
 
 func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nftTransferImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, nftTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34333,7 +34333,7 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 var nonFungibleTokenAssetEventImplementors = []string{"NonFungibleTokenAssetEvent", "Event"}
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34426,7 +34426,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pageInfoImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34481,7 +34481,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 var poisonMicroblockPayloadImplementors = []string{"PoisonMicroblockPayload"}
 
 func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.PoisonMicroblockJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34526,7 +34526,7 @@ func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel as
 var postConditionImplementors = []string{"PostCondition"}
 
 func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.SelectionSet, obj *tx.PostConditionJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, postConditionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34591,7 +34591,7 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 var postConditionAssetImplementors = []string{"PostConditionAsset"}
 
 func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.SelectionSet, obj *tx.AssetJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionAssetImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, postConditionAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34641,7 +34641,7 @@ func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.Sel
 var postConditionPrincipalImplementors = []string{"PostConditionPrincipal"}
 
 func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast.SelectionSet, obj *tx.PrincipalJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, postConditionPrincipalImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, postConditionPrincipalImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34691,7 +34691,7 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 var pox4LockImplementors = []string{"Pox4Lock"}
 
 func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet, obj *db.Pox4Lock) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, pox4LockImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, pox4LockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34746,7 +34746,7 @@ func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet,
 var poxCycleImplementors = []string{"PoxCycle"}
 
 func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCycle) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxCycleImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxCycleImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34887,7 +34887,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 var poxCyclePageImplementors = []string{"PoxCyclePage"}
 
 func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCyclePage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxCyclePageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxCyclePageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -34932,7 +34932,7 @@ func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.Selection
 var poxSignerImplementors = []string{"PoxSigner"}
 
 func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSigner) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -35045,7 +35045,7 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 var poxSignerPageImplementors = []string{"PoxSignerPage"}
 
 func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSignerPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxSignerPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -35090,7 +35090,7 @@ func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.Selectio
 var poxStackerImplementors = []string{"PoxStacker"}
 
 func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStacker) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -35145,7 +35145,7 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 var poxStackerPageImplementors = []string{"PoxStackerPage"}
 
 func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStackerPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, poxStackerPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -35190,7 +35190,7 @@ func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.Selecti
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, queryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, queryImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Query",
 	})
@@ -35951,7 +35951,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 var reorgImplementors = []string{"Reorg"}
 
 func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, obj *Reorg) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, reorgImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, reorgImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -35996,7 +35996,7 @@ func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, ob
 var replicationLagImplementors = []string{"ReplicationLag"}
 
 func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.SelectionSet, obj *db.ReplicationLag) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, replicationLagImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, replicationLagImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36051,7 +36051,7 @@ func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.Selecti
 var smartContractLogEventImplementors = []string{"SmartContractLogEvent", "Event"}
 
 func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractLogEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, smartContractLogEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36144,7 +36144,7 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 var smartContractPayloadImplementors = []string{"SmartContractPayload"}
 
 func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.SmartContractJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, smartContractPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, smartContractPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36194,7 +36194,7 @@ func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.S
 var stxAssetImplementors = []string{"StxAsset"}
 
 func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36254,7 +36254,7 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 var stxAssetEventImplementors = []string{"StxAssetEvent", "Event"}
 
 func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxAssetEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36347,7 +36347,7 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 var stxBalanceImplementors = []string{"StxBalance"}
 
 func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSet, obj *db.StxBalance) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxBalanceImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36447,7 +36447,7 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 var stxLockDataImplementors = []string{"StxLockData"}
 
 func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockDataImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxLockDataImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36497,7 +36497,7 @@ func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionS
 var stxLockEventImplementors = []string{"StxLockEvent", "Event"}
 
 func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxLockEventImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxLockEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36590,7 +36590,7 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 var stxTransferImplementors = []string{"StxTransfer"}
 
 func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, stxTransferImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, stxTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36668,7 +36668,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 var tenureChangePayloadImplementors = []string{"TenureChangePayload"}
 
 func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TenureChangeJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, tenureChangePayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, tenureChangePayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36738,7 +36738,7 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 var tokenTransferPayloadImplementors = []string{"TokenTransferPayload"}
 
 func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TokenTransferJSON) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, tokenTransferPayloadImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, tokenTransferPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -36788,7 +36788,7 @@ func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.S
 var transactionImplementors = []string{"Transaction", "AnyTransaction"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Tx) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37190,7 +37190,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 var transactionConnectionImplementors = []string{"TransactionConnection"}
 
 func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *TransactionConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionConnectionImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37245,7 +37245,7 @@ func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.
 var transactionEdgeImplementors = []string{"TransactionEdge"}
 
 func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *TransactionEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionEdgeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37290,7 +37290,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 var transactionLookupImplementors = []string{"TransactionLookup"}
 
 func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.SelectionSet, obj *TransactionLookup) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionLookupImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionLookupImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37340,7 +37340,7 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 var transactionSummaryImplementors = []string{"TransactionSummary"}
 
 func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummary) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37395,7 +37395,7 @@ func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.Sel
 var transactionSummaryPageImplementors = []string{"TransactionSummaryPage"}
 
 func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummaryPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionSummaryPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37440,7 +37440,7 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 var transactionWithTransfersImplementors = []string{"TransactionWithTransfers"}
 
 func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, obj *TransactionWithTransfers) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionWithTransfersImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionWithTransfersImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37505,7 +37505,7 @@ func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel a
 var transactionsWithTransfersPageImplementors = []string{"TransactionsWithTransfersPage"}
 
 func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionsWithTransfersPage) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37550,7 +37550,7 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __DirectiveImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37610,7 +37610,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 var __EnumValueImplementors = []string{"__EnumValue"}
 
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __EnumValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37665,7 +37665,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 var __FieldImplementors = []string{"__Field"}
 
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __FieldImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37730,7 +37730,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 var __InputValueImplementors = []string{"__InputValue"}
 
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __InputValueImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37795,7 +37795,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 var __SchemaImplementors = []string{"__Schema"}
 
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __SchemaImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
@@ -37860,7 +37860,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 var __TypeImplementors = []string{"__Type"}
 
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, __TypeImplementors)
+	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)

@@ -96,7 +96,7 @@ func New(cfg Config) (http.Handler, error) {
 		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), fieldArguments{}, batching}, Answers: answers})
+		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), responseMemo{}, batching}, Answers: answers})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching)
 		introspection: cfg.Introspection}.withSchema(es.Schema()))
 	srv.Use(textInput{})
 	srv.Use(timeout(cfg.QueryTimeout))
-	srv.Use(fieldArguments{})
+	srv.Use(responseMemo{})
 	srv.Use(batching)
 	return srv
 }

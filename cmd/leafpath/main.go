@@ -11,7 +11,8 @@
 // errors are the same as gqlgen's.
 //
 // It also lets an object be written without allocating for each of its fields (through the
-// package's newObjectFields) and skip building its path for deferred fragments when it has none, a
+// package's newObjectFields), find its selection's fields without hashing a key (collectFields)
+// and skip building its path for deferred fragments when it has none, a
 // field with arguments parse them once per response (through the package's argsOf) instead of
 // once per object it is resolved on, and a query's answer be written into a buffer its caller
 // lends (through the package's responseBuffer).
@@ -152,6 +153,9 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 		return nil
 	}
 	edits := []span{{made.Pos(), made.End(), "newObjectFields(fields)"}}
+	if e, ok := keptFields(fd); ok {
+		edits = append(edits, e)
+	}
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok && isIdent(call.Fun, "innerFunc") && len(call.Args) == 2 && isIdent(call.Args[1], "out") {
 			edits = append(edits, span{call.Args[1].Pos(), call.Args[1].End(), "&out.FieldSet"})
@@ -159,6 +163,27 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 		return true
 	})
 	return edits
+}
+
+// keptFields finds, in an object's marshaller, the collection of its selection's fields:
+//
+//	fields := graphql.CollectFields(ec.OperationContext, sel, xImplementors)
+//
+// and returns it made through collectFields (a function the package defines), which keeps them
+// per response: gqlgen finds its own copy by a key it hashes again for every object.
+func keptFields(fd *ast.FuncDecl) (span, bool) {
+	for _, st := range fd.Body.List {
+		assign, ok := st.(*ast.AssignStmt)
+		if !ok || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || !isIdent(assign.Lhs[0], "fields") {
+			continue
+		}
+		call, ok := assign.Rhs[0].(*ast.CallExpr)
+		if !ok || !isSelector(call.Fun, "graphql", "CollectFields") || len(call.Args) != 3 || !isIdent(call.Args[1], "sel") {
+			continue
+		}
+		return span{call.Fun.Pos(), call.Lparen + 1, "collectFields(ctx, "}, true
+	}
+	return span{}, false
 }
 
 // deferredOnly finds, in an object's marshaller, the hand-over of its deferred fragments:

@@ -15,8 +15,8 @@ var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
 // their parent alone (struct fields, one promoted from a struct embedded by value, a method and a
 // method that may fail), which are shortened, and three that must stay on gqlgen's path (a field
 // promoted through an embedded pointer, a method given the context, a field with a directive); and
-// an object's marshaller, whose answer is written from the package's field set and whose deferred
-// fragments are handed over only when it has some, a
+// an object's marshaller, whose fields are collected and written by the package's functions and
+// whose deferred fragments are handed over only when it has some, a
 // field context whose arguments are kept per field, and Exec, whose answer goes into a lent buffer.
 func TestLeafFieldsAreShortened(t *testing.T) {
 	path, out, n, err := rewriteFile("./testdata/fields", "fields.go", nil)
@@ -38,6 +38,9 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 	}
 	if !strings.Contains(body, "out := newObjectFields(fields)\n\tdeferredFieldSet := graphql.NewFieldSet(nil)") {
 		t.Errorf("_Transfer writes its answer from gqlgen's field set, or its deferred fragments from the package's:\n%s", body)
+	}
+	if !strings.Contains(body, "fields := collectFields(ctx, ec.OperationContext, sel, transferImplementors)") {
+		t.Errorf("_Transfer collects its fields through gqlgen's hashed key:\n%s", body)
 	}
 	if !strings.Contains(body, "return innerFunc(ctx, &out.FieldSet)") {
 		t.Errorf("_Transfer's resolvers count failures in a field set of their own:\n%s", body)

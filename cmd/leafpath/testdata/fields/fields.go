@@ -254,10 +254,12 @@ func (ec *executionContext) _Transfer_rate(ctx context.Context, field graphql.Co
 	)
 }
 
-// _Transfer is an object's marshaller: its field set is the package's own, and its deferred
-// fragments are handed over only when it has some.
+var transferImplementors = []string{"Transfer"}
+
+// _Transfer is an object's marshaller: its fields are collected and written by the package's own
+// functions, and its deferred fragments are handed over only when it has some.
 func (ec *executionContext) _Transfer(ctx context.Context, sel ast.SelectionSet, obj *Transfer) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, nil)
+	fields := graphql.CollectFields(ec.OperationContext, sel, transferImplementors)
 	out := graphql.NewFieldSet(fields)
 	deferredFieldSet := graphql.NewFieldSet(nil)
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
@@ -347,6 +349,11 @@ func (ec *executionContext) fieldContext_Tx_events(ctx context.Context, field gr
 		return fc, err
 	}
 	return fc, nil
+}
+
+// collectFields is the package's memo of collected fields; leafpath only calls it.
+func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
+	return graphql.CollectFields(oc, sel, satisfies)
 }
 
 // objectFields is the package's field set of an object; leafpath only makes it.

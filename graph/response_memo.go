@@ -1,0 +1,88 @@
+package graph
+
+import (
+	"context"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// What gqlgen works out again for every object it resolves a field on depends on the operation
+// alone: a field's arguments on its text and variables (a page of transactions asking each for
+// its events parses `events(limit: 5)` once per transaction), and the fields an object's
+// selection collects on the selection and the object's type. gqlgen keeps the collected fields
+// per operation too, but computes a hashed key for every object to find them. The functions
+// cmd/leafpath rewrites keep both in the memo of the response being made.
+
+type responseMemoKey struct{}
+
+// responseMemo is what one response has worked out, by field and by selection of the operation.
+// Resolvers and marshallers read what it holds and never change it, so the objects of one field
+// share it.
+type responseMemo struct {
+	mu     sync.RWMutex
+	args   map[*ast.Field]map[string]any
+	fields map[selectionKey][]graphql.CollectedField
+}
+
+// selectionKey names a selection set of the operation document (by its first element and
+// length) collected for the types an object satisfies (by the generated list's first element and
+// length).
+type selectionKey struct {
+	first     *ast.Selection
+	n         int
+	satisfies *string
+	types     int
+}
+
+// WithResponseMemo gives a response its own memo.
+func WithResponseMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, responseMemoKey{}, &responseMemo{
+		args:   map[*ast.Field]map[string]any{},
+		fields: map[selectionKey][]graphql.CollectedField{},
+	})
+}
+
+// argsOf returns field f's arguments, parsed by parse the first time the response asks. An
+// argument that fails to parse is not kept: each object reports its error, as gqlgen does.
+func argsOf(ctx context.Context, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
+	m, _ := ctx.Value(responseMemoKey{}).(*responseMemo)
+	if m == nil {
+		return parse()
+	}
+	m.mu.RLock()
+	args, ok := m.args[f]
+	m.mu.RUnlock()
+	if ok {
+		return args, nil
+	}
+	args, err := parse()
+	if err == nil {
+		m.mu.Lock()
+		m.args[f] = args
+		m.mu.Unlock()
+	}
+	return args, err
+}
+
+// collectFields is graphql.CollectFields, kept in the response's memo by the selection's and
+// the type list's identity.
+func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
+	m, _ := ctx.Value(responseMemoKey{}).(*responseMemo)
+	if m == nil || len(sel) == 0 || len(satisfies) == 0 {
+		return graphql.CollectFields(oc, sel, satisfies)
+	}
+	k := selectionKey{first: &sel[0], n: len(sel), satisfies: &satisfies[0], types: len(satisfies)}
+	m.mu.RLock()
+	fields, ok := m.fields[k]
+	m.mu.RUnlock()
+	if ok {
+		return fields
+	}
+	fields = graphql.CollectFields(oc, sel, satisfies)
+	m.mu.Lock()
+	m.fields[k] = fields
+	m.mu.Unlock()
+	return fields
+}
