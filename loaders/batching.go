@@ -164,10 +164,11 @@ func operationOf(ctx context.Context) *Operation {
 // (tests, direct calls) it batches by its wait alone. A request has every loader and most use
 // one or two, so the dataloader behind one is made at its first key.
 type Loader[K comparable, V any] struct {
-	fn    dataloader.BatchFunc[K, V]
-	s     *scheduler               // the request's, from its first key on
-	inner *dataloader.Loader[K, V] // guarded by s.mu; nil until the first key
-	keys  map[K]*keyState          // guarded by s.mu
+	fn     dataloader.BatchFunc[K, V]
+	s      *scheduler               // the request's, from its first key on
+	inner  *dataloader.Loader[K, V] // guarded by s.mu; nil until the first key
+	keys   map[K]*keyState          // guarded by s.mu
+	primed map[K]V                  // guarded by s.mu: answers another batch read (prime)
 }
 
 // keyState is what the scheduler knows of one key: whether its batch has returned, and the
@@ -192,6 +193,10 @@ func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 	op := operationOf(ctx)
 	s := For(ctx).sched
 	s.mu.Lock()
+	if v, ok := l.primed[key]; ok {
+		s.mu.Unlock()
+		return func() (V, error) { return v, nil }
+	}
 	if l.inner == nil {
 		l.s = s
 		l.inner = dataloader.NewBatchedLoader(l.granting(l.fn), dataloader.WithWait[K, V](batchWait(s.wait)),
@@ -212,6 +217,18 @@ func (l *Loader[K, V]) Load(ctx context.Context, key K) dataloader.Thunk[V] {
 		l.block(op, st)
 		return thunk()
 	}
+}
+
+// prime answers key with v for the rest of the request: a batch of another loader read it
+// with its own rows, and the resolvers that ask for it need not wait for a batch of their own.
+func (l *Loader[K, V]) prime(ctx context.Context, key K, v V) {
+	s := For(ctx).sched
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.primed == nil {
+		l.primed = map[K]V{}
+	}
+	l.primed[key] = v
 }
 
 // LoadMany asks for keys (in one batch, unless it outgrows the batch capacity).

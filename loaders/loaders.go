@@ -20,12 +20,13 @@ import (
 const DefaultWait = time.Millisecond
 
 // Page asks for one keyset page of the list under Parent (a block's index hash, a principal, a
-// contract id) and, for a list of transactions, the columns its query shows. Keys with the same
-// Keyset and Columns share one SQL statement.
+// contract id) and, for a list of transactions, the columns its query shows and the events of
+// each transaction it asks for too. Keys with the same Keyset and Columns share one SQL statement.
 type Page struct {
 	Parent  string
 	Keyset  db.Keyset
 	Columns db.TxColumns
+	Events  TxEventsRead
 }
 
 // Loaders holds every loader of one request.
@@ -82,9 +83,9 @@ func NewFactory(store *db.Store) *Factory {
 	return &Factory{Loaders{
 		BurnBlockByHash:  newLoader(byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
 		BlockByIndexHash: newLoader(byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
-		BlockTxs: newLoader(paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
+		BlockTxs: newLoader(withEvents(store, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
 			return string(t.IndexBlockHash), t
-		})),
+		}))),
 		MicroblocksAccepted: newLoader(grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
 		MicroblocksStreamed: newLoader(grouped(store.MicroblocksStreamed, func(m *db.Microblock) string { return string(m.ParentIndexBlockHash) })),
 		MicroblockByHash:    newLoader(byKey(store.MicroblocksByHash, func(m *db.Microblock) string { return string(m.MicroblockHash) })),
@@ -93,9 +94,9 @@ func NewFactory(store *db.Store) *Factory {
 		})),
 		MinerRewards: newLoader(grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
 		TxByKey:      newLoader(byKey(store.TxsByKey, (*db.Tx).Key)),
-		PrincipalTxs: newLoader(paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
+		PrincipalTxs: newLoader(withEvents(store, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
 			return r.Principal, &r.Tx
-		})),
+		}))),
 		PrincipalEvents: newLoader(principalEvents(store)),
 		ContractByID:    newLoader(byKey(store.ContractsByID, func(c *db.SmartContract) string { return c.ContractID })),
 		ContractLogs: newLoader(paged(allColumns(store.ContractLogsOf), func(l *db.ContractLog) (string, *db.ContractLog) {
@@ -216,7 +217,12 @@ func paged[R, V any](fetch func(context.Context, []string, db.Keyset, db.TxColum
 				found[k] = append(found[k], v)
 			}
 		}
-		return answer(keys, found)
+		out := make([]*dataloader.Result[[]V], len(keys))
+		for i, k := range keys { // the events a key asks for too are not the page's rows
+			k.Events = TxEventsRead{}
+			out[i] = &dataloader.Result[[]V]{Data: found[k]}
+		}
+		return out
 	}
 }
 

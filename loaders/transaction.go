@@ -16,6 +16,56 @@ type TxEventsKey struct {
 	Columns db.EventColumns // those the selection reads
 }
 
+// EventsOf is the key of transaction t's events in window w with columns c, and whether the
+// window holds any: event indexes run from 0 to the row's event count, so a window past it (or
+// of none) has nothing to read.
+func EventsOf(t *db.Tx, w db.EventWindow, c db.EventColumns) (TxEventsKey, bool) {
+	k := TxEventsKey{Tx: t.Key(), Kinds: db.EventKindsOfType(t.TypeID), Window: w, Columns: c}
+	return k, w.Limit > 0 && w.Offset < t.EventCount
+}
+
+// TxEventsRead asks a page of transactions to read each one's events in Window with Columns
+// too (when Read): in the page's batch, one statement for every page of the batch that asks for
+// the same, instead of a round of the loaders for the level of transactions.
+type TxEventsRead struct {
+	Read    bool
+	Window  db.EventWindow
+	Columns db.EventColumns
+}
+
+// withEvents reads, after a batch of transaction pages, the events the pages ask for too, and
+// primes TxEvents with them, so that each transaction's events field finds them there. A read
+// that fails primes nothing: each field then reads its own, and reports what it meets.
+func withEvents(store *db.Store, pages dataloader.BatchFunc[Page, []*db.Tx]) dataloader.BatchFunc[Page, []*db.Tx] {
+	read := txEvents(store)
+	return func(ctx context.Context, keys []Page) []*dataloader.Result[[]*db.Tx] {
+		out := pages(ctx, keys)
+		var want []TxEventsKey
+		seen := map[TxEventsKey]bool{}
+		for i, p := range keys {
+			if !p.Events.Read || out[i].Error != nil {
+				continue
+			}
+			for _, t := range out[i].Data {
+				if k, any := EventsOf(t, p.Events.Window, p.Events.Columns); any && !seen[k] {
+					seen[k] = true
+					want = append(want, k)
+				}
+			}
+		}
+		if len(want) == 0 {
+			return out
+		}
+		events := &For(ctx).TxEvents
+		for i, r := range read(ctx, want) {
+			if r.Error == nil {
+				events.prime(ctx, want[i], r.Data)
+			}
+		}
+		return out
+	}
+}
+
 // txEventsBatch is the keys one statement answers: the same window and columns.
 type txEventsBatch struct {
 	window  db.EventWindow

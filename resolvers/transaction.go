@@ -2,8 +2,11 @@ package resolvers
 
 import (
 	"context"
+	"encoding/json"
 
+	"github.com/99designs/gqlgen/graphql"
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
@@ -143,20 +146,104 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 }
 
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
-// batched with every other transaction of the request.
+// batched with every other transaction of the request (or read with its page: pageEvents).
 func (r transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
-	l, o, err := page(limit, offset, MaxEventLimit)
-	// Event indexes run from 0 to the row's event count: a window past it has none to read.
-	if err != nil || l == 0 || int32(o) >= t.EventCount {
+	w, err := eventWindow(limit, offset)
+	if err != nil {
 		return []db.Event{}, err
 	}
-	key := loaders.TxEventsKey{Tx: t.Key(), Kinds: db.EventKindsOfType(t.TypeID), Window: db.EventWindow{Offset: int32(o), Limit: int32(l)},
-		Columns: eventColumns(ctx)}
+	key, any := loaders.EventsOf(t, w, eventColumns(ctx))
+	if !any {
+		return []db.Event{}, nil
+	}
 	es, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
 	if es == nil {
 		es = []db.Event{}
 	}
 	return es, err
+}
+
+// eventWindow is the window of a transaction's events its limit and offset arguments ask for.
+func eventWindow(limit, offset *int32) (db.EventWindow, error) {
+	l, o, err := page(limit, offset, MaxEventLimit)
+	return db.EventWindow{Offset: int32(o), Limit: int32(l)}, err
+}
+
+// pageEvents is the events that the transactions of the page ctx resolves ask for, for the
+// page's batch to read too: those of the events fields of its nodes (or its edges' node),
+// when they all ask for one window. Otherwise each transaction's field loads its own.
+func pageEvents(ctx context.Context) loaders.TxEventsRead {
+	vars := graphql.GetOperationContext(ctx).Variables
+	var read eventsAsked
+	ok := everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
+		switch f.Name {
+		case "nodes":
+			return everyField(f.SelectionSet, func(t *ast.Field) bool { return t.Name != "events" || read.add(t, vars) })
+		case "edges":
+			return everyField(f.SelectionSet, func(e *ast.Field) bool {
+				return e.Name != "node" || everyField(e.SelectionSet, func(t *ast.Field) bool { return t.Name != "events" || read.add(t, vars) })
+			})
+		}
+		return true
+	})
+	if !ok {
+		return loaders.TxEventsRead{}
+	}
+	return read.TxEventsRead
+}
+
+// eventsAsked is what the events fields of a selection of transactions have asked for so far.
+type eventsAsked struct{ loaders.TxEventsRead }
+
+// add takes the events field f in, and reports whether it asks for the window of those before
+// (with the variables vars): a window of its own, or arguments the field would refuse, leave
+// the events to the fields.
+func (a *eventsAsked) add(f *ast.Field, vars map[string]any) bool {
+	if f.Definition == nil {
+		return false
+	}
+	args := f.ArgumentMap(vars)
+	limit, ok := int32Arg(args["limit"])
+	offset, ok2 := int32Arg(args["offset"])
+	if !ok || !ok2 {
+		return false
+	}
+	w, err := eventWindow(limit, offset)
+	if err != nil || (a.Read && w != a.Window) {
+		return false
+	}
+	columns := db.EventPositionColumns
+	if !onlyPositionFields(f.SelectionSet) || (a.Read && a.Columns != columns) {
+		columns = db.AllEventColumns
+	}
+	a.TxEventsRead = loaders.TxEventsRead{Read: true, Window: w, Columns: columns}
+	return true
+}
+
+// int32Arg is an Int argument's value as the operation gives it (a literal, or a variable
+// decoded from JSON), nil when absent; ok is false for what is not an Int of 32 bits.
+func int32Arg(v any) (n *int32, ok bool) {
+	var i int64
+	switch v := v.(type) {
+	case nil:
+		return nil, true
+	case int64:
+		i = v
+	case int:
+		i = int64(v)
+	case json.Number:
+		var err error
+		if i, err = v.Int64(); err != nil {
+			return nil, false
+		}
+	default:
+		return nil, false
+	}
+	if i != int64(int32(i)) {
+		return nil, false
+	}
+	n32 := int32(i)
+	return &n32, true
 }
 
 func (r transactionResolver) ContractCall(ctx context.Context, t *db.Tx, abi *bool) (*tx.ContractCallJSON, error) {

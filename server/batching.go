@@ -65,19 +65,28 @@ func selection(f graphql.CollectedField) (sel ast.SelectionSet, shared bool) {
 type plans struct {
 	mu      sync.Mutex
 	objects map[planKey]*object
-	waits   map[planKey]bool
+	waits   map[waitKey]bool
 }
 
 func newPlans() *plans {
-	return &plans{objects: map[planKey]*object{}, waits: map[planKey]bool{}}
+	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}}
 }
 
 // planKey names a selection set of the operation document (by its first element, which the
-// document holds for as long as the operation runs) on one object type.
+// document holds for as long as the operation runs) on one type of the schema.
 type planKey struct {
 	first *ast.Selection
 	n     int
-	def   string
+	def   *ast.Definition
+}
+
+// waitKey names a selection set of the operation document on the field of the schema it
+// selects from, whose type is the one the selection is made on: a field's key is found without
+// looking its type up.
+type waitKey struct {
+	first *ast.Selection
+	n     int
+	field *ast.FieldDefinition
 }
 
 type scheduleKey struct{}
@@ -442,7 +451,7 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 
 // plan returns a new object of type def planned for selection sel, from the schedule's plans.
 func (r *schedule) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
-	k := planKey{n: len(sel), def: def.Name}
+	k := planKey{n: len(sel), def: def}
 	if len(sel) > 0 {
 		k.first = &sel[0]
 	}
@@ -483,18 +492,18 @@ func (r *schedule) canWait(b *Batching, oc *graphql.OperationContext, f graphql.
 	if len(f.Selections) == 0 || f.Definition == nil {
 		return false
 	}
-	def := b.schema.Types[f.Definition.Type.Name()]
-	if def == nil {
-		return false
-	}
 	sel, shared := selection(f)
-	k := planKey{first: &sel[0], n: len(sel), def: def.Name}
+	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition}
 	ps := r.plansOf(shared)
 	ps.mu.Lock()
 	w, ok := ps.waits[k]
 	ps.mu.Unlock()
 	if ok {
 		return w
+	}
+	def := b.schema.Types[f.Definition.Type.Name()]
+	if def == nil {
+		return false
 	}
 	types := []*ast.Definition{def}
 	if def.Kind != ast.Object {

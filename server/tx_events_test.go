@@ -3,10 +3,13 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/server"
@@ -94,17 +97,26 @@ func TestTransactionEventsReadForTheirSelection(t *testing.T) {
 func positions(t *testing.T, a *api, q string) []string {
 	t.Helper()
 	data, _ := a.mustQuery(t, q, nil)
+	return positionsOf(t, data)
+}
+
+// positionsOf lists the events of a blocks page's answer as "txid:index:type", in list order:
+// those of its transactions' nodes, or else of their edges' node.
+func positionsOf(t *testing.T, data []byte) []string {
+	t.Helper()
+	type tx struct {
+		Events []struct {
+			Typename   string `json:"__typename"`
+			EventIndex int
+			TxID       string
+		}
+	}
 	var d struct {
 		BlocksConnection struct {
 			Nodes []struct {
 				Transactions struct {
-					Nodes []struct {
-						Events []struct {
-							Typename   string `json:"__typename"`
-							EventIndex int
-							TxID       string
-						}
-					}
+					Nodes []tx
+					Edges []struct{ Node tx }
 				}
 			}
 		}
@@ -114,11 +126,74 @@ func positions(t *testing.T, a *api, q string) []string {
 	}
 	var out []string
 	for _, b := range d.BlocksConnection.Nodes {
-		for _, tx := range b.Transactions.Nodes {
+		txs := b.Transactions.Nodes
+		for _, e := range b.Transactions.Edges {
+			txs = append(txs, e.Node)
+		}
+		for _, tx := range txs {
 			for _, e := range tx.Events {
 				out = append(out, e.TxID+":"+strconv.Itoa(e.EventIndex)+":"+e.Typename)
 			}
 		}
 	}
 	return out
+}
+
+// The events of a page of transactions are read in the page's batch when every events field of
+// its transactions asks for one window, and by the transactions' own fields otherwise (a
+// statement per window); the same events either way (replayed chain data with prints, locks
+// and transfers).
+func TestPageEventsReadWithThePage(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	replay(t, a.store, "stacks/epoch-3-transition.tsv.gz", 1<<30)
+	var mu sync.Mutex
+	var readBy []string // the field whose resolution read events, statement by statement
+	a.store.Observe(func(ctx context.Context, s db.Statement) {
+		if strings.Contains(s.Query, "FROM stx_events e") {
+			mu.Lock()
+			readBy = append(readBy, graphql.GetFieldContext(ctx).Field.Name)
+			mu.Unlock()
+		}
+	})
+	take := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		r := readBy
+		readBy = nil
+		return r
+	}
+
+	const fields = `__typename eventIndex txId`
+	blocks := func(events string) string {
+		return `{ blocksConnection(first: 40) { nodes { transactions(first: 20) { nodes { ` + events + ` } } } } }`
+	}
+	tests := []struct {
+		name, query string
+		vars        map[string]any
+		readBy      []string
+	}{
+		{"one window", blocks(`events(limit: 10) { ` + fields + ` }`), nil, []string{"transactions"}},
+		{"one window, asked twice", blocks(`events(limit: 10) { ` + fields + ` } ... on Transaction { events(limit: 10) { eventIndex } }`), nil, []string{"transactions"}},
+		{"through edges", `{ blocksConnection(first: 40) { nodes { transactions(first: 20) { edges { node { events(limit: 10) { ` + fields + ` } } } } } } }`, nil, []string{"transactions"}},
+		{"in variables", `query($limit: Int, $offset: Int) ` + blocks(`events(limit: $limit, offset: $offset) { `+fields+` }`), map[string]any{"limit": 10, "offset": 0}, []string{"transactions"}},
+		{"two windows", blocks(`events(limit: 10) { ` + fields + ` } first: events(limit: 1) { eventIndex }`), nil, []string{"events", "events"}},
+	}
+	want := positions(t, a, blocks(`events(limit: 10) { `+fields+` } first: events(limit: 1) { eventIndex }`))
+	if len(want) < 20 {
+		t.Fatalf("the fixture's blocks list %d events, expected at least 20", len(want))
+	}
+	take()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, _ := a.mustQuery(t, tc.query, tc.vars)
+			got := positionsOf(t, data)
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("events differ from those each transaction reads:\n got %v\nwant %v", got, want)
+			}
+			if by := take(); !slices.Equal(by, tc.readBy) {
+				t.Errorf("events read by %v, want a statement by each of %v", by, tc.readBy)
+			}
+		})
+	}
 }
