@@ -37962,7 +37962,7 @@ func (ec *executionContext) marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 }
 
 func (ec *executionContext) marshalNAccountAssetEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*AccountAssetEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAccountAssetEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountAssetEvent(ctx, sel, v[i])
@@ -38008,7 +38008,7 @@ func (ec *executionContext) marshalNAccountEventConnection2ᚖgithubᚗcomᚋstx
 }
 
 func (ec *executionContext) marshalNAccountEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*AccountEventEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAccountEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAccountEventEdge(ctx, sel, v[i])
@@ -38081,7 +38081,7 @@ func (ec *executionContext) marshalNAnchorMode2githubᚗcomᚋstxgraphᚋstxgrap
 }
 
 func (ec *executionContext) marshalNAnchoringBurnBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.AnchoringBurnBlock) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNAnchoringBurnBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnchoringBurnBlock(ctx, sel, v[i])
@@ -38174,7 +38174,7 @@ func (ec *executionContext) marshalNAverageBlockTimes2ᚖgithubᚗcomᚋstxgraph
 }
 
 func (ec *executionContext) marshalNBalancePoint2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePointᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.BalancePoint) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBalancePoint2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBalancePoint(ctx, sel, v[i])
@@ -38200,7 +38200,7 @@ func (ec *executionContext) marshalNBalancePoint2ᚖgithubᚗcomᚋstxgraphᚋst
 }
 
 func (ec *executionContext) marshalNBlock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Block) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(ctx, sel, v[i])
@@ -38246,7 +38246,7 @@ func (ec *executionContext) marshalNBlockCursorPage2ᚖgithubᚗcomᚋstxgraph�
 }
 
 func (ec *executionContext) marshalNBlockEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*BlockEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBlockEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockEdge(ctx, sel, v[i])
@@ -38282,7 +38282,7 @@ func (ec *executionContext) marshalNBlockFeedItem2ᚖgithubᚗcomᚋstxgraphᚋs
 }
 
 func (ec *executionContext) marshalNBlockRef2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRefᚄ(ctx context.Context, sel ast.SelectionSet, v []*BlockRef) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBlockRef2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBlockRef(ctx, sel, v[i])
@@ -38324,7 +38324,7 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 }
 
 func (ec *executionContext) marshalNBrc20Activity2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activityᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Activity) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(ctx, sel, v[i])
@@ -38360,7 +38360,7 @@ func (ec *executionContext) marshalNBrc20ActivityConnection2ᚖgithubᚗcomᚋst
 }
 
 func (ec *executionContext) marshalNBrc20ActivityEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20ActivityEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20ActivityEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20ActivityEdge(ctx, sel, v[i])
@@ -38396,7 +38396,7 @@ func (ec *executionContext) marshalNBrc20Address2ᚖgithubᚗcomᚋstxgraphᚋst
 }
 
 func (ec *executionContext) marshalNBrc20Balance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Balance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, sel, v[i])
@@ -38432,7 +38432,7 @@ func (ec *executionContext) marshalNBrc20BalanceConnection2ᚖgithubᚗcomᚋstx
 }
 
 func (ec *executionContext) marshalNBrc20BalanceEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20BalanceEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20BalanceEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20BalanceEdge(ctx, sel, v[i])
@@ -38468,7 +38468,7 @@ func (ec *executionContext) marshalNBrc20FeedItem2ᚖgithubᚗcomᚋstxgraphᚋs
 }
 
 func (ec *executionContext) marshalNBrc20Holder2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Balance) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(ctx, sel, v[i])
@@ -38504,7 +38504,7 @@ func (ec *executionContext) marshalNBrc20HolderConnection2ᚖgithubᚗcomᚋstxg
 }
 
 func (ec *executionContext) marshalNBrc20HolderEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20HolderEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20HolderEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20HolderEdge(ctx, sel, v[i])
@@ -38547,7 +38547,7 @@ func (ec *executionContext) marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstx
 }
 
 func (ec *executionContext) marshalNBrc20Token2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Tokenᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Token) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(ctx, sel, v[i])
@@ -38583,7 +38583,7 @@ func (ec *executionContext) marshalNBrc20TokenConnection2ᚖgithubᚗcomᚋstxgr
 }
 
 func (ec *executionContext) marshalNBrc20TokenEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20TokenEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20TokenEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TokenEdge(ctx, sel, v[i])
@@ -38609,7 +38609,7 @@ func (ec *executionContext) marshalNBrc20TokenEdge2ᚖgithubᚗcomᚋstxgraphᚋ
 }
 
 func (ec *executionContext) marshalNBrc20Transferable2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferableᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Brc20Transferable) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Transferable2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferable(ctx, sel, v[i])
@@ -38645,7 +38645,7 @@ func (ec *executionContext) marshalNBrc20TransferableConnection2ᚖgithubᚗcom�
 }
 
 func (ec *executionContext) marshalNBrc20TransferableEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*Brc20TransferableEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20TransferableEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20TransferableEdge(ctx, sel, v[i])
@@ -38711,7 +38711,7 @@ func (ec *executionContext) marshalNContractEventConnection2ᚖgithubᚗcomᚋst
 }
 
 func (ec *executionContext) marshalNContractEventEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*ContractEventEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNContractEventEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractEventEdge(ctx, sel, v[i])
@@ -38747,7 +38747,7 @@ func (ec *executionContext) marshalNContractLogData2ᚖgithubᚗcomᚋstxgraph�
 }
 
 func (ec *executionContext) marshalNContractStatus2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []*ContractStatus) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNContractStatus2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐContractStatus(ctx, sel, v[i])
@@ -38783,7 +38783,7 @@ func (ec *executionContext) marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋd
 }
 
 func (ec *executionContext) marshalNEvent2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventᚄ(ctx context.Context, sel ast.SelectionSet, v []db.Event) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(ctx, sel, v[i])
@@ -38866,7 +38866,7 @@ func (ec *executionContext) marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgrap
 }
 
 func (ec *executionContext) marshalNFtBalance2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalanceᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.FtBalance) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFtBalance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtBalance(ctx, sel, v[i])
@@ -38902,7 +38902,7 @@ func (ec *executionContext) marshalNFtBalancePage2ᚖgithubᚗcomᚋstxgraphᚋs
 }
 
 func (ec *executionContext) marshalNFtTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.FtEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFtTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(ctx, sel, v[i])
@@ -38932,7 +38932,7 @@ func (ec *executionContext) marshalNFunctionArg2githubᚗcomᚋstxgraphᚋstxgra
 }
 
 func (ec *executionContext) marshalNFunctionArg2ᚕgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSONᚄ(ctx context.Context, sel ast.SelectionSet, v []tx.FunctionArgJSON) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNFunctionArg2githubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐFunctionArgJSON(ctx, sel, v[i])
@@ -39080,7 +39080,7 @@ func (ec *executionContext) marshalNMempoolFeedItem2ᚖgithubᚗcomᚋstxgraph�
 }
 
 func (ec *executionContext) marshalNMempoolTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MempoolTx) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(ctx, sel, v[i])
@@ -39116,7 +39116,7 @@ func (ec *executionContext) marshalNMempoolTransactionConnection2ᚖgithubᚗcom
 }
 
 func (ec *executionContext) marshalNMempoolTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*MempoolTransactionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMempoolTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐMempoolTransactionEdge(ctx, sel, v[i])
@@ -39142,7 +39142,7 @@ func (ec *executionContext) marshalNMempoolTransactionEdge2ᚖgithubᚗcomᚋstx
 }
 
 func (ec *executionContext) marshalNMicroblock2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Microblock) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(ctx, sel, v[i])
@@ -39178,7 +39178,7 @@ func (ec *executionContext) marshalNMicroblockFeedItem2ᚖgithubᚗcomᚋstxgrap
 }
 
 func (ec *executionContext) marshalNMicroblockTxCount2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MicroblockTxCount) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMicroblockTxCount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblockTxCount(ctx, sel, v[i])
@@ -39204,7 +39204,7 @@ func (ec *executionContext) marshalNMicroblockTxCount2ᚖgithubᚗcomᚋstxgraph
 }
 
 func (ec *executionContext) marshalNMinerReward2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerRewardᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.MinerReward) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNMinerReward2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMinerReward(ctx, sel, v[i])
@@ -39240,7 +39240,7 @@ func (ec *executionContext) marshalNNftAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgra
 }
 
 func (ec *executionContext) marshalNNftHolding2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHoldingᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.NftHolding) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNftHolding2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftHolding(ctx, sel, v[i])
@@ -39276,7 +39276,7 @@ func (ec *executionContext) marshalNNftHoldingPage2ᚖgithubᚗcomᚋstxgraphᚋ
 }
 
 func (ec *executionContext) marshalNNftTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.NftEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNNftTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(ctx, sel, v[i])
@@ -39312,7 +39312,7 @@ func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgra
 }
 
 func (ec *executionContext) marshalNPostCondition2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSONᚄ(ctx context.Context, sel ast.SelectionSet, v []*tx.PostConditionJSON) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPostCondition2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPostConditionJSON(ctx, sel, v[i])
@@ -39359,7 +39359,7 @@ func (ec *executionContext) marshalNPostConditionPrincipal2githubᚗcomᚋstxgra
 }
 
 func (ec *executionContext) marshalNPoxCycle2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycleᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxCycle) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPoxCycle2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxCycle(ctx, sel, v[i])
@@ -39395,7 +39395,7 @@ func (ec *executionContext) marshalNPoxCyclePage2ᚖgithubᚗcomᚋstxgraphᚋst
 }
 
 func (ec *executionContext) marshalNPoxSigner2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSignerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxSigner) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPoxSigner2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxSigner(ctx, sel, v[i])
@@ -39431,7 +39431,7 @@ func (ec *executionContext) marshalNPoxSignerPage2ᚖgithubᚗcomᚋstxgraphᚋs
 }
 
 func (ec *executionContext) marshalNPoxStacker2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStackerᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.PoxStacker) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNPoxStacker2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐPoxStacker(ctx, sel, v[i])
@@ -39467,7 +39467,7 @@ func (ec *executionContext) marshalNPoxStackerPage2ᚖgithubᚗcomᚋstxgraphᚋ
 }
 
 func (ec *executionContext) marshalNSmartContractLogEvent2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLogᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.ContractLog) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNSmartContractLogEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(ctx, sel, v[i])
@@ -39568,7 +39568,7 @@ func (ec *executionContext) marshalNStxLockData2ᚖgithubᚗcomᚋstxgraphᚋstx
 }
 
 func (ec *executionContext) marshalNStxTransfer2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEventᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.StxEvent) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNStxTransfer2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(ctx, sel, v[i])
@@ -39594,7 +39594,7 @@ func (ec *executionContext) marshalNStxTransfer2ᚖgithubᚗcomᚋstxgraphᚋstx
 }
 
 func (ec *executionContext) marshalNTransaction2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTxᚄ(ctx context.Context, sel ast.SelectionSet, v []*db.Tx) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(ctx, sel, v[i])
@@ -39630,7 +39630,7 @@ func (ec *executionContext) marshalNTransactionConnection2ᚖgithubᚗcomᚋstxg
 }
 
 func (ec *executionContext) marshalNTransactionEdge2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTransactionEdge2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionEdge(ctx, sel, v[i])
@@ -39656,7 +39656,7 @@ func (ec *executionContext) marshalNTransactionEdge2ᚖgithubᚗcomᚋstxgraph�
 }
 
 func (ec *executionContext) marshalNTransactionLookup2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookupᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionLookup) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTransactionLookup2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionLookup(ctx, sel, v[i])
@@ -39682,7 +39682,7 @@ func (ec *executionContext) marshalNTransactionLookup2ᚖgithubᚗcomᚋstxgraph
 }
 
 func (ec *executionContext) marshalNTransactionSummary2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummaryᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionSummary) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTransactionSummary2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionSummary(ctx, sel, v[i])
@@ -39718,7 +39718,7 @@ func (ec *executionContext) marshalNTransactionSummaryPage2ᚖgithubᚗcomᚋstx
 }
 
 func (ec *executionContext) marshalNTransactionWithTransfers2ᚕᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfersᚄ(ctx context.Context, sel ast.SelectionSet, v []*TransactionWithTransfers) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNTransactionWithTransfers2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐTransactionWithTransfers(ctx, sel, v[i])
@@ -39808,7 +39808,7 @@ func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlge
 }
 
 func (ec *executionContext) marshalN__Directive2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirectiveᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Directive) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx, sel, v[i])
@@ -39854,7 +39854,7 @@ func (ec *executionContext) unmarshalN__DirectiveLocation2ᚕstringᚄ(ctx conte
 }
 
 func (ec *executionContext) marshalN__DirectiveLocation2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__DirectiveLocation2string(ctx, sel, v[i])
@@ -39882,7 +39882,7 @@ func (ec *executionContext) marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlg
 }
 
 func (ec *executionContext) marshalN__InputValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.InputValue) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -39902,7 +39902,7 @@ func (ec *executionContext) marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋg
 }
 
 func (ec *executionContext) marshalN__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.Type) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])
@@ -40036,7 +40036,7 @@ func (ec *executionContext) marshalOBrc20Operation2ᚕgithubᚗcomᚋstxgraphᚋ
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNBrc20Operation2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Operation(ctx, sel, v[i])
@@ -40137,7 +40137,7 @@ func (ec *executionContext) marshalOEventType2ᚕgithubᚗcomᚋstxgraphᚋstxgr
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalNEventType2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEventType(ctx, sel, v[i])
@@ -40416,7 +40416,7 @@ func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgq
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__EnumValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValue(ctx, sel, v[i])
@@ -40435,7 +40435,7 @@ func (ec *executionContext) marshalO__Field2ᚕgithubᚗcomᚋ99designsᚋgqlgen
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Field2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐField(ctx, sel, v[i])
@@ -40454,7 +40454,7 @@ func (ec *executionContext) marshalO__InputValue2ᚕgithubᚗcomᚋ99designsᚋg
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__InputValue2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐInputValue(ctx, sel, v[i])
@@ -40480,7 +40480,7 @@ func (ec *executionContext) marshalO__Type2ᚕgithubᚗcomᚋ99designsᚋgqlgen�
 	if v == nil {
 		return graphql.Null
 	}
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+	ret := marshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
 		return ec.marshalN__Type2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(ctx, sel, v[i])

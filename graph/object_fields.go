@@ -1,25 +1,60 @@
 package graph
 
 import (
+	"context"
 	"io"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 )
 
-// objectFields is one object's answer: gqlgen's graphql.FieldSet, whose resolvers it runs and
-// whose values it holds, written without what FieldSet allocates for every object it writes: a
-// copy of every field for its iterator, and a map of the names written so far. cmd/leafpath
+// objectFields is one object's answer: gqlgen's graphql.FieldSet, whose values it holds, with its
+// resolvers run on reused goroutines (spawn), and written without what FieldSet allocates for
+// every object it writes: a copy of every field for its iterator, and a map of the names written
+// so far. cmd/leafpath
 // makes the objects' marshallers build it (newObjectFields); deferred fragments keep gqlgen's
 // FieldSet.
 type objectFields struct {
 	graphql.FieldSet
-	fields []graphql.CollectedField
+	fields  []graphql.CollectedField
+	delayed []delayedField
+}
+
+// delayedField is a field whose resolver runs in Dispatch.
+type delayedField struct {
+	i int
+	f func(context.Context) graphql.Marshaler
 }
 
 func newObjectFields(fields []graphql.CollectedField) *objectFields {
 	o := &objectFields{fields: fields}
 	o.Values = make([]graphql.Marshaler, len(fields))
 	return o
+}
+
+// Concurrently has field i's value be what f returns, once Dispatch runs it.
+func (o *objectFields) Concurrently(i int, f func(context.Context) graphql.Marshaler) {
+	o.delayed = append(o.delayed, delayedField{i: i, f: f})
+}
+
+// Dispatch runs the delayed resolvers as gqlgen's FieldSet does, the first on the calling
+// goroutine and each other one on a goroutine of its own (spawn), and returns when all are
+// done: the loaders' batching (server/batching.go) follows that order.
+func (o *objectFields) Dispatch(ctx context.Context) {
+	if len(o.delayed) == 0 {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(len(o.delayed) - 1)
+	for _, d := range o.delayed[1:] {
+		spawn(func() {
+			defer wg.Done()
+			o.Values[d.i] = d.f(ctx)
+		})
+	}
+	d := o.delayed[0]
+	o.Values[d.i] = d.f(ctx)
+	wg.Wait()
 }
 
 // MarshalGQL writes the object's fields in their order. A name is written once: fields merged

@@ -11,11 +11,12 @@
 // errors are the same as gqlgen's.
 //
 // It also lets an object be written without allocating for each of its fields (through the
-// package's newObjectFields), find its selection's fields without hashing a key (collectFields)
-// and skip building its path for deferred fragments when it has none, a
-// field with arguments parse them once per response (through the package's argsOf) instead of
-// once per object it is resolved on, and a query's answer be written into a buffer its caller
-// lends (through the package's responseBuffer).
+// package's newObjectFields) and find its selection's fields without hashing a key
+// (collectFields), a list's elements be resolved on reused goroutines
+// (marshalSliceConcurrently), an object skip building its path for deferred fragments when it
+// has none, a field with arguments parse them once per response (through the package's argsOf)
+// instead of once per object it is resolved on, and a query's answer be written into a buffer
+// its caller lends (through the package's responseBuffer).
 //
 //	go run ./cmd/leafpath [-pkg ./graph] [-file generated.go]
 package main
@@ -108,6 +109,7 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 			continue
 		}
 		edits = append(edits, ownFieldSet(fd)...)
+		edits = append(edits, reusedGoroutines(fd)...)
 		if e, ok := deferredOnly(src, fset, fd); ok {
 			edits = append(edits, e)
 		} else if e, ok := keptArgs(src, fset, fd); ok {
@@ -159,6 +161,23 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok && isIdent(call.Fun, "innerFunc") && len(call.Args) == 2 && isIdent(call.Args[1], "out") {
 			edits = append(edits, span{call.Args[1].Pos(), call.Args[1].End(), "&out.FieldSet"})
+		}
+		return true
+	})
+	return edits
+}
+
+// reusedGoroutines finds, in a list's marshaller, its elements marshalled a goroutine each:
+//
+//	graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+//
+// and returns them marshalled through marshalSliceConcurrently (a function the package
+// defines), which runs them on goroutines it reuses.
+func reusedGoroutines(fd *ast.FuncDecl) []span {
+	var edits []span
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok && isSelector(call.Fun, "graphql", "MarshalSliceConcurrently") {
+			edits = append(edits, span{call.Fun.Pos(), call.Fun.End(), "marshalSliceConcurrently"})
 		}
 		return true
 	})

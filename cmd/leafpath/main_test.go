@@ -16,8 +16,9 @@ var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
 // method that may fail), which are shortened, and three that must stay on gqlgen's path (a field
 // promoted through an embedded pointer, a method given the context, a field with a directive); and
 // an object's marshaller, whose fields are collected and written by the package's functions and
-// whose deferred fragments are handed over only when it has some, a
-// field context whose arguments are kept per field, and Exec, whose answer goes into a lent buffer.
+// whose deferred fragments are handed over only when it has some, a list's marshaller, whose
+// elements run on reused goroutines, a field context whose arguments are kept per field, and
+// Exec, whose answer goes into a lent buffer.
 func TestLeafFieldsAreShortened(t *testing.T) {
 	path, out, n, err := rewriteFile("./testdata/fields", "fields.go", nil)
 	if err != nil {
@@ -44,6 +45,10 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 	}
 	if !strings.Contains(body, "return innerFunc(ctx, &out.FieldSet)") {
 		t.Errorf("_Transfer's resolvers count failures in a field set of their own:\n%s", body)
+	}
+
+	if body := funcBody(string(out), "marshalNTransfer"); !strings.Contains(body, "ret := marshalSliceConcurrently(ctx, len(v), 0, false,") {
+		t.Errorf("marshalNTransfer starts a new goroutine for each element:\n%s", body)
 	}
 
 	if body := funcBody(string(out), "fieldContext_Tx_events"); !strings.Contains(body, "fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {") {

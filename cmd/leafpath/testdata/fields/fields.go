@@ -351,6 +351,20 @@ func (ec *executionContext) fieldContext_Tx_events(ctx context.Context, field gr
 	return fc, nil
 }
 
+// marshalNTransfer is a list's marshaller: its elements are resolved on reused goroutines.
+func (ec *executionContext) marshalNTransfer(ctx context.Context, sel ast.SelectionSet, v []*Transfer) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		return ec._Transfer(ctx, sel, v[i])
+	})
+	return ret
+}
+
+// marshalSliceConcurrently is the package's list marshaller; leafpath only calls it.
+func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64, omitPanicHandler bool,
+	marshalElement func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
+	return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshalElement)
+}
+
 // collectFields is the package's memo of collected fields; leafpath only calls it.
 func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
 	return graphql.CollectFields(oc, sel, satisfies)

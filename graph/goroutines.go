@@ -1,0 +1,92 @@
+package graph
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// The elements of a list of objects, and the resolver fields of an object but the first, are
+// resolved a goroutine each: the loaders batch a level only once all of it has started. A new
+// goroutine starts with a small stack, and resolving a transaction grows it several times over,
+// copying it each time, which was a tenth of the CPU of a page of transactions. They run on
+// reused goroutines instead, whose stacks have grown already (cmd/leafpath routes the lists'
+// marshallers through marshalSliceConcurrently; objectFields dispatches its fields here).
+
+// maxIdleWorkers bounds the goroutines kept waiting for work; one more returns when it ends.
+// Idle, they hold little: the collector shrinks the stacks they do not use.
+const maxIdleWorkers = 4096
+
+// worker is a goroutine that runs the functions sent to it, one at a time.
+type worker chan func()
+
+var workers struct {
+	mu   sync.Mutex
+	idle []worker
+}
+
+// spawn runs f on a goroutine of its own: an idle worker, or a new one.
+func spawn(f func()) {
+	workers.mu.Lock()
+	if n := len(workers.idle); n > 0 {
+		w := workers.idle[n-1]
+		workers.idle = workers.idle[:n-1]
+		workers.mu.Unlock()
+		w <- f // never blocks: an idle worker's channel is empty and holds one
+		return
+	}
+	workers.mu.Unlock()
+	w := make(worker, 1)
+	go w.run(f)
+}
+
+// run runs f, then waits for more work while there are not too many idle workers already. f
+// must not panic: the callers recover as gqlgen does.
+func (w worker) run(f func()) {
+	for {
+		f()
+		workers.mu.Lock()
+		if len(workers.idle) >= maxIdleWorkers {
+			workers.mu.Unlock()
+			return
+		}
+		workers.idle = append(workers.idle, w)
+		workers.mu.Unlock()
+		f = <-w
+	}
+}
+
+// marshalSliceConcurrently is graphql.MarshalSliceConcurrently with the elements run by spawn:
+// the same field context per element, and a panicking element recovered into an error that
+// nulls the list. A bounded number of workers, a panic handler left out or a single element
+// stay with gqlgen's.
+func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64, omitPanicHandler bool,
+	marshalElement func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
+	if length <= 1 || workerLimit > 0 || omitPanicHandler {
+		return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshalElement)
+	}
+	ret := make(graphql.Array, length)
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	wg.Add(length)
+	for i := range length {
+		childCtx := graphql.WithFieldContext(ctx, &graphql.FieldContext{Index: &i})
+		spawn(func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					graphql.AddError(childCtx, graphql.Recover(childCtx, r))
+					failed.Store(true)
+				}
+			}()
+			ret[i] = marshalElement(childCtx, i)
+		})
+	}
+	wg.Wait()
+	if failed.Load() {
+		return nil
+	}
+	return ret
+}

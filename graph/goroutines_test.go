@@ -1,0 +1,61 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/99designs/gqlgen/graphql"
+)
+
+// A list's elements run at once, each under a field context holding its index, and come back in
+// order; an element that panics nulls the list and reports its error at its own path, as with
+// gqlgen's graphql.MarshalSliceConcurrently.
+func TestListElementsRunOnReusedGoroutines(t *testing.T) {
+	recovered := func(_ context.Context, err any) error { return fmt.Errorf("%v", err) }
+	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, recovered)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{})
+	for round := range 3 { // the later rounds run on the workers the first left idle
+		const n = 50
+		started := make(chan struct{}, n)
+		all := make(chan struct{})
+		go func() {
+			for range n {
+				<-started
+			}
+			close(all)
+		}()
+		ret := marshalSliceConcurrently(ctx, n, 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+			started <- struct{}{}
+			<-all // returns only once every element has started
+			return graphql.MarshalString(strconv.Itoa(*graphql.GetFieldContext(ctx).Index))
+		})
+		var b bytes.Buffer
+		ret.MarshalGQL(&b)
+		var want bytes.Buffer
+		want.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				want.WriteString(",")
+			}
+			want.WriteString(strconv.Quote(strconv.Itoa(i)))
+		}
+		want.WriteString("]")
+		if b.String() != want.String() {
+			t.Fatalf("round %d: %s, want %s", round, b.String(), want.String())
+		}
+	}
+
+	ret := marshalSliceConcurrently(ctx, 3, 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		if i == 1 {
+			panic("element 1")
+		}
+		return graphql.MarshalString("ok")
+	})
+	errs := graphql.GetErrors(ctx)
+	if ret != nil || len(errs) != 1 || errs[0].Path.String() != "[1]" {
+		t.Errorf("a panicking element gave %v with errors %v, want a null list and one error at [1]", ret, errs)
+	}
+}
