@@ -17,11 +17,15 @@ import (
 // MarshalHex renders bytes as "0x…"; an empty value renders as "0x".
 func MarshalHex(b []byte) graphql.Marshaler {
 	return graphql.WriterFunc(func(w io.Writer) {
-		// One buffer per value: block lists render thousands of ids.
-		out := make([]byte, 4+hex.EncodedLen(len(b)))
-		copy(out, `"0x`)
-		hex.Encode(out[3:], b)
-		out[len(out)-1] = '"'
+		// Block lists render thousands of ids: written in the free space of the answer's buffer
+		// (a bytes.Buffer, which the executor writes into), not in one of their own each.
+		var out []byte
+		if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+			out = buf.AvailableBuffer()
+		}
+		out = append(out, `"0x`...)
+		out = hex.AppendEncode(out, b)
+		out = append(out, '"')
 		w.Write(out) //nolint:errcheck // gqlgen's writers report errors on the response
 	})
 }

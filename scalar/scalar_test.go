@@ -3,6 +3,8 @@ package scalar
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +41,18 @@ func TestHex(t *testing.T) {
 	MarshalHex(nil).MarshalGQL(&buf)
 	if buf.String() != `"0x"` {
 		t.Errorf("empty hex = %s, want \"0x\"", buf.String())
+	}
+	// Written after what the answer holds already, into its buffer's free space or not, and into
+	// a writer without one.
+	var plain strings.Builder
+	for _, w := range []io.Writer{&buf, &plain} {
+		for _, b := range [][]byte{{0x00, 0xab}, bytes.Repeat([]byte{0xfe}, 200)} {
+			MarshalHex(b).MarshalGQL(w)
+		}
+	}
+	want := `"0x"` + `"0x00ab""0x` + strings.Repeat("fe", 200) + `"`
+	if buf.String() != want || plain.String() != want[4:] {
+		t.Errorf("hex written after other values = %s and %s, want %s", buf.String(), plain.String(), want)
 	}
 	for _, tc := range []struct {
 		in string
