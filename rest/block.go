@@ -90,47 +90,66 @@ func (p burnBlockRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 	return body, tag, err
 }
 
-// page is a page of a listing: {limit, offset[, total], results}.
-type page[T any] struct {
-	Limit   int  `json:"limit"`
-	Offset  int  `json:"offset"`
-	Total   *int `json:"total,omitempty"`
-	Results []T  `json:"results"`
+// blockBody is the reference's block: its transaction ids as the GraphQL answer lists them,
+// between the fields before and after them.
+type blockBody struct {
+	blockHead
+	Txs json.RawMessage `json:"txs"`
+	blockTail
 }
 
-// blockBody is the reference's block.
-type blockBody struct {
-	Canonical                bool            `json:"canonical"`
-	Height                   int             `json:"height"`
-	Hash                     string          `json:"hash"`
-	BlockTime                int             `json:"block_time"`
-	BlockTimeISO             string          `json:"block_time_iso"`
-	TenureHeight             int             `json:"tenure_height"`
-	IndexBlockHash           string          `json:"index_block_hash"`
-	ParentBlockHash          string          `json:"parent_block_hash"`
-	BurnBlockTime            int             `json:"burn_block_time"`
-	BurnBlockTimeISO         string          `json:"burn_block_time_iso"`
-	BurnBlockHash            string          `json:"burn_block_hash"`
-	BurnBlockHeight          int             `json:"burn_block_height"`
-	MinerTxID                string          `json:"miner_txid"`
-	ExecutionCostReadCount   int             `json:"execution_cost_read_count"`
-	ExecutionCostReadLength  int             `json:"execution_cost_read_length"`
-	ExecutionCostRuntime     int             `json:"execution_cost_runtime"`
-	ExecutionCostWriteCount  int             `json:"execution_cost_write_count"`
-	ExecutionCostWriteLength int             `json:"execution_cost_write_length"`
-	Txs                      json.RawMessage `json:"txs"`
-	ParentMicroblockHash     string          `json:"parent_microblock_hash"`
-	ParentMicroblockSequence int             `json:"parent_microblock_sequence"`
-	MicroblocksAccepted      []string        `json:"microblocks_accepted"`
-	MicroblocksStreamed      []string        `json:"microblocks_streamed"`
-	MicroblockTxCount        txCountsByHash  `json:"microblock_tx_count"`
+type blockHead struct {
+	Canonical                bool   `json:"canonical"`
+	Height                   int    `json:"height"`
+	Hash                     string `json:"hash"`
+	BlockTime                int    `json:"block_time"`
+	BlockTimeISO             string `json:"block_time_iso"`
+	TenureHeight             int    `json:"tenure_height"`
+	IndexBlockHash           string `json:"index_block_hash"`
+	ParentBlockHash          string `json:"parent_block_hash"`
+	BurnBlockTime            int    `json:"burn_block_time"`
+	BurnBlockTimeISO         string `json:"burn_block_time_iso"`
+	BurnBlockHash            string `json:"burn_block_hash"`
+	BurnBlockHeight          int    `json:"burn_block_height"`
+	MinerTxID                string `json:"miner_txid"`
+	ExecutionCostReadCount   int    `json:"execution_cost_read_count"`
+	ExecutionCostReadLength  int    `json:"execution_cost_read_length"`
+	ExecutionCostRuntime     int    `json:"execution_cost_runtime"`
+	ExecutionCostWriteCount  int    `json:"execution_cost_write_count"`
+	ExecutionCostWriteLength int    `json:"execution_cost_write_length"`
+}
+
+type blockTail struct {
+	ParentMicroblockHash     string         `json:"parent_microblock_hash"`
+	ParentMicroblockSequence int            `json:"parent_microblock_sequence"`
+	MicroblocksAccepted      []string       `json:"microblocks_accepted"`
+	MicroblocksStreamed      []string       `json:"microblocks_streamed"`
+	MicroblockTxCount        txCountsByHash `json:"microblock_tx_count"`
+}
+
+// appendJSON writes the block as encoding/json would, its transaction ids as they are.
+func (b blockBody) appendJSON(dst []byte) ([]byte, error) {
+	dst, err := appendJSON(dst, b.blockHead)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst[:len(dst)-1], `,"txs":`...)
+	if len(b.Txs) == 0 {
+		dst = append(dst, "null"...) // as encoding/json writes an empty json.RawMessage
+	}
+	dst = append(append(dst, b.Txs...), ',')
+	tail, err := appendJSON(nil, b.blockTail)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, tail[1:]...), nil
 }
 
 const zeroBlockHash = "0x0000000000000000000000000000000000000000000000000000000000000000"
 
 // newBlockBody renders b with its microblocks as given.
 func newBlockBody(b BlockFields, accepted, streamed []string, counts txCountsByHash) blockBody {
-	out := blockBody{
+	out := blockBody{blockHead: blockHead{
 		Canonical: b.Canonical, Height: b.Height, Hash: b.Hash,
 		BlockTime: b.BlockTime, BlockTimeISO: b.BlockTimeIso, TenureHeight: b.TenureHeight,
 		IndexBlockHash: b.IndexBlockHash, ParentBlockHash: b.ParentBlockHash,
@@ -141,13 +160,13 @@ func newBlockBody(b BlockFields, accepted, streamed []string, counts txCountsByH
 		ExecutionCostRuntime:     b.ExecutionCost.Runtime,
 		ExecutionCostWriteCount:  b.ExecutionCost.WriteCount,
 		ExecutionCostWriteLength: b.ExecutionCost.WriteLength,
-		Txs:                      b.TxIds,
+	}, Txs: b.TxIds, blockTail: blockTail{
 		ParentMicroblockHash:     b.ParentMicroblockHash,
 		ParentMicroblockSequence: b.ParentMicroblockSequence,
 		MicroblocksAccepted:      accepted,
 		MicroblocksStreamed:      streamed,
 		MicroblockTxCount:        counts,
-	}
+	}}
 	// No parent microblock (the node's all-zero hash, or none) reads "" and -1, as in the reference.
 	if out.ParentMicroblockHash == zeroBlockHash || out.ParentMicroblockHash == "0x" || out.ParentMicroblockHash == "" {
 		out.ParentMicroblockHash, out.ParentMicroblockSequence = "", -1

@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -459,15 +457,4 @@ func newBrc20Activity(r Brc20ActivityBrc20ActivityBrc20ActivityConnectionResults
 		a.TransferSend = &brc20TransferSend{r.Amount, r.From_address, r.To_address}
 	}
 	return a
-}
-
-// marshal encodes v compactly as JSON with <, > and & as they are, as the reference writes them.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

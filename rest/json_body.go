@@ -1,0 +1,68 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// marshal encodes v compactly as JSON with <, > and & as they are, as the reference writes them.
+// A body that writes itself (selfWriting) does.
+func marshal(v any) ([]byte, error) {
+	if s, ok := v.(selfWriting); ok {
+		return s.appendJSON(nil)
+	}
+	return appendJSON(nil, v)
+}
+
+// selfWriting is a body that holds a part of the GraphQL answer as it is (a block's transaction
+// ids: a list of thousands), already compact, and writes itself around it: encoding/json would
+// scan every json.RawMessage again to compact it.
+type selfWriting interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
+// appendJSON appends v encoded as marshal encodes it.
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	if s, ok := v.(selfWriting); ok {
+		return s.appendJSON(dst)
+	}
+	b := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// page is a page of a listing: {limit, offset[, total], results}.
+type page[T any] struct {
+	Limit   int  `json:"limit"`
+	Offset  int  `json:"offset"`
+	Total   *int `json:"total,omitempty"`
+	Results []T  `json:"results"`
+}
+
+// appendJSON writes the page as encoding/json would, each result as marshal writes it.
+func (p page[T]) appendJSON(dst []byte) ([]byte, error) {
+	dst = strconv.AppendInt(append(dst, `{"limit":`...), int64(p.Limit), 10)
+	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(p.Offset), 10)
+	if p.Total != nil {
+		dst = strconv.AppendInt(append(dst, `,"total":`...), int64(*p.Total), 10)
+	}
+	if p.Results == nil {
+		return append(dst, `,"results":null}`...), nil
+	}
+	dst = append(dst, `,"results":[`...)
+	for i, r := range p.Results {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJSON(dst, r); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, "]}"...), nil
+}
