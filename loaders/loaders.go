@@ -83,7 +83,7 @@ func NewFactory(store *db.Store) *Factory {
 	return &Factory{Loaders{
 		BurnBlockByHash:  newLoader(byKey(store.BurnBlocksByHash, func(b *db.BurnBlock) string { return string(b.BurnBlockHash) })),
 		BlockByIndexHash: newLoader(byKey(store.BlocksByIndexHash, func(b *db.Block) string { return string(b.IndexBlockHash) })),
-		BlockTxs: newLoader(withEvents(store, paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
+		BlockTxs: newLoader(withEvents(paged(store.TxsOfBlocks, func(t *db.Tx) (string, *db.Tx) {
 			return string(t.IndexBlockHash), t
 		}))),
 		MicroblocksAccepted: newLoader(grouped(store.MicroblocksAccepted, func(m *db.Microblock) string { return string(m.IndexBlockHash) })),
@@ -94,7 +94,7 @@ func NewFactory(store *db.Store) *Factory {
 		})),
 		MinerRewards: newLoader(grouped(store.MinerRewardsOfBlocks, func(r *db.MinerReward) string { return string(r.IndexBlockHash) })),
 		TxByKey:      newLoader(byKey(store.TxsByKey, (*db.Tx).Key)),
-		PrincipalTxs: newLoader(withEvents(store, paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
+		PrincipalTxs: newLoader(withEvents(paged(store.TxsOfPrincipals, func(r *db.PrincipalTxRow) (string, *db.Tx) {
 			return r.Principal, &r.Tx
 		}))),
 		PrincipalEvents: newLoader(principalEvents(store)),

@@ -33,36 +33,48 @@ type TxEventsRead struct {
 	Columns db.EventColumns
 }
 
-// withEvents reads, after a batch of transaction pages, the events the pages ask for too, and
-// primes TxEvents with them, so that each transaction's events field finds them there. A read
-// that fails primes nothing: each field then reads its own, and reports what it meets.
-func withEvents(store *db.Store, pages dataloader.BatchFunc[Page, []*db.Tx]) dataloader.BatchFunc[Page, []*db.Tx] {
-	read := txEvents(store)
+// withEvents reads, after a batch of transaction pages, the events the pages ask for too
+// (ReadEvents): one statement for every page of the batch that asks for one window.
+func withEvents(pages dataloader.BatchFunc[Page, []*db.Tx]) dataloader.BatchFunc[Page, []*db.Tx] {
 	return func(ctx context.Context, keys []Page) []*dataloader.Result[[]*db.Tx] {
 		out := pages(ctx, keys)
-		var want []TxEventsKey
-		seen := map[TxEventsKey]bool{}
+		byRead := map[TxEventsRead][]*db.Tx{}
 		for i, p := range keys {
-			if !p.Events.Read || out[i].Error != nil {
-				continue
-			}
-			for _, t := range out[i].Data {
-				if k, any := EventsOf(t, p.Events.Window, p.Events.Columns); any && !seen[k] {
-					seen[k] = true
-					want = append(want, k)
-				}
+			if p.Events.Read && out[i].Error == nil {
+				byRead[p.Events] = append(byRead[p.Events], out[i].Data...)
 			}
 		}
-		if len(want) == 0 {
-			return out
-		}
-		events := &For(ctx).TxEvents
-		for i, r := range read(ctx, want) {
-			if r.Error == nil {
-				events.prime(ctx, want[i], r.Data)
-			}
+		for r, txs := range byRead {
+			ReadEvents(ctx, txs, r)
 		}
 		return out
+	}
+}
+
+// ReadEvents reads, as TxEvents would, the events r asks for of each of txs, and primes TxEvents
+// with them: each transaction's events field then finds them there instead of waiting for a
+// batch of its own. A read that fails primes nothing: each field then reads its own, and reports
+// what it meets.
+func ReadEvents(ctx context.Context, txs []*db.Tx, r TxEventsRead) {
+	if !r.Read {
+		return
+	}
+	var want []TxEventsKey
+	seen := map[TxEventsKey]bool{}
+	for _, t := range txs {
+		if k, any := EventsOf(t, r.Window, r.Columns); any && !seen[k] {
+			seen[k] = true
+			want = append(want, k)
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	events := &For(ctx).TxEvents
+	for i, res := range events.fn(ctx, want) {
+		if res.Error == nil {
+			events.prime(ctx, want[i], res.Data)
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ func (r queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unan
 	if err != nil {
 		return nil, err
 	}
+	loaders.ReadEvents(ctx, mined, eventsAskedAt(ctx, []string{"result"}))
 	byID := make(map[string]*db.Tx, len(mined))
 	for _, t := range mined {
 		byID[string(t.TxID)] = t
@@ -173,21 +174,31 @@ func eventWindow(limit, offset *int32) (db.EventWindow, error) {
 // page's batch to read too: those of the events fields of its nodes (or its edges' node),
 // when they all ask for one window. Otherwise each transaction's field loads its own.
 func pageEvents(ctx context.Context) loaders.TxEventsRead {
+	return eventsAskedAt(ctx, []string{"nodes"}, []string{"edges", "node"})
+}
+
+// eventsAskedAt is the events window that the transactions the field ctx resolves ask for: the
+// events fields found down each path of field names from its selection, when they all ask for
+// one window.
+func eventsAskedAt(ctx context.Context, paths ...[]string) loaders.TxEventsRead {
 	vars := graphql.GetOperationContext(ctx).Variables
 	var read eventsAsked
-	ok := everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
-		switch f.Name {
-		case "nodes":
-			return everyField(f.SelectionSet, func(t *ast.Field) bool { return t.Name != "events" || read.add(t, vars) })
-		case "edges":
-			return everyField(f.SelectionSet, func(e *ast.Field) bool {
-				return e.Name != "node" || everyField(e.SelectionSet, func(t *ast.Field) bool { return t.Name != "events" || read.add(t, vars) })
-			})
+	var down func(sel ast.SelectionSet, path []string) bool
+	down = func(sel ast.SelectionSet, path []string) bool {
+		return everyField(sel, func(f *ast.Field) bool {
+			switch {
+			case len(path) == 0:
+				return f.Name != "events" || read.add(f, vars)
+			case f.Name == path[0]:
+				return down(f.SelectionSet, path[1:])
+			}
+			return true
+		})
+	}
+	for _, p := range paths {
+		if !down(graphql.GetFieldContext(ctx).Field.Selections, p) {
+			return loaders.TxEventsRead{}
 		}
-		return true
-	})
-	if !ok {
-		return loaders.TxEventsRead{}
 	}
 	return read.TxEventsRead
 }

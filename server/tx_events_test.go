@@ -197,3 +197,79 @@ func TestPageEventsReadWithThePage(t *testing.T) {
 		})
 	}
 }
+
+// A lookup of transactions by id reads the events its found transactions ask for with them, in
+// one window, and the same events as each transaction reading its own.
+func TestLookupEventsReadWithTheLookup(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	replay(t, a.store, "stacks/epoch-3-transition.tsv.gz", 1<<30)
+	data, _ := a.mustQuery(t, `{ blocksConnection(first: 40) { nodes { transactions(first: 20) { nodes { txId eventCount } } } } }`, nil)
+	var page struct {
+		BlocksConnection struct {
+			Nodes []struct {
+				Transactions struct {
+					Nodes []struct {
+						TxID       string
+						EventCount int
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &page); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, b := range page.BlocksConnection.Nodes {
+		for _, tx := range b.Transactions.Nodes {
+			if tx.EventCount > 0 && len(ids) < 10 {
+				ids = append(ids, strconv.Quote(tx.TxID))
+			}
+		}
+	}
+	if len(ids) < 5 {
+		t.Fatalf("the fixture has %d transactions with events, expected at least 5", len(ids))
+	}
+	var mu sync.Mutex
+	var readBy []string
+	a.store.Observe(func(ctx context.Context, s db.Statement) {
+		if strings.Contains(s.Query, "FROM stx_events e") {
+			mu.Lock()
+			readBy = append(readBy, graphql.GetFieldContext(ctx).Field.Name)
+			mu.Unlock()
+		}
+	})
+	lookup := func(events string) (string, []string) {
+		data, _ := a.mustQuery(t, `{ transactionsByIds(ids: [`+strings.Join(ids, ",")+`]) { result { ... on Transaction { `+events+` } } } }`, nil)
+		mu.Lock()
+		defer mu.Unlock()
+		by := readBy
+		readBy = nil
+		var d struct {
+			TransactionsByIds []struct {
+				Result struct{ Events json.RawMessage }
+			}
+		}
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for _, l := range d.TransactionsByIds {
+			out.Write(l.Result.Events)
+		}
+		return out.String(), by
+	}
+	const fields = `__typename eventIndex txId`
+	want, by := lookup(`events(limit: 10) { ` + fields + ` } first: events(limit: 1) { eventIndex }`)
+	if !slices.Equal(by, []string{"events", "events"}) {
+		t.Errorf("two windows read by %v, want a statement by each transaction's field per window", by)
+	}
+	got, by := lookup(`events(limit: 10) { ` + fields + ` }`)
+	if got != want {
+		t.Errorf("events read with the lookup differ from those each transaction reads:\n got %s\nwant %s", got, want)
+	}
+	if !slices.Equal(by, []string{"transactionsByIds"}) {
+		t.Errorf("events read by %v, want one statement by the lookup", by)
+	}
+}
