@@ -24,9 +24,9 @@ func EventsOf(t *db.Tx, w db.EventWindow, c db.EventColumns) (TxEventsKey, bool)
 	return k, w.Limit > 0 && w.Offset < t.EventCount
 }
 
-// TxEventsRead asks a page of transactions to read each one's events in Window with Columns
-// too (when Read): in the page's batch, one statement for every page of the batch that asks for
-// the same, instead of a round of the loaders for the level of transactions.
+// TxEventsRead is the events that a read of transactions (a page, a lookup by id) asks for of
+// each one, when Read: those in Window, with Columns. They are read with the transactions
+// (ReadEvents), instead of in a round of the loaders for the level of transactions.
 type TxEventsRead struct {
 	Read    bool
 	Window  db.EventWindow
