@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/99designs/gqlgen/graphql"
 )
@@ -58,4 +61,30 @@ func TestListElementsRunOnReusedGoroutines(t *testing.T) {
 	if ret != nil || len(errs) != 1 || errs[0].Path.String() != "[1]" {
 		t.Errorf("a panicking element gave %v with errors %v, want a null list and one error at [1]", ret, errs)
 	}
+}
+
+// A worker that has finished its work and waits for more keeps nothing of it alive: the answers
+// it resolved are the collector's as soon as their requests end.
+func TestIdleWorkersHoldNothing(t *testing.T) {
+	done := make(chan struct{})
+	held := spawnHolding(done)
+	<-done
+	deadline := time.Now().Add(5 * time.Second)
+	for held.Value() != nil && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if held.Value() != nil {
+		t.Error("an idle worker keeps the last work it ran alive")
+	}
+}
+
+// spawnHolding runs work that holds an answer of its own, and returns a weak pointer to it.
+func spawnHolding(done chan struct{}) weak.Pointer[[1 << 16]byte] {
+	answer := new([1 << 16]byte)
+	spawn(func() {
+		answer[0] = 1
+		close(done)
+	})
+	return weak.Make(answer)
 }
