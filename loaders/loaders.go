@@ -201,9 +201,14 @@ func paged[R, V any](fetch func(context.Context, []string, db.Keyset, db.TxColum
 	}
 	return func(ctx context.Context, keys []Page) []*dataloader.Result[[]V] {
 		byPage := map[shape][]string{}
+		asked := map[Page]bool{} // keys that differ in the events they ask for too share a page
 		for _, k := range keys {
-			sh := shape{k.Keyset, k.Columns}
-			byPage[sh] = append(byPage[sh], k.Parent)
+			k.Events = TxEventsRead{}
+			if !asked[k] {
+				asked[k] = true
+				sh := shape{k.Keyset, k.Columns}
+				byPage[sh] = append(byPage[sh], k.Parent)
+			}
 		}
 		found := make(map[Page][]V, len(keys))
 		for sh, parents := range byPage {

@@ -273,3 +273,45 @@ func TestLookupEventsReadWithTheLookup(t *testing.T) {
 		t.Errorf("events read by %v, want one statement by the lookup", by)
 	}
 }
+
+// Two pages of a block's transactions that differ only in the events they ask for are the same
+// page: each lists the block's transactions once.
+func TestPagesAskingDifferentEventsListTheSameTransactions(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	replay(t, a.store, "stacks/epoch-3-transition.tsv.gz", 1<<30)
+	data, _ := a.mustQuery(t, `{ blocksConnection(first: 10) { nodes {
+		plain: transactions(first: 20) { nodes { txId } }
+		withEvents: transactions(first: 20) { nodes { txId events(limit: 5) { eventIndex } } } } } }`, nil)
+	var d struct {
+		BlocksConnection struct {
+			Nodes []struct {
+				Plain, WithEvents struct{ Nodes []struct{ TxID string } }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, b := range d.BlocksConnection.Nodes {
+		ids := func(c struct{ Nodes []struct{ TxID string } }) (out []string) {
+			for _, n := range c.Nodes {
+				out = append(out, n.TxID)
+			}
+			return out
+		}
+		plain, with := ids(b.Plain), ids(b.WithEvents)
+		once := map[string]bool{}
+		for _, id := range plain {
+			once[id] = true
+		}
+		if !slices.Equal(plain, with) || len(once) != len(plain) {
+			t.Errorf("a block's pages list %v and %v", plain, with)
+		}
+		listed += len(plain)
+	}
+	if listed == 0 {
+		t.Fatal("the fixture's blocks list no transactions")
+	}
+}
