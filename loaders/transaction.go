@@ -62,7 +62,7 @@ func ReadEvents(ctx context.Context, txs []*db.Tx, r TxEventsRead) {
 	var want []TxEventsKey
 	seen := map[TxEventsKey]bool{}
 	for _, t := range txs {
-		if k, any := EventsOf(t, r.Window, r.Columns); any && !seen[k] {
+		if k, some := EventsOf(t, r.Window, r.Columns); some && !seen[k] {
 			seen[k] = true
 			want = append(want, k)
 		}

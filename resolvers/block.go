@@ -88,7 +88,7 @@ func (r blockResolver) Transactions(ctx context.Context, b *db.Block, first *int
 	if err != nil {
 		return nil, err
 	}
-	page := loaders.Page{Parent: string(b.IndexBlockHash), Keyset: ks, Columns: txPageColumns(ctx), Events: pageEvents(ctx)}
+	page := loaders.Page{Parent: string(b.IndexBlockHash), Keyset: ks, Columns: txPageColumns(ctx), Events: txEventsAsked(ctx, pageTxs)}
 	rows, err := loaders.For(ctx).BlockTxs.Load(ctx, page)()
 	if err != nil {
 		return nil, err

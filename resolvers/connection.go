@@ -225,7 +225,7 @@ func (r accountResolver) Transactions(ctx context.Context, a *db.Account, first 
 		// costing a statement of its own on the next level.
 		latestOf(ctx, a.Principal)
 	}
-	page := loaders.Page{Parent: a.Principal, Keyset: ks, Columns: txPageColumns(ctx), Events: pageEvents(ctx)}
+	page := loaders.Page{Parent: a.Principal, Keyset: ks, Columns: txPageColumns(ctx), Events: txEventsAsked(ctx, pageTxs)}
 	rows, err := loaders.For(ctx).PrincipalTxs.Load(ctx, page)()
 	if err != nil {
 		return nil, err

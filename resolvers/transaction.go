@@ -2,7 +2,6 @@ package resolvers
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/99designs/gqlgen/graphql"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -29,7 +28,7 @@ func (r queryResolver) TransactionsByIds(ctx context.Context, ids [][]byte, unan
 	if err != nil {
 		return nil, err
 	}
-	loaders.ReadEvents(ctx, mined, eventsAskedAt(ctx, []string{"result"}))
+	loaders.ReadEvents(ctx, mined, txEventsAsked(ctx, lookupTxs))
 	byID := make(map[string]*db.Tx, len(mined))
 	for _, t := range mined {
 		byID[string(t.TxID)] = t
@@ -147,14 +146,15 @@ func (a abiCache) parse(c *db.SmartContract) *tx.ContractInterface {
 }
 
 // Events loads the transaction's events whose event_index falls in [offset, offset+limit),
-// batched with every other transaction of the request (or read with its page: pageEvents).
+// batched with every other transaction of the request (or read with its page or lookup:
+// txEventsAsked).
 func (r transactionResolver) Events(ctx context.Context, t *db.Tx, limit, offset *int32) ([]db.Event, error) {
 	w, err := eventWindow(limit, offset)
 	if err != nil {
 		return []db.Event{}, err
 	}
-	key, any := loaders.EventsOf(t, w, eventColumns(ctx))
-	if !any {
+	key, some := loaders.EventsOf(t, w, eventColumns(ctx))
+	if !some {
 		return []db.Event{}, nil
 	}
 	es, err := loaders.For(ctx).TxEvents.Load(ctx, key)()
@@ -170,35 +170,14 @@ func eventWindow(limit, offset *int32) (db.EventWindow, error) {
 	return db.EventWindow{Offset: int32(o), Limit: int32(l)}, err
 }
 
-// pageEvents is the events that the transactions of the page ctx resolves ask for, for the
-// page's batch to read too: those of the events fields of its nodes (or its edges' node),
+// txEventsAsked is the events that the transactions the field ctx resolves reads ask for (at
+// paths: pageTxs, lookupTxs), for the read to fetch with them: those of their events fields,
 // when they all ask for one window. Otherwise each transaction's field loads its own.
-func pageEvents(ctx context.Context) loaders.TxEventsRead {
-	return eventsAskedAt(ctx, []string{"nodes"}, []string{"edges", "node"})
-}
-
-// eventsAskedAt is the events window that the transactions the field ctx resolves ask for: the
-// events fields found down each path of field names from its selection, when they all ask for
-// one window.
-func eventsAskedAt(ctx context.Context, paths ...[]string) loaders.TxEventsRead {
+func txEventsAsked(ctx context.Context, paths [][]string) loaders.TxEventsRead {
 	vars := graphql.GetOperationContext(ctx).Variables
 	var read eventsAsked
-	var down func(sel ast.SelectionSet, path []string) bool
-	down = func(sel ast.SelectionSet, path []string) bool {
-		return everyField(sel, func(f *ast.Field) bool {
-			switch {
-			case len(path) == 0:
-				return f.Name != "events" || read.add(f, vars)
-			case f.Name == path[0]:
-				return down(f.SelectionSet, path[1:])
-			}
-			return true
-		})
-	}
-	for _, p := range paths {
-		if !down(graphql.GetFieldContext(ctx).Field.Selections, p) {
-			return loaders.TxEventsRead{}
-		}
+	if !everyTxField(ctx, paths, func(f *ast.Field) bool { return f.Name != "events" || read.add(f, vars) }) {
+		return loaders.TxEventsRead{}
 	}
 	return read.TxEventsRead
 }
@@ -214,9 +193,12 @@ func (a *eventsAsked) add(f *ast.Field, vars map[string]any) bool {
 		return false
 	}
 	args := f.ArgumentMap(vars)
-	limit, ok := int32Arg(args["limit"])
-	offset, ok2 := int32Arg(args["offset"])
-	if !ok || !ok2 {
+	limit, err := optionalInt32(args["limit"])
+	if err != nil {
+		return false
+	}
+	offset, err := optionalInt32(args["offset"])
+	if err != nil {
 		return false
 	}
 	w, err := eventWindow(limit, offset)
@@ -231,30 +213,14 @@ func (a *eventsAsked) add(f *ast.Field, vars map[string]any) bool {
 	return true
 }
 
-// int32Arg is an Int argument's value as the operation gives it (a literal, or a variable
-// decoded from JSON), nil when absent; ok is false for what is not an Int of 32 bits.
-func int32Arg(v any) (n *int32, ok bool) {
-	var i int64
-	switch v := v.(type) {
-	case nil:
-		return nil, true
-	case int64:
-		i = v
-	case int:
-		i = int64(v)
-	case json.Number:
-		var err error
-		if i, err = v.Int64(); err != nil {
-			return nil, false
-		}
-	default:
-		return nil, false
+// optionalInt32 is an optional Int argument's value as the field's resolver receives it: nil when
+// absent, else by gqlgen's rule for Int.
+func optionalInt32(v any) (*int32, error) {
+	if v == nil {
+		return nil, nil
 	}
-	if i != int64(int32(i)) {
-		return nil, false
-	}
-	n32 := int32(i)
-	return &n32, true
+	n, err := graphql.UnmarshalInt32(v)
+	return &n, err
 }
 
 func (r transactionResolver) ContractCall(ctx context.Context, t *db.Tx, abi *bool) (*tx.ContractCallJSON, error) {

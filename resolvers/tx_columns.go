@@ -21,11 +21,9 @@ var txSummaryFields = map[string]bool{
 	"sponsorNonce": true,
 }
 
-// asksSummaryOnly reports whether sel, a selection on Transaction, asks for summary fields
-// alone: the one rule that lets a read of transactions leave columns unread.
-func asksSummaryOnly(sel ast.SelectionSet) bool {
-	return everyField(sel, func(f *ast.Field) bool { return txSummaryFields[f.Name] })
-}
+// isSummaryField reports whether a field of a selection on Transaction is one of
+// txSummaryFields: the one rule that lets a read of transactions leave columns unread.
+func isSummaryField(f *ast.Field) bool { return txSummaryFields[f.Name] }
 
 // txColumnsFor is the summary columns when every transaction read asks for summary fields
 // alone, every column otherwise.
@@ -36,27 +34,45 @@ func txColumnsFor(summaryOnly bool) db.TxColumns {
 	return db.AllTxColumns
 }
 
+// Where the transactions a field reads stand in its selection, as paths of field names: a
+// page's nodes and its edges' node, a lookup's results.
+var (
+	pageTxs   = [][]string{{"nodes"}, {"edges", "node"}}
+	lookupTxs = [][]string{{"result"}}
+)
+
 // txPageColumns is the columns a page of transactions reads for the connection field ctx
 // resolves: those its nodes and its edges' nodes ask for.
 func txPageColumns(ctx context.Context) db.TxColumns {
-	return txColumnsFor(everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
-		switch f.Name {
-		case "nodes":
-			return asksSummaryOnly(f.SelectionSet)
-		case "edges":
-			return everyField(f.SelectionSet, func(e *ast.Field) bool { return e.Name != "node" || asksSummaryOnly(e.SelectionSet) })
-		}
-		return true
-	}))
+	return txColumnsFor(everyTxField(ctx, pageTxs, isSummaryField))
 }
 
 // txLookupColumns is the columns the mined transactions read for the lookup field ctx resolves:
 // those its results ask for (a field asked of mempool transactions alone may make the read
 // wider, never narrower).
 func txLookupColumns(ctx context.Context) db.TxColumns {
-	return txColumnsFor(everyField(graphql.GetFieldContext(ctx).Field.Selections, func(f *ast.Field) bool {
-		return f.Name != "result" || asksSummaryOnly(f.SelectionSet)
-	}))
+	return txColumnsFor(everyTxField(ctx, lookupTxs, isSummaryField))
+}
+
+// everyTxField reports whether ok holds for every field asked of the transactions that the field
+// ctx resolves reads: those of its selection down each of paths.
+func everyTxField(ctx context.Context, paths [][]string, ok func(*ast.Field) bool) bool {
+	sel := graphql.GetFieldContext(ctx).Field.Selections
+	for _, p := range paths {
+		if !everyFieldAt(sel, p, ok) {
+			return false
+		}
+	}
+	return true
+}
+
+// everyFieldAt reports whether ok holds for every field of the selections found down path from
+// sel (with everyField's rule at each step).
+func everyFieldAt(sel ast.SelectionSet, path []string, ok func(*ast.Field) bool) bool {
+	if len(path) == 0 {
+		return everyField(sel, ok)
+	}
+	return everyField(sel, func(f *ast.Field) bool { return f.Name != path[0] || everyFieldAt(f.SelectionSet, path[1:], ok) })
 }
 
 // everyField reports whether ok holds for every field of sel, those of its fragments included
