@@ -27,6 +27,11 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 	if s, ok := v.(selfWriting); ok {
 		return s.appendJSON(dst)
 	}
+	return encodeJSON(dst, v)
+}
+
+// encodeJSON appends v as encoding/json writes it, with <, > and & as they are.
+func encodeJSON(dst []byte, v any) ([]byte, error) {
 	b := bytes.NewBuffer(dst)
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
@@ -44,8 +49,13 @@ type page[T any] struct {
 	Results []T  `json:"results"`
 }
 
-// appendJSON writes the page as encoding/json would, each result as marshal writes it.
+// appendJSON writes the page as encoding/json would, each result as marshal writes it: in one
+// pass of encoding/json unless its results write themselves.
 func (p page[T]) appendJSON(dst []byte) ([]byte, error) {
+	var result T
+	if _, ok := any(result).(selfWriting); !ok {
+		return encodeJSON(dst, p)
+	}
 	dst = strconv.AppendInt(append(dst, `{"limit":`...), int64(p.Limit), 10)
 	dst = strconv.AppendInt(append(dst, `,"offset":`...), int64(p.Offset), 10)
 	if p.Total != nil {
