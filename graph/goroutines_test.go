@@ -32,8 +32,12 @@ func TestListElementsRunOnReusedGoroutines(t *testing.T) {
 		}()
 		ret := marshalSliceConcurrently(ctx, n, 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 			started <- struct{}{}
-			<-all // returns only once every element has started
-			return graphql.MarshalString(strconv.Itoa(*graphql.GetFieldContext(ctx).Index))
+			select { // returns only once every element has started
+			case <-all:
+				return graphql.MarshalString(strconv.Itoa(*graphql.GetFieldContext(ctx).Index))
+			case <-time.After(5 * time.Second):
+				return graphql.MarshalString("not all elements started")
+			}
 		})
 		var b bytes.Buffer
 		ret.MarshalGQL(&b)
