@@ -234,9 +234,15 @@ type Transfers struct {
 // PrincipalTransfers returns the STX, FT and NFT events of these transaction rows in which the
 // principal sends or receives, newest event first, in one prepared statement
 // (principalTransfersSQL).
-func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys []TxKey) (*Transfers, error) {
+func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []TxPosition) (*Transfers, error) {
+	keys := make([]TxKey, len(txs))
+	heights, sequences, indexes := make([]int32, len(txs)), make([]int32, len(txs)), make([]int32, len(txs))
+	for i, t := range txs {
+		keys[i], heights[i], sequences[i], indexes[i] = t.Key, t.BlockHeight, t.MicroblockSequence, t.TxIndex
+	}
 	ids, blocks, mbs := txKeyArrays(keys)
-	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL, principal, ids, blocks, mbs)
+	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL, principal, ids, blocks, mbs,
+		intArray(heights), intArray(sequences), intArray(indexes))
 	if err != nil {
 		return nil, err
 	}
@@ -255,20 +261,29 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, keys [
 }
 
 // principalTransfersSQL reads the asset events in which the principal ($1) sends or receives of
-// the transactions whose tx_id, index_block_hash and microblock_hash are the elements of $2, $3
-// and $4. It starts from the transactions (primary-key probes), never from the principal's
-// events, so its cost follows the page; prepared, since planning its three branches costs
-// PostgreSQL more than running them.
+// the canonical transactions whose tx_id, index_block_hash and microblock_hash are the elements
+// of $2, $3 and $4, and whose block height, microblock sequence and index are those of $5, $6
+// and $7. Each transaction is probed through the principal's sender and recipient indexes at
+// the transaction's position, never through the transaction's own events: a transaction with
+// thousands of events (a genesis block's mints) costs a page what one with a single event does.
+// The key is compared with IS NOT DISTINCT FROM, which no index serves, so that the planner
+// cannot start from the transaction's events instead. Prepared, since planning its six branches
+// costs PostgreSQL more than running them.
 var principalTransfersSQL = func() string {
 	var branches []string
 	for _, t := range eventTables {
-		if t.kind == EventStxAsset || t.kind == EventFungibleTokenAsset || t.kind == EventNonFungibleTokenAsset {
-			branches = append(branches, t.selectAll()+` WHERE e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash
-			AND e.microblock_hash = k.microblock_hash AND e.canonical AND e.microblock_canonical
-			AND (e.sender = $1::text OR e.recipient = $1::text)`)
+		if t.kind != EventStxAsset && t.kind != EventFungibleTokenAsset && t.kind != EventNonFungibleTokenAsset {
+			continue
+		}
+		// A transfer to oneself is read once, as the sender's.
+		for _, party := range []string{"e.sender = $1::text", "e.recipient = $1::text AND e.sender IS DISTINCT FROM $1::text"} {
+			branches = append(branches, t.selectAll()+` WHERE `+party+` AND e.canonical AND e.microblock_canonical
+			AND e.block_height = k.block_height AND e.microblock_sequence = k.microblock_sequence AND e.tx_index = k.tx_index
+			AND (e.tx_id, e.index_block_hash, e.microblock_hash) IS NOT DISTINCT FROM (k.tx_id, k.index_block_hash, k.microblock_hash)`)
 		}
 	}
-	return `SELECT e.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]) AS k(tx_id, index_block_hash, microblock_hash)
+	return `SELECT e.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::integer[], $6::integer[], $7::integer[])
+		AS k(tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index)
 	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e ORDER BY e.event_index DESC`
 }()
 

@@ -29,6 +29,18 @@ func (t *Tx) Key() TxKey {
 	return TxKey{TxID: string(t.TxID), IndexBlockHash: string(t.IndexBlockHash), MicroblockHash: string(t.MicroblockHash)}
 }
 
+// TxPosition is a transaction row's key and its place in the chain: what reads of the row's
+// events by one principal probe that principal's indexes with.
+type TxPosition struct {
+	Key                                      TxKey
+	BlockHeight, MicroblockSequence, TxIndex int32
+}
+
+// Position returns the key and place of t.
+func (t *Tx) Position() TxPosition {
+	return TxPosition{Key: t.Key(), BlockHeight: t.BlockHeight, MicroblockSequence: t.MicroblockSequence, TxIndex: t.TxIndex}
+}
+
 // PrincipalTxRow is a transaction in the history of a principal.
 type PrincipalTxRow struct {
 	Principal string `bun:"principal"`

@@ -23,28 +23,23 @@ func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offs
 var summaryTxPageSQL = positionPageSQL(`coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`,
 	unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
 
-// CanonicalTxKeys returns the canonical rows' keys of a transaction (unconfirmed microblock rows
-// included) and whether any row of it exists, canonical or not.
-func (s *Store) CanonicalTxKeys(ctx context.Context, txID []byte) (keys []TxKey, exists bool, err error) {
-	var rows []struct {
-		TxID           []byte `bun:"tx_id"`
-		IndexBlockHash []byte `bun:"index_block_hash"`
-		MicroblockHash []byte `bun:"microblock_hash"`
-		Canonical      bool   `bun:"canonical"`
-	}
-	if err := s.scanPrepared(ctx, txKeysSQL, &rows, txID); err != nil {
+// CanonicalTxPositions returns the keys and places of a transaction's canonical rows
+// (unconfirmed microblock rows included) and whether any row of it exists, canonical or not.
+func (s *Store) CanonicalTxPositions(ctx context.Context, txID []byte) (txs []TxPosition, exists bool, err error) {
+	var rows []*Tx
+	if err := s.scanPrepared(ctx, txPositionsSQL, &rows, txID); err != nil {
 		return nil, false, err
 	}
 	for _, r := range rows {
-		if r.Canonical {
-			keys = append(keys, TxKey{TxID: string(r.TxID), IndexBlockHash: string(r.IndexBlockHash), MicroblockHash: string(r.MicroblockHash)})
+		if r.Canonical && r.MicroblockCanonical {
+			txs = append(txs, r.Position())
 		}
 	}
-	return keys, len(rows) > 0, nil
+	return txs, len(rows) > 0, nil
 }
 
-const txKeysSQL = `SELECT tx_id, index_block_hash, microblock_hash, canonical AND microblock_canonical AS canonical
-	FROM txs WHERE tx_id = $1::bytea`
+const txPositionsSQL = `SELECT tx_id, index_block_hash, microblock_hash, canonical, microblock_canonical,
+	block_height, microblock_sequence, tx_index FROM txs WHERE tx_id = $1::bytea`
 
 // ContractDeployment is the deployment of a contract: its newest canonical deploy transaction
 // (BlockHeight set), else its pending one with the lowest nonce.

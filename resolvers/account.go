@@ -99,11 +99,11 @@ func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Ac
 
 // transfersIn reads the principal's transfers in these transactions.
 func (r accountResolver) transfersIn(ctx context.Context, principal string, txs []*db.Tx) (*db.Transfers, error) {
-	keys := make([]db.TxKey, len(txs))
+	positions := make([]db.TxPosition, len(txs))
 	for i, t := range txs {
-		keys[i] = t.Key()
+		positions[i] = t.Position()
 	}
-	return r.Store.PrincipalTransfers(ctx, principal, keys)
+	return r.Store.PrincipalTransfers(ctx, principal, positions)
 }
 
 // withTransfers groups the principal's transfers under their transactions and totals what it

@@ -90,7 +90,7 @@ func (r accountResolver) TransactionAssetEvents(ctx context.Context, a *db.Accou
 	if err != nil {
 		return nil, err
 	}
-	keys, exists, err := r.Store.CanonicalTxKeys(ctx, txID)
+	txs, exists, err := r.Store.CanonicalTxPositions(ctx, txID)
 	switch {
 	case err != nil:
 		return nil, err
@@ -98,8 +98,8 @@ func (r accountResolver) TransactionAssetEvents(ctx context.Context, a *db.Accou
 		return nil, stxgraph.Errorf(stxgraph.ENOTFOUND, "Transaction not found")
 	}
 	events := []*graph.AccountAssetEvent{}
-	if len(keys) > 0 {
-		t, err := r.Store.PrincipalTransfers(ctx, a.Principal, keys)
+	if len(txs) > 0 {
+		t, err := r.Store.PrincipalTransfers(ctx, a.Principal, txs)
 		if err != nil {
 			return nil, err
 		}

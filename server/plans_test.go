@@ -27,8 +27,9 @@ import (
 )
 
 // planChain has a busy account whose history (about 2,700 transactions and as many STX events)
-// is well above maxPlanRows, so that a read walking it cannot pass the row check.
-var planChain = chaingen.Options{Seed: 11, Blocks: 100, TxsPerBlock: 30, Accounts: 40, BusyShare: 0.9, ContractCallsPerBlock: 1}
+// is well above maxPlanRows, so that a read walking it cannot pass the row check, and a genesis
+// mint to more accounts than that, so that neither can a read walking a transaction's events.
+var planChain = chaingen.Options{Seed: 11, Blocks: 100, TxsPerBlock: 30, Accounts: 1200, BusyShare: 0.9, ContractCallsPerBlock: 1}
 
 // maxPlanRows bounds the rows any one plan node of a read may produce or discard: a page of
 // 20 blocks with their transactions, or a page of 50 rows with their events, stays below it.
@@ -86,12 +87,14 @@ func TestQueryPlans(t *testing.T) {
 	if err := store.DB.NewRaw("SELECT '0x' || encode(tx_id, 'hex') FROM txs ORDER BY block_height DESC, tx_index LIMIT 3").Scan(ctx, &txIDs); err != nil {
 		t.Fatal(err)
 	}
-	// page are the keys of the busy account's newest 50 transactions_with_transfers, as the text
-	// of bytea[] parameters.
-	var page [3]string
-	if err := store.DB.NewRaw(`SELECT array_agg(tx_id)::text, array_agg(index_block_hash)::text, array_agg(microblock_hash)::text
-		FROM (SELECT * FROM principal_tx_positions WHERE principal = ? AND tseq IS NOT NULL ORDER BY tseq DESC LIMIT 50) p`, busy).
-		Scan(ctx, &page[0], &page[1], &page[2]); err != nil {
+	// page are the keys and places of the busy account's oldest 50 transactions_with_transfers,
+	// the genesis mint among them, as the text of bytea[] and integer[] parameters.
+	var page [6]string
+	if err := store.DB.NewRaw(`SELECT array_agg(t.tx_id)::text, array_agg(t.index_block_hash)::text, array_agg(t.microblock_hash)::text,
+		array_agg(t.block_height)::text, array_agg(t.microblock_sequence)::text, array_agg(t.tx_index)::text
+		FROM (SELECT * FROM principal_tx_positions WHERE principal = ? AND tseq IS NOT NULL ORDER BY tseq LIMIT 50) p
+		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)`, busy).
+		Scan(ctx, &page[0], &page[1], &page[2], &page[3], &page[4], &page[5]); err != nil {
 		t.Fatal(err)
 	}
 	var burnHash string
@@ -161,7 +164,8 @@ func TestQueryPlans(t *testing.T) {
 	// The fixed prepared reads at the far ends of their parameters: each parameter is named by
 	// its cast, and the busy account's deepest offset.
 	params := map[string]any{"$1::text": busy, "$2::bigint": int64(50), "$3::bigint": mustAtoi(t, deep), "$4::integer": mustAtoi(t, mid),
-		"$2::integer": mustAtoi(t, mid), "$2::bytea[]": page[0], "$3::bytea[]": page[1], "$4::bytea[]": page[2]}
+		"$2::integer": mustAtoi(t, mid), "$2::bytea[]": page[0], "$3::bytea[]": page[1], "$4::bytea[]": page[2],
+		"$5::integer[]": page[3], "$6::integer[]": page[4], "$7::integer[]": page[5]}
 	for name, q := range db.PreparedStatements() {
 		t.Run(name, func(t *testing.T) {
 			var args []any
