@@ -235,18 +235,27 @@ type Transfers struct {
 // principal sends or receives, newest event first, in one prepared statement
 // (principalTransfersSQL).
 func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []TxPosition) (*Transfers, error) {
+	t := new(Transfers)
+	if len(txs) == 0 {
+		return t, nil
+	}
 	keys := make([]TxKey, len(txs))
-	heights, sequences, indexes := make([]int32, len(txs)), make([]int32, len(txs)), make([]int32, len(txs))
-	for i, t := range txs {
-		keys[i], heights[i], sequences[i], indexes[i] = t.Key, t.BlockHeight, t.MicroblockSequence, t.TxIndex
+	lo, hi := txs[0], txs[0]
+	for i, tx := range txs {
+		keys[i] = tx.Key
+		if tx.before(lo) {
+			lo = tx
+		}
+		if hi.before(tx) {
+			hi = tx
+		}
 	}
 	ids, blocks, mbs := txKeyArrays(keys)
 	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL, principal, ids, blocks, mbs,
-		intArray(heights), intArray(sequences), intArray(indexes))
+		lo.BlockHeight, lo.MicroblockSequence, lo.TxIndex, hi.BlockHeight, hi.MicroblockSequence, hi.TxIndex)
 	if err != nil {
 		return nil, err
 	}
-	t := new(Transfers)
 	for _, e := range es {
 		switch e := e.(type) {
 		case *StxEvent:
@@ -262,13 +271,13 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 
 // principalTransfersSQL reads the asset events in which the principal ($1) sends or receives of
 // the canonical transactions whose tx_id, index_block_hash and microblock_hash are the elements
-// of $2, $3 and $4, and whose block height, microblock sequence and index are those of $5, $6
-// and $7. Each transaction is probed through the principal's sender and recipient indexes at
-// the transaction's position, never through the transaction's own events: a transaction with
-// thousands of events (a genesis block's mints) costs a page what one with a single event does.
-// The key is compared with IS NOT DISTINCT FROM, which no index serves, so that the planner
-// cannot start from the transaction's events instead. Prepared, since planning its six branches
-// costs PostgreSQL more than running them.
+// of $2, $3 and $4. It walks the principal's own sender and recipient indexes over the span of
+// chain positions from the first of those transactions ($5, $6, $7: block height, microblock
+// sequence, index) to the last ($8, $9, $10), never the transactions' own events: a transaction
+// with thousands of events (a genesis block's mints) costs a page what one with a single event
+// does. A page's transactions are consecutive in the principal's history, so every event in the
+// span is one of theirs. Prepared, since planning its six branches costs PostgreSQL more than
+// running them.
 var principalTransfersSQL = func() string {
 	var branches []string
 	for _, t := range eventTables {
@@ -278,13 +287,13 @@ var principalTransfersSQL = func() string {
 		// A transfer to oneself is read once, as the sender's.
 		for _, party := range []string{"e.sender = $1::text", "e.recipient = $1::text AND e.sender IS DISTINCT FROM $1::text"} {
 			branches = append(branches, t.selectAll()+` WHERE `+party+` AND e.canonical AND e.microblock_canonical
-			AND e.block_height = k.block_height AND e.microblock_sequence = k.microblock_sequence AND e.tx_index = k.tx_index
-			AND (e.tx_id, e.index_block_hash, e.microblock_hash) IS NOT DISTINCT FROM (k.tx_id, k.index_block_hash, k.microblock_hash)`)
+			AND (e.block_height, e.microblock_sequence, e.tx_index) >= ($5::integer, $6::integer, $7::integer)
+			AND (e.block_height, e.microblock_sequence, e.tx_index) <= ($8::integer, $9::integer, $10::integer)`)
 		}
 	}
-	return `SELECT e.* FROM unnest($2::bytea[], $3::bytea[], $4::bytea[], $5::integer[], $6::integer[], $7::integer[])
-		AS k(tx_id, index_block_hash, microblock_hash, block_height, microblock_sequence, tx_index)
-	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e ORDER BY e.event_index DESC`
+	return `SELECT e.* FROM (` + strings.Join(branches, " UNION ALL ") + `) e
+	WHERE (e.tx_id, e.index_block_hash, e.microblock_hash) IN (SELECT * FROM unnest($2::bytea[], $3::bytea[], $4::bytea[]))
+	ORDER BY e.event_index DESC`
 }()
 
 // isNoRows reports the "no rows" error that bun returns for an empty scan into a struct.

@@ -177,9 +177,8 @@ func textArray(vs []string) string {
 // $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset ($2::bigint, $3::bigint)
 // and $4 a height ($4::integer), for a balance $2 a height ($2::integer), for transfers $2, $3
 // and $4 the tx_id, index_block_hash and microblock_hash of transactions ($2::bytea[],
-// $3::bytea[], $4::bytea[]) and $5, $6 and $7 their block heights, microblock sequences and
-// indexes ($5::integer[], $6::integer[], $7::integer[]): plan checks explain them beside the
-// statements the reads run.
+// $3::bytea[], $4::bytea[]) and $5 to $10 the chain positions of the first and the last
+// ($5::integer … $10::integer): plan checks explain them beside the statements the reads run.
 func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/uptrace/bun"
@@ -39,6 +40,12 @@ type TxPosition struct {
 // Position returns the key and place of t.
 func (t *Tx) Position() TxPosition {
 	return TxPosition{Key: t.Key(), BlockHeight: t.BlockHeight, MicroblockSequence: t.MicroblockSequence, TxIndex: t.TxIndex}
+}
+
+// before reports whether t comes before u in chain order.
+func (t TxPosition) before(u TxPosition) bool {
+	return cmp.Or(cmp.Compare(t.BlockHeight, u.BlockHeight), cmp.Compare(t.MicroblockSequence, u.MicroblockSequence),
+		cmp.Compare(t.TxIndex, u.TxIndex)) < 0
 }
 
 // PrincipalTxRow is a transaction in the history of a principal.

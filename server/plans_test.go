@@ -87,14 +87,17 @@ func TestQueryPlans(t *testing.T) {
 	if err := store.DB.NewRaw("SELECT '0x' || encode(tx_id, 'hex') FROM txs ORDER BY block_height DESC, tx_index LIMIT 3").Scan(ctx, &txIDs); err != nil {
 		t.Fatal(err)
 	}
-	// page are the keys and places of the busy account's oldest 50 transactions_with_transfers,
-	// the genesis mint among them, as the text of bytea[] and integer[] parameters.
-	var page [6]string
+	// page are the keys of the busy account's oldest 50 transactions_with_transfers, the genesis
+	// mint among them, as the text of bytea[] parameters, and span the chain positions of the
+	// first and the last of them.
+	var page [3]string
+	var span [6]int64
 	if err := store.DB.NewRaw(`SELECT array_agg(t.tx_id)::text, array_agg(t.index_block_hash)::text, array_agg(t.microblock_hash)::text,
-		array_agg(t.block_height)::text, array_agg(t.microblock_sequence)::text, array_agg(t.tx_index)::text
+		(array_agg(t.block_height ORDER BY p.tseq))[1], (array_agg(t.microblock_sequence ORDER BY p.tseq))[1], (array_agg(t.tx_index ORDER BY p.tseq))[1],
+		(array_agg(t.block_height ORDER BY p.tseq DESC))[1], (array_agg(t.microblock_sequence ORDER BY p.tseq DESC))[1], (array_agg(t.tx_index ORDER BY p.tseq DESC))[1]
 		FROM (SELECT * FROM principal_tx_positions WHERE principal = ? AND tseq IS NOT NULL ORDER BY tseq LIMIT 50) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)`, busy).
-		Scan(ctx, &page[0], &page[1], &page[2], &page[3], &page[4], &page[5]); err != nil {
+		Scan(ctx, &page[0], &page[1], &page[2], &span[0], &span[1], &span[2], &span[3], &span[4], &span[5]); err != nil {
 		t.Fatal(err)
 	}
 	var burnHash string
@@ -165,7 +168,7 @@ func TestQueryPlans(t *testing.T) {
 	// its cast, and the busy account's deepest offset.
 	params := map[string]any{"$1::text": busy, "$2::bigint": int64(50), "$3::bigint": mustAtoi(t, deep), "$4::integer": mustAtoi(t, mid),
 		"$2::integer": mustAtoi(t, mid), "$2::bytea[]": page[0], "$3::bytea[]": page[1], "$4::bytea[]": page[2],
-		"$5::integer[]": page[3], "$6::integer[]": page[4], "$7::integer[]": page[5]}
+		"$5::integer": span[0], "$6::integer": span[1], "$7::integer": span[2], "$8::integer": span[3], "$9::integer": span[4], "$10::integer": span[5]}
 	for name, q := range db.PreparedStatements() {
 		t.Run(name, func(t *testing.T) {
 			var args []any
