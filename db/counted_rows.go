@@ -47,7 +47,8 @@ const PerSums = `coalesce(sum(received), 0) AS received, coalesce(sum(sent), 0) 
 const TxPositionOrder = "block_height, microblock_sequence, tx_index, tx_id"
 
 // principal_event_positions numbers, per principal, the canonical anchored events it is a party
-// of (the tx/events listing by address), and principal_event_counts counts them. addTotals keeps
+// of (the tx/events listing by address), and its contract logs among them (log_seq, a contract's
+// events), and principal_event_counts counts both. addTotals keeps
 // them with the totals: a block's events are numbered after the principal's earlier ones when the
 // block starts counting, and dropped when it stops (blocks stop counting from the top).
 

@@ -26,17 +26,19 @@ SELECT principal, row_number() OVER w,
 FROM principal_txs WHERE ` + anchored + ` AND canonical AND microblock_canonical
 WINDOW w AS (PARTITION BY principal COLLATE "C" ORDER BY ` + TxPositionOrder + ` ROWS UNBOUNDED PRECEDING)`
 
-// eventPositionsRecomputeSQL numbers every principal's counted events, then counts them.
+// eventPositionsRecomputeSQL numbers every principal's counted events (and its contract logs
+// among them), then counts them.
 var eventPositionsRecomputeSQL = `
 WITH ev (principal, kind, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index) AS (` +
 	EventParties(anchored) + `
 )
-INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index)
-SELECT principal, row_number() OVER (PARTITION BY principal COLLATE "C" ORDER BY ` + EventPositionOrder + `),
-	kind, tx_id, index_block_hash, microblock_hash, event_index
-FROM ev WHERE principal IS NOT NULL;
-INSERT INTO principal_event_counts (principal, event_count)
-SELECT principal, max(seq) FROM principal_event_positions GROUP BY principal`
+INSERT INTO principal_event_positions (principal, seq, kind, tx_id, index_block_hash, microblock_hash, event_index, log_seq)
+SELECT principal, row_number() OVER w, kind, tx_id, index_block_hash, microblock_hash, event_index,
+	CASE WHEN kind = 0 THEN count(*) FILTER (WHERE kind = 0) OVER w END
+FROM ev WHERE principal IS NOT NULL
+WINDOW w AS (PARTITION BY principal COLLATE "C" ORDER BY ` + EventPositionOrder + ` ROWS UNBOUNDED PRECEDING);
+INSERT INTO principal_event_counts (principal, event_count, log_count)
+SELECT principal, max(seq), count(log_seq) FROM principal_event_positions GROUP BY principal`
 
 // checkpointsRecomputeSQL writes every principal's totals after each height at which its
 // counted rows changed, and its totals: those after its last such height.

@@ -184,7 +184,8 @@ func PreparedStatements() map[string]string {
 		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
 		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL,
-		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns)}
+		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns),
+		"contract-events-by-position": contractEventsSQL[false], "contract-events-by-position-unanchored": contractEventsSQL[true]}
 }
 
 // The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their
@@ -197,7 +198,6 @@ var (
 	txSelect            = renderer.NewSelect().Model((*Tx)(nil)).String()
 	mempoolTxSelect     = renderer.NewSelect().Model((*MempoolTx)(nil)).String()
 	contractsByIDSelect = renderer.NewSelect().Model((*SmartContract)(nil)).DistinctOn("contract_id").String()
-	contractLogSelect   = renderer.NewSelect().Model((*ContractLog)(nil)).String()
 	minerRewardSelect   = renderer.NewSelect().Model((*MinerReward)(nil)).String()
 	microblockSelect    = renderer.NewSelect().Model((*Microblock)(nil)).String()
 	// A microblock's rows, one per anchor block that confirmed it (microblockByHashSelect), or one

@@ -135,9 +135,10 @@ func checkPositions(t *testing.T, store *db.Store) {
 // migration reverted and applied again rebuilds them as ingestion keeps them.
 func TestPositionsMigration(t *testing.T) {
 	store, _ := replayFixture(t, "mainnet-reorg-scenario2")
-	for _, f := range []string{"20261126000200_v2_addresses.tx.down", "20261124000501_principal_event_positions.tx.down",
-		"20261124000500_principal_positions.tx.down", "20261124000500_principal_positions.tx.up",
-		"20261124000501_principal_event_positions.tx.up", "20261126000200_v2_addresses.tx.up"} {
+	for _, f := range []string{"20261128000200_contract_log_positions.tx.down", "20261126000200_v2_addresses.tx.down",
+		"20261124000501_principal_event_positions.tx.down", "20261124000500_principal_positions.tx.down",
+		"20261124000500_principal_positions.tx.up", "20261124000501_principal_event_positions.tx.up",
+		"20261126000200_v2_addresses.tx.up", "20261128000200_contract_log_positions.tx.up"} {
 		b, err := os.ReadFile("../db/migrations/" + f + ".sql")
 		if err != nil {
 			t.Fatal(err)
@@ -192,17 +193,19 @@ WITH parties AS (
 	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 2, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM stx_events
 	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 3, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM ft_events
 	UNION ALL SELECT unnest(ARRAY[sender, recipient]), 4, tx_id, index_block_hash, microblock_hash, event_index, block_height, microblock_sequence, tx_index, canonical, microblock_canonical FROM nft_events
+), d AS (SELECT DISTINCT * FROM parties WHERE p IS NOT NULL AND canonical AND microblock_canonical
+	AND index_block_hash IN (SELECT index_block_hash FROM blocks WHERE canonical)
 ), e AS (SELECT p, kind, tx_id, index_block_hash, microblock_hash, event_index,
-	row_number() OVER (PARTITION BY p ORDER BY block_height, microblock_sequence, tx_index, event_index, kind, tx_id) AS seq
-	FROM (SELECT DISTINCT * FROM parties WHERE p IS NOT NULL AND canonical AND microblock_canonical
-		AND index_block_hash IN (SELECT index_block_hash FROM blocks WHERE canonical)) d)
+	row_number() OVER w AS seq, CASE WHEN kind = 0 THEN count(*) FILTER (WHERE kind = 0) OVER w END AS log_seq
+	FROM d WINDOW w AS (PARTITION BY p ORDER BY block_height, microblock_sequence, tx_index, event_index, kind, tx_id ROWS UNBOUNDED PRECEDING))
 SELECT coalesce(e.p, x.principal) || ' event ' || coalesce(e.seq, x.seq) FROM e
 FULL JOIN principal_event_positions x ON x.principal = e.p AND x.seq = e.seq
 WHERE e.p IS NULL OR x.principal IS NULL OR x.kind <> e.kind OR x.tx_id <> e.tx_id OR x.index_block_hash <> e.index_block_hash
-	OR x.microblock_hash <> e.microblock_hash OR x.event_index <> e.event_index
+	OR x.microblock_hash <> e.microblock_hash OR x.event_index <> e.event_index OR x.log_seq IS DISTINCT FROM e.log_seq
 UNION ALL
 SELECT c.principal || ' event_count' FROM principal_event_counts c
-WHERE c.event_count <> (SELECT count(*) FROM principal_event_positions x WHERE x.principal = c.principal)`
+WHERE c.event_count <> (SELECT count(*) FROM principal_event_positions x WHERE x.principal = c.principal)
+	OR c.log_count <> (SELECT count(*) FROM principal_event_positions x WHERE x.principal = c.principal AND x.kind = 0)`
 
 // checkEventPages compares pages of the principals with the most events, read by position, with
 // the same pages taken from a sort of all their events.
