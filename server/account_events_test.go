@@ -205,3 +205,35 @@ func TestAccountEventsBadArguments(t *testing.T) {
 		})
 	}
 }
+
+// The asset events an account takes part in within one transaction list a transfer it makes
+// to itself once, not once as sender and again as recipient (synthetic chain: every event is
+// a self-transfer).
+func TestAccountTransactionAssetEventsSelfTransferOnce(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	c := chain{blocks: 2, txsPerBlock: 2, eventsPerTx: 3, sender: testSender}
+	c.seed(t, a.store)
+	txID := fmt.Sprintf("0x%x", hash("tx", int32(2), 1, true))
+	data, _ := a.mustQuery(t, `query($tx: Hex!) { account(principal: "`+testSender+`") {
+		transactionAssetEvents(txId: $tx) { total results { eventIndex } } } }`, map[string]any{"tx": txID})
+	var out struct {
+		Account struct {
+			TransactionAssetEvents struct {
+				Total   int
+				Results []struct{ EventIndex int }
+			}
+		}
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	page := out.Account.TransactionAssetEvents
+	var got []int
+	for _, e := range page.Results {
+		got = append(got, e.EventIndex)
+	}
+	if want := []int{0, 1, 2}; page.Total != c.eventsPerTx || !slices.Equal(got, want) {
+		t.Errorf("total %d, event indexes %v; want %d and %v", page.Total, got, c.eventsPerTx, want)
+	}
+}
