@@ -232,17 +232,17 @@ func (s *Store) ContractEvents(ctx context.Context, contractID string, limit, of
 // and on the benchmark chain the two cost the same near offset 400.
 const contractEventsWalk = 256
 
+// contractLogsOf selects a contract's ($1) canonical print events.
+const contractLogsOf = `SELECT * FROM contract_logs WHERE contract_identifier = $1::text AND canonical AND microblock_canonical`
+
 // contractEventsWalkSQL reads a page of a contract's print events along its index, skipping the
 // offset. $1 is the contract, $2 the limit and $3 the offset.
 var contractEventsWalkSQL = map[bool]string{
-	false: contractEventsWalkQuery + " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)" + contractEventsWalkOrder,
-	true:  contractEventsWalkQuery + contractEventsWalkOrder,
+	false: contractLogsOf + " AND block_height <= (SELECT block_height FROM chain_tip WHERE id)" + contractEventsWalkOrder,
+	true:  contractLogsOf + contractEventsWalkOrder,
 }
 
-const (
-	contractEventsWalkQuery = `SELECT * FROM contract_logs WHERE contract_identifier = $1::text AND canonical AND microblock_canonical`
-	contractEventsWalkOrder = ` ORDER BY ` + eventOrderDesc + ` LIMIT $2::bigint OFFSET $3::bigint`
-)
+const contractEventsWalkOrder = ` ORDER BY ` + eventOrderDesc + ` LIMIT $2::bigint OFFSET $3::bigint`
 
 // contractEventsSQL reads a page of a contract's print events: its unconfirmed microblock ones
 // above the tip (u, few; none without unanchored) first, then its anchored ones by position, the
@@ -251,10 +251,9 @@ const (
 var contractEventsSQL = map[bool]string{false: contractEventsQuery(false), true: contractEventsQuery(true)}
 
 func contractEventsQuery(unanchored bool) string {
-	u := `SELECT e.* FROM contract_logs e WHERE false`
+	u := contractLogsOf + ` AND false`
 	if unanchored {
-		u = `SELECT e.* FROM contract_logs e WHERE e.contract_identifier = $1::text AND e.canonical AND e.microblock_canonical
-			AND e.block_height ` + aboveTipSQL
+		u = contractLogsOf + ` AND block_height ` + aboveTipSQL
 	}
 	return `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
 	c AS MATERIALIZED (SELECT coalesce((SELECT log_count FROM principal_event_counts WHERE principal = $1::text), 0) AS n,
