@@ -56,31 +56,30 @@ func unionEvents(where string) string {
 	return strings.Join(branches, " UNION ALL ")
 }
 
-// eventSelects holds every table's SELECT … FROM for each set of columns, rendered once.
-var eventSelects = func() map[EventColumns]map[string]string {
-	out := map[EventColumns]map[string]string{}
-	for _, cols := range []EventColumns{AllEventColumns, EventPositionColumns} {
-		out[cols] = make(map[string]string, len(eventTables))
-		for _, t := range eventTables {
-			out[cols][t.table] = t.renderSelect(cols)
-		}
+// eventSelects holds every table's SELECT … FROM of all its columns, rendered once.
+var eventSelects = func() map[string]string {
+	out := make(map[string]string, len(eventTables))
+	for _, t := range eventTables {
+		out[t.table] = t.renderSelect(AllEventColumns, eventPositionSelect)
 	}
 	return out
 }()
 
 // selectAll is the SELECT … FROM of one union branch over t's table (aliased e).
-func (t eventTable) selectAll() string { return eventSelects[AllEventColumns][t.table] }
+func (t eventTable) selectAll() string { return eventSelects[t.table] }
 
-// selectColumns is the SELECT … FROM of one union branch over t's table reading cols.
-func (t eventTable) selectColumns(cols EventColumns) string { return eventSelects[cols][t.table] }
+// eventPositionSelect is the position columns every union branch selects after the kind: the
+// transaction's key, then the event's place (eventPlaceSelect).
+const eventPositionSelect = "e.tx_id, e.index_block_hash, e.microblock_hash, " + eventPlaceSelect
 
-// eventPositionSelect is the kind and position columns every union branch selects first.
-const eventPositionSelect = "e.tx_id, e.index_block_hash, e.microblock_hash, e.event_index, " +
-	"e.tx_index, e.block_height, e.microblock_sequence, e.canonical, e.microblock_canonical"
+// eventPlaceSelect is the position columns but the transaction's key.
+const eventPlaceSelect = "e.event_index, e.tx_index, e.block_height, e.microblock_sequence, e.canonical, e.microblock_canonical"
 
-func (t eventTable) renderSelect(cols EventColumns) string {
+// renderSelect renders the SELECT … FROM of one union branch over t's table: the kind, the
+// position columns given, then cols.
+func (t eventTable) renderSelect(cols EventColumns, position string) string {
 	var b strings.Builder
-	b.WriteString("SELECT '" + string(t.kind) + "' AS kind, " + eventPositionSelect)
+	b.WriteString("SELECT '" + string(t.kind) + "' AS kind, " + position)
 	for _, c := range eventColumns {
 		switch {
 		case cols == EventPositionColumns:
@@ -118,8 +117,21 @@ type eventRow struct {
 func (r *eventRow) dest(cols EventColumns) []any {
 	p := &r.EventPosition
 	d := make([]any, 0, 10+len(eventColumnDests))
-	d = append(d, kindColumn{&r.Kind}, &p.TxID, &p.IndexBlockHash, &p.MicroblockHash, int32Column{&p.EventIndex},
-		int32Column{&p.TxIndex}, int32Column{&p.BlockHeight}, int32Column{&p.MicroblockSequence}, &p.Canonical, &p.MicroblockCanonical)
+	return r.placeAndColumns(append(d, kindColumn{&r.Kind}, &p.TxID, &p.IndexBlockHash, &p.MicroblockHash), cols)
+}
+
+// destByOrdinal is the scan destinations of a row that names its transaction by an ordinal
+// (scanned into n) in place of its key.
+func (r *eventRow) destByOrdinal(n *int64, cols EventColumns) []any {
+	d := make([]any, 0, 8+len(eventColumnDests))
+	return r.placeAndColumns(append(d, kindColumn{&r.Kind}, n), cols)
+}
+
+// placeAndColumns appends the destinations of the event's place and of cols to d.
+func (r *eventRow) placeAndColumns(d []any, cols EventColumns) []any {
+	p := &r.EventPosition
+	d = append(d, int32Column{&p.EventIndex}, int32Column{&p.TxIndex}, int32Column{&p.BlockHeight},
+		int32Column{&p.MicroblockSequence}, &p.Canonical, &p.MicroblockCanonical)
 	if cols == EventPositionColumns {
 		return d
 	}
@@ -165,9 +177,11 @@ func (s *Store) scanUnionEvents(ctx context.Context, cols EventColumns, query st
 	}
 	defer rows.Close()
 	var es []Event
+	var r eventRow
+	dest := r.dest(cols) // scanned into again for every row, reset in between
 	for rows.Next() {
-		var r eventRow
-		if err := rows.Scan(r.dest(cols)...); err != nil {
+		r = eventRow{}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		es = append(es, r.event())

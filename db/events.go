@@ -102,32 +102,62 @@ type EventWindow struct {
 }
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
-// window, in event_index order per transaction: one statement whatever the number of rows and
-// kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed once for keys[i];
-// cols says which of their columns are read.
-func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow, cols EventColumns) ([]Event, error) {
+// window, in event_index order per transaction, aligned with keys: one statement whatever the
+// number of rows and kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed
+// once for keys[i]; cols says which of their columns are read. A row names its transaction by
+// its place in keys instead of repeating the three hashes, which PostgreSQL would otherwise
+// write out and the driver decode and allocate for every event; the events of one transaction
+// share its key's bytes.
+func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
 	ks := make([]string, len(kinds))
 	for i, k := range kinds {
 		ks[i] = strconv.Itoa(int(k))
 	}
 	ids, blocks, mbs := txKeyArrays(keys)
-	return s.scanUnionEvents(ctx, cols, txEventsSQL[cols], ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
+	rows, err := s.queryPrepared(ctx, txEventsSQL[cols], ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([][]Event, len(keys))
+	owners := make([]*EventPosition, len(keys)) // each key's hashes as bytes, made at its first event
+	var r eventRow
+	var n int64
+	dest := r.destByOrdinal(&n, cols)
+	for rows.Next() {
+		r = eventRow{}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if n < 1 || n > int64(len(keys)) {
+			return nil, fmt.Errorf("db: an event of transaction %d of %d", n, len(keys))
+		}
+		i := n - 1
+		if owners[i] == nil {
+			k := keys[i]
+			owners[i] = &EventPosition{TxID: []byte(k.TxID), IndexBlockHash: []byte(k.IndexBlockHash), MicroblockHash: []byte(k.MicroblockHash)}
+		}
+		r.TxID, r.IndexBlockHash, r.MicroblockHash = owners[i].TxID, owners[i].IndexBlockHash, owners[i].MicroblockHash
+		out[i] = append(out[i], r.event())
+	}
+	return out, rows.Err()
 }
 
 // txEventsSQL reads, for each set of columns, the events of transactions ($1, $2, $3: their
 // tx_id, index_block_hash and microblock_hash) whose event_index is in [$5, $6), by the primary
 // key of each table whose kind is in the transaction's kinds ($4, EventKinds): a branch whose
 // kind is not is cut before its probe (a condition on the transaction alone, a one-time filter).
+// Each row names its transaction by its ordinal in the arrays (k.n).
 var txEventsSQL = map[EventColumns]string{AllEventColumns: txEventsQuery(AllEventColumns), EventPositionColumns: txEventsQuery(EventPositionColumns)}
 
 func txEventsQuery(cols EventColumns) string {
 	branches := make([]string, len(eventTables))
 	for i, t := range eventTables {
-		branches[i] = t.selectColumns(cols) + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
+		branches[i] = t.renderSelect(cols, "k.n, "+eventPlaceSelect) + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
 		AND e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash AND e.microblock_hash = k.microblock_hash
 		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`
 	}
-	return `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::integer[]) AS k(tx_id, index_block_hash, microblock_hash, kinds)
+	return `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::integer[]) WITH ORDINALITY AS k(tx_id, index_block_hash, microblock_hash, kinds, n)
 	CROSS JOIN (SELECT $5::bigint AS lo, $6::bigint AS hi) w
 	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e
 	ORDER BY e.event_index`

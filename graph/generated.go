@@ -28542,8 +28542,8 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, accountImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29114,8 +29114,8 @@ func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29189,8 +29189,8 @@ func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29234,8 +29234,8 @@ func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, accountEventConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29284,8 +29284,8 @@ func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, accountEventEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29329,8 +29329,8 @@ func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, accountNoncesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29389,8 +29389,8 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 	fields := collectFields(ctx, ec.OperationContext, sel, accountTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29477,8 +29477,8 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, addressFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29527,8 +29527,8 @@ func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoredBlockPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29572,8 +29572,8 @@ func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29642,8 +29642,8 @@ func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29687,8 +29687,8 @@ func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, assetEventCountsImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29737,8 +29737,8 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, assetEventKindCountsImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29787,8 +29787,8 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, averageBlockTimesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29842,8 +29842,8 @@ func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, balancePointImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29892,8 +29892,8 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 	fields := collectFields(ctx, ec.OperationContext, sel, blockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30412,8 +30412,8 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, blockConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30500,8 +30500,8 @@ func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, blockCursorPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30560,8 +30560,8 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, blockEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30605,8 +30605,8 @@ func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, blockFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30655,8 +30655,8 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, blockRefImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30700,8 +30700,8 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30810,8 +30810,8 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30898,8 +30898,8 @@ func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30943,8 +30943,8 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20AddressImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31097,8 +31097,8 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31157,8 +31157,8 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31245,8 +31245,8 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31290,8 +31290,8 @@ func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20FeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31340,8 +31340,8 @@ func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31395,8 +31395,8 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31450,8 +31450,8 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31495,8 +31495,8 @@ func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20RolledBackBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31540,8 +31540,8 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31693,8 +31693,8 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31781,8 +31781,8 @@ func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31826,8 +31826,8 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31896,8 +31896,8 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31984,8 +31984,8 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32029,8 +32029,8 @@ func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, btcBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32074,8 +32074,8 @@ func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, burnBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32129,8 +32129,8 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, chainTipImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32199,8 +32199,8 @@ func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, clarityValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32244,8 +32244,8 @@ func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, coinbasePayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32294,8 +32294,8 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, contractImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32478,8 +32478,8 @@ func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.Se
 	fields := collectFields(ctx, ec.OperationContext, sel, contractCallPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32533,8 +32533,8 @@ func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, contractEventConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32583,8 +32583,8 @@ func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, contractEventEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32628,8 +32628,8 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, contractLogDataImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32678,8 +32678,8 @@ func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, contractStatusImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32738,8 +32738,8 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, executionCostImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32798,8 +32798,8 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, faucetResultImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32848,8 +32848,8 @@ func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, feePrioritiesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32903,8 +32903,8 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, ftAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32963,8 +32963,8 @@ func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, ftBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33008,8 +33008,8 @@ func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, ftBalancePageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33053,8 +33053,8 @@ func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, ftTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33108,8 +33108,8 @@ func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, functionArgImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33163,8 +33163,8 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33256,8 +33256,8 @@ func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33311,8 +33311,8 @@ func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33361,8 +33361,8 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33539,8 +33539,8 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33627,8 +33627,8 @@ func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33672,8 +33672,8 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33856,8 +33856,8 @@ func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33901,8 +33901,8 @@ func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockTxCountImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -33946,8 +33946,8 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, minerRewardImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34029,8 +34029,8 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -34083,8 +34083,8 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, nftAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34143,8 +34143,8 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34236,8 +34236,8 @@ func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34281,8 +34281,8 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, nftTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34336,8 +34336,8 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 	fields := collectFields(ctx, ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34429,8 +34429,8 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34484,8 +34484,8 @@ func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34529,8 +34529,8 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34594,8 +34594,8 @@ func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34644,8 +34644,8 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionPrincipalImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34694,8 +34694,8 @@ func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, pox4LockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34749,8 +34749,8 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, poxCycleImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34890,8 +34890,8 @@ func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, poxCyclePageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -34935,8 +34935,8 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35048,8 +35048,8 @@ func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35093,8 +35093,8 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35148,8 +35148,8 @@ func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35196,8 +35196,8 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -35954,8 +35954,8 @@ func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, ob
 	fields := collectFields(ctx, ec.OperationContext, sel, reorgImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -35999,8 +35999,8 @@ func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, replicationLagImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36054,8 +36054,8 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, smartContractLogEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36147,8 +36147,8 @@ func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, smartContractPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36197,8 +36197,8 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36257,8 +36257,8 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36350,8 +36350,8 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, stxBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36450,8 +36450,8 @@ func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, stxLockDataImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36500,8 +36500,8 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, stxLockEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36593,8 +36593,8 @@ func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, stxTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36671,8 +36671,8 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 	fields := collectFields(ctx, ec.OperationContext, sel, tenureChangePayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36741,8 +36741,8 @@ func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, tokenTransferPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -36791,8 +36791,8 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37193,8 +37193,8 @@ func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37248,8 +37248,8 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37293,8 +37293,8 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionLookupImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37343,8 +37343,8 @@ func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37398,8 +37398,8 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37443,8 +37443,8 @@ func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel a
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionWithTransfersImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37508,8 +37508,8 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37553,8 +37553,8 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37613,8 +37613,8 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37668,8 +37668,8 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37733,8 +37733,8 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37798,8 +37798,8 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -37863,8 +37863,8 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := graphql.NewFieldSet(nil)
-	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	deferredFieldSet := deferredFieldsOf(fields)
+	deferLabelToView := deferredViewsOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

@@ -60,28 +60,34 @@ func (w worker) run(f func()) {
 
 // marshalSliceConcurrently is graphql.MarshalSliceConcurrently with the elements run by spawn:
 // the same field context per element, and a panicking element recovered into an error that
-// nulls the list. A bounded number of workers, a panic handler left out or a single element
-// stay with gqlgen's.
+// nulls the list. A single element runs on the calling goroutine, as in gqlgen. The elements'
+// field contexts and indexes are made in one allocation. A bounded number of workers or a panic
+// handler left out stay with gqlgen's.
 func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64, omitPanicHandler bool,
 	marshalElement func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
-	if length <= 1 || workerLimit > 0 || omitPanicHandler {
+	if workerLimit > 0 || omitPanicHandler {
 		return graphql.MarshalSliceConcurrently(ctx, length, workerLimit, omitPanicHandler, marshalElement)
 	}
 	ret := make(graphql.Array, length)
+	if length == 0 {
+		return ret
+	}
+	elements := make([]element, length)
+	if length == 1 {
+		if !elements[0].marshal(ctx, 0, ret, marshalElement) {
+			return nil
+		}
+		return ret
+	}
 	var wg sync.WaitGroup
 	var failed atomic.Bool
 	wg.Add(length)
-	for i := range length {
-		childCtx := graphql.WithFieldContext(ctx, &graphql.FieldContext{Index: &i})
+	for i := range elements {
 		spawn(func() {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					graphql.AddError(childCtx, graphql.Recover(childCtx, r))
-					failed.Store(true)
-				}
-			}()
-			ret[i] = marshalElement(childCtx, i)
+			if !elements[i].marshal(ctx, i, ret, marshalElement) {
+				failed.Store(true)
+			}
 		})
 	}
 	wg.Wait()
@@ -89,4 +95,26 @@ func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64
 		return nil
 	}
 	return ret
+}
+
+// element is the field context of a list's element, and the index it points to.
+type element struct {
+	fc    graphql.FieldContext
+	index int
+}
+
+// marshal marshals element i of a list into ret[i] under its field context, and reports whether
+// it did not panic (a panic is recovered into an error at the element's path).
+func (e *element) marshal(ctx context.Context, i int, ret graphql.Array, marshalElement func(ctx context.Context, i int) graphql.Marshaler) (ok bool) {
+	e.index = i
+	e.fc.Index = &e.index
+	childCtx := graphql.WithFieldContext(ctx, &e.fc)
+	defer func() {
+		if r := recover(); r != nil {
+			graphql.AddError(childCtx, graphql.Recover(childCtx, r))
+			ok = false
+		}
+	}()
+	ret[i] = marshalElement(childCtx, i)
+	return true
 }

@@ -26,7 +26,23 @@ type delayedField struct {
 	f func(context.Context) graphql.Marshaler
 }
 
+// smallObject is an object of at most smallObjectFields fields and two resolver fields, whose
+// answer is made in one allocation: most objects of a page are, and an object's allocations are
+// paid once per row.
+type smallObject struct {
+	objectFields
+	values  [smallObjectFields]graphql.Marshaler
+	delayed [2]delayedField
+}
+
+const smallObjectFields = 8
+
 func newObjectFields(fields []graphql.CollectedField) *objectFields {
+	if len(fields) <= smallObjectFields {
+		o := &smallObject{}
+		o.fields, o.Values, o.objectFields.delayed = fields, o.values[:len(fields)], o.delayed[:0]
+		return &o.objectFields
+	}
 	o := &objectFields{fields: fields}
 	o.Values = make([]graphql.Marshaler, len(fields))
 	return o
@@ -35,6 +51,37 @@ func newObjectFields(fields []graphql.CollectedField) *objectFields {
 // Concurrently has field i's value be what f returns, once Dispatch runs it.
 func (o *objectFields) Concurrently(i int, f func(context.Context) graphql.Marshaler) {
 	o.delayed = append(o.delayed, delayedField{i: i, f: f})
+}
+
+// noDeferred is the deferred field set of every object none of whose fields is deferred: only a
+// deferred field writes to it, so one set that stays empty serves them all.
+var noDeferred = graphql.NewFieldSet(nil)
+
+// deferredFieldsOf is the set an object's deferred fields are resolved into (cmd/leafpath makes
+// the objects' marshallers take it from here): a new one only when one of fields is deferred.
+func deferredFieldsOf(fields []graphql.CollectedField) *graphql.FieldSet {
+	if hasDeferred(fields) {
+		return graphql.NewFieldSet(nil)
+	}
+	return noDeferred
+}
+
+// deferredViewsOf is the map of an object's deferred fragments by label: nil, which is only read,
+// when none of fields is deferred.
+func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldSetView {
+	if hasDeferred(fields) {
+		return make(map[string]*graphql.FieldSetView)
+	}
+	return nil
+}
+
+func hasDeferred(fields []graphql.CollectedField) bool {
+	for i := range fields {
+		if fields[i].IsDeferred() {
+			return true
+		}
+	}
+	return false
 }
 
 // Dispatch runs the delayed resolvers as gqlgen's FieldSet does, the first on the calling

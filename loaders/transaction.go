@@ -8,9 +8,11 @@ import (
 	"github.com/stxgraph/stxgraph/db"
 )
 
-// TxEventsKey asks for the events of one transaction row within a per-transaction window.
+// TxEventsKey asks for the events of one transaction row within a per-transaction window. The
+// row is named by its model, whose identity is cheaper to hash than its key's three hashes: the
+// same row read twice in one request (in two lists, say) is two keys, read by one statement.
 type TxEventsKey struct {
-	Tx      db.TxKey
+	Tx      *db.Tx
 	Kinds   db.EventKinds // those the transaction's type can emit (db.EventKindsOfType)
 	Window  db.EventWindow
 	Columns db.EventColumns // those the selection reads
@@ -20,7 +22,7 @@ type TxEventsKey struct {
 // window holds any: event indexes run from 0 to the row's event count, so a window past it (or
 // of none) has nothing to read.
 func EventsOf(t *db.Tx, w db.EventWindow, c db.EventColumns) (TxEventsKey, bool) {
-	k := TxEventsKey{Tx: t.Key(), Kinds: db.EventKindsOfType(t.TypeID), Window: w, Columns: c}
+	k := TxEventsKey{Tx: t, Kinds: db.EventKindsOfType(t.TypeID), Window: w, Columns: c}
 	return k, w.Limit > 0 && w.Offset < t.EventCount
 }
 
@@ -96,19 +98,15 @@ func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 		found := make(map[TxEventsKey][]db.Event, len(keys))
 		for b, ks := range batches {
 			txs, kinds := make([]db.TxKey, len(ks)), make([]db.EventKinds, len(ks))
-			kindsOf := make(map[db.TxKey]db.EventKinds, len(ks))
 			for i, k := range ks {
-				txs[i], kinds[i], kindsOf[k.Tx] = k.Tx, k.Kinds, k.Kinds
+				txs[i], kinds[i] = k.Tx.Key(), k.Kinds
 			}
 			es, err := store.EventsOfTxs(ctx, txs, kinds, b.window, b.columns)
 			if err != nil {
 				return failed[[]db.Event](len(keys), err)
 			}
-			for _, e := range es {
-				p := e.Position()
-				tx := db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
-				k := TxEventsKey{Tx: tx, Kinds: kindsOf[tx], Window: b.window, Columns: b.columns}
-				found[k] = append(found[k], e)
+			for i, k := range ks {
+				found[k] = es[i]
 			}
 		}
 		return answer(keys, found)

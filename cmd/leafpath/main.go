@@ -158,12 +158,42 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 	if e, ok := keptFields(fd); ok {
 		edits = append(edits, e)
 	}
+	edits = append(edits, deferredOnDemand(fd)...)
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok && isIdent(call.Fun, "innerFunc") && len(call.Args) == 2 && isIdent(call.Args[1], "out") {
 			edits = append(edits, span{call.Args[1].Pos(), call.Args[1].End(), "&out.FieldSet"})
 		}
 		return true
 	})
+	return edits
+}
+
+// deferredOnDemand finds, in an object's marshaller, what its deferred fields are resolved into:
+//
+//	deferredFieldSet := graphql.NewFieldSet(nil)
+//	deferLabelToView := make(map[string]*graphql.FieldSetView)
+//
+// and returns them made through deferredFieldsOf and deferredViewsOf (functions the package
+// defines), which make them only for an object some of whose fields are deferred: only those
+// write to them, and most objects have none.
+func deferredOnDemand(fd *ast.FuncDecl) []span {
+	var edits []span
+	for _, st := range fd.Body.List {
+		assign, ok := st.(*ast.AssignStmt)
+		if !ok || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 {
+			continue
+		}
+		call, ok := assign.Rhs[0].(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		switch {
+		case isIdent(assign.Lhs[0], "deferredFieldSet") && isSelector(call.Fun, "graphql", "NewFieldSet"):
+			edits = append(edits, span{call.Pos(), call.End(), "deferredFieldsOf(fields)"})
+		case isIdent(assign.Lhs[0], "deferLabelToView") && isIdent(call.Fun, "make"):
+			edits = append(edits, span{call.Pos(), call.End(), "deferredViewsOf(fields)"})
+		}
+	}
 	return edits
 }
 

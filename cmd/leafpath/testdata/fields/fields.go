@@ -377,6 +377,16 @@ func newObjectFields(fields []graphql.CollectedField) *objectFields {
 	return &objectFields{FieldSet: graphql.FieldSet{Values: make([]graphql.Marshaler, len(fields))}}
 }
 
+// deferredFieldsOf and deferredViewsOf are the package's deferred fragments of an object;
+// leafpath only calls them.
+func deferredFieldsOf(fields []graphql.CollectedField) *graphql.FieldSet {
+	return graphql.NewFieldSet(nil)
+}
+
+func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldSetView {
+	return make(map[string]*graphql.FieldSetView)
+}
+
 // responseBuffer is the package's lent answer buffer; leafpath only calls it.
 func responseBuffer(ctx context.Context) *bytes.Buffer { return new(bytes.Buffer) }
 

@@ -1,0 +1,77 @@
+package db_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+)
+
+// The events of many transactions read in one statement come back per transaction, in the order
+// of the keys asked for: each key with the events a read of its transaction alone (by tx id) finds
+// in the window (its events from that index on, oldest first), whatever their kinds, a transaction without events or asked for twice included.
+func TestEventsOfTxsFollowTheirKeys(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	block := []byte{0xb1}
+	position := func(tx byte, index int32) db.EventPosition {
+		return db.EventPosition{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}, EventIndex: index,
+			TxIndex: int32(tx), BlockHeight: 7, MicroblockSequence: 2147483647, Canonical: true, MicroblockCanonical: true}
+	}
+	alice, bob := "ST1ALICE", "ST2BOB"
+	events := []any{
+		&db.StxEvent{EventPosition: position(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
+		&db.ContractLog{EventPosition: position(1, 1), ContractIdentifier: "ST1ALICE.c", Topic: "print", Value: []byte{0x01}},
+		&db.StxEvent{EventPosition: position(1, 2), AssetEventTypeID: db.AssetEventMint, Recipient: &alice, Amount: "6"},
+		&db.ContractLog{EventPosition: position(2, 0), ContractIdentifier: "ST2BOB.c", Topic: "print", Value: []byte{0x02}},
+	}
+	for _, e := range events {
+		if _, err := store.DB.NewInsert().Model(e).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(tx byte) db.TxKey { return db.TxKey{TxID: string([]byte{tx}), IndexBlockHash: string(block)} }
+	keys := []db.TxKey{key(2), key(3), key(1), key(2)} // 3 has no events; 2 is asked for twice
+	all := db.KindsOf(db.AllEventTypes)
+	kinds := []db.EventKinds{all, all, all, all}
+	for _, w := range []db.EventWindow{{Offset: 0, Limit: 5}, {Offset: 1, Limit: 1}, {Offset: 0, Limit: 2}} {
+		got, err := store.EventsOfTxs(ctx, keys, kinds, w, db.AllEventColumns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(keys) {
+			t.Fatalf("window %+v: %d lists for %d keys", w, len(got), len(keys))
+		}
+		for i, k := range keys {
+			newestFirst, err := store.Events(ctx, db.EventFilter{TxID: []byte(k.TxID), Types: db.AllEventTypes, Limit: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var alone []db.Event // the transaction's events in the window, in event_index order
+			for _, e := range slices.Backward(newestFirst) {
+				if n := e.Position().EventIndex; n >= w.Offset && n < w.Offset+w.Limit {
+					alone = append(alone, e)
+				}
+			}
+			if !reflect.DeepEqual(got[i], alone) {
+				t.Errorf("window %+v, key %d (tx %x): got %s, read alone %s", w, i, k.TxID, describe(got[i]), describe(alone))
+			}
+		}
+	}
+}
+
+// describe lists events by kind and index, for a failure's message.
+func describe(es []db.Event) []string {
+	var out []string
+	for _, e := range es {
+		p := e.Position()
+		out = append(out, fmt.Sprintf("%T@%d", e, p.EventIndex))
+	}
+	return out
+}
