@@ -120,7 +120,7 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKind
 	}
 	defer rows.Close()
 	out := make([][]Event, len(keys))
-	owners := make([]*EventPosition, len(keys)) // each key's hashes as bytes, made at its first event
+	owners := make([]EventPosition, len(keys)) // each key's hashes as bytes, made at its first event
 	var r eventRow
 	var n int64
 	dest := r.destByOrdinal(&n, cols)
@@ -133,11 +133,11 @@ func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKind
 			return nil, fmt.Errorf("db: an event of transaction %d of %d", n, len(keys))
 		}
 		i := n - 1
-		if owners[i] == nil {
-			k := keys[i]
-			owners[i] = &EventPosition{TxID: []byte(k.TxID), IndexBlockHash: []byte(k.IndexBlockHash), MicroblockHash: []byte(k.MicroblockHash)}
+		o := &owners[i]
+		if o.TxID == nil {
+			o.TxID, o.IndexBlockHash, o.MicroblockHash = keys[i].bytes()
 		}
-		r.TxID, r.IndexBlockHash, r.MicroblockHash = owners[i].TxID, owners[i].IndexBlockHash, owners[i].MicroblockHash
+		r.TxID, r.IndexBlockHash, r.MicroblockHash = o.TxID, o.IndexBlockHash, o.MicroblockHash
 		out[i] = append(out[i], r.event())
 	}
 	return out, rows.Err()

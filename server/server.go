@@ -137,8 +137,8 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching)
 	// from closing idle subscriptions.
 	srv.AddTransport(transport.Websocket{KeepAlivePingInterval: 15 * time.Second, InitTimeout: 10 * time.Second})
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
+	srv.AddTransport(getTransport{})
+	srv.AddTransport(postTransport{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.SetErrorPresenter(resolvers.PresentError)
 	if cfg.Introspection {

@@ -1,0 +1,93 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/server"
+)
+
+// GraphQL over HTTP: each request gets the status and media type of GraphQL over HTTP (those of
+// gqlgen's transports) and a JSON body with its errors and data, compact as encoding/json
+// would write it.
+func TestGraphQLOverHTTP(t *testing.T) {
+	a := newAPI(t, server.Config{})
+	get := func(params string) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, a.url+"/graphql?"+params, nil)
+		return r
+	}
+	post := func(body string) *http.Request {
+		r, _ := http.NewRequest(http.MethodPost, a.url+"/graphql", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		return r
+	}
+	q := func(query string) string { return "query=" + url.QueryEscape(query) }
+	for _, c := range []struct {
+		name        string
+		req         *http.Request
+		accept      string
+		status      int
+		contentType string
+		data        string // the data member, "" when it must be null
+		err         string // a part of the first error's message, "" for no errors
+		code        string // the first error's code, when it has one
+	}{
+		{"a query by GET", get(q(`{ chainTip { blockHeight } }`)), "", 200, "application/json", `{"chainTip":{"blockHeight":0}}`, "", ""},
+		{"a query by POST", post(`{"query":"{ chainTip { blockHeight } }"}`), "", 200, "application/json", `{"chainTip":{"blockHeight":0}}`, "", ""},
+		{"variables", post(`{"query":"query($h: Int) { block(height: $h) { hash } }","variables":{"h":5}}`), "", 200, "application/json", `{"block":null}`, "", ""},
+		{"a field's error beside the data", get(q(`{ block { hash } }`)), "", 200, "application/json", `{"block":null}`, "give a height or a hash", "invalid"},
+		{"a syntax error", get(q(`{ chainTip {`)), "", 422, "application/json", "", "Expected Name", "GRAPHQL_PARSE_FAILED"},
+		{"a syntax error, asked as graphql-response+json", get(q(`{ chainTip {`)), "application/graphql-response+json", 400, "application/graphql-response+json", "", "Expected Name", "GRAPHQL_PARSE_FAILED"},
+		{"any media type", get(q(`{ chainTip { blockHeight } }`)), "text/html, */*;q=0.8", 200, "application/json", `{"chainTip":{"blockHeight":0}}`, "", ""},
+		{"a mutation by GET", get(q(`mutation { faucetStx(address: "ST000000000000000000002AMW42H") { txId } }`)), "", 406, "application/json", "", "GET requests only allow query operations", "invalid"},
+		{"variables that are not JSON", get(q(`{ chainTip { blockHeight } }`) + "&variables=%7B"), "", 400, "application/json", "", "variables could not be decoded", "invalid"},
+		{"extensions that are not JSON", get(q(`{ chainTip { blockHeight } }`) + "&extensions=x"), "", 400, "application/json", "", "extensions could not be decoded", "invalid"},
+		{"a body that is not JSON", post(`{"query":`), "", 400, "application/json", "", "json request body could not be decoded", "invalid"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.accept != "" {
+				c.req.Header.Set("Accept", c.accept)
+			}
+			resp, err := http.DefaultClient.Do(c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != c.contentType {
+				t.Errorf("%d %s, want %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), c.status, c.contentType, body)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, body); err != nil || !bytes.Equal(compact.Bytes(), body) {
+				t.Fatalf("the body is not compact JSON (%v): %s", err, body)
+			}
+			var got struct {
+				Errors []struct {
+					Message    string
+					Extensions struct{ Code string }
+				}
+				Data json.RawMessage
+			}
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatal(err)
+			}
+			if data := string(got.Data); (c.data == "" && data != "null") || (c.data != "" && data != c.data) {
+				t.Errorf("data %s, want %q", data, c.data)
+			}
+			switch {
+			case c.err == "" && len(got.Errors) > 0:
+				t.Errorf("errors %+v", got.Errors)
+			case c.err != "" && (len(got.Errors) == 0 || !strings.Contains(got.Errors[0].Message, c.err) || got.Errors[0].Extensions.Code != c.code):
+				t.Errorf("errors %+v, want one saying %q with code %q", got.Errors, c.err, c.code)
+			}
+		})
+	}
+}
