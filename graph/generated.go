@@ -10730,28 +10730,7 @@ func (ec *executionContext) field___Type_fields_args(ctx context.Context, rawArg
 // region    **************************** field.gotpl *****************************
 
 func (ec *executionContext) _Account_principal(ctx context.Context, field graphql.CollectedField, obj *db.Account) (ret graphql.Marshaler) {
-	v := obj.Principal
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Account_principal(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Principal, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Principal}
 }
 func (ec *executionContext) fieldContext_Account_principal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Account", field, false, false, errors.New("field of type String does not have child fields"))
@@ -11336,28 +11315,7 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_asset(_ context.Conte
 }
 
 func (ec *executionContext) _AccountAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_AccountAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -11468,28 +11426,7 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_recipient(_ context.C
 }
 
 func (ec *executionContext) _AccountAssetEventPage_total(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEventPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountAssetEventPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_AccountAssetEventPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountAssetEventPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -11624,28 +11561,7 @@ func (ec *executionContext) fieldContext_AccountEventConnection_pageInfo(_ conte
 }
 
 func (ec *executionContext) _AccountEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *AccountEventEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountEventEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_AccountEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountEventEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -11706,28 +11622,7 @@ func (ec *executionContext) fieldContext_AccountNonces_lastMempoolTxNonce(_ cont
 }
 
 func (ec *executionContext) _AccountNonces_possibleNextNonce(ctx context.Context, field graphql.CollectedField, obj *db.AccountNonces) (ret graphql.Marshaler) {
-	v := obj.PossibleNextNonce
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AccountNonces_possibleNextNonce(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PossibleNextNonce, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.PossibleNextNonce}
 }
 func (ec *executionContext) fieldContext_AccountNonces_possibleNextNonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AccountNonces", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -11899,28 +11794,7 @@ func (ec *executionContext) fieldContext_AccountTransactionConnection_totalCount
 }
 
 func (ec *executionContext) _AddressFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
-	v := obj.Position
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AddressFeedItem_position(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Position}
 }
 func (ec *executionContext) fieldContext_AddressFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AddressFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
@@ -11991,28 +11865,7 @@ func (ec *executionContext) fieldContext_AddressFeedItem_reorg(_ context.Context
 }
 
 func (ec *executionContext) _AnchoredBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *db.AnchoredBlockPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AnchoredBlockPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_AnchoredBlockPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnchoredBlockPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12053,9 +11906,7 @@ func (ec *executionContext) fieldContext_AnchoredBlockPage_results(_ context.Con
 func (ec *executionContext) _AnchoringBurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
 	v := obj.BurnBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BurnBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12081,56 +11932,14 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_hash(_ context.Conte
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_height(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
-	v := obj.BurnBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AnchoringBurnBlock_height(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnBlockHeight}
 }
 func (ec *executionContext) fieldContext_AnchoringBurnBlock_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_time(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
-	v := obj.BurnBlockTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AnchoringBurnBlock_time(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.BurnBlockTime}
 }
 func (ec *executionContext) fieldContext_AnchoringBurnBlock_time(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12211,56 +12020,14 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlock_averageBlockTime(_ c
 }
 
 func (ec *executionContext) _AnchoringBurnBlock_totalTxCount(ctx context.Context, field graphql.CollectedField, obj *db.AnchoringBurnBlock) (ret graphql.Marshaler) {
-	v := obj.TotalTxCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AnchoringBurnBlock_totalTxCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalTxCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TotalTxCount}
 }
 func (ec *executionContext) fieldContext_AnchoringBurnBlock_totalTxCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnchoringBurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AnchoringBurnBlockPage_total(ctx context.Context, field graphql.CollectedField, obj *AnchoringBurnBlockPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AnchoringBurnBlockPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_AnchoringBurnBlockPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AnchoringBurnBlockPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12395,84 +12162,21 @@ func (ec *executionContext) fieldContext_AssetEventCounts_nft(_ context.Context,
 }
 
 func (ec *executionContext) _AssetEventKindCounts_transfer(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
-	v := obj.Transfer
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssetEventKindCounts_transfer(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Transfer, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Transfer}
 }
 func (ec *executionContext) fieldContext_AssetEventKindCounts_transfer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AssetEventKindCounts_mint(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
-	v := obj.Mint
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssetEventKindCounts_mint(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Mint, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Mint}
 }
 func (ec *executionContext) fieldContext_AssetEventKindCounts_mint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _AssetEventKindCounts_burn(ctx context.Context, field graphql.CollectedField, obj *AssetEventKindCounts) (ret graphql.Marshaler) {
-	v := obj.Burn
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_AssetEventKindCounts_burn(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Burn, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Burn}
 }
 func (ec *executionContext) fieldContext_AssetEventKindCounts_burn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AssetEventKindCounts", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12571,56 +12275,14 @@ func (ec *executionContext) fieldContext_AverageBlockTimes_last30d(_ context.Con
 }
 
 func (ec *executionContext) _BalancePoint_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BalancePoint_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_BalancePoint_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _BalancePoint_balance(ctx context.Context, field graphql.CollectedField, obj *db.BalancePoint) (ret graphql.Marshaler) {
-	v := obj.Balance
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BalancePoint_balance(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Balance, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Balance}
 }
 func (ec *executionContext) fieldContext_BalancePoint_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BalancePoint", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -12666,28 +12328,7 @@ func (ec *executionContext) fieldContext_Block_canonical(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Block_height(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_height(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Block_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12696,9 +12337,7 @@ func (ec *executionContext) fieldContext_Block_height(_ context.Context, field g
 func (ec *executionContext) _Block_hash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.BlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12726,9 +12365,7 @@ func (ec *executionContext) fieldContext_Block_hash(_ context.Context, field gra
 func (ec *executionContext) _Block_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.IndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.IndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12756,9 +12393,7 @@ func (ec *executionContext) fieldContext_Block_indexBlockHash(_ context.Context,
 func (ec *executionContext) _Block_parentBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.ParentBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.ParentBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12786,9 +12421,7 @@ func (ec *executionContext) fieldContext_Block_parentBlockHash(_ context.Context
 func (ec *executionContext) _Block_parentIndexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.ParentIndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.ParentIndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12816,9 +12449,7 @@ func (ec *executionContext) fieldContext_Block_parentIndexBlockHash(_ context.Co
 func (ec *executionContext) _Block_parentMicroblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.ParentMicroblockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.ParentMicroblockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12844,56 +12475,14 @@ func (ec *executionContext) fieldContext_Block_parentMicroblockHash(_ context.Co
 }
 
 func (ec *executionContext) _Block_parentMicroblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.ParentMicroblockSequence
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_parentMicroblockSequence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentMicroblockSequence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.ParentMicroblockSequence}
 }
 func (ec *executionContext) fieldContext_Block_parentMicroblockSequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_blockTime(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.BlockTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_blockTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.BlockTime}
 }
 func (ec *executionContext) fieldContext_Block_blockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12902,9 +12491,7 @@ func (ec *executionContext) fieldContext_Block_blockTime(_ context.Context, fiel
 func (ec *executionContext) _Block_burnBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.BurnBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BurnBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -12930,56 +12517,14 @@ func (ec *executionContext) fieldContext_Block_burnBlockHash(_ context.Context, 
 }
 
 func (ec *executionContext) _Block_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.BurnBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_burnBlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnBlockHeight}
 }
 func (ec *executionContext) fieldContext_Block_burnBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Block_burnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.BurnBlockTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_burnBlockTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.BurnBlockTime}
 }
 func (ec *executionContext) fieldContext_Block_burnBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -12988,9 +12533,7 @@ func (ec *executionContext) fieldContext_Block_burnBlockTime(_ context.Context, 
 func (ec *executionContext) _Block_minerTxid(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
 	v := obj.MinerTxid
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.MinerTxid}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -13016,28 +12559,7 @@ func (ec *executionContext) fieldContext_Block_minerTxid(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Block_txCount(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.TxCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_txCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TxCount}
 }
 func (ec *executionContext) fieldContext_Block_txCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -13694,28 +13216,7 @@ func (ec *executionContext) fieldContext_BlockConnection_totalCount(_ context.Co
 }
 
 func (ec *executionContext) _BlockCursorPage_total(ctx context.Context, field graphql.CollectedField, obj *db.BlockCursorPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockCursorPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -13726,7 +13227,7 @@ func (ec *executionContext) _BlockCursorPage_cursor(ctx context.Context, field g
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -13737,7 +13238,7 @@ func (ec *executionContext) _BlockCursorPage_nextCursor(ctx context.Context, fie
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.NextCursor}
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_nextCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -13748,7 +13249,7 @@ func (ec *executionContext) _BlockCursorPage_prevCursor(ctx context.Context, fie
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.PrevCursor}
 }
 func (ec *executionContext) fieldContext_BlockCursorPage_prevCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockCursorPage", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -13787,28 +13288,7 @@ func (ec *executionContext) fieldContext_BlockCursorPage_results(_ context.Conte
 }
 
 func (ec *executionContext) _BlockEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_BlockEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -13847,28 +13327,7 @@ func (ec *executionContext) fieldContext_BlockEdge_node(_ context.Context, field
 }
 
 func (ec *executionContext) _BlockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
-	v := obj.Position
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockFeedItem_position(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Position}
 }
 func (ec *executionContext) fieldContext_BlockFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
@@ -13939,28 +13398,7 @@ func (ec *executionContext) fieldContext_BlockFeedItem_reorg(_ context.Context, 
 }
 
 func (ec *executionContext) _BlockRef_height(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
-	v := obj.Height
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BlockRef_height(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Height, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Height}
 }
 func (ec *executionContext) fieldContext_BlockRef_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BlockRef", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -13969,9 +13407,7 @@ func (ec *executionContext) fieldContext_BlockRef_height(_ context.Context, fiel
 func (ec *executionContext) _BlockRef_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *BlockRef) (ret graphql.Marshaler) {
 	v := obj.IndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.IndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -14025,168 +13461,42 @@ func (ec *executionContext) fieldContext_Brc20Activity_operation(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Activity_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.Ticker
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_ticker(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ticker, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Ticker}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_inscriptionId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.InscriptionID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_inscriptionId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.InscriptionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.InscriptionID}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_inscriptionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.BlockHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_blockHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.BlockHash}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_blockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_txId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.TxID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_txId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TxID}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Activity_location(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.Location
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_location(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Location, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Location}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_location(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type String does not have child fields"))
@@ -14221,28 +13531,7 @@ func (ec *executionContext) fieldContext_Brc20Activity_address(_ context.Context
 }
 
 func (ec *executionContext) _Brc20Activity_timestamp(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.Timestamp
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_timestamp(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Timestamp, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.Timestamp}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_timestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -14304,28 +13593,7 @@ func (ec *executionContext) fieldContext_Brc20Activity_mintLimit(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Activity_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Activity) (ret graphql.Marshaler) {
-	v := obj.Decimals
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Activity_decimals(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Decimals, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Decimals}
 }
 func (ec *executionContext) fieldContext_Brc20Activity_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Activity", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -14451,28 +13719,7 @@ func (ec *executionContext) fieldContext_Brc20ActivityConnection_totalCount(_ co
 }
 
 func (ec *executionContext) _Brc20ActivityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20ActivityEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_Brc20ActivityEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20ActivityEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -14511,28 +13758,7 @@ func (ec *executionContext) fieldContext_Brc20ActivityEdge_node(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20Address_address(ctx context.Context, field graphql.CollectedField, obj *Brc20Address) (ret graphql.Marshaler) {
-	v := obj.Address
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Address_address(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Address, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Address}
 }
 func (ec *executionContext) fieldContext_Brc20Address_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Address", field, false, false, errors.New("field of type String does not have child fields"))
@@ -14677,56 +13903,14 @@ func (ec *executionContext) fieldContext_Brc20Address_transferables(ctx context.
 }
 
 func (ec *executionContext) _Brc20Balance_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
-	v := obj.Ticker
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Balance_ticker(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ticker, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Ticker}
 }
 func (ec *executionContext) fieldContext_Brc20Balance_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Balance", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Balance_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
-	v := obj.Decimals
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Balance_decimals(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Decimals, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Decimals}
 }
 func (ec *executionContext) fieldContext_Brc20Balance_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Balance", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -14936,28 +14120,7 @@ func (ec *executionContext) fieldContext_Brc20BalanceConnection_totalCount(_ con
 }
 
 func (ec *executionContext) _Brc20BalanceEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20BalanceEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_Brc20BalanceEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20BalanceEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -14996,28 +14159,7 @@ func (ec *executionContext) fieldContext_Brc20BalanceEdge_node(_ context.Context
 }
 
 func (ec *executionContext) _Brc20FeedItem_position(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
-	v := obj.Position
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20FeedItem_position(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Position}
 }
 func (ec *executionContext) fieldContext_Brc20FeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20FeedItem", field, false, false, errors.New("field of type String does not have child fields"))
@@ -15088,28 +14230,7 @@ func (ec *executionContext) fieldContext_Brc20FeedItem_rolledBack(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Holder_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Balance) (ret graphql.Marshaler) {
-	v := obj.Address
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Holder_address(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Address, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Address}
 }
 func (ec *executionContext) fieldContext_Brc20Holder_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Holder", field, false, false, errors.New("field of type String does not have child fields"))
@@ -15296,56 +14417,14 @@ func (ec *executionContext) fieldContext_Brc20HolderConnection_pageInfo(_ contex
 }
 
 func (ec *executionContext) _Brc20HolderConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
-	v := obj.TotalCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20HolderConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TotalCount}
 }
 func (ec *executionContext) fieldContext_Brc20HolderConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20HolderConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20HolderEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20HolderEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_Brc20HolderEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20HolderEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -15384,280 +14463,70 @@ func (ec *executionContext) fieldContext_Brc20HolderEdge_node(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20RolledBackBlock_height(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
-	v := obj.Height
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20RolledBackBlock_height(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Height, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Height}
 }
 func (ec *executionContext) fieldContext_Brc20RolledBackBlock_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20RolledBackBlock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20RolledBackBlock_hash(ctx context.Context, field graphql.CollectedField, obj *Brc20RolledBackBlock) (ret graphql.Marshaler) {
-	v := obj.Hash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20RolledBackBlock_hash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Hash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Hash}
 }
 func (ec *executionContext) fieldContext_Brc20RolledBackBlock_hash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20RolledBackBlock", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_id(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.InscriptionID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.InscriptionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.InscriptionID}
 }
 func (ec *executionContext) fieldContext_Brc20Token_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_number(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.InscriptionNumber
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_number(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.InscriptionNumber, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.InscriptionNumber}
 }
 func (ec *executionContext) fieldContext_Brc20Token_number(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.Ticker
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_ticker(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ticker, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Ticker}
 }
 func (ec *executionContext) fieldContext_Brc20Token_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_displayTicker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.DisplayTicker
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_displayTicker(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DisplayTicker, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.DisplayTicker}
 }
 func (ec *executionContext) fieldContext_Brc20Token_displayTicker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Brc20Token_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.BlockHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_blockHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.BlockHash}
 }
 func (ec *executionContext) fieldContext_Brc20Token_blockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_txId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.TxID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_txId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TxID}
 }
 func (ec *executionContext) fieldContext_Brc20Token_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_address(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.Address
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_address(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Address, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Address}
 }
 func (ec *executionContext) fieldContext_Brc20Token_address(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type String does not have child fields"))
@@ -15720,56 +14589,14 @@ func (ec *executionContext) fieldContext_Brc20Token_mintLimit(_ context.Context,
 }
 
 func (ec *executionContext) _Brc20Token_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.Decimals
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_decimals(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Decimals, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Decimals}
 }
 func (ec *executionContext) fieldContext_Brc20Token_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Token_deployTimestamp(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.DeployTimestamp
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_deployTimestamp(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.DeployTimestamp, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.DeployTimestamp}
 }
 func (ec *executionContext) fieldContext_Brc20Token_deployTimestamp(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -15804,28 +14631,7 @@ func (ec *executionContext) fieldContext_Brc20Token_mintedSupply(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20Token_txCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.TxCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_txCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.TxCount}
 }
 func (ec *executionContext) fieldContext_Brc20Token_txCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -15860,28 +14666,7 @@ func (ec *executionContext) fieldContext_Brc20Token_selfMint(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Token_holderCount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.HolderCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_holderCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HolderCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.HolderCount}
 }
 func (ec *executionContext) fieldContext_Brc20Token_holderCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16053,28 +14838,7 @@ func (ec *executionContext) fieldContext_Brc20TokenConnection_totalCount(_ conte
 }
 
 func (ec *executionContext) _Brc20TokenEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20TokenEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_Brc20TokenEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20TokenEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -16113,56 +14877,14 @@ func (ec *executionContext) fieldContext_Brc20TokenEdge_node(_ context.Context, 
 }
 
 func (ec *executionContext) _Brc20Transferable_inscriptionId(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
-	v := obj.InscriptionID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Transferable_inscriptionId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.InscriptionID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.InscriptionID}
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Transferable_inscriptionNumber(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
-	v := obj.InscriptionNumber
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Transferable_inscriptionNumber(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.InscriptionNumber, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.InscriptionNumber}
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_inscriptionNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16197,28 +14919,7 @@ func (ec *executionContext) fieldContext_Brc20Transferable_ordinalNumber(_ conte
 }
 
 func (ec *executionContext) _Brc20Transferable_ticker(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
-	v := obj.Ticker
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Transferable_ticker(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Ticker, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Ticker}
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_ticker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
@@ -16253,56 +14954,14 @@ func (ec *executionContext) fieldContext_Brc20Transferable_amount(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20Transferable_rawAmount(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Transferable_rawAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_rawAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Brc20Transferable_decimals(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Transferable) (ret graphql.Marshaler) {
-	v := obj.Decimals
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Transferable_decimals(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Decimals, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Decimals}
 }
 func (ec *executionContext) fieldContext_Brc20Transferable_decimals(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Transferable", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16428,28 +15087,7 @@ func (ec *executionContext) fieldContext_Brc20TransferableConnection_totalCount(
 }
 
 func (ec *executionContext) _Brc20TransferableEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20TransferableEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_Brc20TransferableEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20TransferableEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -16488,28 +15126,7 @@ func (ec *executionContext) fieldContext_Brc20TransferableEdge_node(_ context.Co
 }
 
 func (ec *executionContext) _BtcBalance_satoshis(ctx context.Context, field graphql.CollectedField, obj *BtcBalance) (ret graphql.Marshaler) {
-	v := obj.Satoshis
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BtcBalance_satoshis(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Satoshis, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Satoshis}
 }
 func (ec *executionContext) fieldContext_BtcBalance_satoshis(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BtcBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -16541,9 +15158,7 @@ func (ec *executionContext) fieldContext_BtcBalance_btc(_ context.Context, field
 func (ec *executionContext) _BurnBlock_hash(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
 	v := obj.BurnBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BurnBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -16569,56 +15184,14 @@ func (ec *executionContext) fieldContext_BurnBlock_hash(_ context.Context, field
 }
 
 func (ec *executionContext) _BurnBlock_height(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
-	v := obj.BurnBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BurnBlock_height(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnBlockHeight}
 }
 func (ec *executionContext) fieldContext_BurnBlock_height(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BurnBlock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _BurnBlock_burnAmount(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
-	v := obj.BurnAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BurnBlock_burnAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.BurnAmount}
 }
 func (ec *executionContext) fieldContext_BurnBlock_burnAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BurnBlock", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -16653,28 +15226,7 @@ func (ec *executionContext) fieldContext_BurnBlock_canonical(_ context.Context, 
 }
 
 func (ec *executionContext) _ChainTip_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ChainTip_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_ChainTip_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16683,9 +15235,7 @@ func (ec *executionContext) fieldContext_ChainTip_blockHeight(_ context.Context,
 func (ec *executionContext) _ChainTip_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
 	v := obj.BlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -16713,9 +15263,7 @@ func (ec *executionContext) fieldContext_ChainTip_blockHash(_ context.Context, f
 func (ec *executionContext) _ChainTip_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
 	v := obj.IndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.IndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -16741,28 +15289,7 @@ func (ec *executionContext) fieldContext_ChainTip_indexBlockHash(_ context.Conte
 }
 
 func (ec *executionContext) _ChainTip_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.ChainTip) (ret graphql.Marshaler) {
-	v := obj.BurnBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ChainTip_burnBlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnBlockHeight}
 }
 func (ec *executionContext) fieldContext_ChainTip_burnBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -16773,7 +15300,7 @@ func (ec *executionContext) _ChainTip_microblockHash(ctx context.Context, field 
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.MicroblockHash}
 }
 func (ec *executionContext) fieldContext_ChainTip_microblockHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ChainTip", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -16819,84 +15346,21 @@ func (ec *executionContext) fieldContext_ChainTip_mempoolUpdatedAt(_ context.Con
 }
 
 func (ec *executionContext) _ClarityValue_hex(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
-	v := obj.Hex
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ClarityValue_hex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Hex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Hex}
 }
 func (ec *executionContext) fieldContext_ClarityValue_hex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ClarityValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ClarityValue_repr(ctx context.Context, field graphql.CollectedField, obj *tx.ValueJSON) (ret graphql.Marshaler) {
-	v := obj.Repr
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ClarityValue_repr(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Repr, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Repr}
 }
 func (ec *executionContext) fieldContext_ClarityValue_repr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ClarityValue", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _CoinbasePayload_data(ctx context.Context, field graphql.CollectedField, obj *tx.CoinbaseJSON) (ret graphql.Marshaler) {
-	v := obj.Data
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_CoinbasePayload_data(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Data, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Data}
 }
 func (ec *executionContext) fieldContext_CoinbasePayload_data(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CoinbasePayload", field, false, false, errors.New("field of type String does not have child fields"))
@@ -16925,28 +15389,7 @@ func (ec *executionContext) fieldContext_CoinbasePayload_vrfProof(_ context.Cont
 }
 
 func (ec *executionContext) _Contract_id(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	v := obj.ContractID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_id(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractID}
 }
 func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type String does not have child fields"))
@@ -16955,9 +15398,7 @@ func (ec *executionContext) fieldContext_Contract_id(_ context.Context, field gr
 func (ec *executionContext) _Contract_txId(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -16983,28 +15424,7 @@ func (ec *executionContext) fieldContext_Contract_txId(_ context.Context, field 
 }
 
 func (ec *executionContext) _Contract_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Contract_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -17050,28 +15470,7 @@ func (ec *executionContext) fieldContext_Contract_clarityVersion(_ context.Conte
 }
 
 func (ec *executionContext) _Contract_sourceCode(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	v := obj.SourceCode
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_sourceCode(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SourceCode, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.SourceCode}
 }
 func (ec *executionContext) fieldContext_Contract_sourceCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type String does not have child fields"))
@@ -17199,84 +15598,21 @@ func (ec *executionContext) fieldContext_Contract_events(ctx context.Context, fi
 }
 
 func (ec *executionContext) _ContractCallPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
-	v := obj.ContractID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractCallPayload_contractId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractID}
 }
 func (ec *executionContext) fieldContext_ContractCallPayload_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ContractCallPayload_functionName(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
-	v := obj.FunctionName
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractCallPayload_functionName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FunctionName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.FunctionName}
 }
 func (ec *executionContext) fieldContext_ContractCallPayload_functionName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ContractCallPayload_functionSignature(ctx context.Context, field graphql.CollectedField, obj *tx.ContractCallJSON) (ret graphql.Marshaler) {
-	v := obj.FunctionSignature
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractCallPayload_functionSignature(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FunctionSignature, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.FunctionSignature}
 }
 func (ec *executionContext) fieldContext_ContractCallPayload_functionSignature(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractCallPayload", field, false, false, errors.New("field of type String does not have child fields"))
@@ -17411,28 +15747,7 @@ func (ec *executionContext) fieldContext_ContractEventConnection_pageInfo(_ cont
 }
 
 func (ec *executionContext) _ContractEventEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *ContractEventEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractEventEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_ContractEventEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractEventEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -17471,56 +15786,14 @@ func (ec *executionContext) fieldContext_ContractEventEdge_node(_ context.Contex
 }
 
 func (ec *executionContext) _ContractLogData_contractId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
-	v := obj.ContractIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractLogData_contractId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractIdentifier}
 }
 func (ec *executionContext) fieldContext_ContractLogData_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractLogData", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ContractLogData_topic(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
-	v := obj.Topic
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractLogData_topic(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Topic, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Topic}
 }
 func (ec *executionContext) fieldContext_ContractLogData_topic(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractLogData", field, false, false, errors.New("field of type String does not have child fields"))
@@ -17559,28 +15832,7 @@ func (ec *executionContext) fieldContext_ContractLogData_value(_ context.Context
 }
 
 func (ec *executionContext) _ContractStatus_contractId(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
-	v := obj.ContractID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractStatus_contractId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractID}
 }
 func (ec *executionContext) fieldContext_ContractStatus_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type String does not have child fields"))
@@ -17630,7 +15882,7 @@ func (ec *executionContext) _ContractStatus_txId(ctx context.Context, field grap
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.TxID}
 }
 func (ec *executionContext) fieldContext_ContractStatus_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -17648,140 +15900,35 @@ func (ec *executionContext) fieldContext_ContractStatus_blockHeight(_ context.Co
 }
 
 func (ec *executionContext) _ExecutionCost_readCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
-	v := obj.ReadCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ExecutionCost_readCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReadCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ReadCount}
 }
 func (ec *executionContext) fieldContext_ExecutionCost_readCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionCost_readLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
-	v := obj.ReadLength
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ExecutionCost_readLength(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReadLength, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ReadLength}
 }
 func (ec *executionContext) fieldContext_ExecutionCost_readLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionCost_runtime(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
-	v := obj.Runtime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ExecutionCost_runtime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Runtime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.Runtime}
 }
 func (ec *executionContext) fieldContext_ExecutionCost_runtime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionCost_writeCount(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
-	v := obj.WriteCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ExecutionCost_writeCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.WriteCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.WriteCount}
 }
 func (ec *executionContext) fieldContext_ExecutionCost_writeCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ExecutionCost_writeLength(ctx context.Context, field graphql.CollectedField, obj *db.ExecutionCost) (ret graphql.Marshaler) {
-	v := obj.WriteLength
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ExecutionCost_writeLength(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.WriteLength, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.WriteLength}
 }
 func (ec *executionContext) fieldContext_ExecutionCost_writeLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ExecutionCost", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -17816,168 +15963,42 @@ func (ec *executionContext) fieldContext_FaucetResult_success(_ context.Context,
 }
 
 func (ec *executionContext) _FaucetResult_txId(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
-	v := obj.TxID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FaucetResult_txId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TxID}
 }
 func (ec *executionContext) fieldContext_FaucetResult_txId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FaucetResult_txRaw(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
-	v := obj.TxRaw
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FaucetResult_txRaw(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxRaw, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TxRaw}
 }
 func (ec *executionContext) fieldContext_FaucetResult_txRaw(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FeePriorities_noPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
-	v := obj.NoPriority
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FeePriorities_noPriority(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.NoPriority, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.NoPriority}
 }
 func (ec *executionContext) fieldContext_FeePriorities_noPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _FeePriorities_lowPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
-	v := obj.LowPriority
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FeePriorities_lowPriority(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LowPriority, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.LowPriority}
 }
 func (ec *executionContext) fieldContext_FeePriorities_lowPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _FeePriorities_mediumPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
-	v := obj.MediumPriority
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FeePriorities_mediumPriority(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MediumPriority, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.MediumPriority}
 }
 func (ec *executionContext) fieldContext_FeePriorities_mediumPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _FeePriorities_highPriority(ctx context.Context, field graphql.CollectedField, obj *FeePriorities) (ret graphql.Marshaler) {
-	v := obj.HighPriority
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FeePriorities_highPriority(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HighPriority, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.HighPriority}
 }
 func (ec *executionContext) fieldContext_FeePriorities_highPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FeePriorities", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -18012,28 +16033,7 @@ func (ec *executionContext) fieldContext_FtAsset_assetEventType(_ context.Contex
 }
 
 func (ec *executionContext) _FtAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	v := obj.AssetIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtAsset_assetId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetIdentifier}
 }
 func (ec *executionContext) fieldContext_FtAsset_assetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtAsset", field, false, false, errors.New("field of type String does not have child fields"))
@@ -18096,112 +16096,28 @@ func (ec *executionContext) fieldContext_FtAsset_recipient(_ context.Context, fi
 }
 
 func (ec *executionContext) _FtAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtAsset_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_FtAsset_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtAsset", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _FtBalance_token(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
-	v := obj.Token
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtBalance_token(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Token, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Token}
 }
 func (ec *executionContext) fieldContext_FtBalance_token(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtBalance", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.FtBalance) (ret graphql.Marshaler) {
-	v := obj.Balance
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtBalance_balance(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Balance, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Balance}
 }
 func (ec *executionContext) fieldContext_FtBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtBalance", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtBalancePage_total(ctx context.Context, field graphql.CollectedField, obj *FtBalancePage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtBalancePage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_FtBalancePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtBalancePage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -18240,56 +16156,14 @@ func (ec *executionContext) fieldContext_FtBalancePage_results(_ context.Context
 }
 
 func (ec *executionContext) _FtTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	v := obj.AssetIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtTransfer_assetIdentifier(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetIdentifier}
 }
 func (ec *executionContext) fieldContext_FtTransfer_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FtTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FtTransfer_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_FtTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FtTransfer", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -18318,140 +16192,35 @@ func (ec *executionContext) fieldContext_FtTransfer_recipient(_ context.Context,
 }
 
 func (ec *executionContext) _FunctionArg_hex(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
-	v := obj.Hex
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FunctionArg_hex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Hex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Hex}
 }
 func (ec *executionContext) fieldContext_FunctionArg_hex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FunctionArg_repr(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
-	v := obj.Repr
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FunctionArg_repr(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Repr, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Repr}
 }
 func (ec *executionContext) fieldContext_FunctionArg_repr(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FunctionArg_name(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
-	v := obj.Name
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FunctionArg_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Name}
 }
 func (ec *executionContext) fieldContext_FunctionArg_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FunctionArg_type(ctx context.Context, field graphql.CollectedField, obj *tx.FunctionArgJSON) (ret graphql.Marshaler) {
-	v := obj.Type
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FunctionArg_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Type}
 }
 func (ec *executionContext) fieldContext_FunctionArg_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FunctionArg", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _FungibleTokenAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FungibleTokenAssetEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FungibleTokenAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -18488,9 +16257,7 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_eventType(_ con
 func (ec *executionContext) _FungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -18708,28 +16475,7 @@ func (ec *executionContext) fieldContext_MempoolFeePriorities_smartContract(_ co
 }
 
 func (ec *executionContext) _MempoolFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
-	v := obj.Position
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolFeedItem_position(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Position}
 }
 func (ec *executionContext) fieldContext_MempoolFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
@@ -18772,7 +16518,7 @@ func (ec *executionContext) _MempoolFeedItem_droppedTxId(ctx context.Context, fi
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.DroppedTxID}
 }
 func (ec *executionContext) fieldContext_MempoolFeedItem_droppedTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolFeedItem", field, false, false, errors.New("field of type Hex does not have child fields"))
@@ -18781,9 +16527,7 @@ func (ec *executionContext) fieldContext_MempoolFeedItem_droppedTxId(_ context.C
 func (ec *executionContext) _MempoolTransaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -18809,112 +16553,28 @@ func (ec *executionContext) fieldContext_MempoolTransaction_txId(_ context.Conte
 }
 
 func (ec *executionContext) _MempoolTransaction_receiptTime(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.ReceiptTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_receiptTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReceiptTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ReceiptTime}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_receiptTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_senderAddress(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.SenderAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_senderAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SenderAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.SenderAddress}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_senderAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_nonce(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.Nonce
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_nonce(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Nonce, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Nonce}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _MempoolTransaction_feeRate(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.FeeRate
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_feeRate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FeeRate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.FeeRate}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_feeRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -19509,28 +17169,7 @@ func (ec *executionContext) fieldContext_MempoolTransactionConnection_totalCount
 }
 
 func (ec *executionContext) _MempoolTransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransactionEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_MempoolTransactionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransactionEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -19571,9 +17210,7 @@ func (ec *executionContext) fieldContext_MempoolTransactionEdge_node(_ context.C
 func (ec *executionContext) _Microblock_hash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
 	v := obj.MicroblockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.MicroblockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -19599,28 +17236,7 @@ func (ec *executionContext) fieldContext_Microblock_hash(_ context.Context, fiel
 }
 
 func (ec *executionContext) _Microblock_sequence(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
-	v := obj.MicroblockSequence
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Microblock_sequence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockSequence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.MicroblockSequence}
 }
 func (ec *executionContext) fieldContext_Microblock_sequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -19629,9 +17245,7 @@ func (ec *executionContext) fieldContext_Microblock_sequence(_ context.Context, 
 func (ec *executionContext) _Microblock_parentHash(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
 	v := obj.MicroblockParentHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.MicroblockParentHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -19713,28 +17327,7 @@ func (ec *executionContext) fieldContext_Microblock_microblockCanonical(_ contex
 }
 
 func (ec *executionContext) _Microblock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Microblock_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Microblock_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -19865,28 +17458,7 @@ func (ec *executionContext) fieldContext_Microblock_transactions(_ context.Conte
 }
 
 func (ec *executionContext) _MicroblockFeedItem_position(ctx context.Context, field graphql.CollectedField, obj *MicroblockFeedItem) (ret graphql.Marshaler) {
-	v := obj.Position
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MicroblockFeedItem_position(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Position, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Position}
 }
 func (ec *executionContext) fieldContext_MicroblockFeedItem_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MicroblockFeedItem", field, false, false, errors.New("field of type String does not have child fields"))
@@ -19927,9 +17499,7 @@ func (ec *executionContext) fieldContext_MicroblockFeedItem_microblock(_ context
 func (ec *executionContext) _MicroblockTxCount_hash(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
 	v := obj.Hash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.Hash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -19955,56 +17525,14 @@ func (ec *executionContext) fieldContext_MicroblockTxCount_hash(_ context.Contex
 }
 
 func (ec *executionContext) _MicroblockTxCount_txCount(ctx context.Context, field graphql.CollectedField, obj *db.MicroblockTxCount) (ret graphql.Marshaler) {
-	v := obj.TxCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MicroblockTxCount_txCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TxCount}
 }
 func (ec *executionContext) fieldContext_MicroblockTxCount_txCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MicroblockTxCount", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_recipient(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.Recipient
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_recipient(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Recipient, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Recipient}
 }
 func (ec *executionContext) fieldContext_MinerReward_recipient(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type String does not have child fields"))
@@ -20024,9 +17552,7 @@ func (ec *executionContext) fieldContext_MinerReward_minerAddress(_ context.Cont
 func (ec *executionContext) _MinerReward_fromIndexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
 	v := obj.FromIndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.FromIndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -20052,140 +17578,35 @@ func (ec *executionContext) fieldContext_MinerReward_fromIndexBlockHash(_ contex
 }
 
 func (ec *executionContext) _MinerReward_matureBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.MatureBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_matureBlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MatureBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.MatureBlockHeight}
 }
 func (ec *executionContext) fieldContext_MinerReward_matureBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_coinbaseAmount(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.CoinbaseAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_coinbaseAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CoinbaseAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.CoinbaseAmount}
 }
 func (ec *executionContext) fieldContext_MinerReward_coinbaseAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_txFeesAnchored(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.TxFeesAnchored
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_txFeesAnchored(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxFeesAnchored, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TxFeesAnchored}
 }
 func (ec *executionContext) fieldContext_MinerReward_txFeesAnchored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_txFeesStreamedConfirmed(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.TxFeesStreamedConfirmed
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_txFeesStreamedConfirmed(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxFeesStreamedConfirmed, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TxFeesStreamedConfirmed}
 }
 func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedConfirmed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _MinerReward_txFeesStreamedProduced(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.TxFeesStreamedProduced
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_txFeesStreamedProduced(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxFeesStreamedProduced, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TxFeesStreamedProduced}
 }
 func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedProduced(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -20340,28 +17761,7 @@ func (ec *executionContext) fieldContext_NftAsset_assetEventType(_ context.Conte
 }
 
 func (ec *executionContext) _NftAsset_assetId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
-	v := obj.AssetIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftAsset_assetId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetIdentifier}
 }
 func (ec *executionContext) fieldContext_NftAsset_assetId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftAsset", field, false, false, errors.New("field of type String does not have child fields"))
@@ -20456,28 +17856,7 @@ func (ec *executionContext) fieldContext_NftAsset_value(_ context.Context, field
 }
 
 func (ec *executionContext) _NftHolding_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
-	v := obj.AssetIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftHolding_assetIdentifier(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetIdentifier}
 }
 func (ec *executionContext) fieldContext_NftHolding_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftHolding", field, false, false, errors.New("field of type String does not have child fields"))
@@ -20518,9 +17897,7 @@ func (ec *executionContext) fieldContext_NftHolding_value(_ context.Context, fie
 func (ec *executionContext) _NftHolding_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -20578,56 +17955,14 @@ func (ec *executionContext) fieldContext_NftHolding_transaction(_ context.Contex
 }
 
 func (ec *executionContext) _NftHolding_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftHolding_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_NftHolding_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftHolding", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _NftHoldingPage_total(ctx context.Context, field graphql.CollectedField, obj *NftHoldingPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftHoldingPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_NftHoldingPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftHoldingPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -20666,28 +18001,7 @@ func (ec *executionContext) fieldContext_NftHoldingPage_results(_ context.Contex
 }
 
 func (ec *executionContext) _NftTransfer_assetIdentifier(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
-	v := obj.AssetIdentifier
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NftTransfer_assetIdentifier(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetIdentifier, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetIdentifier}
 }
 func (ec *executionContext) fieldContext_NftTransfer_assetIdentifier(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NftTransfer", field, false, false, errors.New("field of type String does not have child fields"))
@@ -20748,28 +18062,7 @@ func (ec *executionContext) fieldContext_NftTransfer_recipient(_ context.Context
 }
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_NonFungibleTokenAssetEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("NonFungibleTokenAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -20806,9 +18099,7 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_eventType(_ 
 func (ec *executionContext) _NonFungibleTokenAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -20976,112 +18267,28 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 }
 
 func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader1(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
-	v := obj.MicroblockHeader1
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoisonMicroblockPayload_microblockHeader1(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockHeader1, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.MicroblockHeader1}
 }
 func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeader1(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoisonMicroblockPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoisonMicroblockPayload_microblockHeader2(ctx context.Context, field graphql.CollectedField, obj *tx.PoisonMicroblockJSON) (ret graphql.Marshaler) {
-	v := obj.MicroblockHeader2
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoisonMicroblockPayload_microblockHeader2(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockHeader2, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.MicroblockHeader2}
 }
 func (ec *executionContext) fieldContext_PoisonMicroblockPayload_microblockHeader2(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoisonMicroblockPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostCondition_type(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
-	v := obj.Type
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostCondition_type(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Type, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Type}
 }
 func (ec *executionContext) fieldContext_PostCondition_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostCondition", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostCondition_conditionCode(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
-	v := obj.ConditionCode
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostCondition_conditionCode(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ConditionCode, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ConditionCode}
 }
 func (ec *executionContext) fieldContext_PostCondition_conditionCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostCondition", field, false, false, errors.New("field of type String does not have child fields"))
@@ -21195,112 +18402,28 @@ func (ec *executionContext) fieldContext_PostCondition_assetValue(_ context.Cont
 }
 
 func (ec *executionContext) _PostConditionAsset_contractName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
-	v := obj.ContractName
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionAsset_contractName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractName}
 }
 func (ec *executionContext) fieldContext_PostConditionAsset_contractName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionAsset_assetName(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
-	v := obj.AssetName
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionAsset_assetName(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.AssetName, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.AssetName}
 }
 func (ec *executionContext) fieldContext_PostConditionAsset_assetName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionAsset_contractAddress(ctx context.Context, field graphql.CollectedField, obj *tx.AssetJSON) (ret graphql.Marshaler) {
-	v := obj.ContractAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionAsset_contractAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractAddress}
 }
 func (ec *executionContext) fieldContext_PostConditionAsset_contractAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionAsset", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PostConditionPrincipal_typeId(ctx context.Context, field graphql.CollectedField, obj *tx.PrincipalJSON) (ret graphql.Marshaler) {
-	v := obj.TypeID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PostConditionPrincipal_typeId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TypeID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TypeID}
 }
 func (ec *executionContext) fieldContext_PostConditionPrincipal_typeId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PostConditionPrincipal", field, false, false, errors.New("field of type String does not have child fields"))
@@ -21331,9 +18454,7 @@ func (ec *executionContext) fieldContext_PostConditionPrincipal_contractName(_ c
 func (ec *executionContext) _Pox4Lock_txId(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -21359,140 +18480,35 @@ func (ec *executionContext) fieldContext_Pox4Lock_txId(_ context.Context, field 
 }
 
 func (ec *executionContext) _Pox4Lock_locked(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
-	v := obj.Locked
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Pox4Lock_locked(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Locked, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Locked}
 }
 func (ec *executionContext) fieldContext_Pox4Lock_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _Pox4Lock_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Pox4Lock_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Pox4Lock_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Pox4Lock_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Pox4Lock) (ret graphql.Marshaler) {
-	v := obj.BurnchainUnlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Pox4Lock_burnchainUnlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnchainUnlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnchainUnlockHeight}
 }
 func (ec *executionContext) fieldContext_Pox4Lock_burnchainUnlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Pox4Lock", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PoxCycle_cycleNumber(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
-	v := obj.CycleNumber
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCycle_cycleNumber(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.CycleNumber, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.CycleNumber}
 }
 func (ec *executionContext) fieldContext_PoxCycle_cycleNumber(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PoxCycle_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCycle_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_PoxCycle_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -21501,9 +18517,7 @@ func (ec *executionContext) fieldContext_PoxCycle_blockHeight(_ context.Context,
 func (ec *executionContext) _PoxCycle_indexBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
 	v := obj.IndexBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.IndexBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -21529,84 +18543,21 @@ func (ec *executionContext) fieldContext_PoxCycle_indexBlockHash(_ context.Conte
 }
 
 func (ec *executionContext) _PoxCycle_totalWeight(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
-	v := obj.TotalWeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCycle_totalWeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalWeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TotalWeight}
 }
 func (ec *executionContext) fieldContext_PoxCycle_totalWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PoxCycle_totalStackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
-	v := obj.TotalStackedAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCycle_totalStackedAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalStackedAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TotalStackedAmount}
 }
 func (ec *executionContext) fieldContext_PoxCycle_totalStackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _PoxCycle_totalSigners(ctx context.Context, field graphql.CollectedField, obj *db.PoxCycle) (ret graphql.Marshaler) {
-	v := obj.TotalSigners
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCycle_totalSigners(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalSigners, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TotalSigners}
 }
 func (ec *executionContext) fieldContext_PoxCycle_totalSigners(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCycle", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -21705,28 +18656,7 @@ func (ec *executionContext) fieldContext_PoxCycle_signer(ctx context.Context, fi
 }
 
 func (ec *executionContext) _PoxCyclePage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxCyclePage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxCyclePage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_PoxCyclePage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxCyclePage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -21767,9 +18697,7 @@ func (ec *executionContext) fieldContext_PoxCyclePage_results(_ context.Context,
 func (ec *executionContext) _PoxSigner_signingKey(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
 	v := obj.SigningKey
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.SigningKey}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -21795,84 +18723,21 @@ func (ec *executionContext) fieldContext_PoxSigner_signingKey(_ context.Context,
 }
 
 func (ec *executionContext) _PoxSigner_signerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
-	v := obj.SignerAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSigner_signerAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SignerAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.SignerAddress}
 }
 func (ec *executionContext) fieldContext_PoxSigner_signerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoxSigner_weight(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
-	v := obj.Weight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSigner_weight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Weight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Weight}
 }
 func (ec *executionContext) fieldContext_PoxSigner_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PoxSigner_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
-	v := obj.StackedAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSigner_stackedAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StackedAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StackedAmount}
 }
 func (ec *executionContext) fieldContext_PoxSigner_stackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -21925,56 +18790,14 @@ func (ec *executionContext) fieldContext_PoxSigner_stackedAmountPercent(_ contex
 }
 
 func (ec *executionContext) _PoxSigner_soloStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
-	v := obj.SoloStackerCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSigner_soloStackerCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SoloStackerCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.SoloStackerCount}
 }
 func (ec *executionContext) fieldContext_PoxSigner_soloStackerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _PoxSigner_pooledStackerCount(ctx context.Context, field graphql.CollectedField, obj *db.PoxSigner) (ret graphql.Marshaler) {
-	v := obj.PooledStackerCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSigner_pooledStackerCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PooledStackerCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.PooledStackerCount}
 }
 func (ec *executionContext) fieldContext_PoxSigner_pooledStackerCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSigner", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -22027,28 +18850,7 @@ func (ec *executionContext) fieldContext_PoxSigner_stackers(ctx context.Context,
 }
 
 func (ec *executionContext) _PoxSignerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxSignerPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxSignerPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_PoxSignerPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxSignerPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -22087,56 +18889,14 @@ func (ec *executionContext) fieldContext_PoxSignerPage_results(_ context.Context
 }
 
 func (ec *executionContext) _PoxStacker_stackerAddress(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
-	v := obj.StackerAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxStacker_stackerAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StackerAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.StackerAddress}
 }
 func (ec *executionContext) fieldContext_PoxStacker_stackerAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoxStacker_stackedAmount(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
-	v := obj.StackedAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxStacker_stackedAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StackedAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StackedAmount}
 }
 func (ec *executionContext) fieldContext_PoxStacker_stackedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -22154,56 +18914,14 @@ func (ec *executionContext) fieldContext_PoxStacker_poxAddress(_ context.Context
 }
 
 func (ec *executionContext) _PoxStacker_stackerType(ctx context.Context, field graphql.CollectedField, obj *db.PoxStacker) (ret graphql.Marshaler) {
-	v := obj.StackerType
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxStacker_stackerType(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StackerType, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.StackerType}
 }
 func (ec *executionContext) fieldContext_PoxStacker_stackerType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxStacker", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _PoxStackerPage_total(ctx context.Context, field graphql.CollectedField, obj *db.PoxStackerPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PoxStackerPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_PoxStackerPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PoxStackerPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -23807,112 +20525,28 @@ func (ec *executionContext) fieldContext_ReplicationLag_seconds(_ context.Contex
 }
 
 func (ec *executionContext) _ReplicationLag_bytes(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
-	v := obj.Bytes
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReplicationLag_bytes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Bytes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.Bytes}
 }
 func (ec *executionContext) fieldContext_ReplicationLag_bytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _ReplicationLag_primaryLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
-	v := obj.PrimaryLSN
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReplicationLag_primaryLsn(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PrimaryLSN, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.PrimaryLSN}
 }
 func (ec *executionContext) fieldContext_ReplicationLag_primaryLsn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ReplicationLag_replayLsn(ctx context.Context, field graphql.CollectedField, obj *db.ReplicationLag) (ret graphql.Marshaler) {
-	v := obj.ReplayLSN
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ReplicationLag_replayLsn(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReplayLSN, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ReplayLSN}
 }
 func (ec *executionContext) fieldContext_ReplicationLag_replayLsn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ReplicationLag", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _SmartContractLogEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SmartContractLogEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_SmartContractLogEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SmartContractLogEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -23949,9 +20583,7 @@ func (ec *executionContext) fieldContext_SmartContractLogEvent_eventType(_ conte
 func (ec *executionContext) _SmartContractLogEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -24052,56 +20684,14 @@ func (ec *executionContext) fieldContext_SmartContractPayload_clarityVersion(_ c
 }
 
 func (ec *executionContext) _SmartContractPayload_contractId(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
-	v := obj.ContractID
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SmartContractPayload_contractId(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ContractID, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.ContractID}
 }
 func (ec *executionContext) fieldContext_SmartContractPayload_contractId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _SmartContractPayload_sourceCode(ctx context.Context, field graphql.CollectedField, obj *tx.SmartContractJSON) (ret graphql.Marshaler) {
-	v := obj.SourceCode
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_SmartContractPayload_sourceCode(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SourceCode, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.SourceCode}
 }
 func (ec *executionContext) fieldContext_SmartContractPayload_sourceCode(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SmartContractPayload", field, false, false, errors.New("field of type String does not have child fields"))
@@ -24192,28 +20782,7 @@ func (ec *executionContext) fieldContext_StxAsset_recipient(_ context.Context, f
 }
 
 func (ec *executionContext) _StxAsset_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxAsset_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_StxAsset_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxAsset", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -24231,28 +20800,7 @@ func (ec *executionContext) fieldContext_StxAsset_memo(_ context.Context, field 
 }
 
 func (ec *executionContext) _StxAssetEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxAssetEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_StxAssetEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxAssetEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -24289,9 +20837,7 @@ func (ec *executionContext) fieldContext_StxAssetEvent_eventType(_ context.Conte
 func (ec *executionContext) _StxAssetEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -24381,28 +20927,7 @@ func (ec *executionContext) fieldContext_StxAssetEvent_asset(_ context.Context, 
 }
 
 func (ec *executionContext) _StxBalance_balance(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.Balance
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_balance(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Balance, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Balance}
 }
 func (ec *executionContext) fieldContext_StxBalance_balance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -24442,112 +20967,28 @@ func (ec *executionContext) fieldContext_StxBalance_pendingBalanceOutbound(_ con
 }
 
 func (ec *executionContext) _StxBalance_totalSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.TotalSent
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_totalSent(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalSent, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TotalSent}
 }
 func (ec *executionContext) fieldContext_StxBalance_totalSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.TotalReceived
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_totalReceived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalReceived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TotalReceived}
 }
 func (ec *executionContext) fieldContext_StxBalance_totalReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalFeesSent(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.TotalFeesSent
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_totalFeesSent(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalFeesSent, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TotalFeesSent}
 }
 func (ec *executionContext) fieldContext_StxBalance_totalFeesSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_totalMinerRewardsReceived(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.TotalMinerRewardsReceived
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_totalMinerRewardsReceived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalMinerRewardsReceived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.TotalMinerRewardsReceived}
 }
 func (ec *executionContext) fieldContext_StxBalance_totalMinerRewardsReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -24558,231 +20999,63 @@ func (ec *executionContext) _StxBalance_lockTxId(ctx context.Context, field grap
 	if v == nil {
 		return graphql.Null
 	}
-	return scalar.MarshalHex(v)
+	return hexAt{&obj.LockTxID}
 }
 func (ec *executionContext) fieldContext_StxBalance_lockTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Hex does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_locked(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.Locked
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_locked(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Locked, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Locked}
 }
 func (ec *executionContext) fieldContext_StxBalance_locked(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_lockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.LockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_lockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.LockHeight}
 }
 func (ec *executionContext) fieldContext_StxBalance_lockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_burnchainLockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.BurnchainLockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_burnchainLockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnchainLockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnchainLockHeight}
 }
 func (ec *executionContext) fieldContext_StxBalance_burnchainLockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _StxBalance_burnchainUnlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxBalance) (ret graphql.Marshaler) {
-	v := obj.BurnchainUnlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxBalance_burnchainUnlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnchainUnlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnchainUnlockHeight}
 }
 func (ec *executionContext) fieldContext_StxBalance_burnchainUnlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxBalance", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _StxLockData_lockedAmount(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
-	v := obj.LockedAmount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxLockData_lockedAmount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LockedAmount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.LockedAmount}
 }
 func (ec *executionContext) fieldContext_StxLockData_lockedAmount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _StxLockData_unlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
-	v := obj.UnlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxLockData_unlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.UnlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.UnlockHeight}
 }
 func (ec *executionContext) fieldContext_StxLockData_unlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _StxLockData_lockedAddress(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
-	v := obj.LockedAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxLockData_lockedAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.LockedAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.LockedAddress}
 }
 func (ec *executionContext) fieldContext_StxLockData_lockedAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxLockData", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _StxLockEvent_eventIndex(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
-	v := obj.EventIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxLockEvent_eventIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventIndex}
 }
 func (ec *executionContext) fieldContext_StxLockEvent_eventIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxLockEvent", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -24819,9 +21092,7 @@ func (ec *executionContext) fieldContext_StxLockEvent_eventType(_ context.Contex
 func (ec *executionContext) _StxLockEvent_txId(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -24911,28 +21182,7 @@ func (ec *executionContext) fieldContext_StxLockEvent_stxLockEvent(_ context.Con
 }
 
 func (ec *executionContext) _StxTransfer_amount(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_StxTransfer_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_StxTransfer_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("StxTransfer", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -25191,112 +21441,28 @@ func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.
 }
 
 func (ec *executionContext) _TenureChangePayload_tenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.TenureConsensusHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_tenureConsensusHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TenureConsensusHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.TenureConsensusHash}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_tenureConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_prevTenureConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.PrevTenureConsensusHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_prevTenureConsensusHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PrevTenureConsensusHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.PrevTenureConsensusHash}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_prevTenureConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_burnViewConsensusHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.BurnViewConsensusHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_burnViewConsensusHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnViewConsensusHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.BurnViewConsensusHash}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_burnViewConsensusHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_previousTenureEnd(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.PreviousTenureEnd
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_previousTenureEnd(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PreviousTenureEnd, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.PreviousTenureEnd}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureEnd(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
@@ -25331,140 +21497,35 @@ func (ec *executionContext) fieldContext_TenureChangePayload_previousTenureBlock
 }
 
 func (ec *executionContext) _TenureChangePayload_cause(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.Cause
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_cause(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cause, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cause}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_cause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TenureChangePayload_pubkeyHash(ctx context.Context, field graphql.CollectedField, obj *tx.TenureChangeJSON) (ret graphql.Marshaler) {
-	v := obj.PubkeyHash
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TenureChangePayload_pubkeyHash(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PubkeyHash, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.PubkeyHash}
 }
 func (ec *executionContext) fieldContext_TenureChangePayload_pubkeyHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TenureChangePayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TokenTransferPayload_recipientAddress(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
-	v := obj.RecipientAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TokenTransferPayload_recipientAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.RecipientAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.RecipientAddress}
 }
 func (ec *executionContext) fieldContext_TokenTransferPayload_recipientAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _TokenTransferPayload_amount(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
-	v := obj.Amount
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TokenTransferPayload_amount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Amount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Amount}
 }
 func (ec *executionContext) fieldContext_TokenTransferPayload_amount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _TokenTransferPayload_memo(ctx context.Context, field graphql.CollectedField, obj *tx.TokenTransferJSON) (ret graphql.Marshaler) {
-	v := obj.Memo
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TokenTransferPayload_memo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Memo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Memo}
 }
 func (ec *executionContext) fieldContext_TokenTransferPayload_memo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TokenTransferPayload", field, false, false, errors.New("field of type String does not have child fields"))
@@ -25473,9 +21534,7 @@ func (ec *executionContext) fieldContext_TokenTransferPayload_memo(_ context.Con
 func (ec *executionContext) _Transaction_txId(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -25501,56 +21560,14 @@ func (ec *executionContext) fieldContext_Transaction_txId(_ context.Context, fie
 }
 
 func (ec *executionContext) _Transaction_txIndex(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.TxIndex
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_txIndex(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TxIndex, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TxIndex}
 }
 func (ec *executionContext) fieldContext_Transaction_txIndex(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_blockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.BlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_blockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BlockHeight}
 }
 func (ec *executionContext) fieldContext_Transaction_blockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -25613,28 +21630,7 @@ func (ec *executionContext) fieldContext_Transaction_microblockCanonical(_ conte
 }
 
 func (ec *executionContext) _Transaction_microblockSequence(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.MicroblockSequence
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_microblockSequence(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockSequence, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.MicroblockSequence}
 }
 func (ec *executionContext) fieldContext_Transaction_microblockSequence(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -25769,84 +21765,21 @@ func (ec *executionContext) fieldContext_Transaction_sponsor(_ context.Context, 
 }
 
 func (ec *executionContext) _Transaction_nonce(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.Nonce
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_nonce(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Nonce, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.Nonce}
 }
 func (ec *executionContext) fieldContext_Transaction_nonce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_feeRate(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.FeeRate
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_feeRate(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.FeeRate, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.FeeRate}
 }
 func (ec *executionContext) fieldContext_Transaction_feeRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_senderAddress(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.SenderAddress
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_senderAddress(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SenderAddress, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.SenderAddress}
 }
 func (ec *executionContext) fieldContext_Transaction_senderAddress(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type String does not have child fields"))
@@ -25993,9 +21926,7 @@ func (ec *executionContext) fieldContext_Transaction_anchorMode(_ context.Contex
 func (ec *executionContext) _Transaction_blockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
 	v := obj.BlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.BlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -26077,56 +22008,14 @@ func (ec *executionContext) fieldContext_Transaction_blockTimeIso(_ context.Cont
 }
 
 func (ec *executionContext) _Transaction_burnBlockHeight(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.BurnBlockHeight
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_burnBlockHeight(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockHeight, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.BurnBlockHeight}
 }
 func (ec *executionContext) fieldContext_Transaction_burnBlockHeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_burnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.BurnBlockTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_burnBlockTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.BurnBlockTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.BurnBlockTime}
 }
 func (ec *executionContext) fieldContext_Transaction_burnBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -26161,28 +22050,7 @@ func (ec *executionContext) fieldContext_Transaction_burnBlockTimeIso(_ context.
 }
 
 func (ec *executionContext) _Transaction_parentBurnBlockTime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.ParentBurnBlockTime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_parentBurnBlockTime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ParentBurnBlockTime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ParentBurnBlockTime}
 }
 func (ec *executionContext) fieldContext_Transaction_parentBurnBlockTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -26278,28 +22146,7 @@ func (ec *executionContext) fieldContext_Transaction_txResult(_ context.Context,
 }
 
 func (ec *executionContext) _Transaction_eventCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.EventCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_eventCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.EventCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.EventCount}
 }
 func (ec *executionContext) fieldContext_Transaction_eventCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -26308,9 +22155,7 @@ func (ec *executionContext) fieldContext_Transaction_eventCount(_ context.Contex
 func (ec *executionContext) _Transaction_parentBlockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
 	v := obj.ParentBlockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.ParentBlockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -26366,9 +22211,7 @@ func (ec *executionContext) fieldContext_Transaction_isUnanchored(_ context.Cont
 func (ec *executionContext) _Transaction_microblockHash(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
 	v := obj.MicroblockHash
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.MicroblockHash}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -26394,140 +22237,35 @@ func (ec *executionContext) fieldContext_Transaction_microblockHash(_ context.Co
 }
 
 func (ec *executionContext) _Transaction_executionCostReadCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.ReadCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_executionCostReadCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReadCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ReadCount}
 }
 func (ec *executionContext) fieldContext_Transaction_executionCostReadCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_executionCostReadLength(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.ReadLength
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_executionCostReadLength(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.ReadLength, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.ReadLength}
 }
 func (ec *executionContext) fieldContext_Transaction_executionCostReadLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_executionCostRuntime(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.Runtime
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_executionCostRuntime(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Runtime, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.Runtime}
 }
 func (ec *executionContext) fieldContext_Transaction_executionCostRuntime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_executionCostWriteCount(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.WriteCount
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_executionCostWriteCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.WriteCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.WriteCount}
 }
 func (ec *executionContext) fieldContext_Transaction_executionCostWriteCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_executionCostWriteLength(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.WriteLength
-	if res := graphql.MarshalInt64(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_executionCostWriteLength(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.WriteLength, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
-			return ec.marshalNInt2int64(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int64At{&obj.WriteLength}
 }
 func (ec *executionContext) fieldContext_Transaction_executionCostWriteLength(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -26922,56 +22660,14 @@ func (ec *executionContext) fieldContext_TransactionConnection_pageInfo(_ contex
 }
 
 func (ec *executionContext) _TransactionConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
-	v := obj.TotalCount
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionConnection_totalCount(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.TotalCount, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.TotalCount}
 }
 func (ec *executionContext) fieldContext_TransactionConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionConnection", field, false, false, errors.New("field of type Int does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *TransactionEdge) (ret graphql.Marshaler) {
-	v := obj.Cursor
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Cursor}
 }
 func (ec *executionContext) fieldContext_TransactionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionEdge", field, false, false, errors.New("field of type String does not have child fields"))
@@ -27012,9 +22708,7 @@ func (ec *executionContext) fieldContext_TransactionEdge_node(_ context.Context,
 func (ec *executionContext) _TransactionLookup_txId(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
 	v := obj.TxID
 	if v != nil {
-		if res := scalar.MarshalHex(v); res != graphql.Null {
-			return res
-		}
+		return hexAt{&obj.TxID}
 	}
 	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
 	return graphql.ResolveField(
@@ -27123,56 +22817,14 @@ func (ec *executionContext) fieldContext_TransactionSummary_tx(_ context.Context
 }
 
 func (ec *executionContext) _TransactionSummary_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
-	v := obj.StxSent
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionSummary_stxSent(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StxSent, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StxSent}
 }
 func (ec *executionContext) fieldContext_TransactionSummary_stxSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionSummary", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionSummary_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
-	v := obj.StxReceived
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionSummary_stxReceived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StxReceived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StxReceived}
 }
 func (ec *executionContext) fieldContext_TransactionSummary_stxReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionSummary", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -27211,28 +22863,7 @@ func (ec *executionContext) fieldContext_TransactionSummary_events(_ context.Con
 }
 
 func (ec *executionContext) _TransactionSummaryPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionSummaryPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionSummaryPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_TransactionSummaryPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionSummaryPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -27303,56 +22934,14 @@ func (ec *executionContext) fieldContext_TransactionWithTransfers_tx(_ context.C
 }
 
 func (ec *executionContext) _TransactionWithTransfers_stxSent(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
-	v := obj.StxSent
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionWithTransfers_stxSent(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StxSent, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StxSent}
 }
 func (ec *executionContext) fieldContext_TransactionWithTransfers_stxSent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionWithTransfers", field, false, false, errors.New("field of type Uint128 does not have child fields"))
 }
 
 func (ec *executionContext) _TransactionWithTransfers_stxReceived(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
-	v := obj.StxReceived
-	if res := scalar.MarshalUint128(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionWithTransfers_stxReceived(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.StxReceived, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNUint1282string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return uint128At{&obj.StxReceived}
 }
 func (ec *executionContext) fieldContext_TransactionWithTransfers_stxReceived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionWithTransfers", field, false, false, errors.New("field of type Uint128 does not have child fields"))
@@ -27455,28 +23044,7 @@ func (ec *executionContext) fieldContext_TransactionWithTransfers_nftTransfers(_
 }
 
 func (ec *executionContext) _TransactionsWithTransfersPage_total(ctx context.Context, field graphql.CollectedField, obj *TransactionsWithTransfersPage) (ret graphql.Marshaler) {
-	v := obj.Total
-	if res := graphql.MarshalInt32(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionsWithTransfersPage_total(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Total, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v int32) graphql.Marshaler {
-			return ec.marshalNInt2int32(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return int32At{&obj.Total}
 }
 func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionsWithTransfersPage", field, false, false, errors.New("field of type Int does not have child fields"))
@@ -27515,28 +23083,7 @@ func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_results(_
 }
 
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	v := obj.Name
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Name}
 }
 func (ec *executionContext) fieldContext___Directive_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type String does not have child fields"))
@@ -27650,28 +23197,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 }
 
 func (ec *executionContext) ___EnumValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.EnumValue) (ret graphql.Marshaler) {
-	v := obj.Name
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___EnumValue_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Name}
 }
 func (ec *executionContext) fieldContext___EnumValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__EnumValue", field, false, false, errors.New("field of type String does not have child fields"))
@@ -27728,28 +23254,7 @@ func (ec *executionContext) fieldContext___EnumValue_deprecationReason(_ context
 }
 
 func (ec *executionContext) ___Field_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
-	v := obj.Name
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Field_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Name}
 }
 func (ec *executionContext) fieldContext___Field_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Field", field, false, false, errors.New("field of type String does not have child fields"))
@@ -27883,28 +23388,7 @@ func (ec *executionContext) fieldContext___Field_deprecationReason(_ context.Con
 }
 
 func (ec *executionContext) ___InputValue_name(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
-	v := obj.Name
-	if res := graphql.MarshalString(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___InputValue_name(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Name, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return stringAt{&obj.Name}
 }
 func (ec *executionContext) fieldContext___InputValue_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__InputValue", field, false, false, errors.New("field of type String does not have child fields"))

@@ -16,18 +16,26 @@ import (
 
 // MarshalHex renders bytes as "0x…"; an empty value renders as "0x".
 func MarshalHex(b []byte) graphql.Marshaler {
-	return graphql.WriterFunc(func(w io.Writer) {
-		// Block lists render thousands of ids: written in the free space of the answer's buffer
-		// (a bytes.Buffer, which the executor writes into), not in one of their own each.
-		var out []byte
-		if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
-			out = buf.AvailableBuffer()
-		}
-		out = append(out, `"0x`...)
-		out = hex.AppendEncode(out, b)
-		out = append(out, '"')
-		w.Write(out) //nolint:errcheck // gqlgen's writers report errors on the response
-	})
+	return graphql.WriterFunc(func(w io.Writer) { WriteHex(w, b) })
+}
+
+// WriteHex writes b as MarshalHex renders it. Block lists render thousands of ids: they are
+// written in the free space of the answer's buffer (a bytes.Buffer, which the executor writes
+// into), not in one of their own each.
+func WriteHex(w io.Writer, b []byte) {
+	out := availableBuffer(w)
+	out = append(out, `"0x`...)
+	out = hex.AppendEncode(out, b)
+	out = append(out, '"')
+	w.Write(out) //nolint:errcheck // gqlgen's writers report errors on the response
+}
+
+// availableBuffer is the free space of w's buffer when it has one, to append to and write back.
+func availableBuffer(w io.Writer) []byte {
+	if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		return buf.AvailableBuffer()
+	}
+	return nil
 }
 
 // UnmarshalHex accepts hex with or without the 0x prefix.
@@ -53,7 +61,12 @@ var maxUint128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewI
 
 // MarshalUint128 renders a decimal amount string as a JSON string.
 func MarshalUint128(s string) graphql.Marshaler {
-	return graphql.WriterFunc(func(w io.Writer) { io.WriteString(w, strconv.Quote(s)) })
+	return graphql.WriterFunc(func(w io.Writer) { WriteUint128(w, s) })
+}
+
+// WriteUint128 writes s as MarshalUint128 renders it.
+func WriteUint128(w io.Writer, s string) {
+	w.Write(strconv.AppendQuote(availableBuffer(w), s)) //nolint:errcheck // as in WriteHex
 }
 
 // UnmarshalUint128 accepts a decimal string (or a JSON integer) within 0..2^128-1.

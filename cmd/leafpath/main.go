@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/format"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
@@ -381,9 +382,14 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	}
 	var b bytes.Buffer
 	b.WriteString("{\n")
-	if fl.mayFail {
+	at, pointed := pointedValue(fd, fl, m)
+	if pointed {
+		m.value, m.nullNeedsPath = at, false // never null
+	}
+	switch {
+	case fl.mayFail:
 		fmt.Fprintf(&b, "\tif v, err := %s; err == nil {\n", fl.read)
-	} else {
+	case !pointed || m.nilGuard != "" || m.nilNeedsPath:
 		fmt.Fprintf(&b, "\tv := %s\n", fl.read)
 	}
 	fallsThrough := fl.mayFail
@@ -415,6 +421,56 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	b.WriteString("\t// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path\n")
 	fmt.Fprintf(&b, "\t%s\n}", fl.resolve)
 	return b.String(), true
+}
+
+// valuesAt are the marshallers of values that the package has a type for that writes the same
+// from a pointer to the value (leaves.go), and that type.
+var valuesAt = map[string]string{
+	"scalar.MarshalHex(v)": "hexAt", "scalar.MarshalUint128(v)": "uint128At", "graphql.MarshalString(v)": "stringAt",
+	"graphql.MarshalInt64(v)": "int64At", "graphql.MarshalInt32(v)": "int32At",
+}
+
+// pointedValue is the marshalled value of a field read from its parent's struct as a pointer to
+// the struct's field, when the parent is given by pointer and the package has a type for its
+// marshaller (valuesAt): it allocates nothing, where a marshaller's closure over a copy of the
+// value does.
+func pointedValue(fd *ast.FuncDecl, fl field, m steps) (string, bool) {
+	at, ok := valuesAt[m.value]
+	if !ok || fl.mayFail || !isFieldPath(fl.read) || !objIsPointer(fd) {
+		return "", false
+	}
+	return fmt.Sprintf("%s{&%s}", at, fl.read), true
+}
+
+// isFieldPath reports whether read is a chain of field selections on obj, e.g. obj.TxFields.Fee.
+func isFieldPath(read string) bool {
+	e, err := parser.ParseExpr(read)
+	if err != nil {
+		return false
+	}
+	for {
+		switch x := e.(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name == "obj" && read != "obj"
+		default:
+			return false
+		}
+	}
+}
+
+// objIsPointer reports whether fd's obj parameter is a pointer.
+func objIsPointer(fd *ast.FuncDecl) bool {
+	for _, p := range fd.Type.Params.List {
+		for _, n := range p.Names {
+			if n.Name == "obj" {
+				_, ok := p.Type.(*ast.StarExpr)
+				return ok
+			}
+		}
+	}
+	return false
 }
 
 // leafField matches the function gqlgen generates for a field without arguments, directives or

@@ -33,6 +33,14 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 		}
 	}
 
+	// A struct field of a parent given by pointer is written from a pointer to it, with nothing to
+	// check: the value is never null.
+	for fn, want := range map[string]string{"_Tx_index": "return int32At{&obj.Index}", "_Transfer_rate": "return stringAt{&obj.Rate}"} {
+		if body := strings.TrimSpace(funcBody(string(out), fn)); !strings.HasPrefix(body, want+"\n}") {
+			t.Errorf("%s:\n%s\nwant %s", fn, body, want)
+		}
+	}
+
 	body := funcBody(string(out), "_Transfer")
 	if !strings.Contains(body, "if len(deferLabelToView) > 0 {\n\t\tatomic.AddInt32") {
 		t.Errorf("_Transfer hands over its deferred fragments unguarded:\n%s", body)

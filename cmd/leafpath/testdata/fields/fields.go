@@ -387,6 +387,21 @@ func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldS
 	return make(map[string]*graphql.FieldSetView)
 }
 
+// The package's values written from a pointer to a struct field; leafpath only makes them.
+type (
+	hexAt     struct{ p *[]byte }
+	uint128At struct{ p *string }
+	stringAt  struct{ p *string }
+	int64At   struct{ p *int64 }
+	int32At   struct{ p *int32 }
+)
+
+func (v hexAt) MarshalGQL(w io.Writer)     {}
+func (v uint128At) MarshalGQL(w io.Writer) {}
+func (v stringAt) MarshalGQL(w io.Writer)  {}
+func (v int64At) MarshalGQL(w io.Writer)   {}
+func (v int32At) MarshalGQL(w io.Writer)   {}
+
 // responseBuffer is the package's lent answer buffer; leafpath only calls it.
 func responseBuffer(ctx context.Context) *bytes.Buffer { return new(bytes.Buffer) }
 

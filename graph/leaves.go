@@ -1,0 +1,70 @@
+package graph
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/stxgraph/stxgraph/scalar"
+)
+
+// Leaf values written from their parent's struct field. gqlgen's marshallers (MarshalString,
+// MarshalInt64, …) return a closure over a copy of the value, one allocation per field of every
+// row; these hold a pointer to the field instead, which an interface holds without allocating.
+// cmd/leafpath makes the shortened field functions of a parent given by pointer return them; the
+// rows they point into are not written once read. Each writes what the marshaller it stands for
+// writes.
+
+type hexAt struct{ p *[]byte }
+
+func (v hexAt) MarshalGQL(w io.Writer) { scalar.WriteHex(w, *v.p) }
+
+type uint128At struct{ p *string }
+
+func (v uint128At) MarshalGQL(w io.Writer) { scalar.WriteUint128(w, *v.p) }
+
+type stringAt struct{ p *string }
+
+// MarshalGQL writes a string without characters to escape (as most are: addresses, names,
+// amounts) between quotes itself, and any other through gqlgen's marshaller, whose escaping it
+// then is.
+func (v stringAt) MarshalGQL(w io.Writer) {
+	s := *v.p
+	if !plainString(s) {
+		graphql.MarshalString(s).MarshalGQL(w)
+		return
+	}
+	out := append(availableBuffer(w), '"')
+	out = append(out, s...)
+	w.Write(append(out, '"'))
+}
+
+// plainString reports whether s holds nothing that gqlgen's marshaller escapes: control
+// characters, quotes and backslashes.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+type int64At struct{ p *int64 }
+
+func (v int64At) MarshalGQL(w io.Writer) { w.Write(strconv.AppendInt(availableBuffer(w), *v.p, 10)) }
+
+type int32At struct{ p *int32 }
+
+func (v int32At) MarshalGQL(w io.Writer) {
+	w.Write(strconv.AppendInt(availableBuffer(w), int64(*v.p), 10))
+}
+
+// availableBuffer is the free space of w's buffer when it has one, to append to and write back.
+func availableBuffer(w io.Writer) []byte {
+	if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
+		return buf.AvailableBuffer()
+	}
+	return nil
+}
