@@ -24031,7 +24031,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Account")
+			out.Values[i] = typeName("Account")
 		case "principal":
 			out.Values[i] = ec._Account_principal(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24603,7 +24603,7 @@ func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountAssetEvent")
+			out.Values[i] = typeName("AccountAssetEvent")
 		case "asset":
 			out.Values[i] = ec._AccountAssetEvent_asset(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24678,7 +24678,7 @@ func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountAssetEventPage")
+			out.Values[i] = typeName("AccountAssetEventPage")
 		case "total":
 			out.Values[i] = ec._AccountAssetEventPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24723,7 +24723,7 @@ func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountEventConnection")
+			out.Values[i] = typeName("AccountEventConnection")
 		case "edges":
 			out.Values[i] = ec._AccountEventConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24773,7 +24773,7 @@ func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountEventEdge")
+			out.Values[i] = typeName("AccountEventEdge")
 		case "cursor":
 			out.Values[i] = ec._AccountEventEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24818,7 +24818,7 @@ func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountNonces")
+			out.Values[i] = typeName("AccountNonces")
 		case "lastExecutedTxNonce":
 			out.Values[i] = ec._AccountNonces_lastExecutedTxNonce(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -24878,7 +24878,7 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AccountTransactionConnection")
+			out.Values[i] = typeName("AccountTransactionConnection")
 		case "edges":
 			out.Values[i] = ec._AccountTransactionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -24966,7 +24966,7 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AddressFeedItem")
+			out.Values[i] = typeName("AddressFeedItem")
 		case "position":
 			out.Values[i] = ec._AddressFeedItem_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25016,7 +25016,7 @@ func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AnchoredBlockPage")
+			out.Values[i] = typeName("AnchoredBlockPage")
 		case "total":
 			out.Values[i] = ec._AnchoredBlockPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25061,7 +25061,7 @@ func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AnchoringBurnBlock")
+			out.Values[i] = typeName("AnchoringBurnBlock")
 		case "hash":
 			out.Values[i] = ec._AnchoringBurnBlock_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25131,7 +25131,7 @@ func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AnchoringBurnBlockPage")
+			out.Values[i] = typeName("AnchoringBurnBlockPage")
 		case "total":
 			out.Values[i] = ec._AnchoringBurnBlockPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25176,7 +25176,7 @@ func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AssetEventCounts")
+			out.Values[i] = typeName("AssetEventCounts")
 		case "stx":
 			out.Values[i] = ec._AssetEventCounts_stx(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25226,7 +25226,7 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AssetEventKindCounts")
+			out.Values[i] = typeName("AssetEventKindCounts")
 		case "transfer":
 			out.Values[i] = ec._AssetEventKindCounts_transfer(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25276,7 +25276,7 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("AverageBlockTimes")
+			out.Values[i] = typeName("AverageBlockTimes")
 		case "last1h":
 			out.Values[i] = ec._AverageBlockTimes_last1h(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25331,7 +25331,7 @@ func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BalancePoint")
+			out.Values[i] = typeName("BalancePoint")
 		case "blockHeight":
 			out.Values[i] = ec._BalancePoint_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25381,7 +25381,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Block")
+			out.Values[i] = typeName("Block")
 		case "canonical":
 			out.Values[i] = ec._Block_canonical(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25901,7 +25901,7 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockConnection")
+			out.Values[i] = typeName("BlockConnection")
 		case "edges":
 			out.Values[i] = ec._BlockConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -25989,7 +25989,7 @@ func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockCursorPage")
+			out.Values[i] = typeName("BlockCursorPage")
 		case "total":
 			out.Values[i] = ec._BlockCursorPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26049,7 +26049,7 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockEdge")
+			out.Values[i] = typeName("BlockEdge")
 		case "cursor":
 			out.Values[i] = ec._BlockEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26094,7 +26094,7 @@ func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockFeedItem")
+			out.Values[i] = typeName("BlockFeedItem")
 		case "position":
 			out.Values[i] = ec._BlockFeedItem_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26144,7 +26144,7 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BlockRef")
+			out.Values[i] = typeName("BlockRef")
 		case "height":
 			out.Values[i] = ec._BlockRef_height(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26189,7 +26189,7 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Activity")
+			out.Values[i] = typeName("Brc20Activity")
 		case "operation":
 			out.Values[i] = ec._Brc20Activity_operation(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26299,7 +26299,7 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20ActivityConnection")
+			out.Values[i] = typeName("Brc20ActivityConnection")
 		case "edges":
 			out.Values[i] = ec._Brc20ActivityConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26387,7 +26387,7 @@ func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20ActivityEdge")
+			out.Values[i] = typeName("Brc20ActivityEdge")
 		case "cursor":
 			out.Values[i] = ec._Brc20ActivityEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26432,7 +26432,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Address")
+			out.Values[i] = typeName("Brc20Address")
 		case "address":
 			out.Values[i] = ec._Brc20Address_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26586,7 +26586,7 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Balance")
+			out.Values[i] = typeName("Brc20Balance")
 		case "ticker":
 			out.Values[i] = ec._Brc20Balance_ticker(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26646,7 +26646,7 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20BalanceConnection")
+			out.Values[i] = typeName("Brc20BalanceConnection")
 		case "edges":
 			out.Values[i] = ec._Brc20BalanceConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26734,7 +26734,7 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20BalanceEdge")
+			out.Values[i] = typeName("Brc20BalanceEdge")
 		case "cursor":
 			out.Values[i] = ec._Brc20BalanceEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26779,7 +26779,7 @@ func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20FeedItem")
+			out.Values[i] = typeName("Brc20FeedItem")
 		case "position":
 			out.Values[i] = ec._Brc20FeedItem_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26829,7 +26829,7 @@ func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Holder")
+			out.Values[i] = typeName("Brc20Holder")
 		case "address":
 			out.Values[i] = ec._Brc20Holder_address(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26884,7 +26884,7 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20HolderConnection")
+			out.Values[i] = typeName("Brc20HolderConnection")
 		case "edges":
 			out.Values[i] = ec._Brc20HolderConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26939,7 +26939,7 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20HolderEdge")
+			out.Values[i] = typeName("Brc20HolderEdge")
 		case "cursor":
 			out.Values[i] = ec._Brc20HolderEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26984,7 +26984,7 @@ func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20RolledBackBlock")
+			out.Values[i] = typeName("Brc20RolledBackBlock")
 		case "height":
 			out.Values[i] = ec._Brc20RolledBackBlock_height(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27029,7 +27029,7 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Token")
+			out.Values[i] = typeName("Brc20Token")
 		case "id":
 			out.Values[i] = ec._Brc20Token_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27182,7 +27182,7 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20TokenConnection")
+			out.Values[i] = typeName("Brc20TokenConnection")
 		case "edges":
 			out.Values[i] = ec._Brc20TokenConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27270,7 +27270,7 @@ func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20TokenEdge")
+			out.Values[i] = typeName("Brc20TokenEdge")
 		case "cursor":
 			out.Values[i] = ec._Brc20TokenEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27315,7 +27315,7 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20Transferable")
+			out.Values[i] = typeName("Brc20Transferable")
 		case "inscriptionId":
 			out.Values[i] = ec._Brc20Transferable_inscriptionId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27385,7 +27385,7 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20TransferableConnection")
+			out.Values[i] = typeName("Brc20TransferableConnection")
 		case "edges":
 			out.Values[i] = ec._Brc20TransferableConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27473,7 +27473,7 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Brc20TransferableEdge")
+			out.Values[i] = typeName("Brc20TransferableEdge")
 		case "cursor":
 			out.Values[i] = ec._Brc20TransferableEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27518,7 +27518,7 @@ func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BtcBalance")
+			out.Values[i] = typeName("BtcBalance")
 		case "satoshis":
 			out.Values[i] = ec._BtcBalance_satoshis(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27563,7 +27563,7 @@ func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("BurnBlock")
+			out.Values[i] = typeName("BurnBlock")
 		case "hash":
 			out.Values[i] = ec._BurnBlock_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27618,7 +27618,7 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ChainTip")
+			out.Values[i] = typeName("ChainTip")
 		case "blockHeight":
 			out.Values[i] = ec._ChainTip_blockHeight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27688,7 +27688,7 @@ func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ClarityValue")
+			out.Values[i] = typeName("ClarityValue")
 		case "hex":
 			out.Values[i] = ec._ClarityValue_hex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27733,7 +27733,7 @@ func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("CoinbasePayload")
+			out.Values[i] = typeName("CoinbasePayload")
 		case "data":
 			out.Values[i] = ec._CoinbasePayload_data(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27783,7 +27783,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Contract")
+			out.Values[i] = typeName("Contract")
 		case "id":
 			out.Values[i] = ec._Contract_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -27967,7 +27967,7 @@ func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ContractCallPayload")
+			out.Values[i] = typeName("ContractCallPayload")
 		case "contractId":
 			out.Values[i] = ec._ContractCallPayload_contractId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28022,7 +28022,7 @@ func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ContractEventConnection")
+			out.Values[i] = typeName("ContractEventConnection")
 		case "edges":
 			out.Values[i] = ec._ContractEventConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28072,7 +28072,7 @@ func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ContractEventEdge")
+			out.Values[i] = typeName("ContractEventEdge")
 		case "cursor":
 			out.Values[i] = ec._ContractEventEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28117,7 +28117,7 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ContractLogData")
+			out.Values[i] = typeName("ContractLogData")
 		case "contractId":
 			out.Values[i] = ec._ContractLogData_contractId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28167,7 +28167,7 @@ func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ContractStatus")
+			out.Values[i] = typeName("ContractStatus")
 		case "contractId":
 			out.Values[i] = ec._ContractStatus_contractId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28227,7 +28227,7 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ExecutionCost")
+			out.Values[i] = typeName("ExecutionCost")
 		case "readCount":
 			out.Values[i] = ec._ExecutionCost_readCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28287,7 +28287,7 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FaucetResult")
+			out.Values[i] = typeName("FaucetResult")
 		case "success":
 			out.Values[i] = ec._FaucetResult_success(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28337,7 +28337,7 @@ func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FeePriorities")
+			out.Values[i] = typeName("FeePriorities")
 		case "noPriority":
 			out.Values[i] = ec._FeePriorities_noPriority(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28392,7 +28392,7 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FtAsset")
+			out.Values[i] = typeName("FtAsset")
 		case "assetEventType":
 			out.Values[i] = ec._FtAsset_assetEventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28452,7 +28452,7 @@ func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FtBalance")
+			out.Values[i] = typeName("FtBalance")
 		case "token":
 			out.Values[i] = ec._FtBalance_token(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28497,7 +28497,7 @@ func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FtBalancePage")
+			out.Values[i] = typeName("FtBalancePage")
 		case "total":
 			out.Values[i] = ec._FtBalancePage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28542,7 +28542,7 @@ func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FtTransfer")
+			out.Values[i] = typeName("FtTransfer")
 		case "assetIdentifier":
 			out.Values[i] = ec._FtTransfer_assetIdentifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28597,7 +28597,7 @@ func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FunctionArg")
+			out.Values[i] = typeName("FunctionArg")
 		case "hex":
 			out.Values[i] = ec._FunctionArg_hex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28652,7 +28652,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("FungibleTokenAssetEvent")
+			out.Values[i] = typeName("FungibleTokenAssetEvent")
 		case "eventIndex":
 			out.Values[i] = ec._FungibleTokenAssetEvent_eventIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28745,7 +28745,7 @@ func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MempoolFeePriorities")
+			out.Values[i] = typeName("MempoolFeePriorities")
 		case "all":
 			out.Values[i] = ec._MempoolFeePriorities_all(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28800,7 +28800,7 @@ func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MempoolFeedItem")
+			out.Values[i] = typeName("MempoolFeedItem")
 		case "position":
 			out.Values[i] = ec._MempoolFeedItem_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -28850,7 +28850,7 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MempoolTransaction")
+			out.Values[i] = typeName("MempoolTransaction")
 		case "txId":
 			out.Values[i] = ec._MempoolTransaction_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29028,7 +29028,7 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MempoolTransactionConnection")
+			out.Values[i] = typeName("MempoolTransactionConnection")
 		case "edges":
 			out.Values[i] = ec._MempoolTransactionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29116,7 +29116,7 @@ func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MempoolTransactionEdge")
+			out.Values[i] = typeName("MempoolTransactionEdge")
 		case "cursor":
 			out.Values[i] = ec._MempoolTransactionEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29161,7 +29161,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Microblock")
+			out.Values[i] = typeName("Microblock")
 		case "hash":
 			out.Values[i] = ec._Microblock_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29345,7 +29345,7 @@ func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MicroblockFeedItem")
+			out.Values[i] = typeName("MicroblockFeedItem")
 		case "position":
 			out.Values[i] = ec._MicroblockFeedItem_position(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29390,7 +29390,7 @@ func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MicroblockTxCount")
+			out.Values[i] = typeName("MicroblockTxCount")
 		case "hash":
 			out.Values[i] = ec._MicroblockTxCount_hash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29435,7 +29435,7 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("MinerReward")
+			out.Values[i] = typeName("MinerReward")
 		case "recipient":
 			out.Values[i] = ec._MinerReward_recipient(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29523,7 +29523,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Mutation")
+			out.Values[i] = typeName("Mutation")
 		case "faucetStx":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_faucetStx(ctx, field)
@@ -29572,7 +29572,7 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("NftAsset")
+			out.Values[i] = typeName("NftAsset")
 		case "assetEventType":
 			out.Values[i] = ec._NftAsset_assetEventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29632,7 +29632,7 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("NftHolding")
+			out.Values[i] = typeName("NftHolding")
 		case "assetIdentifier":
 			out.Values[i] = ec._NftHolding_assetIdentifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29725,7 +29725,7 @@ func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("NftHoldingPage")
+			out.Values[i] = typeName("NftHoldingPage")
 		case "total":
 			out.Values[i] = ec._NftHoldingPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29770,7 +29770,7 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("NftTransfer")
+			out.Values[i] = typeName("NftTransfer")
 		case "assetIdentifier":
 			out.Values[i] = ec._NftTransfer_assetIdentifier(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29825,7 +29825,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("NonFungibleTokenAssetEvent")
+			out.Values[i] = typeName("NonFungibleTokenAssetEvent")
 		case "eventIndex":
 			out.Values[i] = ec._NonFungibleTokenAssetEvent_eventIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29918,7 +29918,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PageInfo")
+			out.Values[i] = typeName("PageInfo")
 		case "hasNextPage":
 			out.Values[i] = ec._PageInfo_hasNextPage(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -29973,7 +29973,7 @@ func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel as
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoisonMicroblockPayload")
+			out.Values[i] = typeName("PoisonMicroblockPayload")
 		case "microblockHeader1":
 			out.Values[i] = ec._PoisonMicroblockPayload_microblockHeader1(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30018,7 +30018,7 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PostCondition")
+			out.Values[i] = typeName("PostCondition")
 		case "type":
 			out.Values[i] = ec._PostCondition_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30083,7 +30083,7 @@ func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PostConditionAsset")
+			out.Values[i] = typeName("PostConditionAsset")
 		case "contractName":
 			out.Values[i] = ec._PostConditionAsset_contractName(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30133,7 +30133,7 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PostConditionPrincipal")
+			out.Values[i] = typeName("PostConditionPrincipal")
 		case "typeId":
 			out.Values[i] = ec._PostConditionPrincipal_typeId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30183,7 +30183,7 @@ func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Pox4Lock")
+			out.Values[i] = typeName("Pox4Lock")
 		case "txId":
 			out.Values[i] = ec._Pox4Lock_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30238,7 +30238,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxCycle")
+			out.Values[i] = typeName("PoxCycle")
 		case "cycleNumber":
 			out.Values[i] = ec._PoxCycle_cycleNumber(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30379,7 +30379,7 @@ func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxCyclePage")
+			out.Values[i] = typeName("PoxCyclePage")
 		case "total":
 			out.Values[i] = ec._PoxCyclePage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30424,7 +30424,7 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxSigner")
+			out.Values[i] = typeName("PoxSigner")
 		case "signingKey":
 			out.Values[i] = ec._PoxSigner_signingKey(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30537,7 +30537,7 @@ func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxSignerPage")
+			out.Values[i] = typeName("PoxSignerPage")
 		case "total":
 			out.Values[i] = ec._PoxSignerPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30582,7 +30582,7 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxStacker")
+			out.Values[i] = typeName("PoxStacker")
 		case "stackerAddress":
 			out.Values[i] = ec._PoxStacker_stackerAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30637,7 +30637,7 @@ func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("PoxStackerPage")
+			out.Values[i] = typeName("PoxStackerPage")
 		case "total":
 			out.Values[i] = ec._PoxStackerPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -30690,7 +30690,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Query")
+			out.Values[i] = typeName("Query")
 		case "chainTip":
 			field := field
 
@@ -31443,7 +31443,7 @@ func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, ob
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Reorg")
+			out.Values[i] = typeName("Reorg")
 		case "rolledBack":
 			out.Values[i] = ec._Reorg_rolledBack(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31488,7 +31488,7 @@ func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.Selecti
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("ReplicationLag")
+			out.Values[i] = typeName("ReplicationLag")
 		case "seconds":
 			out.Values[i] = ec._ReplicationLag_seconds(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31543,7 +31543,7 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SmartContractLogEvent")
+			out.Values[i] = typeName("SmartContractLogEvent")
 		case "eventIndex":
 			out.Values[i] = ec._SmartContractLogEvent_eventIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31636,7 +31636,7 @@ func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("SmartContractPayload")
+			out.Values[i] = typeName("SmartContractPayload")
 		case "clarityVersion":
 			out.Values[i] = ec._SmartContractPayload_clarityVersion(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -31686,7 +31686,7 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxAsset")
+			out.Values[i] = typeName("StxAsset")
 		case "assetEventType":
 			out.Values[i] = ec._StxAsset_assetEventType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31746,7 +31746,7 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxAssetEvent")
+			out.Values[i] = typeName("StxAssetEvent")
 		case "eventIndex":
 			out.Values[i] = ec._StxAssetEvent_eventIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31839,7 +31839,7 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxBalance")
+			out.Values[i] = typeName("StxBalance")
 		case "balance":
 			out.Values[i] = ec._StxBalance_balance(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31939,7 +31939,7 @@ func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxLockData")
+			out.Values[i] = typeName("StxLockData")
 		case "lockedAmount":
 			out.Values[i] = ec._StxLockData_lockedAmount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -31989,7 +31989,7 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxLockEvent")
+			out.Values[i] = typeName("StxLockEvent")
 		case "eventIndex":
 			out.Values[i] = ec._StxLockEvent_eventIndex(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32082,7 +32082,7 @@ func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("StxTransfer")
+			out.Values[i] = typeName("StxTransfer")
 		case "amount":
 			out.Values[i] = ec._StxTransfer_amount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32160,7 +32160,7 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TenureChangePayload")
+			out.Values[i] = typeName("TenureChangePayload")
 		case "tenureConsensusHash":
 			out.Values[i] = ec._TenureChangePayload_tenureConsensusHash(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32230,7 +32230,7 @@ func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.S
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TokenTransferPayload")
+			out.Values[i] = typeName("TokenTransferPayload")
 		case "recipientAddress":
 			out.Values[i] = ec._TokenTransferPayload_recipientAddress(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32280,7 +32280,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("Transaction")
+			out.Values[i] = typeName("Transaction")
 		case "txId":
 			out.Values[i] = ec._Transaction_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32682,7 +32682,7 @@ func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionConnection")
+			out.Values[i] = typeName("TransactionConnection")
 		case "edges":
 			out.Values[i] = ec._TransactionConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32737,7 +32737,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionEdge")
+			out.Values[i] = typeName("TransactionEdge")
 		case "cursor":
 			out.Values[i] = ec._TransactionEdge_cursor(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32782,7 +32782,7 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionLookup")
+			out.Values[i] = typeName("TransactionLookup")
 		case "txId":
 			out.Values[i] = ec._TransactionLookup_txId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32832,7 +32832,7 @@ func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.Sel
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionSummary")
+			out.Values[i] = typeName("TransactionSummary")
 		case "tx":
 			out.Values[i] = ec._TransactionSummary_tx(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32887,7 +32887,7 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionSummaryPage")
+			out.Values[i] = typeName("TransactionSummaryPage")
 		case "total":
 			out.Values[i] = ec._TransactionSummaryPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32932,7 +32932,7 @@ func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel a
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionWithTransfers")
+			out.Values[i] = typeName("TransactionWithTransfers")
 		case "tx":
 			out.Values[i] = ec._TransactionWithTransfers_tx(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -32997,7 +32997,7 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("TransactionsWithTransfersPage")
+			out.Values[i] = typeName("TransactionsWithTransfersPage")
 		case "total":
 			out.Values[i] = ec._TransactionsWithTransfersPage_total(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33042,7 +33042,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Directive")
+			out.Values[i] = typeName("__Directive")
 		case "name":
 			out.Values[i] = ec.___Directive_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33102,7 +33102,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__EnumValue")
+			out.Values[i] = typeName("__EnumValue")
 		case "name":
 			out.Values[i] = ec.___EnumValue_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33157,7 +33157,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Field")
+			out.Values[i] = typeName("__Field")
 		case "name":
 			out.Values[i] = ec.___Field_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33222,7 +33222,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__InputValue")
+			out.Values[i] = typeName("__InputValue")
 		case "name":
 			out.Values[i] = ec.___InputValue_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -33287,7 +33287,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Schema")
+			out.Values[i] = typeName("__Schema")
 		case "description":
 			out.Values[i] = ec.___Schema_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -33352,7 +33352,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
-			out.Values[i] = graphql.MarshalString("__Type")
+			out.Values[i] = typeName("__Type")
 		case "kind":
 			out.Values[i] = ec.___Type_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -16,6 +16,16 @@ import (
 // rows they point into are not written once read. Each writes what the marshaller it stands for
 // writes.
 
+// typeName is an object's __typename: a constant, which an interface holds without allocating.
+// A GraphQL name needs no escaping.
+type typeName string
+
+func (n typeName) MarshalGQL(w io.Writer) {
+	out := append(availableBuffer(w), '"')
+	out = append(out, n...)
+	w.Write(append(out, '"'))
+}
+
 type hexAt struct{ p *[]byte }
 
 func (v hexAt) MarshalGQL(w io.Writer) { scalar.WriteHex(w, *v.p) }

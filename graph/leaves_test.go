@@ -24,6 +24,9 @@ func TestLeavesWriteAsTheirMarshallers(t *testing.T) {
 	for _, s := range strs {
 		cases = append(cases, pair{"string " + s, stringAt{&s}, graphql.MarshalString(s)}, pair{"uint128 " + s, uint128At{&s}, scalar.MarshalUint128(s)})
 	}
+	for _, n := range []string{"Transaction", "StxAssetEvent", "__Type"} {
+		cases = append(cases, pair{"type name " + n, typeName(n), graphql.MarshalString(n)})
+	}
 	for _, i := range ints {
 		cases = append(cases, pair{"int64", int64At{&i}, graphql.MarshalInt64(i)})
 		if i32 := int32(i); int64(i32) == i {

@@ -160,6 +160,7 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 		edits = append(edits, e)
 	}
 	edits = append(edits, deferredOnDemand(fd)...)
+	edits = append(edits, constantTypeNames(fd)...)
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if call, ok := n.(*ast.CallExpr); ok && isIdent(call.Fun, "innerFunc") && len(call.Args) == 2 && isIdent(call.Args[1], "out") {
 			edits = append(edits, span{call.Args[1].Pos(), call.Args[1].End(), "&out.FieldSet"})
@@ -195,6 +196,27 @@ func deferredOnDemand(fd *ast.FuncDecl) []span {
 			edits = append(edits, span{call.Pos(), call.End(), "deferredViewsOf(fields)"})
 		}
 	}
+	return edits
+}
+
+// constantTypeNames finds, in an object's marshaller, its __typename:
+//
+//	out.Values[i] = graphql.MarshalString("Transfer")
+//
+// and returns it written by the package's typeName, a constant held by an interface without
+// allocating, where gqlgen's marshaller makes a closure for every object.
+func constantTypeNames(fd *ast.FuncDecl) []span {
+	var edits []span
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || !isSelector(call.Fun, "graphql", "MarshalString") || len(call.Args) != 1 {
+			return true
+		}
+		if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			edits = append(edits, span{call.Fun.Pos(), call.Fun.End(), "typeName"})
+		}
+		return true
+	})
 	return edits
 }
 

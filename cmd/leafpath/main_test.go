@@ -48,6 +48,9 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 	if !strings.Contains(body, "out := newObjectFields(fields)\n\tdeferredFieldSet := deferredFieldsOf(fields)\n\tdeferLabelToView := deferredViewsOf(fields)") {
 		t.Errorf("_Transfer writes its answer from gqlgen's field set, or makes a set for deferred fragments it has none of:\n%s", body)
 	}
+	if !strings.Contains(body, `out.Values[i] = typeName("Transfer")`) {
+		t.Errorf("_Transfer makes a closure for its __typename:\n%s", body)
+	}
 	if !strings.Contains(body, "fields := collectFields(ctx, ec.OperationContext, sel, transferImplementors)") {
 		t.Errorf("_Transfer collects its fields through gqlgen's hashed key:\n%s", body)
 	}

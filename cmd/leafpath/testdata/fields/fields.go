@@ -265,6 +265,8 @@ func (ec *executionContext) _Transfer(ctx context.Context, sel ast.SelectionSet,
 	deferLabelToView := make(map[string]*graphql.FieldSetView)
 	for i, field := range fields {
 		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Transfer")
 		case "rate":
 			out.Values[i] = ec._Transfer_rate(ctx, field, obj)
 		default:
@@ -387,8 +389,10 @@ func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldS
 	return make(map[string]*graphql.FieldSetView)
 }
 
-// The package's values written from a pointer to a struct field; leafpath only makes them.
+// The package's values written from a pointer to a struct field, and its type names; leafpath
+// only makes them.
 type (
+	typeName  string
 	hexAt     struct{ p *[]byte }
 	uint128At struct{ p *string }
 	stringAt  struct{ p *string }
@@ -396,6 +400,7 @@ type (
 	int32At   struct{ p *int32 }
 )
 
+func (v typeName) MarshalGQL(w io.Writer)  {}
 func (v hexAt) MarshalGQL(w io.Writer)     {}
 func (v uint128At) MarshalGQL(w io.Writer) {}
 func (v stringAt) MarshalGQL(w io.Writer)  {}
