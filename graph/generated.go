@@ -34470,7 +34470,11 @@ func (ec *executionContext) unmarshalNHex2ᚕᚕbyteᚄ(ctx context.Context, v a
 func (ec *executionContext) marshalNHex2ᚕᚕbyteᚄ(ctx context.Context, sel ast.SelectionSet, v [][]byte) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNHex2ᚕbyte(ctx, sel, v[i])
+		if v[i] != nil {
+			ret[i] = hexAt{&v[i]}
+		} else {
+			ret[i] = ec.marshalNHex2ᚕbyte(ctx, sel, v[i])
+		}
 	}
 
 	for _, e := range ret {
@@ -34531,7 +34535,7 @@ func (ec *executionContext) unmarshalNInt2ᚕint64ᚄ(ctx context.Context, v any
 func (ec *executionContext) marshalNInt2ᚕint64ᚄ(ctx context.Context, sel ast.SelectionSet, v []int64) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNInt2int64(ctx, sel, v[i])
+		ret[i] = int64At{&v[i]}
 	}
 
 	for _, e := range ret {
@@ -35009,7 +35013,7 @@ func (ec *executionContext) unmarshalNString2ᚕstringᚄ(ctx context.Context, v
 func (ec *executionContext) marshalNString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+		ret[i] = stringAt{&v[i]}
 	}
 
 	for _, e := range ret {
@@ -35808,7 +35812,7 @@ func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel
 	}
 	ret := make(graphql.Array, len(v))
 	for i := range v {
-		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+		ret[i] = stringAt{&v[i]}
 	}
 
 	for _, e := range ret {

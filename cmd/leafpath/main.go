@@ -111,6 +111,7 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 		}
 		edits = append(edits, ownFieldSet(fd)...)
 		edits = append(edits, reusedGoroutines(fd)...)
+		edits = append(edits, pointedElements(src, fset, fd, marshallers)...)
 		if e, ok := deferredOnly(src, fset, fd); ok {
 			edits = append(edits, e)
 		} else if e, ok := keptArgs(src, fset, fd); ok {
@@ -462,6 +463,48 @@ func pointedValue(fd *ast.FuncDecl, fl field, m steps) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("%s{&%s}", at, fl.read), true
+}
+
+// pointedElements finds, in the marshaller of a list of scalars, the marshalling of each element:
+//
+//	ret[i] = ec.marshalNHex2ᚕbyte(ctx, sel, v[i])
+//
+// and, when the package has a type that writes the element's value from a pointer (valuesAt),
+// returns it written from a pointer into the list instead: a block's transaction ids are
+// thousands of elements, each a closure otherwise. An element the marshaller checks for nil goes
+// on to it when nil, which reports the error or writes the null.
+func pointedElements(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers map[string]*ast.FuncDecl) []span {
+	var edits []span
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		loop, ok := n.(*ast.RangeStmt)
+		if !ok || !isIdent(loop.X, "v") || len(loop.Body.List) != 1 {
+			return true
+		}
+		assign, ok := loop.Body.List[0].(*ast.AssignStmt)
+		if !ok || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || text(src, fset, assign.Lhs[0]) != "ret[i]" {
+			return true
+		}
+		call, ok := assign.Rhs[0].(*ast.CallExpr)
+		if !ok || len(call.Args) != 3 || text(src, fset, call.Args[2]) != "v[i]" {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !isIdent(sel.X, "ec") || marshallers[sel.Sel.Name] == nil {
+			return true
+		}
+		m, ok := marshalSteps(src, fset, marshallers[sel.Sel.Name])
+		at, known := valuesAt[m.value]
+		if !ok || !known {
+			return true
+		}
+		pointed := fmt.Sprintf("ret[i] = %s{&v[i]}", at)
+		if m.nilGuard != "" || m.nilNeedsPath {
+			pointed = fmt.Sprintf("if v[i] != nil {\n%s\n} else {\n%s\n}", pointed, text(src, fset, assign))
+		}
+		edits = append(edits, span{assign.Pos(), assign.End(), pointed})
+		return false
+	})
+	return edits
 }
 
 // isFieldPath reports whether read is a chain of field selections on obj, e.g. obj.TxFields.Fee.

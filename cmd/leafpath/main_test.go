@@ -41,6 +41,17 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 		}
 	}
 
+	// A list of scalars writes its elements from pointers into it; a nil one goes on to the
+	// element's marshaller, which reports it.
+	for fn, want := range map[string]string{
+		"marshalNStringList": "ret[i] = stringAt{&v[i]}\n",
+		"marshalNHexList":    "if v[i] != nil {\n\t\t\tret[i] = hexAt{&v[i]}\n\t\t} else {\n\t\t\tret[i] = ec.marshalNRaw(ctx, sel, v[i])\n\t\t}",
+	} {
+		if body := funcBody(string(out), fn); !strings.Contains(body, want) {
+			t.Errorf("%s:\n%s\nwant %s", fn, body, want)
+		}
+	}
+
 	body := funcBody(string(out), "_Transfer")
 	if !strings.Contains(body, "if len(deferLabelToView) > 0 {\n\t\tatomic.AddInt32") {
 		t.Errorf("_Transfer hands over its deferred fragments unguarded:\n%s", body)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/stxgraph/stxgraph/scalar"
 )
 
 type executionContext struct {
@@ -351,6 +353,42 @@ func (ec *executionContext) fieldContext_Tx_events(ctx context.Context, field gr
 		return fc, err
 	}
 	return fc, nil
+}
+
+// marshalNHexList and marshalNStringList are lists of scalars: their elements are written from a
+// pointer into the list, a nil one of a type checked for nil by its own marshaller.
+func (ec *executionContext) marshalNHexList(ctx context.Context, sel ast.SelectionSet, v [][]byte) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNRaw(ctx, sel, v[i])
+	}
+	return ret
+}
+
+// marshalNRaw is a non-null Hex's marshaller.
+func (ec *executionContext) marshalNRaw(ctx context.Context, sel ast.SelectionSet, v []byte) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	_ = sel
+	res := scalar.MarshalHex(v)
+	if res == graphql.Null {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+	}
+	return res
+}
+
+func (ec *executionContext) marshalNStringList(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString(ctx, sel, v[i])
+	}
+	return ret
 }
 
 // marshalNTransfer is a list's marshaller: its elements are resolved on reused goroutines.
