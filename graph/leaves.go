@@ -21,7 +21,7 @@ import (
 type typeName string
 
 func (n typeName) MarshalGQL(w io.Writer) {
-	out := append(availableBuffer(w), '"')
+	out := append(scalar.AvailableBuffer(w), '"')
 	out = append(out, n...)
 	w.Write(append(out, '"'))
 }
@@ -45,7 +45,7 @@ func (v stringAt) MarshalGQL(w io.Writer) {
 		graphql.MarshalString(s).MarshalGQL(w)
 		return
 	}
-	out := append(availableBuffer(w), '"')
+	out := append(scalar.AvailableBuffer(w), '"')
 	out = append(out, s...)
 	w.Write(append(out, '"'))
 }
@@ -63,18 +63,12 @@ func plainString(s string) bool {
 
 type int64At struct{ p *int64 }
 
-func (v int64At) MarshalGQL(w io.Writer) { w.Write(strconv.AppendInt(availableBuffer(w), *v.p, 10)) }
+func (v int64At) MarshalGQL(w io.Writer) {
+	w.Write(strconv.AppendInt(scalar.AvailableBuffer(w), *v.p, 10))
+}
 
 type int32At struct{ p *int32 }
 
 func (v int32At) MarshalGQL(w io.Writer) {
-	w.Write(strconv.AppendInt(availableBuffer(w), int64(*v.p), 10))
-}
-
-// availableBuffer is the free space of w's buffer when it has one, to append to and write back.
-func availableBuffer(w io.Writer) []byte {
-	if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
-		return buf.AvailableBuffer()
-	}
-	return nil
+	w.Write(strconv.AppendInt(scalar.AvailableBuffer(w), int64(*v.p), 10))
 }

@@ -23,15 +23,16 @@ func MarshalHex(b []byte) graphql.Marshaler {
 // written in the free space of the answer's buffer (a bytes.Buffer, which the executor writes
 // into), not in one of their own each.
 func WriteHex(w io.Writer, b []byte) {
-	out := availableBuffer(w)
+	out := AvailableBuffer(w)
 	out = append(out, `"0x`...)
 	out = hex.AppendEncode(out, b)
 	out = append(out, '"')
 	w.Write(out) //nolint:errcheck // gqlgen's writers report errors on the response
 }
 
-// availableBuffer is the free space of w's buffer when it has one, to append to and write back.
-func availableBuffer(w io.Writer) []byte {
+// AvailableBuffer is the free space of w's buffer when it has one (the answer's buffer is a
+// bytes.Buffer), for a value to be appended to and written back without a buffer of its own.
+func AvailableBuffer(w io.Writer) []byte {
 	if buf, ok := w.(interface{ AvailableBuffer() []byte }); ok {
 		return buf.AvailableBuffer()
 	}
@@ -66,7 +67,7 @@ func MarshalUint128(s string) graphql.Marshaler {
 
 // WriteUint128 writes s as MarshalUint128 renders it.
 func WriteUint128(w io.Writer, s string) {
-	w.Write(strconv.AppendQuote(availableBuffer(w), s)) //nolint:errcheck // as in WriteHex
+	w.Write(strconv.AppendQuote(AvailableBuffer(w), s)) //nolint:errcheck // as in WriteHex
 }
 
 // UnmarshalUint128 accepts a decimal string (or a JSON integer) within 0..2^128-1.
