@@ -102,43 +102,39 @@ type EventWindow struct {
 }
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
-// window, in event_index order per transaction, aligned with keys: one statement whatever the
+// window, in event_index order per transaction, aligned with txs: one statement whatever the
 // number of rows and kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed
-// once for keys[i]; cols says which of their columns are read. A row names its transaction by
-// its place in keys instead of repeating the three hashes, which PostgreSQL would otherwise
-// write out and the driver decode and allocate for every event; the events of one transaction
-// share its key's bytes.
-func (s *Store) EventsOfTxs(ctx context.Context, keys []TxKey, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
+// once for txs[i]; cols says which of their columns are read. A row names its transaction by its
+// place in txs instead of repeating the three hashes, which PostgreSQL would otherwise write out
+// and the driver decode and allocate for every event; the events share their row's hashes.
+func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
 	ks := make([]string, len(kinds))
 	for i, k := range kinds {
 		ks[i] = strconv.Itoa(int(k))
 	}
-	ids, blocks, mbs := txKeyArrays(keys)
+	ids := byteaArrayOf(txs, func(t *Tx) []byte { return t.TxID })
+	blocks := byteaArrayOf(txs, func(t *Tx) []byte { return t.IndexBlockHash })
+	mbs := byteaArrayOf(txs, func(t *Tx) []byte { return t.MicroblockHash })
 	rows, err := s.queryPrepared(ctx, txEventsSQL[cols], ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([][]Event, len(keys))
-	owners := make([]EventPosition, len(keys)) // each key's hashes as bytes, made at its first event
+	out := make([][]Event, len(txs))
 	var r eventRow
 	var n int64
-	dest := r.destByOrdinal(&n, cols)
+	dest := r.destByOrdinal(&n, cols) // scanned into again for every row, reset in between
 	for rows.Next() {
 		r = eventRow{}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		if n < 1 || n > int64(len(keys)) {
-			return nil, fmt.Errorf("db: an event of transaction %d of %d", n, len(keys))
+		if n < 1 || n > int64(len(txs)) {
+			return nil, fmt.Errorf("db: an event of transaction %d of %d", n, len(txs))
 		}
-		i := n - 1
-		o := &owners[i]
-		if o.TxID == nil {
-			o.TxID, o.IndexBlockHash, o.MicroblockHash = keys[i].bytes()
-		}
-		r.TxID, r.IndexBlockHash, r.MicroblockHash = o.TxID, o.IndexBlockHash, o.MicroblockHash
-		out[i] = append(out[i], r.event())
+		t := txs[n-1]
+		r.TxID, r.IndexBlockHash, r.MicroblockHash = t.TxID, t.IndexBlockHash, t.MicroblockHash
+		out[n-1] = append(out[n-1], r.event())
 	}
 	return out, rows.Err()
 }

@@ -36,8 +36,8 @@ func TestEventsOfTxsFollowTheirKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	key := func(tx byte) db.TxKey { return db.TxKey{TxID: string([]byte{tx}), IndexBlockHash: string(block)} }
-	keys := []db.TxKey{key(2), key(3), key(1), key(2)} // 3 has no events; 2 is asked for twice
+	row := func(tx byte) *db.Tx { return &db.Tx{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}} }
+	keys := []*db.Tx{row(2), row(3), row(1), row(2)} // 3 has no events; 2 is asked for twice
 	all := db.KindsOf(db.AllEventTypes)
 	kinds := []db.EventKinds{all, all, all, all}
 	for _, w := range []db.EventWindow{{Offset: 0, Limit: 5}, {Offset: 1, Limit: 1}, {Offset: 0, Limit: 2}} {
@@ -49,7 +49,7 @@ func TestEventsOfTxsFollowTheirKeys(t *testing.T) {
 			t.Fatalf("window %+v: %d lists for %d keys", w, len(got), len(keys))
 		}
 		for i, k := range keys {
-			newestFirst, err := store.Events(ctx, db.EventFilter{TxID: []byte(k.TxID), Types: db.AllEventTypes, Limit: 50})
+			newestFirst, err := store.Events(ctx, db.EventFilter{TxID: k.TxID, Types: db.AllEventTypes, Limit: 50})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -30,16 +30,6 @@ func (t *Tx) Key() TxKey {
 	return TxKey{TxID: string(t.TxID), IndexBlockHash: string(t.IndexBlockHash), MicroblockHash: string(t.MicroblockHash)}
 }
 
-// bytes returns the key's three hashes as byte strings, in one allocation.
-func (k TxKey) bytes() (txID, indexBlockHash, microblockHash []byte) {
-	b := make([]byte, 0, len(k.TxID)+len(k.IndexBlockHash)+len(k.MicroblockHash))
-	b = append(b, k.TxID...)
-	b = append(b, k.IndexBlockHash...)
-	b = append(b, k.MicroblockHash...)
-	i, j := len(k.TxID), len(k.TxID)+len(k.IndexBlockHash)
-	return b[:i:i], b[i:j:j], b[j:]
-}
-
 // TxPosition is a transaction row's key and its place in the chain: what reads of the row's
 // events by one principal probe that principal's indexes with.
 type TxPosition struct {

@@ -97,9 +97,9 @@ func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 		}
 		found := make(map[TxEventsKey][]db.Event, len(keys))
 		for b, ks := range batches {
-			txs, kinds := make([]db.TxKey, len(ks)), make([]db.EventKinds, len(ks))
+			txs, kinds := make([]*db.Tx, len(ks)), make([]db.EventKinds, len(ks))
 			for i, k := range ks {
-				txs[i], kinds[i] = k.Tx.Key(), k.Kinds
+				txs[i], kinds[i] = k.Tx, k.Kinds
 			}
 			es, err := store.EventsOfTxs(ctx, txs, kinds, b.window, b.columns)
 			if err != nil {
