@@ -12300,28 +12300,7 @@ func (ec *executionContext) fieldContext_BalancePoint_changedAtHeight(_ context.
 }
 
 func (ec *executionContext) _Block_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Block) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Block_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_Block_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Block", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -14638,28 +14617,7 @@ func (ec *executionContext) fieldContext_Brc20Token_txCount(_ context.Context, f
 }
 
 func (ec *executionContext) _Brc20Token_selfMint(ctx context.Context, field graphql.CollectedField, obj *db.Brc20Token) (ret graphql.Marshaler) {
-	v := obj.SelfMint
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Brc20Token_selfMint(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.SelfMint, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.SelfMint}
 }
 func (ec *executionContext) fieldContext_Brc20Token_selfMint(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Brc20Token", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -15198,28 +15156,7 @@ func (ec *executionContext) fieldContext_BurnBlock_burnAmount(_ context.Context,
 }
 
 func (ec *executionContext) _BurnBlock_canonical(ctx context.Context, field graphql.CollectedField, obj *db.BurnBlock) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_BurnBlock_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_BurnBlock_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BurnBlock", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -15431,28 +15368,7 @@ func (ec *executionContext) fieldContext_Contract_blockHeight(_ context.Context,
 }
 
 func (ec *executionContext) _Contract_canonical(ctx context.Context, field graphql.CollectedField, obj *db.SmartContract) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Contract_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_Contract_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Contract", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -15839,28 +15755,7 @@ func (ec *executionContext) fieldContext_ContractStatus_contractId(_ context.Con
 }
 
 func (ec *executionContext) _ContractStatus_found(ctx context.Context, field graphql.CollectedField, obj *ContractStatus) (ret graphql.Marshaler) {
-	v := obj.Found
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_ContractStatus_found(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Found, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Found}
 }
 func (ec *executionContext) fieldContext_ContractStatus_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ContractStatus", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -15935,28 +15830,7 @@ func (ec *executionContext) fieldContext_ExecutionCost_writeLength(_ context.Con
 }
 
 func (ec *executionContext) _FaucetResult_success(ctx context.Context, field graphql.CollectedField, obj *FaucetResult) (ret graphql.Marshaler) {
-	v := obj.Success
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_FaucetResult_success(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Success, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Success}
 }
 func (ec *executionContext) fieldContext_FaucetResult_success(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("FaucetResult", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -16581,28 +16455,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_feeRate(_ context.Co
 }
 
 func (ec *executionContext) _MempoolTransaction_pruned(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.Pruned
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_pruned(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Pruned, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Pruned}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_pruned(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -16620,28 +16473,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_sponsorNonce(_ conte
 }
 
 func (ec *executionContext) _MempoolTransaction_sponsored(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
-	v := obj.Sponsored
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MempoolTransaction_sponsored(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sponsored, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Sponsored}
 }
 func (ec *executionContext) fieldContext_MempoolTransaction_sponsored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MempoolTransaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -17271,56 +17103,14 @@ func (ec *executionContext) fieldContext_Microblock_parentHash(_ context.Context
 }
 
 func (ec *executionContext) _Microblock_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Microblock_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_Microblock_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Microblock_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Microblock) (ret graphql.Marshaler) {
-	v := obj.MicroblockCanonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Microblock_microblockCanonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockCanonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.MicroblockCanonical}
 }
 func (ec *executionContext) fieldContext_Microblock_microblockCanonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Microblock", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -17613,28 +17403,7 @@ func (ec *executionContext) fieldContext_MinerReward_txFeesStreamedProduced(_ co
 }
 
 func (ec *executionContext) _MinerReward_canonical(ctx context.Context, field graphql.CollectedField, obj *db.MinerReward) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_MinerReward_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_MinerReward_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("MinerReward", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -18189,56 +17958,14 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_asset(_ cont
 }
 
 func (ec *executionContext) _PageInfo_hasNextPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	v := obj.HasNextPage
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HasNextPage, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.HasNextPage}
 }
 func (ec *executionContext) fieldContext_PageInfo_hasNextPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *PageInfo) (ret graphql.Marshaler) {
-	v := obj.HasPreviousPage
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.HasPreviousPage, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.HasPreviousPage}
 }
 func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -21574,56 +21301,14 @@ func (ec *executionContext) fieldContext_Transaction_blockHeight(_ context.Conte
 }
 
 func (ec *executionContext) _Transaction_canonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.Canonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_canonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Canonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Canonical}
 }
 func (ec *executionContext) fieldContext_Transaction_canonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
 func (ec *executionContext) _Transaction_microblockCanonical(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.MicroblockCanonical
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_microblockCanonical(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.MicroblockCanonical, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.MicroblockCanonical}
 }
 func (ec *executionContext) fieldContext_Transaction_microblockCanonical(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -21797,28 +21482,7 @@ func (ec *executionContext) fieldContext_Transaction_sponsorNonce(_ context.Cont
 }
 
 func (ec *executionContext) _Transaction_sponsored(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
-	v := obj.Sponsored
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Transaction_sponsored(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Sponsored, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Sponsored}
 }
 func (ec *executionContext) fieldContext_Transaction_sponsored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Transaction", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -22734,28 +22398,7 @@ func (ec *executionContext) fieldContext_TransactionLookup_txId(_ context.Contex
 }
 
 func (ec *executionContext) _TransactionLookup_found(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
-	v := obj.Found
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_TransactionLookup_found(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Found, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.Found}
 }
 func (ec *executionContext) fieldContext_TransactionLookup_found(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("TransactionLookup", field, false, false, errors.New("field of type Boolean does not have child fields"))
@@ -23101,28 +22744,7 @@ func (ec *executionContext) fieldContext___Directive_description(_ context.Conte
 }
 
 func (ec *executionContext) ___Directive_isRepeatable(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
-	v := obj.IsRepeatable
-	if res := graphql.MarshalBoolean(v); res != graphql.Null {
-		return res
-	}
-	// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext___Directive_isRepeatable(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.IsRepeatable, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
-			return ec.marshalNBoolean2bool(ctx, selections, v)
-		},
-		true,
-		true,
-	)
+	return boolAt{&obj.IsRepeatable}
 }
 func (ec *executionContext) fieldContext___Directive_isRepeatable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("__Directive", field, false, false, errors.New("field of type Boolean does not have child fields"))

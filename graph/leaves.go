@@ -67,6 +67,12 @@ func (v int64At) MarshalGQL(w io.Writer) {
 	w.Write(strconv.AppendInt(scalar.AvailableBuffer(w), *v.p, 10))
 }
 
+type boolAt struct{ p *bool }
+
+func (v boolAt) MarshalGQL(w io.Writer) {
+	w.Write(strconv.AppendBool(scalar.AvailableBuffer(w), *v.p))
+}
+
 type int32At struct{ p *int32 }
 
 func (v int32At) MarshalGQL(w io.Writer) {

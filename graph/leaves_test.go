@@ -33,6 +33,9 @@ func TestLeavesWriteAsTheirMarshallers(t *testing.T) {
 			cases = append(cases, pair{"int32", int32At{&i32}, graphql.MarshalInt32(i32)})
 		}
 	}
+	for _, v := range []bool{true, false} {
+		cases = append(cases, pair{"bool", boolAt{&v}, graphql.MarshalBoolean(v)})
+	}
 	for _, b := range [][]byte{nil, {}, {0x00}, {0xde, 0xad, 0xbe, 0xef}, bytes.Repeat([]byte{0xab}, 32)} {
 		cases = append(cases, pair{"hex", hexAt{&b}, scalar.MarshalHex(b)})
 	}

@@ -111,34 +111,40 @@ func (r accountResolver) transfersIn(ctx context.Context, principal string, txs 
 // the sender, even of a sponsored transaction.
 func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.TransactionWithTransfers {
 	out := make([]*graph.TransactionWithTransfers, len(txs))
-	byKey := make(map[db.TxKey]*graph.TransactionWithTransfers, len(txs))
+	index := make(map[db.TxKey]int, len(txs)) // a transaction's place in txs
 	sent, received := make([]*big.Int, len(txs)), make([]*big.Int, len(txs))
-	index := make(map[db.TxKey]int, len(txs))
 	for i, tx := range txs {
 		out[i] = &graph.TransactionWithTransfers{Tx: tx, StxTransfers: []*db.StxEvent{}, FtTransfers: []*db.FtEvent{}, NftTransfers: []*db.NftEvent{}}
-		byKey[tx.Key()], index[tx.Key()] = out[i], i
+		index[tx.Key()] = i
 		sent[i], received[i] = new(big.Int), new(big.Int)
 		if tx.SenderAddress == principal {
 			sent[i].Add(sent[i], amount(tx.FeeRate))
 		}
 	}
+	// The read returns the events of txs alone; one of another transaction would be in no row here.
+	place := func(p *db.EventPosition) (int, bool) { i, ok := index[eventKey(p)]; return i, ok }
 	for _, e := range t.Stx {
-		k := eventKey(&e.EventPosition)
-		byKey[k].StxTransfers = append(byKey[k].StxTransfers, e)
+		i, ok := place(&e.EventPosition)
+		if !ok {
+			continue
+		}
+		out[i].StxTransfers = append(out[i].StxTransfers, e)
 		if deref(e.Sender) == principal {
-			sent[index[k]].Add(sent[index[k]], amount(e.Amount))
+			sent[i].Add(sent[i], amount(e.Amount))
 		}
 		if deref(e.Recipient) == principal {
-			received[index[k]].Add(received[index[k]], amount(e.Amount))
+			received[i].Add(received[i], amount(e.Amount))
 		}
 	}
 	for _, e := range t.Ft {
-		k := eventKey(&e.EventPosition)
-		byKey[k].FtTransfers = append(byKey[k].FtTransfers, e)
+		if i, ok := place(&e.EventPosition); ok {
+			out[i].FtTransfers = append(out[i].FtTransfers, e)
+		}
 	}
 	for _, e := range t.Nft {
-		k := eventKey(&e.EventPosition)
-		byKey[k].NftTransfers = append(byKey[k].NftTransfers, e)
+		if i, ok := place(&e.EventPosition); ok {
+			out[i].NftTransfers = append(out[i].NftTransfers, e)
+		}
 	}
 	for i := range out {
 		out[i].StxSent, out[i].StxReceived = sent[i].String(), received[i].String()

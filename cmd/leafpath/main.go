@@ -450,7 +450,7 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 // from a pointer to the value (leaves.go), and that type.
 var valuesAt = map[string]string{
 	"scalar.MarshalHex(v)": "hexAt", "scalar.MarshalUint128(v)": "uint128At", "graphql.MarshalString(v)": "stringAt",
-	"graphql.MarshalInt64(v)": "int64At", "graphql.MarshalInt32(v)": "int32At",
+	"graphql.MarshalInt64(v)": "int64At", "graphql.MarshalInt32(v)": "int32At", "graphql.MarshalBoolean(v)": "boolAt",
 }
 
 // pointedValue is the marshalled value of a field read from its parent's struct as a pointer to

@@ -436,6 +436,7 @@ type (
 	stringAt  struct{ p *string }
 	int64At   struct{ p *int64 }
 	int32At   struct{ p *int32 }
+	boolAt    struct{ p *bool }
 )
 
 func (v typeName) MarshalGQL(w io.Writer)  {}
@@ -444,6 +445,7 @@ func (v uint128At) MarshalGQL(w io.Writer) {}
 func (v stringAt) MarshalGQL(w io.Writer)  {}
 func (v int64At) MarshalGQL(w io.Writer)   {}
 func (v int32At) MarshalGQL(w io.Writer)   {}
+func (v boolAt) MarshalGQL(w io.Writer)    {}
 
 // responseBuffer is the package's lent answer buffer; leafpath only calls it.
 func responseBuffer(ctx context.Context) *bytes.Buffer { return new(bytes.Buffer) }
