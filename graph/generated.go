@@ -23648,8 +23648,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, accountImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24220,8 +24219,7 @@ func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24295,8 +24293,7 @@ func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24340,8 +24337,7 @@ func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, accountEventConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24390,8 +24386,7 @@ func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, accountEventEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24435,8 +24430,7 @@ func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, accountNoncesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24495,8 +24489,7 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 	fields := collectFields(ctx, ec.OperationContext, sel, accountTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24583,8 +24576,7 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, addressFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24633,8 +24625,7 @@ func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoredBlockPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24678,8 +24669,7 @@ func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24748,8 +24738,7 @@ func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24793,8 +24782,7 @@ func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, assetEventCountsImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24843,8 +24831,7 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, assetEventKindCountsImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24893,8 +24880,7 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, averageBlockTimesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24948,8 +24934,7 @@ func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, balancePointImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -24998,8 +24983,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 	fields := collectFields(ctx, ec.OperationContext, sel, blockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25518,8 +25502,7 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, blockConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25606,8 +25589,7 @@ func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, blockCursorPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25666,8 +25648,7 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, blockEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25711,8 +25692,7 @@ func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, blockFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25761,8 +25741,7 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, blockRefImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25806,8 +25785,7 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -25916,8 +25894,7 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26004,8 +25981,7 @@ func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26049,8 +26025,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20AddressImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26203,8 +26178,7 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26263,8 +26237,7 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26351,8 +26324,7 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26396,8 +26368,7 @@ func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20FeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26446,8 +26417,7 @@ func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26501,8 +26471,7 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26556,8 +26525,7 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26601,8 +26569,7 @@ func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20RolledBackBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26646,8 +26613,7 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26799,8 +26765,7 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26887,8 +26852,7 @@ func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -26932,8 +26896,7 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27002,8 +26965,7 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27090,8 +27052,7 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27135,8 +27096,7 @@ func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, btcBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27180,8 +27140,7 @@ func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, burnBlockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27235,8 +27194,7 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, chainTipImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27305,8 +27263,7 @@ func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, clarityValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27350,8 +27307,7 @@ func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, coinbasePayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27400,8 +27356,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, contractImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27584,8 +27539,7 @@ func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.Se
 	fields := collectFields(ctx, ec.OperationContext, sel, contractCallPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27639,8 +27593,7 @@ func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, contractEventConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27689,8 +27642,7 @@ func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, contractEventEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27734,8 +27686,7 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, contractLogDataImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27784,8 +27735,7 @@ func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, contractStatusImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27844,8 +27794,7 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, executionCostImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27904,8 +27853,7 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, faucetResultImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -27954,8 +27902,7 @@ func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, feePrioritiesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28009,8 +27956,7 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, ftAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28069,8 +28015,7 @@ func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, ftBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28114,8 +28059,7 @@ func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, ftBalancePageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28159,8 +28103,7 @@ func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, ftTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28214,8 +28157,7 @@ func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, functionArgImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28269,8 +28211,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28362,8 +28303,7 @@ func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28417,8 +28357,7 @@ func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28467,8 +28406,7 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28645,8 +28583,7 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28733,8 +28670,7 @@ func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28778,8 +28714,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -28962,8 +28897,7 @@ func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockFeedItemImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29007,8 +28941,7 @@ func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, microblockTxCountImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29052,8 +28985,7 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, minerRewardImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29135,8 +29067,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	})
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -29189,8 +29120,7 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, nftAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29249,8 +29179,7 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29342,8 +29271,7 @@ func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29387,8 +29315,7 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, nftTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29442,8 +29369,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 	fields := collectFields(ctx, ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29535,8 +29461,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29590,8 +29515,7 @@ func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel as
 	fields := collectFields(ctx, ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29635,8 +29559,7 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29700,8 +29623,7 @@ func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29750,8 +29672,7 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, postConditionPrincipalImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29800,8 +29721,7 @@ func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, pox4LockImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29855,8 +29775,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, poxCycleImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -29996,8 +29915,7 @@ func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, poxCyclePageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30041,8 +29959,7 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30154,8 +30071,7 @@ func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30199,8 +30115,7 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30254,8 +30169,7 @@ func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -30302,8 +30216,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	})
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
 			Object: field.Name,
@@ -31060,8 +30973,7 @@ func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, ob
 	fields := collectFields(ctx, ec.OperationContext, sel, reorgImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31105,8 +31017,7 @@ func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.Selecti
 	fields := collectFields(ctx, ec.OperationContext, sel, replicationLagImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31160,8 +31071,7 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, smartContractLogEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31253,8 +31163,7 @@ func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, smartContractPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31303,8 +31212,7 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31363,8 +31271,7 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31456,8 +31363,7 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 	fields := collectFields(ctx, ec.OperationContext, sel, stxBalanceImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31556,8 +31462,7 @@ func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, stxLockDataImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31606,8 +31511,7 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, stxLockEventImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31699,8 +31603,7 @@ func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, stxTransferImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31777,8 +31680,7 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 	fields := collectFields(ctx, ec.OperationContext, sel, tenureChangePayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31847,8 +31749,7 @@ func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.S
 	fields := collectFields(ctx, ec.OperationContext, sel, tokenTransferPayloadImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -31897,8 +31798,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32299,8 +32199,7 @@ func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionConnectionImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32354,8 +32253,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionEdgeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32399,8 +32297,7 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionLookupImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32449,8 +32346,7 @@ func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.Sel
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32504,8 +32400,7 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32549,8 +32444,7 @@ func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel a
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionWithTransfersImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32614,8 +32508,7 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 	fields := collectFields(ctx, ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32659,8 +32552,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32719,8 +32611,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32774,8 +32665,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32839,8 +32729,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32904,8 +32793,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":
@@ -32969,8 +32857,7 @@ func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, o
 	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
 
 	out := newObjectFields(fields)
-	deferredFieldSet := deferredFieldsOf(fields)
-	deferLabelToView := deferredViewsOf(fields)
+	deferredFieldSet, deferLabelToView := deferredOf(fields)
 	for i, field := range fields {
 		switch field.Name {
 		case "__typename":

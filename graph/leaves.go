@@ -20,11 +20,7 @@ import (
 // A GraphQL name needs no escaping.
 type typeName string
 
-func (n typeName) MarshalGQL(w io.Writer) {
-	out := append(scalar.AvailableBuffer(w), '"')
-	out = append(out, n...)
-	w.Write(append(out, '"'))
-}
+func (n typeName) MarshalGQL(w io.Writer) { writeQuoted(w, string(n)) }
 
 type hexAt struct{ p *[]byte }
 
@@ -40,11 +36,15 @@ type stringAt struct{ p *string }
 // amounts) between quotes itself, and any other through gqlgen's marshaller, whose escaping it
 // then is.
 func (v stringAt) MarshalGQL(w io.Writer) {
-	s := *v.p
-	if !plainString(s) {
+	if s := *v.p; plainString(s) {
+		writeQuoted(w, s)
+	} else {
 		graphql.MarshalString(s).MarshalGQL(w)
-		return
 	}
+}
+
+// writeQuoted writes s, which needs no escaping, between quotes.
+func writeQuoted(w io.Writer, s string) {
 	out := append(scalar.AvailableBuffer(w), '"')
 	out = append(out, s...)
 	w.Write(append(out, '"'))

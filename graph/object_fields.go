@@ -57,22 +57,15 @@ func (o *objectFields) Concurrently(i int, f func(context.Context) graphql.Marsh
 // deferred field writes to it, so one set that stays empty serves them all.
 var noDeferred = graphql.NewFieldSet(nil)
 
-// deferredFieldsOf is the set an object's deferred fields are resolved into (cmd/leafpath makes
-// the objects' marshallers take it from here): a new one only when one of fields is deferred.
-func deferredFieldsOf(fields []graphql.CollectedField) *graphql.FieldSet {
+// deferredOf is the set an object's deferred fields are resolved into and the map of its deferred
+// fragments by label (cmd/leafpath makes the objects' marshallers take them from here): new ones
+// only when one of fields is deferred, else the shared empty set and a nil map, which are only
+// read.
+func deferredOf(fields []graphql.CollectedField) (*graphql.FieldSet, map[string]*graphql.FieldSetView) {
 	if hasDeferred(fields) {
-		return graphql.NewFieldSet(nil)
+		return graphql.NewFieldSet(nil), make(map[string]*graphql.FieldSetView)
 	}
-	return noDeferred
-}
-
-// deferredViewsOf is the map of an object's deferred fragments by label: nil, which is only read,
-// when none of fields is deferred.
-func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldSetView {
-	if hasDeferred(fields) {
-		return make(map[string]*graphql.FieldSetView)
-	}
-	return nil
+	return noDeferred, nil
 }
 
 func hasDeferred(fields []graphql.CollectedField) bool {

@@ -42,3 +42,20 @@ func TestObjectFieldsWriteEachNameOnce(t *testing.T) {
 		}
 	}
 }
+
+// An object with a deferred field gets a field set and a map of its own to resolve it into; an
+// object without one shares the empty set, which only deferred fields write to, and no map.
+func TestDeferredFieldsOnlyWhereDeferred(t *testing.T) {
+	plain := []graphql.CollectedField{{Field: &ast.Field{Name: "txId"}}}
+	deferred := []graphql.CollectedField{plain[0], {Field: &ast.Field{Name: "block"}, Deferrables: []*graphql.Deferrable{{Label: "b"}}}}
+
+	set, views := deferredOf(plain)
+	if set != noDeferred || views != nil {
+		t.Errorf("an object without deferred fields got set %p (shared %p) and views %v", set, noDeferred, views)
+	}
+	a, aViews := deferredOf(deferred)
+	b, _ := deferredOf(deferred)
+	if a == noDeferred || a == b || aViews == nil {
+		t.Fatalf("objects with a deferred field got sets %p and %p (shared %p), views %v", a, b, noDeferred, aViews)
+	}
+}

@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/format"
-	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
@@ -176,28 +175,31 @@ func ownFieldSet(fd *ast.FuncDecl) []span {
 //	deferredFieldSet := graphql.NewFieldSet(nil)
 //	deferLabelToView := make(map[string]*graphql.FieldSetView)
 //
-// and returns them made through deferredFieldsOf and deferredViewsOf (functions the package
-// defines), which make them only for an object some of whose fields are deferred: only those
-// write to them, and most objects have none.
+// and returns them made by one call of deferredOf (a function the package defines), which makes
+// them only for an object some of whose fields are deferred: only those write to them, and most
+// objects have none.
 func deferredOnDemand(fd *ast.FuncDecl) []span {
-	var edits []span
-	for _, st := range fd.Body.List {
-		assign, ok := st.(*ast.AssignStmt)
-		if !ok || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 {
+	stmts := fd.Body.List
+	for i := 0; i+1 < len(stmts); i++ {
+		set, ok := definedBy(stmts[i], "deferredFieldSet")
+		if !ok || !isSelector(set.Fun, "graphql", "NewFieldSet") {
 			continue
 		}
-		call, ok := assign.Rhs[0].(*ast.CallExpr)
-		if !ok {
-			continue
-		}
-		switch {
-		case isIdent(assign.Lhs[0], "deferredFieldSet") && isSelector(call.Fun, "graphql", "NewFieldSet"):
-			edits = append(edits, span{call.Pos(), call.End(), "deferredFieldsOf(fields)"})
-		case isIdent(assign.Lhs[0], "deferLabelToView") && isIdent(call.Fun, "make"):
-			edits = append(edits, span{call.Pos(), call.End(), "deferredViewsOf(fields)"})
+		if views, ok := definedBy(stmts[i+1], "deferLabelToView"); ok && isIdent(views.Fun, "make") {
+			return []span{{stmts[i].Pos(), stmts[i+1].End(), "deferredFieldSet, deferLabelToView := deferredOf(fields)"}}
 		}
 	}
-	return edits
+	return nil
+}
+
+// definedBy is the call that the statement st defines name with (name := call(…)).
+func definedBy(st ast.Stmt, name string) (*ast.CallExpr, bool) {
+	assign, ok := st.(*ast.AssignStmt)
+	if !ok || assign.Tok != token.DEFINE || len(assign.Lhs) != 1 || len(assign.Rhs) != 1 || !isIdent(assign.Lhs[0], name) {
+		return nil, false
+	}
+	call, ok := assign.Rhs[0].(*ast.CallExpr)
+	return call, ok
 }
 
 // constantTypeNames finds, in an object's marshaller, its __typename:
@@ -387,6 +389,7 @@ func callOf(s ast.Stmt, recv, name string) (*ast.CallExpr, bool) {
 // the resolver returns, and the marshaller gqlgen then calls on it.
 type field struct {
 	read       string // source of the value's expression, e.g. obj.TxID or obj.TxStatus()
+	isField    bool   // read is a struct field (obj.TxID), not a method's result
 	mayFail    bool   // read returns (value, error)
 	marshaller *ast.FuncDecl
 	resolve    string // source of the function's original return statement
@@ -459,7 +462,7 @@ var valuesAt = map[string]string{
 // value does.
 func pointedValue(fd *ast.FuncDecl, fl field, m steps) (string, bool) {
 	at, ok := valuesAt[m.value]
-	if !ok || fl.mayFail || !isFieldPath(fl.read) || !objIsPointer(fd) {
+	if !ok || !fl.isField || !objIsPointer(fd) {
 		return "", false
 	}
 	return fmt.Sprintf("%s{&%s}", at, fl.read), true
@@ -505,24 +508,6 @@ func pointedElements(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshall
 		return false
 	})
 	return edits
-}
-
-// isFieldPath reports whether read is a chain of field selections on obj, e.g. obj.TxFields.Fee.
-func isFieldPath(read string) bool {
-	e, err := parser.ParseExpr(read)
-	if err != nil {
-		return false
-	}
-	for {
-		switch x := e.(type) {
-		case *ast.SelectorExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name == "obj" && read != "obj"
-		default:
-			return false
-		}
-	}
 }
 
 // objIsPointer reports whether fd's obj parameter is a pointer.
@@ -586,7 +571,8 @@ func leafField(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	if len(param.Names) != 1 || !types.Identical(rd.typ, info.TypeOf(param.Names[0])) {
 		return field{}, false
 	}
-	return field{read: text(src, fset, rd.expr), mayFail: rd.mayFail, marshaller: marshallers[sel.Sel.Name], resolve: text(src, fset, ret)}, true
+	_, isCall := rd.expr.(*ast.CallExpr)
+	return field{read: text(src, fset, rd.expr), isField: !isCall, mayFail: rd.mayFail, marshaller: marshallers[sel.Sel.Name], resolve: text(src, fset, ret)}, true
 }
 
 // value is how a field function's resolver reads its value.

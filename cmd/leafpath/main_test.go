@@ -56,7 +56,7 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 	if !strings.Contains(body, "if len(deferLabelToView) > 0 {\n\t\tatomic.AddInt32") {
 		t.Errorf("_Transfer hands over its deferred fragments unguarded:\n%s", body)
 	}
-	if !strings.Contains(body, "out := newObjectFields(fields)\n\tdeferredFieldSet := deferredFieldsOf(fields)\n\tdeferLabelToView := deferredViewsOf(fields)") {
+	if !strings.Contains(body, "out := newObjectFields(fields)\n\tdeferredFieldSet, deferLabelToView := deferredOf(fields)\n") {
 		t.Errorf("_Transfer writes its answer from gqlgen's field set, or makes a set for deferred fragments it has none of:\n%s", body)
 	}
 	if !strings.Contains(body, `out.Values[i] = typeName("Transfer")`) {

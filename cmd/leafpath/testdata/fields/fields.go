@@ -417,14 +417,9 @@ func newObjectFields(fields []graphql.CollectedField) *objectFields {
 	return &objectFields{FieldSet: graphql.FieldSet{Values: make([]graphql.Marshaler, len(fields))}}
 }
 
-// deferredFieldsOf and deferredViewsOf are the package's deferred fragments of an object;
-// leafpath only calls them.
-func deferredFieldsOf(fields []graphql.CollectedField) *graphql.FieldSet {
-	return graphql.NewFieldSet(nil)
-}
-
-func deferredViewsOf(fields []graphql.CollectedField) map[string]*graphql.FieldSetView {
-	return make(map[string]*graphql.FieldSetView)
+// deferredOf is the package's deferred fragments of an object; leafpath only calls it.
+func deferredOf(fields []graphql.CollectedField) (*graphql.FieldSet, map[string]*graphql.FieldSetView) {
+	return graphql.NewFieldSet(nil), make(map[string]*graphql.FieldSetView)
 }
 
 // The package's values written from a pointer to a struct field, and its type names; leafpath
