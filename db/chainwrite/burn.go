@@ -58,17 +58,22 @@ func (w *Writer) queueBurnBlocks() {
 		holders = append(holders, d.SlotHolders...)
 		hashes = append(hashes, d.Block.BurnBlockHash)
 	}
-	w.exec(`WITH a AS (
-			UPDATE burn_blocks SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
-		r AS (UPDATE burnchain_rewards SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
-		s AS (UPDATE reward_slot_holders SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1),
-		i AS (?2), ir AS (?3), ish AS (?4)
+	w.exec(`WITH a AS (`+orphanBurnRows("burn_blocks")+`), r AS (`+orphanBurnRows("burnchain_rewards")+`),
+		s AS (`+orphanBurnRows("reward_slot_holders")+`), i AS (?2), ir AS (?3), ish AS (?4)
 		UPDATE chain_tip SET burn_block_height = GREATEST(burn_block_height, ?5)`,
 		run[0].Block.BurnBlockHeight, byteArray(hashes),
 		w.tx.NewInsert().Model(&blocks).On("CONFLICT (burn_block_hash) DO UPDATE SET canonical = true").Returning("1"),
 		w.cte(rowsInsert(w, rewards)), w.cte(rowsInsert(w, holders)), run[len(run)-1].Block.BurnBlockHeight)
 	// Reads of burn blocks change with them, though no subscription follows them.
 	w.notify(notices.Payload{Kind: notices.KindBurnBlock, BlockHeight: run[len(run)-1].Block.BurnBlockHeight}) //nolint:errcheck // a notice always encodes
+}
+
+// orphanBurnRows is the update that takes the rows of a burn table off the canonical chain when
+// burn blocks arrive from height ?0 with the hashes ?1: every canonical row at or above that
+// height of another block. Each table has an index on the height, so that the update reads the
+// few rows above it however long the burn chain is.
+func orphanBurnRows(table string) string {
+	return "UPDATE " + table + " SET canonical = false WHERE burn_block_height >= ?0 AND burn_block_hash <> ALL(?1) AND canonical RETURNING 1"
 }
 
 // cte is an insert for a WITH clause, which needs a query even when there are no rows.
