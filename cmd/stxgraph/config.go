@@ -196,9 +196,14 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&g.introspection, "graphql-introspection", true, withEnv("graphql-introspection", "allow schema introspection"))
 	fs.Int64Var(&c.answerCacheBytes, "answer-cache-bytes", 64<<20, withEnv("answer-cache-bytes",
 		"memory for REST answers kept until the chain tip or mempool changes, in bytes; 0 turns the cache off"))
+	c.profileFlags(fs)
+	c.faucet.flags(fs)
+}
+
+// profileFlags registers the runtime profiles' listener, which serve and the file commands share.
+func (c *config) profileFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.pprofAddr, "pprof-addr", "", withEnv("pprof-addr",
 		"serve Go's CPU, heap and goroutine profiles (/debug/pprof/) on this host:port, e.g. 127.0.0.1:6060; off when empty"))
-	c.faucet.flags(fs)
 }
 
 // chainID is a Stacks chain id flag that accepts hex (0x80000000) or decimal.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -68,5 +69,40 @@ func TestImportExportEvents(t *testing.T) {
 	}
 	if err := importEvents(ctx, cfg, src, true, io.Discard, io.Discard); err != nil {
 		t.Fatalf("import --wipe: %v", err)
+	}
+}
+
+// TestImportEventsServesProfiles runs import-events with --pprof-addr: an address it cannot
+// listen on stops the command before anything is imported, naming the listener; a free one
+// leaves the import as it is, and is closed again when the import ends.
+func TestImportEventsServesProfiles(t *testing.T) {
+	t.Parallel()
+	src := fixtures.Path(t, "stacks/mainnet-reorg-scenario2.tsv.gz")
+	url := dbtest.URL(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"import-events", "--file", src, "--database-url", url, "--pprof-addr", taken.Addr().String()}, &stdout, &stderr); code != 1 {
+		t.Fatalf("import-events on a taken profiles address: exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr.String(), "profiles:") || stdout.Len() != 0 {
+		t.Errorf("taken profiles address: stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+	addr := taken.Addr().String()
+	taken.Close()
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"import-events", "--file", src, "--database-url", url, "--pprof-addr", addr}, &stdout, &stderr); code != 0 {
+		t.Fatalf("import-events with profiles: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "applied 6 (5 blocks)") {
+		t.Errorf("import summary = %q", stdout.String())
+	}
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Error("the profiles' listener outlives the import")
 	}
 }

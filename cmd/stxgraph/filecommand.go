@@ -24,6 +24,7 @@ func fileCommand(name, usage, fileUsage string, args []string, stderr io.Writer,
 		fs.PrintDefaults()
 	}
 	cfg.databaseFlags(fs)
+	cfg.profileFlags(fs)
 	fs.StringVar(&file, "file", "", fileUsage)
 	if flags != nil {
 		flags(fs)
@@ -37,6 +38,14 @@ func fileCommand(name, usage, fileUsage string, args []string, stderr io.Writer,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if cfg.pprofAddr != "" {
+		stopProfiles, err := serveProfiles(cfg.pprofAddr)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			return 1
+		}
+		defer stopProfiles()
+	}
 	if err := do(ctx, &cfg, file); err != nil {
 		slog.Error(name+" failed", "err", err)
 		return 1

@@ -164,6 +164,18 @@ func profiles() http.Handler {
 	return mux
 }
 
+// serveProfiles serves the runtime profiles on addr beside a command that is not a server, such
+// as an import, until the returned func closes the listener.
+func serveProfiles(addr string) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: %w", err)
+	}
+	srv := &http.Server{Handler: profiles(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed when closed
+	return func() { srv.Close() }, nil
+}
+
 // openReplica opens the read database when one is configured, checks that it is a replica of
 // store whose schema is current, and returns it with the pair; else it returns store and nil.
 func openReplica(ctx context.Context, cfg *config, store *db.Store) (*db.Store, *db.Replication, error) {
