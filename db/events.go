@@ -108,14 +108,20 @@ type EventWindow struct {
 // place in txs instead of repeating the three hashes, which PostgreSQL would otherwise write out
 // and the driver decode and allocate for every event; the events share their row's hashes.
 func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
-	ks := make([]string, len(kinds))
-	for i, k := range kinds {
-		ks[i] = strconv.Itoa(int(k))
+	var keys [3][]byte
+	for c, part := range []func(*Tx) []byte{
+		func(t *Tx) []byte { return t.TxID }, func(t *Tx) []byte { return t.IndexBlockHash }, func(t *Tx) []byte { return t.MicroblockHash },
+	} {
+		var err error
+		if keys[c], err = packKeys(txs, part); err != nil {
+			return nil, err
+		}
 	}
-	ids := byteaArrayOf(txs, func(t *Tx) []byte { return t.TxID })
-	blocks := byteaArrayOf(txs, func(t *Tx) []byte { return t.IndexBlockHash })
-	mbs := byteaArrayOf(txs, func(t *Tx) []byte { return t.MicroblockHash })
-	rows, err := s.queryPrepared(ctx, txEventsSQL[cols], ids, blocks, mbs, "{"+strings.Join(ks, ",")+"}", w.Offset, int64(w.Offset)+int64(w.Limit))
+	ks := make([]byte, len(kinds))
+	for i, k := range kinds {
+		ks[i] = byte(k)
+	}
+	rows, err := s.queryPrepared(ctx, txEventsSQL[cols], keys[0], keys[1], keys[2], ks, w.Offset, int64(w.Offset)+int64(w.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +146,10 @@ func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, 
 }
 
 // txEventsSQL reads, for each set of columns, the events of transactions ($1, $2, $3: their
-// tx_id, index_block_hash and microblock_hash) whose event_index is in [$5, $6), by the primary
-// key of each table whose kind is in the transaction's kinds ($4, EventKinds): a branch whose
-// kind is not is cut before its probe (a condition on the transaction alone, a one-time filter).
-// Each row names its transaction by its ordinal in the arrays (k.n).
+// tx_id, index_block_hash and microblock_hash, packed by packKeys) whose event_index is in
+// [$5, $6), by the primary key of each table whose kind is in the transaction's kinds ($4, one
+// EventKinds byte each): a branch whose kind is not is cut before its probe (a condition on the
+// transaction alone, a one-time filter). Each row names its transaction by its ordinal (k.n).
 var txEventsSQL = map[EventColumns]string{AllEventColumns: txEventsQuery(AllEventColumns), EventPositionColumns: txEventsQuery(EventPositionColumns)}
 
 func txEventsQuery(cols EventColumns) string {
@@ -153,7 +159,9 @@ func txEventsQuery(cols EventColumns) string {
 		AND e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash AND e.microblock_hash = k.microblock_hash
 		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`
 	}
-	return `SELECT e.* FROM unnest($1::bytea[], $2::bytea[], $3::bytea[], $4::integer[]) WITH ORDINALITY AS k(tx_id, index_block_hash, microblock_hash, kinds, n)
+	return `SELECT e.* FROM (SELECT ` + packedKey("$1::bytea", "g.i") + ` AS tx_id, ` + packedKey("$2::bytea", "g.i") + ` AS index_block_hash,
+		` + packedKey("$3::bytea", "g.i") + ` AS microblock_hash, get_byte($4::bytea, g.i) AS kinds, g.i + 1 AS n
+		FROM generate_series(0, length($4::bytea) - 1) AS g(i)) k
 	CROSS JOIN (SELECT $5::bigint AS lo, $6::bigint AS hi) w
 	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e
 	ORDER BY e.event_index`

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,6 +142,33 @@ func byteaArrayOf[K any, T ~string | ~[]byte](keys []K, part func(K) T) string {
 		b = append(b, '"')
 	}
 	return string(append(b, '}'))
+}
+
+// keySlot is the width of one key in a packed key parameter (packKeys): a length byte, then the
+// key padded to 32 bytes.
+const keySlot = 33
+
+// packKeys packs one byte string of each key (one column of a composite key: a hash, or empty)
+// into a bytea parameter of fixed-width slots, which a statement reads back with packedKey. With
+// hundreds of keys this costs PostgreSQL a small fraction of a bytea[] parameter, whose every
+// element it parses on its own (about half a microsecond each: 0.6 ms for the three columns of
+// 400 transactions).
+func packKeys[K any](keys []K, part func(K) []byte) ([]byte, error) {
+	b := make([]byte, len(keys)*keySlot)
+	for i, k := range keys {
+		v := part(k)
+		if len(v) >= keySlot {
+			return nil, fmt.Errorf("db: a key of %d bytes does not fit a slot of %d", len(v), keySlot-1)
+		}
+		b[i*keySlot] = byte(len(v))
+		copy(b[i*keySlot+1:], v)
+	}
+	return b, nil
+}
+
+// packedKey is the SQL expression of the key in slot i (0-based) of the packed parameter p.
+func packedKey(p, i string) string {
+	return fmt.Sprintf("substring(%[1]s FROM %[2]s*%[3]d+2 FOR get_byte(%[1]s, %[2]s*%[3]d))", p, i, keySlot)
 }
 
 // txKeyArrays renders the tx_id, index_block_hash and microblock_hash of transaction rows as three

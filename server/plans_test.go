@@ -41,8 +41,12 @@ var historyTables = regexp.MustCompile(`Seq Scan on (blocks|microblocks|txs|memp
 	`contract_logs|stx_lock_events|pox_events|miner_rewards|smart_contracts|principal_txs|principal_tx_positions|` +
 	`principal_stx_checkpoints|principal_stx_totals|burn_blocks|event_observer_requests)\b`)
 
-// longArray is an array literal of many keys, shortened in the written plans.
-var longArray = regexp.MustCompile(`'\{[^']{200,}\}'`)
+// longArray is an array literal of many keys, and longBytea a bytea literal of many packed keys,
+// shortened in the written plans.
+var (
+	longArray = regexp.MustCompile(`'\{[^']{200,}\}'`)
+	longBytea = regexp.MustCompile(`'\\x[0-9a-f]{200,}'`)
+)
 
 // capturedSQL records the read statements a store runs.
 type capturedSQL struct {
@@ -330,6 +334,7 @@ func writePlans(t *testing.T, name, plans string) {
 		return
 	}
 	plans = longArray.ReplaceAllString(plans, "'{…}'")
+	plans = longBytea.ReplaceAllString(plans, `'\x…'`)
 	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(plans), 0o644); err != nil {
 		t.Fatal(err)
 	}
