@@ -104,8 +104,8 @@ type measurement struct {
 	latencies []time.Duration // of the successful requests, sorted
 	errors    int
 	firstErr  string
-	// The server's and PostgreSQL's CPU time over the load, and the server's SQL statements
-	// (-1 when its metrics do not say).
+	// The server's and PostgreSQL's CPU time over the load (PostgreSQL's -1 when no backend
+	// served the database), and the server's SQL statements (-1 when its metrics do not say).
 	serverCPU, postgresCPU time.Duration
 	statements             float64
 	peakRSS                int64 // kB, of the server started for this load alone (0: shared)
@@ -122,6 +122,9 @@ func measure(ctx context.Context, lo loadOptions, srv *server, progress io.Write
 	stmts1, ok1 := statements(ctx, srv.base)
 	m := &measurement{name: lo.mix.name, elapsed: r.paths[0].elapsed, serverCPU: srv1 - srv0,
 		postgresCPU: cpuSince(pg0, pg1), statements: -1}
+	if len(pg0) == 0 && len(pg1) == 0 {
+		m.postgresCPU = -1 // no backend serves the database: the server uses another one
+	}
 	if ok0 && ok1 {
 		m.statements = stmts1 - stmts0
 	}
@@ -290,7 +293,12 @@ func (r *report) cells(m *measurement) string {
 	if m.statements >= 0 {
 		stmts = fmt.Sprintf("%.1f", m.perRequest(m.statements))
 	}
-	cpu := func(d time.Duration) string { return fmt.Sprintf("%.2f", m.perRequest(d.Seconds()*1000)) }
+	cpu := func(d time.Duration) string {
+		if d < 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", m.perRequest(d.Seconds()*1000))
+	}
 	return fmt.Sprintf(" %d | %.0f | %s | %s | %d | %s | %s | %s | %s | %s |", len(m.latencies), m.rate(),
 		ms(m.latencies, 50), ms(m.latencies, 99), m.errors, cpu(m.serverCPU), cpu(m.postgresCPU), stmts,
 		ratio(r.pgbench), ratio(referenceRates[m.name]))

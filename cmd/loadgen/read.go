@@ -44,9 +44,13 @@ func readCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	n := float64(max(1, len(m.latencies)+m.errors))
-	_, err = fmt.Fprintf(stdout, "%s: %.0f req/s, p50 %s ms, p99 %s ms, %d errors, server CPU %.2f ms, PostgreSQL CPU %.2f ms, %.2f statements per request\n",
+	pg := fmt.Sprintf("%.2f ms", float64(m.postgresCPU.Microseconds())/1000/n)
+	if m.postgresCPU < 0 {
+		pg = "unknown (no backend serves " + srv.database + ", the chain's database for these flags)"
+	}
+	_, err = fmt.Fprintf(stdout, "%s: %.0f req/s, p50 %s ms, p99 %s ms, %d errors, server CPU %.2f ms, PostgreSQL CPU %s, %.2f statements per request\n",
 		m.name, m.rate(), ms(m.latencies, 50), ms(m.latencies, 99), m.errors,
-		float64(m.serverCPU.Microseconds())/1000/n, float64(m.postgresCPU.Microseconds())/1000/n, m.statements/n)
+		float64(m.serverCPU.Microseconds())/1000/n, pg, m.statements/n)
 	return err
 }
 
