@@ -151,8 +151,8 @@ const keySlot = 33
 // packKeys packs one byte string of each key (one column of a composite key: a hash, or empty)
 // into a bytea parameter of fixed-width slots, which a statement reads back with packedKey. With
 // hundreds of keys this costs PostgreSQL a small fraction of a bytea[] parameter, whose every
-// element it parses on its own (about half a microsecond each: 0.6 ms for the three columns of
-// 400 transactions).
+// element it parses on its own (about 0.4 µs each: 0.64 ms for the three key columns and the
+// event kinds of 400 transactions as arrays, against 40 µs packed).
 func packKeys[K any](keys []K, part func(K) []byte) ([]byte, error) {
 	b := make([]byte, len(keys)*keySlot)
 	for i, k := range keys {
