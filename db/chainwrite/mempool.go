@@ -70,21 +70,32 @@ func (w *Writer) restoreMempool(where string, args ...any) {
 // the statement changed a mempool row. Its placeholder is the statement's first argument.
 const touchIfAny = ` UPDATE chain_tip SET mempool_updated_at = to_timestamp(?0) WHERE EXISTS (SELECT 1 FROM r)`
 
-// pruneMempool removes from the mempool the transactions now mined canonically in blocks,
-// and, as the reference does, every other mempool transaction that spends one of the account
-// nonces they used (as origin or as sponsor): the node can never mine those any more.
-// tip, when set, is the new chain tip, stored by the same statement.
+// pruneMinedSQL marks pruned (rows r) the mempool transactions that the canonical transactions
+// of the blocks ?1 mined and, as the reference does, every other mempool transaction that
+// spends one of the account nonces they used, as origin or as sponsor: the node can never mine
+// those any more. Each kind is found through its own index of the unpruned rows (the
+// transaction id, the origin's and the sponsor's address; OFFSET 0 keeps each nonce a probe of
+// its index, which the planner would otherwise trade for a scan of a small mempool), so that
+// the statement reads the rows concerned, not every pending transaction.
+const pruneMinedSQL = `WITH mined AS (SELECT tx_id, sender_address, nonce, sponsor_address, sponsor_nonce FROM txs
+			WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical),
+		used (address, nonce) AS (SELECT sender_address, nonce FROM mined
+			UNION SELECT sponsor_address, sponsor_nonce FROM mined WHERE sponsor_address IS NOT NULL),
+		r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND tx_id IN (SELECT tx_id FROM mined
+			UNION SELECT m.tx_id FROM used u CROSS JOIN LATERAL (SELECT tx_id FROM mempool_txs
+				WHERE sender_address = u.address AND nonce = u.nonce AND NOT pruned OFFSET 0) m
+			UNION SELECT m.tx_id FROM used u CROSS JOIN LATERAL (SELECT tx_id FROM mempool_txs
+				WHERE sponsor_address = u.address AND sponsor_nonce = u.nonce AND NOT pruned OFFSET 0) m)
+			RETURNING 1)`
+
+// pruneMempool removes from the mempool the transactions now mined canonically in blocks, and
+// those spending the nonces they used (pruneMinedSQL). tip, when set, is the new chain tip,
+// stored by the same statement.
 func (w *Writer) pruneMempool(blocks [][]byte, tip *db.Block) {
 	if len(blocks) == 0 {
 		return
 	}
-	q := `WITH mined AS (SELECT tx_id, sender_address, nonce, sponsor_address, sponsor_nonce FROM txs
-			WHERE index_block_hash = ANY(?1) AND canonical AND microblock_canonical),
-		used (address, nonce) AS (SELECT sender_address, nonce FROM mined
-			UNION SELECT sponsor_address, sponsor_nonce FROM mined WHERE sponsor_address IS NOT NULL),
-		r AS (UPDATE mempool_txs SET pruned = true WHERE NOT pruned AND (tx_id IN (SELECT tx_id FROM mined)
-			OR (sender_address, nonce) IN (SELECT address, nonce FROM used)
-			OR (sponsor_address, sponsor_nonce) IN (SELECT address, nonce FROM used)) RETURNING 1)`
+	q := pruneMinedSQL
 	if tip == nil {
 		w.exec(q+touchIfAny, w.ReceivedAt.Unix(), byteArray(blocks))
 		return
