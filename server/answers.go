@@ -12,6 +12,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/stxgraph/stxgraph/respcache"
 )
@@ -20,11 +21,13 @@ import (
 // state is computed once and then runs no statement. A document is kept only when all its
 // operations are queries whose root fields read stored chain data: mutations change state, and
 // replicationLag moves with time. Its answers are keyed by the versions of the parts of the
-// state its root fields read: BRC-20 ones the BRC-20 state, the others the chain and mempool.
-// Documents are named by their sha256 (the persisted-query hash for requests that send only
-// that), and what they read is remembered.
+// state it reads: BRC-20 root fields the BRC-20 state, the others the chain, and the mempool
+// too unless every field selected is one that reads the chain alone (chainOnly), so that a page
+// of blocks outlives the mempool's changes. Documents are named by their sha256 (the
+// persisted-query hash for requests that send only that), and what they read is remembered.
 type queryAnswers struct {
-	cache *respcache.Cache
+	cache  *respcache.Cache
+	schema *ast.Schema
 
 	mu        sync.Mutex
 	documents map[string]documentReads // document hash -> what its answers read
@@ -41,6 +44,60 @@ const maxRememberedDocuments = 1000
 
 // uncacheableRoots are the root fields whose answers are not a function of the chain state.
 var uncacheableRoots = map[string]bool{"replicationLag": true}
+
+// chainOnlyTypes are the types every field of which reads the chain alone (mined blocks and
+// transactions, their events and payloads), and chainOnlyFields the other fields that do. A
+// field in neither is taken to read the mempool as well: a field added later makes answers
+// kept for less long until it is listed here, never stale.
+var (
+	chainOnlyTypes = setOf("Block", "BurnBlock", "PageInfo", "BlockConnection", "BlockEdge", "Microblock",
+		"MinerReward", "ExecutionCost", "ClarityValue", "MicroblockTxCount", "Transaction", "TransactionConnection",
+		"TransactionEdge", "AccountTransactionConnection", "TransactionsWithTransfersPage", "TransactionWithTransfers",
+		"StxTransfer", "FtTransfer", "NftTransfer", "Event", "SmartContractLogEvent", "ContractLogData", "StxLockEvent",
+		"StxLockData", "StxAssetEvent", "StxAsset", "FungibleTokenAssetEvent", "FtAsset", "NonFungibleTokenAssetEvent",
+		"NftAsset", "TokenTransferPayload", "SmartContractPayload", "ContractCallPayload", "FunctionArg",
+		"PoisonMicroblockPayload", "CoinbasePayload", "TenureChangePayload", "PostCondition", "PostConditionPrincipal",
+		"PostConditionAsset")
+	chainOnlyFields = setOf("Query.block", "Query.blocks", "Query.burnBlock", "Query.blocksConnection",
+		"Query.microblock", "Query.blockByBurnBlockHash", "Query.account", "Account.principal",
+		"Account.transactions", "Account.transactionsWithTransfers", "Account.latestTxId")
+)
+
+func setOf(names ...string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
+}
+
+// chainOnly reports whether every field of sel, those of its fragments included whatever their
+// type condition and directives, reads the chain alone.
+func chainOnly(sel ast.SelectionSet) bool {
+	for _, s := range sel {
+		switch s := s.(type) {
+		case *ast.Field:
+			if strings.HasPrefix(s.Name, "__") {
+				continue
+			}
+			if s.ObjectDefinition == nil || !chainOnlyTypes[s.ObjectDefinition.Name] && !chainOnlyFields[s.ObjectDefinition.Name+"."+s.Name] {
+				return false
+			}
+			if !chainOnly(s.SelectionSet) {
+				return false
+			}
+		case *ast.InlineFragment:
+			if !chainOnly(s.SelectionSet) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Definition == nil || !chainOnly(s.Definition.SelectionSet) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // graphqlRequest is what a GET or POST /graphql request names.
 type graphqlRequest struct {
@@ -105,7 +162,7 @@ func (p *queryAnswers) document(req graphqlRequest) (string, documentReads) {
 	doc, known := p.documents[hash]
 	p.mu.Unlock()
 	if !known && req.Query != "" {
-		doc = readsOf(req.Query)
+		doc = readsOf(p.schema, req.Query)
 		p.mu.Lock()
 		if len(p.documents) < maxRememberedDocuments {
 			p.documents[hash] = doc
@@ -118,11 +175,14 @@ func (p *queryAnswers) document(req graphqlRequest) (string, documentReads) {
 // readsOf tells whether query's answers may be kept, and which parts of the chain state they
 // read: every operation must be a query whose root fields are all named (no fragments at the
 // root) and read stored chain data.
-func readsOf(query string) documentReads {
+func readsOf(schema *ast.Schema, query string) documentReads {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil || len(doc.Operations) == 0 {
 		return documentReads{}
 	}
+	// The walk gives each field its type's definition, without the validation gqlgen runs
+	// anyway: a field the schema lacks has none, and counts as reading the mempool.
+	validator.Walk(schema, doc, &validator.Events{})
 	var reads respcache.Parts
 	for _, op := range doc.Operations {
 		if op.Operation != ast.Query {
@@ -136,6 +196,8 @@ func readsOf(query string) documentReads {
 			case strings.HasPrefix(f.Name, "__"): // the schema, which never changes
 			case strings.HasPrefix(f.Name, "brc20"):
 				reads |= respcache.Brc20
+			case chainOnly(ast.SelectionSet{f}):
+				reads |= respcache.Chain
 			default:
 				reads |= respcache.Chain | respcache.Mempool
 			}

@@ -197,3 +197,60 @@ func get(t *testing.T, url string) string {
 	}
 	return string(b)
 }
+
+// TestChainOnlyAnswersOutliveMempoolChanges: an answer whose fields all read the chain alone (a
+// page of blocks with their transactions, events and senders' principals) is kept when only the
+// mempool changes, while one that reads the mempool too (an account's balance with its pending
+// figures), or that mixes both, is computed again; a block moves both.
+func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
+	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
+	c.seed(t, a.store)
+	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	front := `{ blocksConnection(first: 2) { nodes { height burnBlock { height } transactions(first: 2) { nodes { txId sender { principal } events(limit: 1) { __typename ... on StxAssetEvent { eventIndex } } } } } } }`
+	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance } } }`
+	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance } } }`
+	ask := func(q string) int64 {
+		t.Helper()
+		out, n := a.query(t, map[string]any{"query": q})
+		if len(out.Errors) > 0 {
+			t.Fatalf("%s: errors %+v", q, out.Errors)
+		}
+		return n
+	}
+	queries := []string{front, balance, both}
+	for _, q := range queries {
+		ask(q)
+		if n := ask(q); n != 0 {
+			t.Fatalf("%s repeated at one state ran %d statements", q, n)
+		}
+	}
+	notify := func(kind string) {
+		t.Helper()
+		before := a.events.Version()
+		if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"`+kind+`"}`); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v != before })
+	}
+	notify(notices.KindMempool)
+	for _, c := range []struct {
+		query string
+		kept  bool
+	}{{front, true}, {balance, false}, {both, false}} {
+		if n := ask(c.query); (n == 0) != c.kept {
+			t.Errorf("after a mempool change %s ran %d statements; kept: %v", c.query, n, c.kept)
+		}
+	}
+	c.insertBlock(context.Background(), t, a.store, 4, true)
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
+	for _, q := range queries {
+		if n := ask(q); n == 0 {
+			t.Errorf("after a block %s was answered from memory", q)
+		}
+	}
+}
