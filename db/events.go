@@ -108,14 +108,10 @@ type EventWindow struct {
 // place in txs instead of repeating the three hashes, which PostgreSQL would otherwise write out
 // and the driver decode and allocate for every event; the events share their row's hashes.
 func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
-	var keys [3][]byte
-	for c, part := range []func(*Tx) []byte{
-		func(t *Tx) []byte { return t.TxID }, func(t *Tx) []byte { return t.IndexBlockHash }, func(t *Tx) []byte { return t.MicroblockHash },
-	} {
-		var err error
-		if keys[c], err = packKeys(txs, part); err != nil {
-			return nil, err
-		}
+	keys, err := packKeys(txs, func(t *Tx) []byte { return t.TxID }, func(t *Tx) []byte { return t.IndexBlockHash },
+		func(t *Tx) []byte { return t.MicroblockHash })
+	if err != nil {
+		return nil, err
 	}
 	ks := make([]byte, len(kinds))
 	for i, k := range kinds {

@@ -7,5 +7,9 @@ var (
 )
 
 func PackKeys(keys [][]byte) ([]byte, error) {
-	return packKeys(keys, func(k []byte) []byte { return k })
+	packed, err := packKeys(keys, func(k []byte) []byte { return k })
+	if err != nil {
+		return nil, err
+	}
+	return packed[0], nil
 }

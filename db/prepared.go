@@ -148,22 +148,26 @@ func byteaArrayOf[K any, T ~string | ~[]byte](keys []K, part func(K) T) string {
 // key padded to 32 bytes.
 const keySlot = 33
 
-// packKeys packs one byte string of each key (one column of a composite key: a hash, or empty)
-// into a bytea parameter of fixed-width slots, which a statement reads back with packedKey. With
-// hundreds of keys this costs PostgreSQL a small fraction of a bytea[] parameter, whose every
-// element it parses on its own (about 0.4 µs each: 0.64 ms for the three key columns and the
-// event kinds of 400 transactions as arrays, against 40 µs packed).
-func packKeys[K any](keys []K, part func(K) []byte) ([]byte, error) {
-	b := make([]byte, len(keys)*keySlot)
-	for i, k := range keys {
-		v := part(k)
-		if len(v) >= keySlot {
-			return nil, fmt.Errorf("db: a key of %d bytes does not fit a slot of %d", len(v), keySlot-1)
+// packKeys packs each column of keys (a byte string of each key that parts gives: a hash, or
+// empty) into a bytea parameter of fixed-width slots, which a statement reads back with
+// packedKey. With hundreds of keys this costs PostgreSQL a small fraction of a bytea[]
+// parameter, whose every element it parses on its own (about 0.4 µs each: 0.64 ms for the three
+// key columns and the event kinds of 400 transactions as arrays, against 40 µs packed).
+func packKeys[K any](keys []K, parts ...func(K) []byte) ([][]byte, error) {
+	out := make([][]byte, len(parts))
+	for c, part := range parts {
+		b := make([]byte, len(keys)*keySlot)
+		for i, k := range keys {
+			v := part(k)
+			if len(v) >= keySlot {
+				return nil, fmt.Errorf("db: a key of %d bytes does not fit a slot of %d", len(v), keySlot-1)
+			}
+			b[i*keySlot] = byte(len(v))
+			copy(b[i*keySlot+1:], v)
 		}
-		b[i*keySlot] = byte(len(v))
-		copy(b[i*keySlot+1:], v)
+		out[c] = b
 	}
-	return b, nil
+	return out, nil
 }
 
 // packedKey is the SQL expression of the key in slot i (0-based) of the packed parameter p.

@@ -76,7 +76,7 @@ func eventColumns(ctx context.Context) db.EventColumns {
 // onlyPositionFields reports whether a selection on events asks for nothing but position fields,
 // on whatever type and under whatever directive.
 func onlyPositionFields(sel ast.SelectionSet) bool {
-	return everyField(sel, func(f *ast.Field) bool { return eventPositionFields[f.Name] })
+	return graph.EveryField(sel, func(f *ast.Field) bool { return eventPositionFields[f.Name] })
 }
 
 // eventTx loads the canonical row of the transaction that emitted an event.

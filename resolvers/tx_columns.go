@@ -7,6 +7,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/graph"
 )
 
 // txSummaryFields are the Transaction fields that db.TxSummaryColumns answer: the row's key and
@@ -70,31 +71,7 @@ func everyTxField(ctx context.Context, paths [][]string, ok func(*ast.Field) boo
 // sel (with everyField's rule at each step).
 func everyFieldAt(sel ast.SelectionSet, path []string, ok func(*ast.Field) bool) bool {
 	if len(path) == 0 {
-		return everyField(sel, ok)
+		return graph.EveryField(sel, ok)
 	}
-	return everyField(sel, func(f *ast.Field) bool { return f.Name != path[0] || everyFieldAt(f.SelectionSet, path[1:], ok) })
-}
-
-// everyField reports whether ok holds for every field of sel, those of its fragments included
-// whatever their type condition and directives: a field that a fragment on another type or a
-// skipping directive leaves out may make a read wider than it needs, never narrower. A fragment
-// whose definition is unknown fails it.
-func everyField(sel ast.SelectionSet, ok func(*ast.Field) bool) bool {
-	for _, s := range sel {
-		switch s := s.(type) {
-		case *ast.Field:
-			if !ok(s) {
-				return false
-			}
-		case *ast.InlineFragment:
-			if !everyField(s.SelectionSet, ok) {
-				return false
-			}
-		case *ast.FragmentSpread:
-			if s.Definition == nil || !everyField(s.Definition.SelectionSet, ok) {
-				return false
-			}
-		}
-	}
-	return true
+	return graph.EveryField(sel, func(f *ast.Field) bool { return f.Name != path[0] || everyFieldAt(f.SelectionSet, path[1:], ok) })
 }

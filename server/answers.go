@@ -14,6 +14,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
+	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/respcache"
 )
 
@@ -71,32 +72,16 @@ func setOf(names ...string) map[string]bool {
 	return set
 }
 
-// chainOnly reports whether every field of sel, those of its fragments included whatever their
-// type condition and directives, reads the chain alone.
+// chainOnly reports whether every field of sel, those under it and those of its fragments
+// included (graph.EveryField), reads the chain alone.
 func chainOnly(sel ast.SelectionSet) bool {
-	for _, s := range sel {
-		switch s := s.(type) {
-		case *ast.Field:
-			if strings.HasPrefix(s.Name, "__") {
-				continue
-			}
-			if s.ObjectDefinition == nil || !chainOnlyTypes[s.ObjectDefinition.Name] && !chainOnlyFields[s.ObjectDefinition.Name+"."+s.Name] {
-				return false
-			}
-			if !chainOnly(s.SelectionSet) {
-				return false
-			}
-		case *ast.InlineFragment:
-			if !chainOnly(s.SelectionSet) {
-				return false
-			}
-		case *ast.FragmentSpread:
-			if s.Definition == nil || !chainOnly(s.Definition.SelectionSet) {
-				return false
-			}
+	return graph.EveryField(sel, func(f *ast.Field) bool {
+		if strings.HasPrefix(f.Name, "__") {
+			return true
 		}
-	}
-	return true
+		return f.ObjectDefinition != nil && (chainOnlyTypes[f.ObjectDefinition.Name] || chainOnlyFields[f.ObjectDefinition.Name+"."+f.Name]) &&
+			chainOnly(f.SelectionSet)
+	})
 }
 
 // graphqlRequest is what a GET or POST /graphql request names.

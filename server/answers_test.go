@@ -26,7 +26,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	c.seed(t, a.store)
-	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 
 	q := `query Front($n: Int) { blocksConnection(first: $n) { nodes { height transactions(first: 2) { nodes { txId events(limit: 1) { __typename } } } } } }`
 	sum := sha256.Sum256([]byte(q))
@@ -61,10 +61,7 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 	}
 
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
-		t.Fatal(err)
-	}
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
+	a.announce(t, `{"kind":"block","block_height":4}`)
 	moved, recomputed := ask(false, true)
 	if !strings.Contains(moved, `"height":4`) {
 		t.Fatalf("answer after block 4: %s", moved)
@@ -99,7 +96,7 @@ func TestChainTipReadOncePerState(t *testing.T) {
 	a := startAPI(t, server.Config{}, true)
 	c := chain{blocks: 3, txsPerBlock: 1, eventsPerTx: 0, sender: testSender}
 	c.seed(t, a.store)
-	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 	tip := func() (string, int64) {
 		t.Helper()
 		out, n := a.query(t, map[string]any{"query": `{ chainTip { blockHeight } }`})
@@ -118,10 +115,7 @@ func TestChainTipReadOncePerState(t *testing.T) {
 	}
 
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
-		t.Fatal(err)
-	}
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
+	a.announce(t, `{"kind":"block","block_height":4}`)
 	moved, n := tip()
 	if !strings.Contains(moved, `"blockHeight":4`) || n != 1 {
 		t.Errorf("after block 4's notice: %s in %d statements, want height 4 read in one", moved, n)
@@ -207,7 +201,7 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	c.seed(t, a.store)
-	version := dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
 	front := `{ blocksConnection(first: 2) { nodes { height burnBlock { height } transactions(first: 2) { nodes { txId sender { principal } events(limit: 1) { __typename ... on StxAssetEvent { eventIndex } } } } } } }`
 	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance } } }`
 	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance } } }`
@@ -226,15 +220,7 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 			t.Fatalf("%s repeated at one state ran %d statements", q, n)
 		}
 	}
-	notify := func(kind string) {
-		t.Helper()
-		before := a.events.Version()
-		if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"`+kind+`"}`); err != nil {
-			t.Fatal(err)
-		}
-		dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v != before })
-	}
-	notify(notices.KindMempool)
+	a.announce(t, `{"kind":"`+notices.KindMempool+`"}`)
 	for _, c := range []struct {
 		query string
 		kept  bool
@@ -244,13 +230,20 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 		}
 	}
 	c.insertBlock(context.Background(), t, a.store, 4, true)
-	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, `{"kind":"block","block_height":4}`); err != nil {
-		t.Fatal(err)
-	}
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(version))
+	a.announce(t, `{"kind":"block","block_height":4}`)
 	for _, q := range queries {
 		if n := ask(q); n == 0 {
 			t.Errorf("after a block %s was answered from memory", q)
 		}
 	}
+}
+
+// announce sends a chain notice as ingestion does and waits until the server has heard it.
+func (a *api) announce(t *testing.T, payload string) {
+	t.Helper()
+	before := a.events.Version()
+	if _, err := a.store.DB.ExecContext(context.Background(), "SELECT pg_notify(?, ?)", notices.EventsChannel, payload); err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v != before })
 }

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -285,43 +284,19 @@ func checkPlan(t *testing.T, store *db.Store, st db.Statement) string {
 	if m := historyTables.FindString(plan); m != "" {
 		t.Errorf("%s with no index to serve it:\n%s\n%s", m, stmt, plan)
 	}
-	var root []struct {
-		Plan          planNode
-		ExecutionTime float64 `json:"Execution Time"`
-	}
-	if err := json.Unmarshal([]byte(js), &root); err != nil || len(root) != 1 {
+	root, took, err := dbtest.ParsePlan(js)
+	if err != nil {
 		t.Fatalf("plan %s: %v", js, err)
 	}
-	root[0].Plan.walk(func(n *planNode) {
-		if rows := n.touched(); rows > maxPlanRows {
+	root.Walk(func(n *dbtest.PlanNode) {
+		if rows := n.Touched(); rows > maxPlanRows {
 			t.Errorf("%s node touches %.0f rows (more than %.0f):\n%s\n%s", n.NodeType, rows, maxPlanRows, stmt, plan)
 		}
 	})
 	if os.Getenv("STXGRAPH_PLANS_DB") != "" {
-		plan += fmt.Sprintf("\n(executed in %.2f ms)", root[0].ExecutionTime)
+		plan += fmt.Sprintf("\n(executed in %.2f ms)", took)
 	}
 	return plan
-}
-
-type planNode struct {
-	NodeType      string     `json:"Node Type"`
-	ActualRows    float64    `json:"Actual Rows"`
-	ActualLoops   float64    `json:"Actual Loops"`
-	FilterRemoved float64    `json:"Rows Removed by Filter"`
-	RecheckRemove float64    `json:"Rows Removed by Index Recheck"`
-	Plans         []planNode `json:"Plans"`
-}
-
-// touched is how many rows the node produced or discarded over all its loops.
-func (n *planNode) touched() float64 {
-	return (n.ActualRows + n.FilterRemoved + n.RecheckRemove) * n.ActualLoops
-}
-
-func (n *planNode) walk(fn func(*planNode)) {
-	fn(n)
-	for i := range n.Plans {
-		n.Plans[i].walk(fn)
-	}
 }
 
 func writePlans(t *testing.T, name, plans string) {

@@ -76,8 +76,12 @@ func backendCPU(proc, database string) map[int]time.Duration {
 
 // cpuSince is the CPU time the processes spent between two readings of backendCPU. A process
 // that started in between counts whole; one that ended in between is lost (a backend of a
-// closed connection: the servers keep theirs open).
+// closed connection: the servers keep theirs open). With no backend in either reading it is
+// unknown, -1: the server serves another database than the one read.
 func cpuSince(before, after map[int]time.Duration) time.Duration {
+	if len(before) == 0 && len(after) == 0 {
+		return -1
+	}
 	var d time.Duration
 	for pid, cpu := range after {
 		d += cpu - before[pid]

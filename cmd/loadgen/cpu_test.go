@@ -24,7 +24,8 @@ func TestStatCPU(t *testing.T) {
 }
 
 // backendCPU reads the backends of one database from a /proc tree; cpuSince counts a process that
-// started between two readings whole, and the others' differences.
+// started between two readings whole, and the others' differences, and knows nothing of a
+// database no backend serves.
 func TestBackendCPU(t *testing.T) {
 	t.Parallel()
 	proc := t.TempDir()
@@ -64,5 +65,8 @@ func TestBackendCPU(t *testing.T) {
 	write(14, "postgres", "postgres: 15/main: checkpointer ", 900)                       // not a backend of the chain
 	if got := cpuSince(before, backendCPU(proc, "chain")); got != 500*time.Millisecond {
 		t.Errorf("cpuSince = %v, want 500ms", got)
+	}
+	if got := cpuSince(backendCPU(proc, "other"), backendCPU(proc, "other")); got != -1 {
+		t.Errorf("cpuSince of a database no backend serves = %v, want -1 (unknown)", got)
 	}
 }

@@ -122,9 +122,6 @@ func measure(ctx context.Context, lo loadOptions, srv *server, progress io.Write
 	stmts1, ok1 := statements(ctx, srv.base)
 	m := &measurement{name: lo.mix.name, elapsed: r.paths[0].elapsed, serverCPU: srv1 - srv0,
 		postgresCPU: cpuSince(pg0, pg1), statements: -1}
-	if len(pg0) == 0 && len(pg1) == 0 {
-		m.postgresCPU = -1 // no backend serves the database: the server uses another one
-	}
 	if ok0 && ok1 {
 		m.statements = stmts1 - stmts0
 	}

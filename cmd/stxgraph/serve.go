@@ -147,7 +147,7 @@ func serve(ctx context.Context, cfg *config, ready chan<- [2]string) error {
 		servers = append(servers, server.HTTPServer(cfg.eventAddr(), ingest.NewServer(store, observer), server.HTTPLimits{}, false))
 	}
 	if cfg.pprofAddr != "" {
-		servers = append(servers, &http.Server{Addr: cfg.pprofAddr, Handler: profiles(), ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, profilesServer(cfg.pprofAddr))
 	}
 	return runServers(ctx, servers, ready)
 }
@@ -164,6 +164,11 @@ func profiles() http.Handler {
 	return mux
 }
 
+// profilesServer is the server of the runtime profiles on addr.
+func profilesServer(addr string) *http.Server {
+	return &http.Server{Addr: addr, Handler: profiles(), ReadHeaderTimeout: 10 * time.Second}
+}
+
 // serveProfiles serves the runtime profiles on addr beside a command that is not a server, such
 // as an import, until the returned func closes the listener.
 func serveProfiles(addr string) (func(), error) {
@@ -171,7 +176,7 @@ func serveProfiles(addr string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
-	srv := &http.Server{Handler: profiles(), ReadHeaderTimeout: 10 * time.Second}
+	srv := profilesServer(addr)
 	go srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed when closed
 	return func() { srv.Close() }, nil
 }

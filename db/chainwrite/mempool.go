@@ -95,12 +95,11 @@ func (w *Writer) pruneMempool(blocks [][]byte, tip *db.Block) {
 	if len(blocks) == 0 {
 		return
 	}
-	q := pruneMinedSQL
 	if tip == nil {
-		w.exec(q+touchIfAny, w.ReceivedAt.Unix(), byteArray(blocks))
+		w.exec(pruneMinedSQL+touchIfAny, w.ReceivedAt.Unix(), byteArray(blocks))
 		return
 	}
-	w.exec(q+` UPDATE chain_tip SET
+	w.exec(pruneMinedSQL+` UPDATE chain_tip SET
 		mempool_updated_at = CASE WHEN EXISTS (SELECT 1 FROM r) THEN to_timestamp(?0) ELSE mempool_updated_at END,
 		block_height = ?2, block_hash = ?3, index_block_hash = ?4, burn_block_height = ?5,
 		microblock_hash = '', microblock_sequence = NULL`,

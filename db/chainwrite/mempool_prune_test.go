@@ -2,7 +2,6 @@ package chainwrite
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -85,31 +84,9 @@ func mempoolRowsRead(t *testing.T, bdb *bun.DB, block []byte) float64 {
 	if err := tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+pruneMinedSQL+" SELECT count(*) FROM r", 0, byteArray([][]byte{block})).Scan(ctx, &out); err != nil {
 		t.Fatal(err)
 	}
-	var plans []struct{ Plan planNode }
-	if err := json.Unmarshal([]byte(strings.Join(out, "")), &plans); err != nil || len(plans) != 1 {
+	plan, _, err := dbtest.ParsePlan(strings.Join(out, ""))
+	if err != nil {
 		t.Fatalf("plan %q: %v", out, err)
 	}
-	return plans[0].Plan.rowsOf("mempool_txs")
-}
-
-// planNode is a node of an EXPLAIN (ANALYZE, FORMAT JSON) plan.
-type planNode struct {
-	Relation       string     `json:"Relation Name"`
-	Rows           float64    `json:"Actual Rows"`
-	Loops          float64    `json:"Actual Loops"`
-	RemovedFilter  float64    `json:"Rows Removed by Filter"`
-	RemovedRecheck float64    `json:"Rows Removed by Index Recheck"`
-	Plans          []planNode `json:"Plans"`
-}
-
-// rowsOf sums the rows that n and the nodes under it read from table.
-func (n planNode) rowsOf(table string) float64 {
-	var rows float64
-	if n.Relation == table {
-		rows = n.Rows*n.Loops + n.RemovedFilter + n.RemovedRecheck
-	}
-	for _, c := range n.Plans {
-		rows += c.rowsOf(table)
-	}
-	return rows
+	return plan.RowsOf("mempool_txs")
 }

@@ -1,0 +1,58 @@
+package dbtest
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// PlanNode is a node of the plan EXPLAIN (ANALYZE, FORMAT JSON) writes: what it read, and the
+// rows it produced and discarded, averaged over its loops as PostgreSQL reports them.
+type PlanNode struct {
+	NodeType      string     `json:"Node Type"`
+	Relation      string     `json:"Relation Name"`
+	ActualRows    float64    `json:"Actual Rows"`
+	ActualLoops   float64    `json:"Actual Loops"`
+	FilterRemoved float64    `json:"Rows Removed by Filter"`
+	RecheckRemove float64    `json:"Rows Removed by Index Recheck"`
+	Plans         []PlanNode `json:"Plans"`
+}
+
+// ParsePlan decodes the output of EXPLAIN (ANALYZE, FORMAT JSON) of one statement: its plan and
+// its execution time in ms.
+func ParsePlan(js string) (PlanNode, float64, error) {
+	var root []struct {
+		Plan          PlanNode
+		ExecutionTime float64 `json:"Execution Time"`
+	}
+	if err := json.Unmarshal([]byte(js), &root); err != nil {
+		return PlanNode{}, 0, err
+	}
+	if len(root) != 1 {
+		return PlanNode{}, 0, fmt.Errorf("dbtest: %d plans, want one", len(root))
+	}
+	return root[0].Plan, root[0].ExecutionTime, nil
+}
+
+// Touched is how many rows the node produced or discarded over all its loops.
+func (n *PlanNode) Touched() float64 {
+	return (n.ActualRows + n.FilterRemoved + n.RecheckRemove) * n.ActualLoops
+}
+
+// Walk calls fn on n and every node under it.
+func (n *PlanNode) Walk(fn func(*PlanNode)) {
+	fn(n)
+	for i := range n.Plans {
+		n.Plans[i].Walk(fn)
+	}
+}
+
+// RowsOf is how many rows the nodes reading table touched.
+func (n *PlanNode) RowsOf(table string) float64 {
+	var rows float64
+	n.Walk(func(m *PlanNode) {
+		if m.Relation == table {
+			rows += m.Touched()
+		}
+	})
+	return rows
+}
