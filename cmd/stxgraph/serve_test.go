@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,36 @@ func TestRunServersStopsStartedOnListenFailure(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		first.Close()
 		t.Error("first server was left open")
+	}
+}
+
+// The soft memory limit leaves the answer cache its bytes on top of the requests' heap, and an
+// operator's GOMEMLIMIT and GOGC win over both settings.
+func TestTuneGCLimitsTheHeapToTheAnswerCacheAndRequests(t *testing.T) {
+	limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(limit); debug.SetGCPercent(percent) })
+
+	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
+	for _, cache := range []int64{0, 64 << 20, 1 << 30} {
+		tuneGC(cache)
+		if got := debug.SetMemoryLimit(-1); got != requestHeap+cache {
+			t.Errorf("answer cache of %d bytes: memory limit %d, want %d", cache, got, requestHeap+cache)
+		}
+		if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+			t.Errorf("GOGC %d, want %d", got, gcPercent)
+		}
+	}
+
+	debug.SetMemoryLimit(123 << 20)
+	debug.SetGCPercent(150)
+	t.Setenv("GOMEMLIMIT", "123MiB")
+	t.Setenv("GOGC", "150")
+	tuneGC(64 << 20)
+	if got := debug.SetMemoryLimit(-1); got != 123<<20 {
+		t.Errorf("GOMEMLIMIT set: memory limit %d, want the operator's %d", got, 123<<20)
+	}
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("GOGC set: %d, want the operator's 150", got)
 	}
 }
