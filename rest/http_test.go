@@ -1,6 +1,7 @@
 package rest_test
 
 import (
+	"io"
 	"net/http"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestHTTPBehaviour(t *testing.T) {
 	srv := serve(t, store, rest.Options{ServerVersion: "v-test"})
 	off := serve(t, store, rest.Options{ServerVersion: "v-test", DisableDeprecated: true})
 
-	get := func(t *testing.T, url string, header map[string]string) *http.Response {
+	get := func(t *testing.T, url string, header map[string]string) (*http.Response, []byte) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodGet, url, nil)
 		if err != nil {
@@ -28,8 +29,12 @@ func TestHTTPBehaviour(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
 	}
 
 	paths := []string{
@@ -43,10 +48,14 @@ func TestHTTPBehaviour(t *testing.T) {
 	}
 	for _, p := range paths {
 		t.Run(p, func(t *testing.T) {
-			first := get(t, srv.URL+p, nil)
+			first, body := get(t, srv.URL+p, nil)
 			etag := first.Header.Get("ETag")
 			if first.StatusCode != http.StatusOK || etag == "" {
 				t.Fatalf("status %d, ETag %q", first.StatusCode, etag)
+			}
+			// Answers are written whole, with their length, never chunked, however large.
+			if first.ContentLength != int64(len(body)) || len(first.TransferEncoding) > 0 {
+				t.Errorf("Content-Length %d, Transfer-Encoding %v for a body of %d bytes", first.ContentLength, first.TransferEncoding, len(body))
 			}
 			if cc := first.Header.Get("Cache-Control"); cc != "public, no-cache, must-revalidate" {
 				t.Errorf("Cache-Control %q", cc)
@@ -55,15 +64,15 @@ func TestHTTPBehaviour(t *testing.T) {
 				t.Errorf("headers %v", first.Header)
 			}
 			for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag} {
-				if again := get(t, srv.URL+p, map[string]string{"If-None-Match": inm}); again.StatusCode != http.StatusNotModified {
+				if again, _ := get(t, srv.URL+p, map[string]string{"If-None-Match": inm}); again.StatusCode != http.StatusNotModified {
 					t.Errorf("If-None-Match %s: status %d, want 304", inm, again.StatusCode)
 				}
 			}
-			if stale := get(t, srv.URL+p, map[string]string{"If-None-Match": `"stale"`}); stale.StatusCode != http.StatusOK {
+			if stale, _ := get(t, srv.URL+p, map[string]string{"If-None-Match": `"stale"`}); stale.StatusCode != http.StatusOK {
 				t.Errorf("stale If-None-Match: status %d", stale.StatusCode)
 			}
 			deprecated := first.Header.Get("Warning") != ""
-			gone := get(t, off.URL+p, nil)
+			gone, _ := get(t, off.URL+p, nil)
 			if deprecated != (gone.StatusCode == http.StatusGone) {
 				t.Errorf("deprecated %v but status %d with deprecated paths off", deprecated, gone.StatusCode)
 			}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/99designs/gqlgen/graphql"
 	genql "github.com/Khan/genqlient/graphql"
@@ -240,6 +241,9 @@ func writeAnswer(w http.ResponseWriter, r *http.Request, ans respcache.Answer) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	// The whole body is at hand: with its length the server writes headers and body in one go
+	// instead of chunking a large one and writing its end apart.
+	w.Header().Set("Content-Length", strconv.Itoa(len(ans.Body)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(ans.Body) //nolint:errcheck // the client went away; nothing to do
 }

@@ -57,14 +57,14 @@ func TestEnvironmentConfiguration(t *testing.T) {
 	t.Setenv("STACKS_CHAIN_ID", "0x00000001")
 	t.Setenv("ENABLE_DEPRECATED_ENDPOINTS", "0")
 	t.Setenv("STXGRAPH_GRAPHQL_TIMEOUT", "3s")
-	t.Setenv("PG_CONNECTION_POOL_MAX", "4")
+	t.Setenv("PG_CONNECTION_POOL_MAX", "5")
 	cfg, err := parseServe("--port", "4200")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.apiPort != 4200 || cfg.chainID != 1 || cfg.deprecatedEndpoints || cfg.graphql.timeout != 3*time.Second || cfg.eventPort != 3700 ||
-		cfg.pool().MaxOpen != 4 {
-		t.Errorf("config = %+v: want flag port 4200 over env, mainnet chain id, deprecated off, 3s timeout, default event port, 4 connections", cfg)
+		cfg.pool().MaxOpen != 5 {
+		t.Errorf("config = %+v: want flag port 4200 over env, mainnet chain id, deprecated off, 3s timeout, default event port, 5 connections", cfg)
 	}
 	for env, value := range map[string]string{
 		"STACKS_BLOCKCHAIN_API_PORT":   "not-a-port",
