@@ -150,9 +150,12 @@ func (c *config) databaseFlags(fs *flag.FlagSet) {
 // of them warm up sooner after a start.
 func defaultPoolMax() int { return 2 * runtime.NumCPU() }
 
-// pool sizes the connection pools.
+// pool sizes the connection pools. An idle connection stays open for minutes, not seconds: a new
+// backend loads its catalog caches and plans every statement again, so after a pause of 40 s
+// with connections closed at 30 s of idleness the REST mix's first 2 s cost PostgreSQL 1.16 ms a
+// request against 0.65 warm, at a p99 of 185 ms against 91; kept, 0.66 ms and 98.
 func (c *config) pool() db.PoolOptions {
-	return db.PoolOptions{MaxOpen: int(c.dbPoolMax), MaxIdleTime: 30 * time.Second}
+	return db.PoolOptions{MaxOpen: int(c.dbPoolMax), MaxIdleTime: 5 * time.Minute}
 }
 
 // poolSize is a connection count flag: at least one, since the pool reads 0 as no bound.
