@@ -23,10 +23,8 @@ import (
 // (mutations, the replication lag) are never kept.
 func TestQueryAnswersFollowTheChain(t *testing.T) {
 	t.Parallel()
-	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
-	c.seed(t, a.store)
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
 
 	q := `query Front($n: Int) { blocksConnection(first: $n) { nodes { height transactions(first: 2) { nodes { txId events(limit: 1) { __typename } } } } } }`
 	sum := sha256.Sum256([]byte(q))
@@ -93,10 +91,8 @@ func TestQueryAnswersFollowTheChain(t *testing.T) {
 // the next read go to the database and find the new tip.
 func TestChainTipReadOncePerState(t *testing.T) {
 	t.Parallel()
-	a := startAPI(t, server.Config{}, true)
 	c := chain{blocks: 3, txsPerBlock: 1, eventsPerTx: 0, sender: testSender}
-	c.seed(t, a.store)
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	a := liveChain(t, server.Config{}, c)
 	tip := func() (string, int64) {
 		t.Helper()
 		out, n := a.query(t, map[string]any{"query": `{ chainTip { blockHeight } }`})
@@ -127,9 +123,7 @@ func TestChainTipReadOncePerState(t *testing.T) {
 // the answer. REST paths and GraphQL documents alike.
 func TestIdenticalRequestsWaitForOneComputation(t *testing.T) {
 	t.Parallel()
-	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
-	chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}.seed(t, a.store)
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender})
 	gql := func(q string) string { return "/graphql?query=" + url.QueryEscape(q) }
 	for _, tc := range []struct{ path, warm string }{
 		{"/extended/v1/block?limit=2", "/extended/v1/block?limit=3"},
@@ -198,10 +192,8 @@ func get(t *testing.T, url string) string {
 // figures), or that mixes both, is computed again; a block moves both.
 func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	t.Parallel()
-	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
-	c.seed(t, a.store)
-	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
 	front := `{ blocksConnection(first: 2) { nodes { height burnBlock { height } transactions(first: 2) { nodes { txId sender { principal } events(limit: 1) { __typename ... on StxAssetEvent { eventIndex } } } } } } }`
 	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance } } }`
 	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance } } }`
@@ -236,6 +228,16 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 			t.Errorf("after a block %s was answered from memory", q)
 		}
 	}
+}
+
+// liveChain starts an API that listens for the chain's notices on a store seeded with c, and
+// returns it once it has heard of that chain.
+func liveChain(t *testing.T, cfg server.Config, c chain) *api {
+	t.Helper()
+	a := startAPI(t, cfg, true)
+	c.seed(t, a.store)
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	return a
 }
 
 // announce sends a chain notice as ingestion does and waits until the server has heard it.

@@ -20,7 +20,6 @@ func TestPruneMinedByNonces(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.New(t)
 	defer store.Close()
-	const alice, bob, carol = "ST1ALICE", "ST2BOB", "ST3CAROL"
 	block := []byte{0xb1}
 	// Mined: alice's nonce 5, and bob's nonce 9 sponsored by carol at her nonce 2.
 	const setup = `INSERT INTO txs (tx_id, index_block_hash, microblock_hash, raw_tx, tx_index, type_id, status, raw_result,
