@@ -74,34 +74,40 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 		}
 		return out
 	}
-	counts, err := store.MicroblockTxCountsOfBlocks(ctx, key("X", "Y", "Z", "W", "T"))
+	contents, err := store.ContentsOfBlocks(ctx, key("X", "Y", "Z", "W", "T", "P", "Q"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, c := range counts {
-		got[string(bytes.TrimRight(c.IndexBlockHash, "\x00"))] = append(got[string(bytes.TrimRight(c.IndexBlockHash, "\x00"))],
-			string(bytes.TrimRight(c.Hash, "\x00"))+":"+string(rune('0'+c.TxCount)))
+	name := func(b []byte) string { return string(bytes.TrimRight(b, "\x00")) }
+	accepted, streamed, ids := map[string][]string{}, map[string][]string{}, map[string][]string{}
+	for i, c := range contents {
+		if asked := []string{"X", "Y", "Z", "W", "T", "P", "Q"}[i]; name(c.IndexBlockHash) != asked {
+			t.Fatalf("contents %d are of block %q, want %q", i, name(c.IndexBlockHash), asked)
+		}
+		for _, id := range c.TxIDs {
+			ids[name(c.IndexBlockHash)] = append(ids[name(c.IndexBlockHash)], name(id))
+		}
+		for _, m := range c.Accepted {
+			accepted[name(c.IndexBlockHash)] = append(accepted[name(c.IndexBlockHash)], name(m.Hash)+":"+string(rune('0'+m.TxCount)))
+		}
+		for _, m := range c.Streamed {
+			streamed[name(c.IndexBlockHash)] = append(streamed[name(c.IndexBlockHash)], name(m))
+		}
 	}
 	want := map[string][]string{
 		// m0 and m1: only the orphaned X confirmed them, and the canonical Y did not.
 		"Z": {"n0:2"}, "W": {"n0:2"}, // n1: orphaned by the canonical Z; counts are of canonical rows
 	}
-	if !equalLists(got, want) {
-		t.Errorf("accepted microblocks = %v, want %v", got, want)
-	}
-	streamed, err := store.StreamedMicroblockHashesOfBlocks(ctx, key("P", "Q", "T", "X"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = map[string][]string{}
-	for _, c := range streamed {
-		k := string(bytes.TrimRight(c.IndexBlockHash, "\x00"))
-		got[k] = append(got[k], string(bytes.TrimRight(c.Hash, "\x00")))
+	if !equalLists(accepted, want) {
+		t.Errorf("accepted microblocks = %v, want %v", accepted, want)
 	}
 	want = map[string][]string{"Q": {"n0"}, "T": {"u0"}}
-	if !equalLists(got, want) {
-		t.Errorf("streamed microblocks = %v, want %v", got, want)
+	if !equalLists(streamed, want) {
+		t.Errorf("streamed microblocks = %v, want %v", streamed, want)
+	}
+	// Only Z's rows of t0 and t1 are canonical (same position: either order).
+	if z := ids["Z"]; len(ids) != 1 || len(z) != 2 || z[0] == z[1] || (z[0] != "t0" && z[0] != "t1") || (z[1] != "t0" && z[1] != "t1") {
+		t.Errorf("transaction ids = %v, want Z's t0 and t1 only", ids)
 	}
 }
 

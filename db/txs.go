@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
 // AnyTransaction is a mined (*Tx) or mempool (*MempoolTx) transaction.
@@ -149,43 +150,6 @@ type principalPageRow struct {
 	Total int64 `bun:"total"`
 }
 
-// BlockTxIDs are the transaction ids of a block.
-type BlockTxIDs struct {
-	IndexBlockHash []byte
-	TxIDs          [][]byte
-}
-
-// TxIDsOfBlocks returns the ids of the canonical transactions of these blocks, newest first
-// within each block (microblock sequence, then tx index, descending), as the reference lists
-// them. Each block is one row (none for a block without transactions): its ids read in the order
-// of txs_block_ids_idx and concatenated, so that neither PostgreSQL nor Go handles a row or an
-// array element per transaction (a transaction id is always 32 bytes).
-func (s *Store) TxIDsOfBlocks(ctx context.Context, hashes []string) ([]*BlockTxIDs, error) {
-	var rows []struct {
-		IndexBlockHash []byte `bun:"index_block_hash"`
-		TxIDs          []byte `bun:"tx_ids"`
-	}
-	// string_agg keeps the order of the sorted subquery: it has no ORDER BY of its own, which on
-	// PostgreSQL 15 would sort again what the index already returns in order.
-	err := s.scanPrepared(ctx, `SELECT k.h AS index_block_hash, ids.tx_ids FROM unnest($1::bytea[]) AS k(h)
-		CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
-			WHERE index_block_hash = k.h AND canonical AND microblock_canonical
-			ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
-		WHERE ids.tx_ids IS NOT NULL`, &rows, byteaArray(hashes))
-	if err != nil {
-		return nil, err
-	}
-	blocks := make([]*BlockTxIDs, len(rows))
-	for i, r := range rows {
-		ids := make([][]byte, len(r.TxIDs)/32)
-		for j := range ids {
-			ids[j] = r.TxIDs[32*j : 32*(j+1) : 32*(j+1)]
-		}
-		blocks[i] = &BlockTxIDs{IndexBlockHash: r.IndexBlockHash, TxIDs: ids}
-	}
-	return blocks, nil
-}
-
 // MicroblockTxCount is a microblock a block confirmed, with its canonical transaction count.
 type MicroblockTxCount struct {
 	IndexBlockHash []byte `bun:"index_block_hash"`
@@ -207,27 +171,87 @@ const microblockStateSQL = `SELECT m.microblock_hash, min(m.microblock_sequence)
 		CASE WHEN EXISTS (SELECT 1 FROM blocks c WHERE c.parent_index_block_hash = %[1]s AND c.canonical) THEN false END,
 		bool_or(m.microblock_canonical))`
 
-// MicroblockTxCountsOfBlocks returns, for these blocks, the canonical microblocks built on each
-// block's parent (those its height accepted, whichever sibling confirmed them), in sequence
-// order, with their canonical transaction counts.
-func (s *Store) MicroblockTxCountsOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
-	var rows []*MicroblockTxCount
-	err := s.scanPrepared(ctx, `SELECT b.index_block_hash, mb.microblock_hash,
-		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical) AS tx_count
-		FROM blocks b CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash")+`) mb
-		WHERE b.index_block_hash = ANY($1::bytea[])
-		ORDER BY b.index_block_hash, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaArray(hashes))
-	return rows, err
+// BlockContents is what a block's JSON lists beyond its row: the ids of its canonical
+// transactions, newest first within the block (microblock sequence, then tx index, descending),
+// as the reference lists them; the canonical microblocks built on its parent (those its height
+// accepted, whichever sibling confirmed them) with their canonical transaction counts; and the
+// canonical microblocks built on it, both in sequence order.
+type BlockContents struct {
+	IndexBlockHash []byte
+	TxIDs          [][]byte
+	Accepted       []*MicroblockTxCount
+	Streamed       [][]byte
 }
 
-// StreamedMicroblockHashesOfBlocks returns, for these blocks, the canonical microblocks built on
-// each block (by the state of MicroblockTxCountsOfBlocks), in sequence order.
-func (s *Store) StreamedMicroblockHashesOfBlocks(ctx context.Context, hashes []string) ([]*MicroblockTxCount, error) {
-	var rows []*MicroblockTxCount
-	err := s.scanPrepared(ctx, `SELECT k.h AS index_block_hash, mb.microblock_hash
-		FROM unnest($1::bytea[]) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb
-		ORDER BY k.h, mb.microblock_sequence, mb.microblock_hash`, &rows, byteaArray(hashes))
-	return rows, err
+// The parts of a row of blockContentsSQL.
+const (
+	contentsTxIDs = iota
+	contentsAccepted
+	contentsStreamed
+)
+
+// blockContentsSQL reads the three parts of BlockContents for blocks $1 in one statement, a
+// part per row: a block's ids are one row (none for a block without transactions), read in the
+// order of txs_block_ids_idx and concatenated, so that neither PostgreSQL nor Go handles a row or
+// an array element per transaction (a transaction id is always 32 bytes); a microblock is a row
+// with its sequence, by which Go orders the few there are. string_agg keeps the order of the
+// sorted subquery: it has no ORDER BY of its own, which on PostgreSQL 15 would sort again what
+// the index already returns in order.
+var blockContentsSQL = `SELECT k.h AS index_block_hash, ` + strconv.Itoa(contentsTxIDs) + ` AS part, ids.tx_ids AS bytes, 0::bigint AS tx_count, 0 AS seq
+	FROM unnest($1::bytea[]) AS k(h)
+	CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
+		WHERE index_block_hash = k.h AND canonical AND microblock_canonical
+		ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
+	WHERE ids.tx_ids IS NOT NULL
+	UNION ALL
+	SELECT b.index_block_hash, ` + strconv.Itoa(contentsAccepted) + `, mb.microblock_hash,
+		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical),
+		mb.microblock_sequence
+	FROM blocks b CROSS JOIN LATERAL (` + fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash") + `) mb
+	WHERE b.index_block_hash = ANY($1::bytea[])
+	UNION ALL
+	SELECT k.h, ` + strconv.Itoa(contentsStreamed) + `, mb.microblock_hash, 0, mb.microblock_sequence
+	FROM unnest($1::bytea[]) AS k(h) CROSS JOIN LATERAL (` + fmt.Sprintf(microblockStateSQL, "k.h") + `) mb
+	ORDER BY part, index_block_hash, seq, bytes`
+
+// ContentsOfBlocks returns the contents of these blocks (by index block hash), one for each
+// hash, in their order.
+func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*BlockContents, error) {
+	rows, err := s.queryPrepared(ctx, blockContentsSQL, byteaArray(hashes))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byHash := make(map[string]*BlockContents, len(hashes))
+	out := make([]*BlockContents, len(hashes))
+	for i, h := range hashes {
+		out[i] = &BlockContents{IndexBlockHash: []byte(h)}
+		byHash[h] = out[i]
+	}
+	for rows.Next() {
+		var hash, b []byte
+		var part, seq int
+		var count int32
+		if err := rows.Scan(&hash, &part, &b, &count, &seq); err != nil {
+			return nil, err
+		}
+		c := byHash[string(hash)]
+		if c == nil {
+			return nil, fmt.Errorf("block contents: a row for block %x, which was not asked for", hash)
+		}
+		switch part {
+		case contentsTxIDs:
+			c.TxIDs = make([][]byte, len(b)/32)
+			for j := range c.TxIDs {
+				c.TxIDs[j] = b[32*j : 32*(j+1) : 32*(j+1)]
+			}
+		case contentsAccepted:
+			c.Accepted = append(c.Accepted, &MicroblockTxCount{IndexBlockHash: c.IndexBlockHash, Hash: b, TxCount: count})
+		case contentsStreamed:
+			c.Streamed = append(c.Streamed, b)
+		}
+	}
+	return out, rows.Err()
 }
 
 // BlockByBurnBlockHash returns the highest canonical block anchored in this burn block (or, when

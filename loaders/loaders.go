@@ -48,9 +48,7 @@ type Loaders struct {
 	ContractLogs        Loader[Page, []*db.ContractLog]
 	MempoolTxByID       Loader[string, *db.MempoolTx]
 	TxEvents            Loader[TxEventsKey, []db.Event]
-	BlockTxIDs          Loader[string, *db.BlockTxIDs]
-	MicroblockTxCounts  Loader[string, []*db.MicroblockTxCount]
-	StreamedMicroblocks Loader[string, []*db.MicroblockTxCount]
+	BlockContents       Loader[string, *db.BlockContents]
 	StxBalance          Loader[BalanceKey, *db.StxBalance]
 	AccountNonces       Loader[string, *db.AccountNonces]
 	Pox4Lock            Loader[string, *db.Pox4Lock]
@@ -102,13 +100,9 @@ func NewFactory(store *db.Store) *Factory {
 		ContractLogs: newLoader(paged(allColumns(store.ContractLogsOf), func(l *db.ContractLog) (string, *db.ContractLog) {
 			return l.ContractIdentifier, l
 		})),
-		MempoolTxByID:      newLoader(byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
-		TxEvents:           newLoader(txEvents(store)),
-		BlockTxIDs:         newLoader(blockTxIDs(store)),
-		MicroblockTxCounts: newLoader(microblockTxCounts(store)),
-		StreamedMicroblocks: newLoader(grouped(store.StreamedMicroblockHashesOfBlocks, func(r *db.MicroblockTxCount) string {
-			return string(r.IndexBlockHash)
-		})),
+		MempoolTxByID: newLoader(byKey(store.MempoolTxsByID, func(t *db.MempoolTx) string { return string(t.TxID) })),
+		TxEvents:      newLoader(txEvents(store)),
+		BlockContents: newLoader(byKey(store.ContentsOfBlocks, func(c *db.BlockContents) string { return string(c.IndexBlockHash) })),
 		StxBalance:    newLoader(stxBalances(store)),
 		AccountNonces: newLoader(byKey(store.NoncesOf, func(n *db.AccountNonces) string { return n.Principal })),
 		Pox4Lock:      newLoader(byKey(store.Pox4Locks, func(l *db.Pox4Lock) string { return l.Principal })),

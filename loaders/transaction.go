@@ -112,11 +112,3 @@ func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 		return answer(keys, found)
 	}
 }
-
-func blockTxIDs(store *db.Store) dataloader.BatchFunc[string, *db.BlockTxIDs] {
-	return byKey(store.TxIDsOfBlocks, func(r *db.BlockTxIDs) string { return string(r.IndexBlockHash) })
-}
-
-func microblockTxCounts(store *db.Store) dataloader.BatchFunc[string, []*db.MicroblockTxCount] {
-	return grouped(store.MicroblockTxCountsOfBlocks, func(r *db.MicroblockTxCount) string { return string(r.IndexBlockHash) })
-}

@@ -13,27 +13,38 @@ func (r queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*
 	return r.Store.BlockByBurnBlockHash(ctx, hash)
 }
 
+// The ids, the accepted microblocks and the streamed ones are one read: the reference's block
+// JSON lists all three.
+
 func (r blockResolver) TxIds(ctx context.Context, b *db.Block) ([][]byte, error) {
-	ids, err := loaders.For(ctx).BlockTxIDs.Load(ctx, string(b.IndexBlockHash))()
-	if ids == nil {
-		return [][]byte{}, err
+	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	if err != nil {
+		return nil, err
 	}
-	return ids.TxIDs, err
+	if c.TxIDs == nil {
+		return [][]byte{}, nil
+	}
+	return c.TxIDs, nil
 }
 
 func (r blockResolver) MicroblockTxCounts(ctx context.Context, b *db.Block) ([]*db.MicroblockTxCount, error) {
-	ms, err := loaders.For(ctx).MicroblockTxCounts.Load(ctx, string(b.IndexBlockHash))()
-	if ms == nil {
-		ms = []*db.MicroblockTxCount{}
+	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	if err != nil {
+		return nil, err
 	}
-	return ms, err
+	if c.Accepted == nil {
+		return []*db.MicroblockTxCount{}, nil
+	}
+	return c.Accepted, nil
 }
 
 func (r blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Block) ([][]byte, error) {
-	ms, err := loaders.For(ctx).StreamedMicroblocks.Load(ctx, string(b.IndexBlockHash))()
-	hashes := make([][]byte, len(ms))
-	for i, m := range ms {
-		hashes[i] = m.Hash
+	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	if err != nil {
+		return nil, err
 	}
-	return hashes, err
+	if c.Streamed == nil {
+		return [][]byte{}, nil
+	}
+	return c.Streamed, nil
 }
