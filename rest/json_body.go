@@ -10,7 +10,7 @@ import (
 // A body that writes itself (selfWriting) does.
 func marshal(v any) ([]byte, error) {
 	if s, ok := v.(selfWriting); ok {
-		return s.appendJSON(nil)
+		return s.appendJSON(make([]byte, 0, s.sizeHint()))
 	}
 	return appendJSON(nil, v)
 }
@@ -20,6 +20,28 @@ func marshal(v any) ([]byte, error) {
 // scan every json.RawMessage again to compact it.
 type selfWriting interface {
 	appendJSON(dst []byte) ([]byte, error)
+	// sizeHint is about the length of the JSON, so that it is written into one buffer of that
+	// size instead of one grown by copying (a page of blocks is hundreds of kilobytes).
+	sizeHint() int
+}
+
+// answerJSON is a part of the GraphQL answer kept as it is, compact JSON. The operations' decoder
+// hands each value its own copy of the answer's bytes (MakeRequest), so the value keeps that
+// copy instead of copying it again as json.RawMessage does: a page of blocks' ids is hundreds of
+// kilobytes. Nothing else may decode into it.
+type answerJSON []byte
+
+func (a *answerJSON) UnmarshalJSON(b []byte) error {
+	*a = b
+	return nil
+}
+
+// MarshalJSON writes it as it is, as json.RawMessage does.
+func (a answerJSON) MarshalJSON() ([]byte, error) {
+	if a == nil {
+		return []byte("null"), nil
+	}
+	return a, nil
 }
 
 // appendJSON appends v encoded as marshal encodes it.
@@ -75,4 +97,17 @@ func (p page[T]) appendJSON(dst []byte) ([]byte, error) {
 		}
 	}
 	return append(dst, "]}"...), nil
+}
+
+// sizeHint sums the results' hints (about 100 bytes each when they do not write themselves).
+func (p page[T]) sizeHint() int {
+	n := 64
+	for _, r := range p.Results {
+		if s, ok := any(r).(selfWriting); ok {
+			n += s.sizeHint()
+		} else {
+			n += 100
+		}
+	}
+	return n
 }

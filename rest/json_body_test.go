@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // Bodies that write themselves write what encoding/json writes of them (with <, > and & as they
@@ -12,7 +14,7 @@ func TestSelfWritingBodiesWriteWhatEncodingJSONWrites(t *testing.T) {
 	total := 3001
 	block := newBlockBody(BlockFields{
 		Canonical: true, Height: 7, Hash: "0x01", IndexBlockHash: "0x02", ParentBlockHash: "0x03",
-		BurnBlockTimeIso: "2023-12-03T14:13:20.000Z", MinerTxid: "0x<&>", TxIds: json.RawMessage(`["0x0a","0x0b"]`),
+		BurnBlockTimeIso: "2023-12-03T14:13:20.000Z", MinerTxid: "0x<&>", TxIds: answerJSON(`["0x0a","0x0b"]`),
 		ParentMicroblockHash: "0x04", ParentMicroblockSequence: 2,
 	}, []string{"0x05"}, []string{}, txCountsByHash{{Hash: "0x05", TxCount: 4}})
 	noTxs := block
@@ -38,5 +40,21 @@ func TestSelfWritingBodiesWriteWhatEncodingJSONWrites(t *testing.T) {
 		if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, w)
 		}
+	}
+}
+
+// A part of the answer kept as it is stays whole when the answer's buffer is written over, as
+// the lent answer buffers are by the next operation.
+func TestAnswerJSONOutlivesTheAnswerBuffer(t *testing.T) {
+	answer := []byte(`{"txIds":["0x0a","0x0b"],"height":7}`)
+	var b BlockFields
+	if err := gojson.Unmarshal(answer, &b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range answer {
+		answer[i] = ' '
+	}
+	if got := string(b.TxIds); got != `["0x0a","0x0b"]` {
+		t.Errorf("txIds after the buffer was reused = %q", got)
 	}
 }

@@ -623,7 +623,7 @@ type BlockFields struct {
 	// Clarity execution cost of the block.
 	ExecutionCost BlockFieldsExecutionCost `json:"executionCost"`
 	// Ids of the block's canonical transactions, newest first (highest microblock sequence, then tx index).
-	TxIds json.RawMessage `json:"txIds"`
+	TxIds answerJSON `json:"txIds"`
 	// Hash of the microblock this block confirms as its parent ("0x" when none).
 	ParentMicroblockHash string `json:"parentMicroblockHash"`
 	// Sequence of that microblock (-1 when none).
@@ -677,7 +677,7 @@ func (v *BlockFields) GetMinerTxid() string { return v.MinerTxid }
 func (v *BlockFields) GetExecutionCost() BlockFieldsExecutionCost { return v.ExecutionCost }
 
 // GetTxIds returns BlockFields.TxIds, and is useful for accessing the field via an interface.
-func (v *BlockFields) GetTxIds() json.RawMessage { return v.TxIds }
+func (v *BlockFields) GetTxIds() answerJSON { return v.TxIds }
 
 // GetParentMicroblockHash returns BlockFields.ParentMicroblockHash, and is useful for accessing the field via an interface.
 func (v *BlockFields) GetParentMicroblockHash() string { return v.ParentMicroblockHash }
