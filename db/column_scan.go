@@ -22,6 +22,30 @@ func (c int32Column) Scan(src any) error {
 	return nil
 }
 
+// int16Column scans a smallint column.
+type int16Column struct{ p *int16 }
+
+func (c int16Column) Scan(src any) error {
+	v, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("scan %T into int16", src)
+	}
+	*c.p = int16(v)
+	return nil
+}
+
+// int64Column scans a bigint column.
+type int64Column struct{ p *int64 }
+
+func (c int64Column) Scan(src any) error {
+	v, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("scan %T into int64", src)
+	}
+	*c.p = v
+	return nil
+}
+
 // nullInt32Column scans a nullable integer column (nil for NULL).
 type nullInt32Column struct{ p **int32 }
 

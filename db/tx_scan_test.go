@@ -1,0 +1,44 @@
+package db_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+)
+
+// A transaction read by the typed scan of transaction rows has every column where bun's scan of
+// the model puts it: each field holds a value of its own, so a column scanned into another field,
+// or one left out, shows.
+func TestTxRowsScanLikeTheModel(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	str := func(s string) *string { return &s }
+	row := &db.Tx{TxID: []byte{1}, IndexBlockHash: []byte{2}, MicroblockHash: []byte{3}, TxIndex: 4, Status: db.TxStatusAbortByResponse,
+		RawResult: []byte{0x08, 0x05}, VMError: str("runtime error"), Canonical: true, MicroblockCanonical: true, MicroblockSequence: 6,
+		BlockHash: []byte{7}, BlockHeight: 8, BlockTime: 9, ParentIndexBlockHash: []byte{10}, ParentBlockHash: []byte{11},
+		BurnBlockHeight: 12, BurnBlockTime: 13, ParentBurnBlockTime: 14, CoinbaseAltRecipient: str("ST15"), EventCount: 16,
+		TxFields: db.TxFields{RawTx: []byte{0x80, 17}, TypeID: db.TypeContractCall, Nonce: "18", FeeRate: "19", SenderAddress: "ST20",
+			Sponsored: true, SponsorAddress: str("ST21"), SponsorNonce: str("22"), AnchorMode: 3, PostConditionMode: 2,
+			TokenTransferRecipientAddress: str("ST23"), TokenTransferAmount: str("24"), SmartContractContractID: str("ST25.c"),
+			ContractCallContractID: str("ST26.c"), ContractCallFunctionName: str("f27")},
+		ExecutionCost: db.ExecutionCost{ReadCount: 28, ReadLength: 29, Runtime: 30, WriteCount: 31, WriteLength: 32}}
+	if _, err := store.DB.NewInsert().Model(row).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var byModel []*db.Tx
+	if err := store.DB.NewSelect().Model(&byModel).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.TxsByKey(ctx, []db.TxKey{row.Key()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(byModel) != 1 || !reflect.DeepEqual(got[0], byModel[0]) || !reflect.DeepEqual(got[0], row) {
+		t.Errorf("typed scan %+v\nbun's scan %+v\nstored %+v", got, byModel, row)
+	}
+}
