@@ -77,7 +77,7 @@ func (ps *preparedSet) get(query string) *prepared {
 }
 
 // scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
-// dest as bun scans a query's (transaction rows through typed destinations: tx_scan.go); no rows
+// dest as bun scans a query's (transaction and block rows through typed destinations: model_scan.go); no rows
 // is not an error.
 func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
 	rows, err := s.queryPrepared(ctx, query, args...)
@@ -85,7 +85,7 @@ func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args .
 		return err
 	}
 	defer rows.Close()
-	if ok, err := scanTxModel(rows, dest); ok {
+	if ok, err := scanModel(rows, dest); ok {
 		return err
 	}
 	if err := s.DB.ScanRows(ctx, rows, dest); err != nil && !isNoRows(err) {
