@@ -1,5 +1,7 @@
 package db
 
+import "context"
+
 // The packed key parameters, for the tests of the db_test package (which may use dbtest).
 var (
 	PackedKey = packedKey
@@ -12,4 +14,14 @@ func PackKeys(keys [][]byte) ([]byte, error) {
 		return nil, err
 	}
 	return packed[0], nil
+}
+
+// ScanBalancesTwice scans query's rows as balances through the typed destinations and through
+// bun's scan of the model, for the db_test package to compare.
+func (s *Store) ScanBalancesTwice(ctx context.Context, query string) (typed, byModel []*StxBalance, err error) {
+	if err := s.scanPrepared(ctx, query, &typed); err != nil {
+		return nil, nil, err
+	}
+	err = s.DB.NewRaw(query).Scan(ctx, &byModel)
+	return typed, byModel, err
 }

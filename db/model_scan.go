@@ -8,7 +8,8 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
-// Rows of the txs and blocks tables are the ones requests read most, up to hundreds a page. bun
+// Rows of the txs and blocks tables are the ones requests read most, up to hundreds a page, and
+// balances the most often. bun
 // scans a row by looking each column's field up by name and converting its value through
 // reflection, which cost a front page of 400 transactions more than the driver's reading of
 // them. These rows are scanned into typed destinations instead, matched to the statement's
@@ -89,6 +90,38 @@ var blockColumnDests = map[string]func(*Block) any{
 	"canonical":                   func(b *Block) any { return &b.Canonical },
 }
 
+// stxBalanceColumnDests are the scan destinations of the columns of a balance read (StxBalances)
+// in a StxBalance: the read every balance and address page makes.
+var stxBalanceColumnDests = map[string]func(*StxBalance) any{
+	"principal":                    func(b *StxBalance) any { return &b.Principal },
+	"balance":                      func(b *StxBalance) any { return &b.Balance },
+	"total_sent":                   func(b *StxBalance) any { return &b.TotalSent },
+	"total_received":               func(b *StxBalance) any { return &b.TotalReceived },
+	"total_fees_sent":              func(b *StxBalance) any { return &b.TotalFeesSent },
+	"total_miner_rewards_received": func(b *StxBalance) any { return &b.TotalMinerRewardsReceived },
+	"lock_tx_id":                   func(b *StxBalance) any { return &b.LockTxID },
+	"locked":                       func(b *StxBalance) any { return &b.Locked },
+	"lock_height":                  func(b *StxBalance) any { return int32Column{&b.LockHeight} },
+	"burnchain_lock_height":        func(b *StxBalance) any { return int32Column{&b.BurnchainLockHeight} },
+	"burnchain_unlock_height":      func(b *StxBalance) any { return int32Column{&b.BurnchainUnlockHeight} },
+	"mempool_inbound":              func(b *StxBalance) any { return nullStringColumn{&b.MempoolInbound} },
+	"mempool_outbound":             func(b *StxBalance) any { return nullStringColumn{&b.MempoolOutbound} },
+	"estimated_balance":            func(b *StxBalance) any { return nullStringColumn{&b.EstimatedBalance} },
+	"latest_tx_id":                 func(b *StxBalance) any { return &b.LatestTxID },
+	"latest_mempool_tx_id":         func(b *StxBalance) any { return &b.LatestMempoolTxID },
+	"tx_count":                     func(b *StxBalance) any { return int64Column{&b.TxCount} },
+}
+
+// burnBlockColumnDests are the scan destinations of each column of the burn_blocks table.
+var burnBlockColumnDests = map[string]func(*BurnBlock) any{
+	"burn_block_hash":        func(b *BurnBlock) any { return &b.BurnBlockHash },
+	"burn_block_height":      func(b *BurnBlock) any { return int32Column{&b.BurnBlockHeight} },
+	"burn_amount":            func(b *BurnBlock) any { return &b.BurnAmount },
+	"consensus_hash":         func(b *BurnBlock) any { return &b.ConsensusHash },
+	"parent_burn_block_hash": func(b *BurnBlock) any { return &b.ParentBurnBlockHash },
+	"canonical":              func(b *BurnBlock) any { return &b.Canonical },
+}
+
 // The destinations of the rows that hold a transaction and columns of their own.
 var (
 	principalPageRowDests = withTx(func(r *principalPageRow) *Tx { return &r.Tx },
@@ -146,6 +179,10 @@ func scanModel(rows *sql.Rows, dest any) (bool, error) {
 		return true, scanModelRows(rows, d, principalTxRowDests)
 	case *[]*Block:
 		return true, scanModelRows(rows, d, blockColumnDests)
+	case *[]*StxBalance:
+		return true, scanModelRows(rows, d, stxBalanceColumnDests)
+	case *[]*BurnBlock:
+		return true, scanModelRows(rows, d, burnBlockColumnDests)
 	}
 	return false, nil
 }

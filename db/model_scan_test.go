@@ -69,3 +69,28 @@ func TestBlockRowsScanLikeTheModel(t *testing.T) {
 		t.Errorf("typed scan %+v (%v)\nbun's scan %+v\nstored %+v", got, err, byModel, row)
 	}
 }
+
+// Balance rows of the types the balance read returns (numeric, integer, bigint, bytea, and
+// NULL where a figure is unknown) scan into a StxBalance as bun's scan of the model does.
+func TestBalanceRowsScanLikeTheModel(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	defer store.Close()
+	typed, byModel, err := store.ScanBalancesTwice(context.Background(), `SELECT * FROM (VALUES
+		('ST1'::text, 2::numeric, 3::numeric, 4::numeric, 5::numeric, 6::numeric, '\x07'::bytea, 8::numeric, 9, 10, 11,
+			12::numeric, 13::numeric, 14::numeric, '\x0f'::bytea, '\x10'::bytea, 17::bigint),
+		('ST2', 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0))
+		AS b(principal, balance, total_sent, total_received, total_fees_sent, total_miner_rewards_received, lock_tx_id, locked,
+			lock_height, burnchain_lock_height, burnchain_unlock_height, mempool_inbound, mempool_outbound, estimated_balance,
+			latest_tx_id, latest_mempool_tx_id, tx_count)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(typed) != 2 || !reflect.DeepEqual(typed, byModel) {
+		t.Errorf("typed scan %+v\nbun's scan %+v", typed, byModel)
+	}
+	if b := typed[0]; b.Balance != "2" || b.Locked != "8" || b.BurnchainUnlockHeight != 11 || *b.EstimatedBalance != "14" ||
+		b.LatestMempoolTxID[0] != 0x10 || b.TxCount != 17 {
+		t.Errorf("first balance %+v", b)
+	}
+}
