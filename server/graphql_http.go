@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -160,27 +161,30 @@ func writeProtocolError(w http.ResponseWriter, status int, format string, args .
 
 // writeResponse writes r as encoding/json would, with its data as the executor wrote it. A
 // response of an incremental delivery (label, path, hasNext) is encoded by encoding/json whole.
-func writeResponse(w io.Writer, r *graphql.Response) {
+// The response goes out in one write with its length (unless a status was written already):
+// written in parts, a response of more than a few kilobytes was chunked and sent in several.
+func writeResponse(w http.ResponseWriter, r *graphql.Response) {
 	if r.Label != "" || r.Path != nil || r.HasNext != nil {
 		w.Write(mustMarshal(r))
 		return
-	}
-	var head, tail []byte
-	if len(r.Errors) > 0 {
-		head = append(append([]byte(`{"errors":`), mustMarshal(r.Errors)...), `,"data":`...)
-	} else {
-		head = []byte(`{"data":`)
-	}
-	if len(r.Extensions) > 0 {
-		tail = append([]byte(`,"extensions":`), mustMarshal(r.Extensions)...)
 	}
 	data := []byte(r.Data)
 	if len(data) == 0 {
 		data = []byte("null")
 	}
-	w.Write(head)
-	w.Write(data)
-	w.Write(append(tail, '}'))
+	body := make([]byte, 0, len(data)+64)
+	if len(r.Errors) > 0 {
+		body = append(append(append(body, `{"errors":`...), mustMarshal(r.Errors)...), `,"data":`...)
+	} else {
+		body = append(body, `{"data":`...)
+	}
+	body = append(body, data...)
+	if len(r.Extensions) > 0 {
+		body = append(append(body, `,"extensions":`...), mustMarshal(r.Extensions)...)
+	}
+	body = append(body, '}')
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
 
 func mustMarshal(v any) []byte {

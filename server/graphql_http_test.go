@@ -91,3 +91,33 @@ func TestGraphQLOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// A response goes out with its length, however large, not chunked: the schema's types with
+// their descriptions are tens of kilobytes.
+func TestGraphQLResponsesCarryTheirLength(t *testing.T) {
+	a := newAPI(t, server.Config{Introspection: true})
+	query := `{ __schema { types { name description fields { name description } } } }`
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		req, _ := http.NewRequest(method, a.url+"/graphql?query="+url.QueryEscape(query), nil)
+		if method == http.MethodPost {
+			body, _ := json.Marshal(map[string]string{"query": query})
+			req, _ = http.NewRequest(method, a.url+"/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK || len(body) < 16<<10 {
+			t.Fatalf("%s: %d, %d bytes: %s", method, resp.StatusCode, len(body), body)
+		}
+		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) > 0 {
+			t.Errorf("%s: Content-Length %d and Transfer-Encoding %v for a body of %d bytes", method, resp.ContentLength, resp.TransferEncoding, len(body))
+		}
+	}
+}
