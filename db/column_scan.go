@@ -10,71 +10,41 @@ import (
 // through text; these take the driver's value (int64, bool, string or []byte, nil for NULL) as
 // it is.
 
-// int32Column scans an integer column.
-type int32Column struct{ p *int32 }
+// intColumn scans a smallint, integer or bigint column into a field of its size.
+type intColumn[T int16 | int32 | int64] struct{ p *T }
 
-func (c int32Column) Scan(src any) error {
+func (c intColumn[T]) Scan(src any) error {
 	v, ok := src.(int64)
 	if !ok {
-		return fmt.Errorf("scan %T into int32", src)
+		return fmt.Errorf("scan %T into %T", src, *c.p)
 	}
-	*c.p = int32(v)
+	*c.p = T(v)
 	return nil
 }
 
-// int16Column scans a smallint column.
-type int16Column struct{ p *int16 }
+// nullIntColumn scans a nullable smallint or integer column (nil for NULL).
+type nullIntColumn[T int16 | int32] struct{ p **T }
 
-func (c int16Column) Scan(src any) error {
-	v, ok := src.(int64)
-	if !ok {
-		return fmt.Errorf("scan %T into int16", src)
+func (c nullIntColumn[T]) Scan(src any) error {
+	if src == nil {
+		*c.p = nil
+		return nil
 	}
-	*c.p = int16(v)
-	return nil
-}
-
-// int64Column scans a bigint column.
-type int64Column struct{ p *int64 }
-
-func (c int64Column) Scan(src any) error {
-	v, ok := src.(int64)
-	if !ok {
-		return fmt.Errorf("scan %T into int64", src)
+	v := new(T)
+	if err := (intColumn[T]{v}).Scan(src); err != nil {
+		return err
 	}
 	*c.p = v
 	return nil
 }
 
-// nullInt32Column scans a nullable integer column (nil for NULL).
-type nullInt32Column struct{ p **int32 }
-
-func (c nullInt32Column) Scan(src any) error {
-	if src == nil {
-		*c.p = nil
-		return nil
-	}
-	v := new(int32)
-	*c.p = v
-	return int32Column{v}.Scan(src)
-}
-
-// nullInt16Column scans a nullable smallint column (nil for NULL).
-type nullInt16Column struct{ p **int16 }
-
-func (c nullInt16Column) Scan(src any) error {
-	if src == nil {
-		*c.p = nil
-		return nil
-	}
-	v, ok := src.(int64)
-	if !ok {
-		return fmt.Errorf("scan %T into int16", src)
-	}
-	n := int16(v)
-	*c.p = &n
-	return nil
-}
+type (
+	int16Column     = intColumn[int16]
+	int32Column     = intColumn[int32]
+	int64Column     = intColumn[int64]
+	nullInt16Column = nullIntColumn[int16]
+	nullInt32Column = nullIntColumn[int32]
+)
 
 // nullStringColumn scans a nullable text or numeric column (nil for NULL); the driver gives text
 // as a string and numeric as its text's bytes.

@@ -53,15 +53,7 @@ func TestGraphQLOverHTTP(t *testing.T) {
 			if c.accept != "" {
 				c.req.Header.Set("Accept", c.accept)
 			}
-			resp, err := http.DefaultClient.Do(c.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp, body := send(t, c.req)
 			if resp.StatusCode != c.status || resp.Header.Get("Content-Type") != c.contentType {
 				t.Errorf("%d %s, want %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), c.status, c.contentType, body)
 			}
@@ -104,15 +96,7 @@ func TestGraphQLResponsesCarryTheirLength(t *testing.T) {
 			req, _ = http.NewRequest(method, a.url+"/graphql", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp, body := send(t, req)
 		if resp.StatusCode != http.StatusOK || len(body) < 16<<10 {
 			t.Fatalf("%s: %d, %d bytes: %s", method, resp.StatusCode, len(body), body)
 		}
@@ -120,4 +104,19 @@ func TestGraphQLResponsesCarryTheirLength(t *testing.T) {
 			t.Errorf("%s: Content-Length %d and Transfer-Encoding %v for a body of %d bytes", method, resp.ContentLength, resp.TransferEncoding, len(body))
 		}
 	}
+}
+
+// send sends req and returns its response with the whole body read.
+func send(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
 }
