@@ -84,6 +84,9 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 		if asked := []string{"X", "Y", "Z", "W", "T", "P", "Q"}[i]; name(c.IndexBlockHash) != asked {
 			t.Fatalf("contents %d are of block %q, want %q", i, name(c.IndexBlockHash), asked)
 		}
+		if c.TxIDs == nil || c.Accepted == nil || c.Streamed == nil {
+			t.Errorf("block %q: a part is nil, not an empty list: %+v", name(c.IndexBlockHash), c)
+		}
 		for _, id := range c.TxIDs {
 			ids[name(c.IndexBlockHash)] = append(ids[name(c.IndexBlockHash)], name(id))
 		}

@@ -215,7 +215,7 @@ var blockContentsSQL = `SELECT k.h AS index_block_hash, ` + strconv.Itoa(content
 	ORDER BY part, index_block_hash, seq, bytes`
 
 // ContentsOfBlocks returns the contents of these blocks (by index block hash), one for each
-// hash, in their order.
+// hash, in their order; a part with nothing in it is an empty list, as the block's JSON shows it.
 func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*BlockContents, error) {
 	rows, err := s.queryPrepared(ctx, blockContentsSQL, byteaArray(hashes))
 	if err != nil {
@@ -225,7 +225,7 @@ func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*Block
 	byHash := make(map[string]*BlockContents, len(hashes))
 	out := make([]*BlockContents, len(hashes))
 	for i, h := range hashes {
-		out[i] = &BlockContents{IndexBlockHash: []byte(h)}
+		out[i] = &BlockContents{IndexBlockHash: []byte(h), TxIDs: [][]byte{}, Accepted: []*MicroblockTxCount{}, Streamed: [][]byte{}}
 		byHash[h] = out[i]
 	}
 	for rows.Next() {

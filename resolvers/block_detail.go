@@ -16,35 +16,30 @@ func (r queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*
 // The ids, the accepted microblocks and the streamed ones are one read: the reference's block
 // JSON lists all three.
 
+func (r blockResolver) contents(ctx context.Context, b *db.Block) (*db.BlockContents, error) {
+	return loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+}
+
 func (r blockResolver) TxIds(ctx context.Context, b *db.Block) ([][]byte, error) {
-	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	c, err := r.contents(ctx, b)
 	if err != nil {
 		return nil, err
-	}
-	if c.TxIDs == nil {
-		return [][]byte{}, nil
 	}
 	return c.TxIDs, nil
 }
 
 func (r blockResolver) MicroblockTxCounts(ctx context.Context, b *db.Block) ([]*db.MicroblockTxCount, error) {
-	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	c, err := r.contents(ctx, b)
 	if err != nil {
 		return nil, err
-	}
-	if c.Accepted == nil {
-		return []*db.MicroblockTxCount{}, nil
 	}
 	return c.Accepted, nil
 }
 
 func (r blockResolver) StreamedMicroblockHashes(ctx context.Context, b *db.Block) ([][]byte, error) {
-	c, err := loaders.For(ctx).BlockContents.Load(ctx, string(b.IndexBlockHash))()
+	c, err := r.contents(ctx, b)
 	if err != nil {
 		return nil, err
-	}
-	if c.Streamed == nil {
-		return [][]byte{}, nil
 	}
 	return c.Streamed, nil
 }
