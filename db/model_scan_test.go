@@ -94,3 +94,25 @@ func TestBalanceRowsScanLikeTheModel(t *testing.T) {
 		t.Errorf("first balance %+v", b)
 	}
 }
+
+// A burn block read by the typed scan of burn block rows has every column where bun's scan of
+// the model puts it.
+func TestBurnBlockRowsScanLikeTheModel(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	row := &db.BurnBlock{BurnBlockHash: []byte{1}, BurnBlockHeight: 2, BurnAmount: "3", ConsensusHash: []byte{4},
+		ParentBurnBlockHash: []byte{5}, Canonical: true}
+	if _, err := store.DB.NewInsert().Model(row).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var byModel []*db.BurnBlock
+	if err := store.DB.NewSelect().Model(&byModel).Scan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.BurnBlocksByHash(ctx, []string{string(row.BurnBlockHash)})
+	if err != nil || len(got) != 1 || len(byModel) != 1 || !reflect.DeepEqual(got[0], byModel[0]) || !reflect.DeepEqual(got[0], row) {
+		t.Errorf("typed scan %+v (%v)\nbun's scan %+v\nstored %+v", got, err, byModel, row)
+	}
+}

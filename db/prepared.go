@@ -77,8 +77,8 @@ func (ps *preparedSet) get(query string) *prepared {
 }
 
 // scanPrepared runs query (with $n parameters) as a prepared statement and scans its rows into
-// dest as bun scans a query's (transaction and block rows through typed destinations: model_scan.go); no rows
-// is not an error.
+// dest as bun scans a query's (the row types of model_scan.go through typed destinations); no
+// rows is not an error.
 func (s *Store) scanPrepared(ctx context.Context, query string, dest any, args ...any) error {
 	rows, err := s.queryPrepared(ctx, query, args...)
 	if err != nil {

@@ -193,8 +193,8 @@ const (
 // blockContentsSQL reads the three parts of BlockContents for blocks $1 in one statement, a
 // part per row: a block's ids are one row (none for a block without transactions), read in the
 // order of txs_block_ids_idx and concatenated, so that neither PostgreSQL nor Go handles a row or
-// an array element per transaction (a transaction id is always 32 bytes); a microblock is a row
-// with its sequence, by which Go orders the few there are. string_agg keeps the order of the
+// an array element per transaction (a transaction id is always 32 bytes); a microblock is a row,
+// in sequence (then hash) order within its block and part. string_agg keeps the order of the
 // sorted subquery: it has no ORDER BY of its own, which on PostgreSQL 15 would sort again what
 // the index already returns in order.
 var blockContentsSQL = `SELECT k.h AS index_block_hash, ` + strconv.Itoa(contentsTxIDs) + ` AS part, ids.tx_ids AS bytes, 0::bigint AS tx_count, 0 AS seq
@@ -230,9 +230,8 @@ func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*Block
 	}
 	for rows.Next() {
 		var hash, b []byte
-		var part, seq int
-		var count int32
-		if err := rows.Scan(&hash, &part, &b, &count, &seq); err != nil {
+		var part, count, seq int32
+		if err := rows.Scan(&hash, int32Column{&part}, &b, int32Column{&count}, int32Column{&seq}); err != nil {
 			return nil, err
 		}
 		c := byHash[string(hash)]

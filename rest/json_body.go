@@ -99,15 +99,17 @@ func (p page[T]) appendJSON(dst []byte) ([]byte, error) {
 	return append(dst, "]}"...), nil
 }
 
-// sizeHint sums the results' hints (about 100 bytes each when they do not write themselves).
+// sizeHint sums the results' hints. Results that do not write themselves have none: encoding/json
+// writes the whole page into an empty buffer at its length at once.
 func (p page[T]) sizeHint() int {
-	n := 64
+	n := 0
 	for _, r := range p.Results {
 		if s, ok := any(r).(selfWriting); ok {
 			n += s.sizeHint()
-		} else {
-			n += 100
 		}
+	}
+	if n > 0 {
+		n += 64 // the page's own members
 	}
 	return n
 }
