@@ -48,10 +48,19 @@ func (s *Store) BlockByHash(ctx context.Context, hash []byte) (*Block, error) {
 	return first(bs, err)
 }
 
+// canonicalBlocksBelowSQL pages the canonical blocks newest first from the one offset ($2) places
+// below the highest. Canonical blocks have consecutive heights (each one's parent is the
+// canonical block one height below), so that block is the one at the highest height minus
+// offset: the page starts there on the height index instead of walking the offset's entries,
+// and costs the same at any depth of a growing chain.
+const canonicalBlocksBelowSQL = ` WHERE canonical
+	AND block_height <= (SELECT max(block_height) FROM blocks WHERE canonical) - $2::bigint
+	ORDER BY block_height DESC LIMIT $1`
+
 // Blocks returns canonical blocks newest first.
 func (s *Store) Blocks(ctx context.Context, limit, offset int) ([]*Block, error) {
 	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+" WHERE canonical ORDER BY block_height DESC LIMIT $1 OFFSET $2", &bs, limit, offset)
+	err := s.scanPrepared(ctx, blockSelect+canonicalBlocksBelowSQL, &bs, limit, offset)
 	return bs, err
 }
 

@@ -102,14 +102,31 @@ SELECT page.*,
 	{TOTAL} AS total
 FROM page ORDER BY block_height DESC`
 
-// The two shapes of blocksFromCursorSQL: the whole chain (whose total is the tip height, the
-// count of canonical blocks) and one tenure (its blocks on any fork, counted on its index rows).
-var (
-	chainBlocksFromCursorSQL = strings.NewReplacer("{T}", "", "{TOTAL}", "(SELECT block_height FROM chain_tip WHERE id)").
-					Replace(blocksFromCursorSQL)
-	tenureBlocksFromCursorSQL = strings.NewReplacer("{T}", " AND tenure_height = $4::int",
-		"{TOTAL}", "(SELECT count(*) FROM blocks WHERE tenure_height = $4::int)::int").Replace(blocksFromCursorSQL)
+// tenureBlocksFromCursorSQL is blocksFromCursorSQL on one tenure: its total counts its blocks on
+// any fork, on their index rows.
+var tenureBlocksFromCursorSQL = strings.NewReplacer("{T}", " AND tenure_height = $4::int",
+	"{TOTAL}", "(SELECT count(*) FROM blocks WHERE tenure_height = $4::int)::int").Replace(blocksFromCursorSQL)
+
+// chainBlocksFromCursorSQL is blocksFromCursorSQL on the whole chain. Its canonical blocks have
+// consecutive heights (canonicalBlocksBelowSQL), so the page's first block and those starting
+// the pages either side are found at their heights instead of counted to, at any distance from
+// the cursor; the total is the tip height, the count of canonical blocks.
+const chainBlocksFromCursorSQL = `WITH cur AS (
+	SELECT block_height FROM blocks
+	WHERE index_block_hash = COALESCE($1::bytea, (SELECT index_block_hash FROM chain_tip WHERE id)) AND canonical
+), anchor AS (
+	SELECT block_height FROM blocks WHERE canonical AND block_height = (SELECT block_height FROM cur) - $2::bigint LIMIT 1
+), page AS (
+	SELECT * FROM blocks WHERE canonical AND block_height <= (SELECT block_height FROM anchor)
+	ORDER BY block_height DESC LIMIT $3::int
 )
+SELECT page.*,
+	(SELECT index_block_hash FROM blocks WHERE canonical AND block_height = (SELECT max(block_height) FROM page) - $3::int
+		LIMIT 1) AS prev_cursor,
+	(SELECT index_block_hash FROM blocks WHERE canonical AND block_height = (SELECT max(block_height) FROM page) + $3::int
+		LIMIT 1) AS next_cursor,
+	(SELECT block_height FROM chain_tip WHERE id) AS total
+FROM page ORDER BY block_height DESC`
 
 // BlocksFromCursor returns a page of limit canonical blocks, newest first, starting offset blocks
 // below the cursor block (above it when offset is negative; the tip when cursor is nil), of the
