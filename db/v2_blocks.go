@@ -75,42 +75,38 @@ type blockCursorRow struct {
 	Total      int32  `bun:"total"`
 }
 
-// blocksFromCursorSQL reads a page of canonical blocks ({T}: the list's filter) from the cursor
-// block ($1, the tip when null), moved $2 blocks down the list (up when negative), $3 blocks
-// long, with the index block hashes that start the older (prev) and newer (next) pages and the
-// list's total ({TOTAL}).
-const blocksFromCursorSQL = `WITH cur AS (
+// tenureBlocksFromCursorSQL reads a page of the canonical blocks of one tenure ($4) from the
+// cursor block ($1, the tip when null), moved $2 blocks down the list (up when negative), $3
+// blocks long, with the index block hashes that start the older (prev) and newer (next) pages and
+// the list's total: the tenure's blocks on any fork, counted on their index rows. Counting to the page
+// walks no more than the tenure's blocks, those of one burn block.
+const tenureBlocksFromCursorSQL = `WITH cur AS (
 	SELECT block_height FROM blocks
-	WHERE index_block_hash = COALESCE($1::bytea, (SELECT index_block_hash FROM chain_tip WHERE id)) AND canonical{T}
+	WHERE index_block_hash = COALESCE($1::bytea, (SELECT index_block_hash FROM chain_tip WHERE id)) AND canonical AND tenure_height = $4::int
 ), anchor AS (
 	SELECT CASE WHEN $2::int >= 0 THEN (
-		SELECT block_height FROM blocks WHERE canonical{T} AND block_height <= (SELECT block_height FROM cur)
+		SELECT block_height FROM blocks WHERE canonical AND tenure_height = $4::int AND block_height <= (SELECT block_height FROM cur)
 		ORDER BY block_height DESC OFFSET $2::int LIMIT 1)
 	ELSE (
-		SELECT block_height FROM blocks WHERE canonical{T} AND block_height >= (SELECT block_height FROM cur)
+		SELECT block_height FROM blocks WHERE canonical AND tenure_height = $4::int AND block_height >= (SELECT block_height FROM cur)
 		ORDER BY block_height ASC OFFSET -$2::int LIMIT 1)
 	END AS block_height
 ), page AS (
-	SELECT * FROM blocks WHERE canonical{T} AND block_height <= (SELECT block_height FROM anchor)
+	SELECT * FROM blocks WHERE canonical AND tenure_height = $4::int AND block_height <= (SELECT block_height FROM anchor)
 	ORDER BY block_height DESC LIMIT $3::int
 )
 SELECT page.*,
-	(SELECT index_block_hash FROM blocks WHERE canonical{T} AND block_height < (SELECT max(block_height) FROM page)
+	(SELECT index_block_hash FROM blocks WHERE canonical AND tenure_height = $4::int AND block_height < (SELECT max(block_height) FROM page)
 		ORDER BY block_height DESC OFFSET $3::int - 1 LIMIT 1) AS prev_cursor,
-	(SELECT index_block_hash FROM blocks WHERE canonical{T} AND block_height > (SELECT max(block_height) FROM page)
+	(SELECT index_block_hash FROM blocks WHERE canonical AND tenure_height = $4::int AND block_height > (SELECT max(block_height) FROM page)
 		ORDER BY block_height ASC OFFSET $3::int - 1 LIMIT 1) AS next_cursor,
-	{TOTAL} AS total
+	(SELECT count(*) FROM blocks WHERE tenure_height = $4::int)::int AS total
 FROM page ORDER BY block_height DESC`
 
-// tenureBlocksFromCursorSQL is blocksFromCursorSQL on one tenure: its total counts its blocks on
-// any fork, on their index rows.
-var tenureBlocksFromCursorSQL = strings.NewReplacer("{T}", " AND tenure_height = $4::int",
-	"{TOTAL}", "(SELECT count(*) FROM blocks WHERE tenure_height = $4::int)::int").Replace(blocksFromCursorSQL)
-
-// chainBlocksFromCursorSQL is blocksFromCursorSQL on the whole chain. Its canonical blocks have
-// consecutive heights (canonicalBlocksBelowSQL), so the page's first block and those starting
-// the pages either side are found at their heights instead of counted to, at any distance from
-// the cursor; the total is the tip height, the count of canonical blocks.
+// chainBlocksFromCursorSQL is tenureBlocksFromCursorSQL on the whole chain. Its canonical blocks
+// have consecutive heights (canonicalBlocksBelowSQL), so the page's first block and those
+// starting the pages either side are found at their heights instead of counted to, at any
+// distance from the cursor; the total is the tip height, the count of canonical blocks.
 const chainBlocksFromCursorSQL = `WITH cur AS (
 	SELECT block_height FROM blocks
 	WHERE index_block_hash = COALESCE($1::bytea, (SELECT index_block_hash FROM chain_tip WHERE id)) AND canonical
