@@ -4,98 +4,133 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
-
-	"github.com/uptrace/bun"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
+// blockHash is the 32-byte hash named s.
+func blockHash(s string) []byte { return append([]byte(s), make([]byte, 32-len(s))...) }
+
+// insertBlock stores block name, child of parent, at height, anchored in a burn block of its
+// own.
+func insertBlock(t *testing.T, store *db.Store, name, parent string, height int, canonical bool) {
+	t.Helper()
+	if _, err := store.DB.ExecContext(context.Background(), `INSERT INTO blocks (index_block_hash, block_hash, block_height,
+		parent_index_block_hash, parent_block_hash, parent_microblock_hash, parent_microblock_sequence, burn_block_hash,
+		burn_block_height, burn_block_time, block_time, miner_txid, canonical) VALUES (?, ?, ?, ?, '', '', 0, ?, ?, 1, 1, '', ?)`,
+		blockHash(name), blockHash(name), height, blockHash(parent), blockHash("burn"+name), height, canonical); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A page of canonical blocks at any offset holds the blocks at those places of the canonical
-// chain counted from its tip, orphaned blocks at the same heights left out, and reads only the
-// rows it returns: its cost does not grow with the offset, however long the chain.
+// chain counted from its tip (or, in /extended/v2/blocks, from a cursor block, either way),
+// orphaned blocks at the same heights left out, and reads only the rows it returns: its cost does
+// not grow with the offset, however long the chain.
 func TestCanonicalBlockPagesAtEveryOffset(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.New(t)
 	t.Cleanup(func() { store.Close() })
 	const tip, limit = 60, 20
-	insert := func(height int, canonical bool) {
-		t.Helper()
-		hash := fmt.Appendf(nil, "%-32s", fmt.Sprint(height, canonical))
-		if _, err := store.DB.ExecContext(ctx, `INSERT INTO blocks (index_block_hash, block_hash, block_height,
-			parent_index_block_hash, parent_block_hash, parent_microblock_hash, parent_microblock_sequence, burn_block_hash,
-			burn_block_height, burn_block_time, block_time, miner_txid, canonical)
-			VALUES (?, ?, ?, '', '', '', 0, ?, ?, 1, 1, '', ?)`, hash, hash, height, hash, height, canonical); err != nil {
-			t.Fatal(err)
-		}
-	}
+	name := func(height int, canonical bool) string { return fmt.Sprint(height, canonical) }
 	for h := 1; h <= tip; h++ {
-		insert(h, true)
+		insertBlock(t, store, name(h, true), name(h-1, true), h, true)
 		if h >= 30 && h <= 35 { // a fork the chain left
-			insert(h, false)
+			insertBlock(t, store, name(h, false), name(h-1, h == 30), h, false)
 		}
 	}
+	if _, err := store.DB.ExecContext(ctx, "UPDATE chain_tip SET block_height = ?, index_block_hash = ?", tip, blockHash(name(tip, true))); err != nil {
+		t.Fatal(err)
+	}
+	// from are the heights of the page of limit blocks that starts at height h.
+	from := func(h int) []int32 {
+		var out []int32
+		for ; h >= 1 && h <= tip && len(out) < limit; h-- {
+			out = append(out, int32(h))
+		}
+		return out
+	}
+	heights := func(t *testing.T, blocks []*db.Block) []int32 {
+		var out []int32
+		for _, b := range blocks {
+			if !b.Canonical {
+				t.Errorf("orphaned block at height %d listed", b.BlockHeight)
+			}
+			out = append(out, b.BlockHeight)
+		}
+		return out
+	}
+	// hashAt is the index block hash of the canonical block at height h, nil past either end.
+	hashAt := func(h int) []byte {
+		if h < 1 || h > tip {
+			return nil
+		}
+		return blockHash(name(h, true))
+	}
+
 	for _, offset := range []int{0, 1, 25, 45, tip - 1, tip, tip + 7} {
 		t.Run(fmt.Sprint("offset ", offset), func(t *testing.T) {
-			var want []int32
-			for h := tip - offset; h >= 1 && len(want) < limit; h-- {
-				want = append(want, int32(h))
-			}
 			blocks, err := store.Blocks(ctx, limit, offset)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []int32
-			for _, b := range blocks {
-				if !b.Canonical {
-					t.Errorf("orphaned block at height %d listed", b.BlockHeight)
-				}
-				got = append(got, b.BlockHeight)
-			}
-			if !slices.Equal(got, want) {
+			if got, want := heights(t, blocks), from(tip-offset); !slices.Equal(got, want) {
 				t.Errorf("heights %v, want %v", got, want)
 			}
 		})
 	}
+	for _, c := range []struct{ cursor, offset int }{{tip, 0}, {tip, 35}, {20, -25}, {50, 10}, {10, 15}, {50, -20}} {
+		t.Run(fmt.Sprintf("cursor at %d, offset %d", c.cursor, c.offset), func(t *testing.T) {
+			p, err := store.BlocksFromCursor(ctx, hashAt(c.cursor), c.offset, limit, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := c.cursor - c.offset
+			if got, want := heights(t, p.Results), from(start); !slices.Equal(got, want) {
+				t.Errorf("heights %v, want %v", got, want)
+			}
+			if len(p.Results) == 0 {
+				return
+			}
+			if p.Total != tip || !slices.Equal(p.PrevCursor, hashAt(start-limit)) || !slices.Equal(p.NextCursor, hashAt(start+limit)) {
+				t.Errorf("total %d, prev %q, next %q; want %d, the blocks at %d and %d", p.Total, p.PrevCursor, p.NextCursor,
+					tip, start-limit, start+limit)
+			}
+		})
+	}
 
-	// A deep page, explained as it ran.
-	var mu sync.Mutex
-	var ran []db.Statement
-	store.Observe(func(_ context.Context, st db.Statement) {
-		mu.Lock()
-		defer mu.Unlock()
-		ran = append(ran, st)
-	})
-	if _, err := store.Blocks(ctx, limit, 45); err != nil {
-		t.Fatal(err)
-	}
-	store.Observe(func(context.Context, db.Statement) {})
-	mu.Lock()
-	stmts := ran
-	mu.Unlock()
-	if len(stmts) != 1 {
-		t.Fatalf("a page of blocks ran %d statements, want one", len(stmts))
-	}
-	st := stmts[0]
-	// Sequential scans off, as the planner sees a chain too long to scan.
-	var js string
-	if err := store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+	// Deep pages, explained as the server runs them.
+	hook := &lastQuery{}
+	store.Observe(hook.observe)
+	for read, run := range map[string]func() error{
+		"v1 at offset 45": func() error { _, err := store.Blocks(ctx, limit, 45); return err },
+		"v2 from the tip at offset 35": func() error {
+			_, err := store.BlocksFromCursor(ctx, nil, 35, limit, nil)
 			return err
+		},
+	} {
+		hook.ran()
+		if err := run(); err != nil {
+			t.Fatal(err)
 		}
-		return tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+st.Text()).Scan(ctx, &js)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	plan, _, err := dbtest.ParsePlan(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan.Walk(func(n *dbtest.PlanNode) {
-		if rows := n.Touched(); rows > limit+1 {
-			t.Errorf("%s on %q touches %.0f rows for a page of %d at offset 45:\n%s", n.NodeType, n.Relation, rows, limit, js)
+		st, n := hook.ran()
+		if n != 1 {
+			t.Fatalf("%s: %d statements, want one", read, n)
 		}
-	})
+		_, js, err := dbtest.ExplainAsServed(ctx, store, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, _, err := dbtest.ParsePlan(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan.Walk(func(n *dbtest.PlanNode) {
+			if rows := n.Touched(); rows > limit+1 {
+				t.Errorf("%s: %s on %q touches %.0f rows for a page of %d:\n%s", read, n.NodeType, n.Relation, rows, limit, js)
+			}
+		})
+	}
 }

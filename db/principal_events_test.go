@@ -55,16 +55,26 @@ func seedHistories(tb testing.TB, store *db.Store, n int) {
 	}
 }
 
-// lastQuery remembers the last statement a store ran.
+// lastQuery remembers the last statement a store ran, and counts them.
 type lastQuery struct {
 	mu sync.Mutex
-	q  string
+	st db.Statement
+	n  int
 }
 
 func (l *lastQuery) observe(_ context.Context, st db.Statement) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.q = st.Text()
+	l.st, l.n = st, l.n+1
+}
+
+// ran returns the last statement and how many ran since the last call.
+func (l *lastQuery) ran() (db.Statement, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st, n := l.st, l.n
+	l.n = 0
+	return st, n
 }
 
 // A page of a long history is read along the partial indexes, one short index scan per kind and
@@ -96,7 +106,8 @@ func TestEventsOfPrincipalsPlan(t *testing.T) {
 			t.Errorf("%s: %d rows, want %d (a page for heavy and its contract, light's 12)", tc.name, len(rows), 21+12+21)
 		}
 		var plan []string
-		if err := store.DB.NewRaw("EXPLAIN "+hook.q).Scan(ctx, &plan); err != nil {
+		st, _ := hook.ran()
+		if err := store.DB.NewRaw("EXPLAIN "+st.Text()).Scan(ctx, &plan); err != nil {
 			t.Fatal(err)
 		}
 		text := strings.Join(plan, "\n")

@@ -16,8 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/uptrace/bun"
-
 	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
@@ -246,41 +244,15 @@ func preparedNote(st db.Statement) string {
 	return " (prepared: its generic plan)"
 }
 
-// checkPlan explains st with sequential scans disabled, as the planner sees a chain too large
-// to scan: the returned text plan must not scan a history table, and executed, no node may
-// touch more than maxPlanRows rows. A prepared statement is explained on the generic plan the
-// server's sessions run it on (whatever its parameters, one plan), with its parameters.
+// checkPlan explains st as the server runs it (dbtest.ExplainAsServed): the text plan must not
+// scan a history table, and executed, no node may touch more than maxPlanRows rows.
 func checkPlan(t *testing.T, store *db.Store, st db.Statement) string {
 	t.Helper()
-	ctx := context.Background()
-	stmt := st.Query
-	var text []string
-	var js string
-	err := store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
-			return err
-		}
-		if len(st.Args) > 0 {
-			if _, err := tx.ExecContext(ctx, "PREPARE planned AS "+st.Query); err != nil {
-				return err
-			}
-			defer tx.ExecContext(ctx, "DEALLOCATE planned") //nolint:errcheck // the transaction's connection is dropped if it fails
-			lits := make([]string, len(st.Args))
-			for i := range st.Args {
-				lits[i] = st.Literal(i)
-			}
-			stmt = "EXECUTE planned(" + strings.Join(lits, ", ") + ")"
-		}
-		if err := tx.NewRaw("EXPLAIN (COSTS OFF) "+stmt).Scan(ctx, &text); err != nil {
-			return err
-		}
-		return tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+stmt).Scan(ctx, &js)
-	})
-	stmt = st.Text()
+	plan, js, err := dbtest.ExplainAsServed(context.Background(), store, st)
+	stmt := st.Text()
 	if err != nil {
 		t.Fatalf("explain %s: %v", stmt, err)
 	}
-	plan := strings.Join(text, "\n")
 	if m := historyTables.FindString(plan); m != "" {
 		t.Errorf("%s with no index to serve it:\n%s\n%s", m, stmt, plan)
 	}

@@ -1,9 +1,46 @@
 package dbtest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/uptrace/bun"
+
+	"github.com/stxgraph/stxgraph/db"
 )
+
+// ExplainAsServed explains st with sequential scans disabled, as the planner sees a chain too
+// large to scan, and a prepared statement (one with parameters) on the generic plan the server's
+// sessions run it on, with its parameters: the plan in text without costs, and the plan executed
+// as EXPLAIN (ANALYZE, FORMAT JSON) writes it (ParsePlan reads it).
+func ExplainAsServed(ctx context.Context, store *db.Store, st db.Statement) (text, analyzed string, err error) {
+	err = store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+			return err
+		}
+		stmt := st.Query
+		if len(st.Args) > 0 {
+			if _, err := tx.ExecContext(ctx, "PREPARE planned AS "+st.Query); err != nil {
+				return err
+			}
+			defer tx.ExecContext(ctx, "DEALLOCATE planned") //nolint:errcheck // the transaction's connection is dropped if it fails
+			lits := make([]string, len(st.Args))
+			for i := range st.Args {
+				lits[i] = st.Literal(i)
+			}
+			stmt = "EXECUTE planned(" + strings.Join(lits, ", ") + ")"
+		}
+		var lines []string
+		if err := tx.NewRaw("EXPLAIN (COSTS OFF) "+stmt).Scan(ctx, &lines); err != nil {
+			return err
+		}
+		text = strings.Join(lines, "\n")
+		return tx.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+stmt).Scan(ctx, &analyzed)
+	})
+	return text, analyzed, err
+}
 
 // PlanNode is a node of the plan EXPLAIN (ANALYZE, FORMAT JSON) writes: what it read, and the
 // rows it produced and discarded, averaged over its loops as PostgreSQL reports them.
