@@ -148,12 +148,12 @@ const historicalTotals = `SELECT coalesce(c.total_received, 0) AS total_received
 
 // pendingTxs are the figures of the principal's pending (unpruned) mempool transactions, in one
 // pass over the rows it sends, sponsors or receives: what they move in and out, and the newest.
-const pendingTxs = `SELECT sum(token_transfer_amount) FILTER (WHERE token_transfer_recipient_address = k.principal) AS inbound,
+var pendingTxs = `SELECT sum(token_transfer_amount) FILTER (WHERE token_transfer_recipient_address = k.principal) AS inbound,
 	coalesce(sum(coalesce(token_transfer_amount, 0) + fee_rate) FILTER (WHERE sender_address = k.principal), 0)
 	+ coalesce(sum(fee_rate) FILTER (WHERE sponsored AND sponsor_address = k.principal), 0) AS outbound,
 	(array_agg(tx_id ORDER BY receipt_time DESC, tx_id DESC))[1] AS latest
-	FROM mempool_txs WHERE NOT pruned
-	AND (sender_address = k.principal OR sponsor_address = k.principal OR token_transfer_recipient_address = k.principal)`
+	FROM mempool_txs WHERE NOT pruned AND (` + pendingOf("sender_address", "k.principal") + ` OR ` +
+	pendingOf("sponsor_address", "k.principal") + ` OR ` + pendingOf("token_transfer_recipient_address", "k.principal") + `)`
 
 // balanceSQL is the balance the totals make.
 const balanceSQL = `t.total_received - t.total_sent - t.total_fees_sent + t.total_miner_rewards_received`

@@ -6,6 +6,18 @@ import (
 	"github.com/uptrace/bun"
 )
 
+// pendingOf is the condition that column col of a pending mempool row names principal p (an
+// expression of the statement), written as the range [p, p] instead of col = p. Reads run on
+// generic plans, which estimate an equality by the column's number of distinct values: a
+// mempool that a few senders fill (a faucet, a bot) makes that estimate most of the table, and
+// the plan a scan of the whole mempool for every principal asked about. A range with bounds
+// unknown at planning is estimated at a small fixed share of the rows, so the plan probes the
+// column's index and costs the principal's own pending rows. For text in a deterministic
+// collation the two conditions hold for the same rows.
+func pendingOf(col, p string) string {
+	return "(" + col + " >= " + p + " AND " + col + " <= " + p + ")"
+}
+
 // MempoolPage returns a page of pending (unpruned) mempool transactions, newest first by receipt
 // time; a non-empty address keeps those it sends, sponsors or receives STX in.
 func (s *Store) MempoolPage(ctx context.Context, address string, k Keyset) ([]*MempoolTx, error) {

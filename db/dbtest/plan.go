@@ -16,8 +16,20 @@ import (
 // sessions run it on, with its parameters: the plan in text without costs, and the plan executed
 // as EXPLAIN (ANALYZE, FORMAT JSON) writes it (ParsePlan reads it).
 func ExplainAsServed(ctx context.Context, store *db.Store, st db.Statement) (text, analyzed string, err error) {
+	return explain(ctx, store, st, "SET LOCAL enable_seqscan = off")
+}
+
+// ExplainOnStatistics explains st as ExplainAsServed does, but costed on the tables' statistics
+// as they are, sequential scans allowed: the plan a server would run on these rows, for reads
+// whose plan must not depend on how the rows are spread.
+func ExplainOnStatistics(ctx context.Context, store *db.Store, st db.Statement) (text, analyzed string, err error) {
+	return explain(ctx, store, st, "SET LOCAL enable_seqscan = on")
+}
+
+// explain explains st after the planner setting set.
+func explain(ctx context.Context, store *db.Store, st db.Statement, set string) (text, analyzed string, err error) {
 	err = store.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+		if _, err := tx.ExecContext(ctx, set+"; SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
 			return err
 		}
 		stmt := st.Query
