@@ -22,25 +22,23 @@ type AccountNonces struct {
 // (sender_address, nonce) and (sponsor_address, nonce) indexes.
 func (s *Store) NoncesOf(ctx context.Context, principals []string) ([]*AccountNonces, error) {
 	var rows []*AccountNonces
-	err := s.scanPrepared(ctx, `SELECT k.principal,
-		greatest((SELECT max(nonce) FROM txs WHERE sender_address = k.principal AND canonical AND microblock_canonical),
-			(SELECT max(sponsor_nonce) FROM txs WHERE sponsor_address = k.principal AND sponsored AND canonical AND microblock_canonical))::bigint AS last_executed,
-		greatest((SELECT max(nonce) FROM mempool_txs WHERE `+sentBy+` AND NOT pruned),
-			(SELECT max(sponsor_nonce) FROM mempool_txs WHERE `+sponsoredBy+` AND sponsored AND NOT pruned))::bigint AS last_mempool,
-		ARRAY(SELECT nonce::bigint FROM mempool_txs WHERE `+sentBy+` AND NOT pruned
-			UNION SELECT sponsor_nonce::bigint FROM mempool_txs WHERE `+sponsoredBy+` AND sponsored AND NOT pruned) AS pending
-		FROM unnest($1::text[]) AS k(principal)`, &rows, textArray(principals))
+	err := s.scanPrepared(ctx, noncesSQL, &rows, textArray(principals))
 	for _, r := range rows {
 		r.derive()
 	}
 	return rows, err
 }
 
-// The pending transactions a principal sends and sponsors (pendingOf).
-var (
-	sentBy      = pendingOf("sender_address", "k.principal")
-	sponsoredBy = pendingOf("sponsor_address", "k.principal")
-)
+// noncesSQL reads the nonce figures of the principals $1; a principal's pending rows are found
+// as pendingOf says.
+var noncesSQL = `SELECT k.principal,
+		greatest((SELECT max(nonce) FROM txs WHERE sender_address = k.principal AND canonical AND microblock_canonical),
+			(SELECT max(sponsor_nonce) FROM txs WHERE sponsor_address = k.principal AND sponsored AND canonical AND microblock_canonical))::bigint AS last_executed,
+		greatest((SELECT max(nonce) FROM mempool_txs WHERE ` + pendingOf("sender_address", "k.principal") + ` AND NOT pruned),
+			(SELECT max(sponsor_nonce) FROM mempool_txs WHERE ` + pendingOf("sponsor_address", "k.principal") + ` AND sponsored AND NOT pruned))::bigint AS last_mempool,
+		ARRAY(SELECT nonce::bigint FROM mempool_txs WHERE ` + pendingOf("sender_address", "k.principal") + ` AND NOT pruned
+			UNION SELECT sponsor_nonce::bigint FROM mempool_txs WHERE ` + pendingOf("sponsor_address", "k.principal") + ` AND sponsored AND NOT pruned) AS pending
+		FROM unnest($1::text[]) AS k(principal)`
 
 // maxNonceGap bounds how many nonces below the last pending one are examined: a transaction
 // with an absurd nonce must not make a request enumerate billions.
