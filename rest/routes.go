@@ -33,7 +33,9 @@ func (a *API) routes() []route {
 			},
 		},
 		{
-			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true, reads: respcache.Chain | respcache.Mempool,
+			// The mined transactions and an ETag without the pending ones: a mempool change
+			// leaves the answer as it was.
+			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true, reads: respcache.Chain,
 			parse: transfersParams,
 			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
 				return addressTag(ctx, c, mux.Vars(r)["principal"], false)

@@ -21,7 +21,9 @@ import (
 // The reference's v2 address, contract status and mempool fee paths.
 func v2AddressRoutes() []route {
 	return []route{
-		{path: "/extended/v2/addresses/{address}/transactions", reads: respcache.Chain | respcache.Mempool, parse: v2AddressTxsParams},
+		// The mined transactions and an ETag without the pending ones, as for
+		// transactions_with_transfers.
+		{path: "/extended/v2/addresses/{address}/transactions", reads: respcache.Chain, parse: v2AddressTxsParams},
 		{
 			path: "/extended/v2/addresses/{address}/transactions/{tx_id}/events", reads: respcache.Chain,
 			parse: v2AddressEventsParams, pathTag: tipPathTag,
