@@ -58,10 +58,15 @@ var (
 		"StxLockData", "StxAssetEvent", "StxAsset", "FungibleTokenAssetEvent", "FtAsset", "NonFungibleTokenAssetEvent",
 		"NftAsset", "TokenTransferPayload", "SmartContractPayload", "ContractCallPayload", "FunctionArg",
 		"PoisonMicroblockPayload", "CoinbasePayload", "TenureChangePayload", "PostCondition", "PostConditionPrincipal",
-		"PostConditionAsset")
+		"PostConditionAsset", "AccountEventConnection", "AccountEventEdge", "BalancePoint")
 	chainOnlyFields = setOf("Query.block", "Query.blocks", "Query.burnBlock", "Query.blocksConnection",
 		"Query.microblock", "Query.blockByBurnBlockHash", "Query.account", "Account.principal",
-		"Account.transactions", "Account.transactionsWithTransfers", "Account.latestTxId")
+		"Account.transactions", "Account.transactionsWithTransfers", "Account.latestTxId", "Account.events",
+		"Account.balanceHistory", "Account.stxBalance",
+		// A balance's figures from the chain; its estimated and pending figures count the mempool.
+		"StxBalance.balance", "StxBalance.totalSent", "StxBalance.totalReceived", "StxBalance.totalFeesSent",
+		"StxBalance.totalMinerRewardsReceived", "StxBalance.lockTxId", "StxBalance.locked", "StxBalance.lockHeight",
+		"StxBalance.burnchainLockHeight", "StxBalance.burnchainUnlockHeight")
 )
 
 func setOf(names ...string) map[string]bool {

@@ -195,8 +195,10 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	c := chain{blocks: 3, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
 	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
 	front := `{ blocksConnection(first: 2) { nodes { height burnBlock { height } transactions(first: 2) { nodes { txId sender { principal } events(limit: 1) { __typename ... on StxAssetEvent { eventIndex } } } } } } }`
-	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance } } }`
-	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance } } }`
+	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance locked } balanceHistory(points: 2) { blockHeight balance }
+		events(first: 1) { nodes { __typename } } } }`
+	pending := `{ account(principal: "` + testSender + `") { stxBalance { balance estimatedBalance } } }`
+	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance pendingBalanceInbound } } }`
 	ask := func(q string) int64 {
 		t.Helper()
 		out, n := a.query(t, map[string]any{"query": q})
@@ -205,7 +207,7 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 		}
 		return n
 	}
-	queries := []string{front, balance, both}
+	queries := []string{front, balance, pending, both}
 	for _, q := range queries {
 		ask(q)
 		if n := ask(q); n != 0 {
@@ -216,7 +218,7 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	for _, c := range []struct {
 		query string
 		kept  bool
-	}{{front, true}, {balance, false}, {both, false}} {
+	}{{front, true}, {balance, true}, {pending, false}, {both, false}} {
 		if n := ask(c.query); (n == 0) != c.kept {
 			t.Errorf("after a mempool change %s ran %d statements; kept: %v", c.query, n, c.kept)
 		}
