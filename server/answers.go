@@ -58,15 +58,20 @@ var (
 		"StxLockData", "StxAssetEvent", "StxAsset", "FungibleTokenAssetEvent", "FtAsset", "NonFungibleTokenAssetEvent",
 		"NftAsset", "TokenTransferPayload", "SmartContractPayload", "ContractCallPayload", "FunctionArg",
 		"PoisonMicroblockPayload", "CoinbasePayload", "TenureChangePayload", "PostCondition", "PostConditionPrincipal",
-		"PostConditionAsset", "AccountEventConnection", "AccountEventEdge", "BalancePoint")
+		"PostConditionAsset", "AccountEventConnection", "AccountEventEdge", "BalancePoint", "Contract",
+		"ContractEventConnection", "ContractEventEdge")
 	chainOnlyFields = setOf("Query.block", "Query.blocks", "Query.burnBlock", "Query.blocksConnection",
-		"Query.microblock", "Query.blockByBurnBlockHash", "Query.account", "Account.principal",
+		"Query.microblock", "Query.blockByBurnBlockHash", "Query.contract", "Query.contractEvents", "Query.events",
+		"Query.account", "Account.principal",
 		"Account.transactions", "Account.transactionsWithTransfers", "Account.latestTxId", "Account.events",
 		"Account.balanceHistory", "Account.stxBalance",
 		// A balance's figures from the chain; its estimated and pending figures count the mempool.
 		"StxBalance.balance", "StxBalance.totalSent", "StxBalance.totalReceived", "StxBalance.totalFeesSent",
 		"StxBalance.totalMinerRewardsReceived", "StxBalance.lockTxId", "StxBalance.locked", "StxBalance.lockHeight",
-		"StxBalance.burnchainLockHeight", "StxBalance.burnchainUnlockHeight")
+		"StxBalance.burnchainLockHeight", "StxBalance.burnchainUnlockHeight",
+		// The tip's blocks; mempoolUpdatedAt moves with the mempool.
+		"Query.chainTip", "ChainTip.blockHeight", "ChainTip.blockHash", "ChainTip.indexBlockHash",
+		"ChainTip.burnBlockHeight", "ChainTip.microblockHash", "ChainTip.microblockSequence")
 )
 
 func setOf(names ...string) map[string]bool {

@@ -196,8 +196,9 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
 	front := `{ blocksConnection(first: 2) { nodes { height burnBlock { height } transactions(first: 2) { nodes { txId sender { principal } events(limit: 1) { __typename ... on StxAssetEvent { eventIndex } } } } } } }`
 	balance := `{ account(principal: "` + testSender + `") { stxBalance { balance locked } balanceHistory(points: 2) { blockHeight balance }
-		events(first: 1) { nodes { __typename } } } }`
-	pending := `{ account(principal: "` + testSender + `") { stxBalance { balance estimatedBalance } } }`
+		events(first: 1) { nodes { __typename } } } chainTip { blockHeight burnBlockHeight }
+		events(principal: "` + testSender + `", limit: 1) { __typename } contractEvents(contractId: "` + testSender + `.none") { eventIndex } }`
+	pending := `{ account(principal: "` + testSender + `") { stxBalance { balance estimatedBalance } } chainTip { blockHeight mempoolUpdatedAt } }`
 	both := `{ blocksConnection(first: 1) { nodes { height } } account(principal: "` + testSender + `") { principal stxBalance { balance pendingBalanceInbound } } }`
 	ask := func(q string) int64 {
 		t.Helper()
