@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -36,13 +35,8 @@ func TestPendingFiguresProbeThePrincipalsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var mu sync.Mutex
-	var ran []db.Statement
-	store.Observe(func(_ context.Context, st db.Statement) {
-		mu.Lock()
-		ran = append(ran, st)
-		mu.Unlock()
-	})
+	hook := &lastQuery{}
+	store.Observe(hook.observe)
 	balance := func(at db.BalanceAt) func() error {
 		return func() error {
 			rows, err := store.StxBalances(ctx, []string{p}, at)
@@ -68,33 +62,27 @@ func TestPendingFiguresProbeThePrincipalsRows(t *testing.T) {
 	}
 	for _, r := range reads {
 		t.Run(r.name, func(t *testing.T) {
-			mu.Lock()
-			ran = nil
-			mu.Unlock()
+			hook.ran()
 			if err := r.read(); err != nil {
 				t.Fatal(err)
 			}
-			mu.Lock()
-			stmts := ran
-			mu.Unlock()
-			if len(stmts) == 0 {
-				t.Fatal("the read ran no statement")
+			st, n := hook.ran()
+			if n != 1 {
+				t.Fatalf("the read ran %d statements, want one", n)
 			}
-			for _, st := range stmts {
-				text, js, err := dbtest.ExplainOnStatistics(ctx, store, st)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if strings.Contains(text, "Seq Scan on mempool_txs") {
-					t.Errorf("the plan scans the whole mempool:\n%s", text)
-				}
-				root, _, err := dbtest.ParsePlan(js)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rows := root.RowsOf("mempool_txs"); rows > 20 {
-					t.Errorf("the plan reads %.0f mempool rows for a principal with 2 pending:\n%s", rows, text)
-				}
+			text, js, err := dbtest.ExplainOnStatistics(ctx, store, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(text, "Seq Scan on mempool_txs") {
+				t.Errorf("the plan scans the whole mempool:\n%s", text)
+			}
+			root, _, err := dbtest.ParsePlan(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows := root.RowsOf("mempool_txs"); rows > 20 {
+				t.Errorf("the plan reads %.0f mempool rows for a principal with 2 pending:\n%s", rows, text)
 			}
 		})
 	}

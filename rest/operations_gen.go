@@ -257,8 +257,6 @@ func (v *AccountTagResponse) GetAccount() AccountTagAccount { return v.Account }
 type AccountTransactionsWithTransfersAccount struct {
 	// Id of the newest canonical transaction the account took part in (null when none).
 	LatestTxId *string `json:"latestTxId"`
-	// Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none).
-	LatestMempoolTxId *string `json:"latestMempoolTxId"`
 	// STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash.
 	Balance AccountTransactionsWithTransfersAccountBalanceStxBalance `json:"balance"`
 	// The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks.
@@ -267,11 +265,6 @@ type AccountTransactionsWithTransfersAccount struct {
 
 // GetLatestTxId returns AccountTransactionsWithTransfersAccount.LatestTxId, and is useful for accessing the field via an interface.
 func (v *AccountTransactionsWithTransfersAccount) GetLatestTxId() *string { return v.LatestTxId }
-
-// GetLatestMempoolTxId returns AccountTransactionsWithTransfersAccount.LatestMempoolTxId, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccount) GetLatestMempoolTxId() *string {
-	return v.LatestMempoolTxId
-}
 
 // GetBalance returns AccountTransactionsWithTransfersAccount.Balance, and is useful for accessing the field via an interface.
 func (v *AccountTransactionsWithTransfersAccount) GetBalance() AccountTransactionsWithTransfersAccountBalanceStxBalance {
@@ -3843,8 +3836,6 @@ func (v *V2AddressTransactionEventsTipChainTip) GetMicroblockHash() *string { re
 type V2AddressTransactionsAccount struct {
 	// Id of the newest canonical transaction the account took part in (null when none).
 	LatestTxId *string `json:"latestTxId"`
-	// Id of the newest pending mempool transaction the account sends, sponsors or receives STX in (null when none).
-	LatestMempoolTxId *string `json:"latestMempoolTxId"`
 	// STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash.
 	Balance V2AddressTransactionsAccountBalanceStxBalance `json:"balance"`
 	// The account's transactions, newest first in chain order (block height, microblock sequence,
@@ -3857,9 +3848,6 @@ type V2AddressTransactionsAccount struct {
 
 // GetLatestTxId returns V2AddressTransactionsAccount.LatestTxId, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccount) GetLatestTxId() *string { return v.LatestTxId }
-
-// GetLatestMempoolTxId returns V2AddressTransactionsAccount.LatestMempoolTxId, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccount) GetLatestMempoolTxId() *string { return v.LatestMempoolTxId }
 
 // GetBalance returns V2AddressTransactionsAccount.Balance, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccount) GetBalance() V2AddressTransactionsAccountBalanceStxBalance {
@@ -6236,7 +6224,6 @@ const AccountTransactionsWithTransfers_Operation = `
 query AccountTransactionsWithTransfers ($principal: String!, $limit: Int!, $offset: Int!, $height: Int, $unanchored: Boolean!, $atHeight: Int, $atBlockHash: Hex, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
 		latestTxId
-		latestMempoolTxId
 		balance: stxBalance {
 			locked
 			burnchain_unlock_height: burnchainUnlockHeight
@@ -7910,7 +7897,6 @@ const V2AddressTransactions_Operation = `
 query V2AddressTransactions ($principal: String!, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
 		latestTxId
-		latestMempoolTxId
 		balance: stxBalance {
 			locked
 			burnchain_unlock_height: burnchainUnlockHeight

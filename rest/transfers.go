@@ -55,7 +55,7 @@ func (p transfersRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 		return nil, "", err
 	}
 	a := d.Account
-	tag := principalTag{a.LatestTxId, a.LatestMempoolTxId, lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
+	tag := principalTag{LatestTxID: a.LatestTxId, Balance: lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
 	results := make([]txWithTransfersBody, len(a.Page.Results))
 	for i := range a.Page.Results {
 		if results[i], err = txWithTransfers(&a.Page.Results[i]); err != nil {

@@ -56,7 +56,7 @@ func (p v2AddressTxsRead) answer(ctx context.Context, c genql.Client) ([]byte, s
 		return nil, "", err
 	}
 	a := d.Account
-	tag := principalTag{a.LatestTxId, a.LatestMempoolTxId, lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
+	tag := principalTag{LatestTxID: a.LatestTxId, Balance: lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
 	results := make([]txSummaryBody, len(a.Page.Results))
 	for i := range a.Page.Results {
 		r := &a.Page.Results[i]
