@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +17,18 @@ import (
 // preparedMaxAge bounds how long a prepared statement lives. The store's sessions run prepared
 // statements on their generic plan (checkClient), which PostgreSQL keeps for as long as the
 // statement lives, even after the tables it was planned on have grown by orders of magnitude (a
-// bulk import with no ANALYZE since); preparing again every minute bounds the time such a plan
-// can serve.
+// bulk import with no ANALYZE since); preparing again within a minute bounds the time such a
+// plan can serve.
 const preparedMaxAge = time.Minute
+
+// preparedLifetime is how long one preparation of a statement serves: between half of
+// preparedMaxAge and all of it, drawn anew each time. Every pooled connection parses and plans a
+// statement again at its first use after it is prepared again (milliseconds for the larger
+// ones), and the statements prepared together at start-up, all living exactly as long, did so
+// all at once every minute, a pause that showed in the slowest requests of that second.
+func preparedLifetime() time.Duration {
+	return preparedMaxAge/2 + rand.N(preparedMaxAge/2)
+}
 
 // The reads that run on every request are prepared statements: their keys travel as parameters
 // ($1, $2, …), so PostgreSQL neither parses a statement holding hundreds of key literals nor
@@ -28,18 +38,18 @@ const preparedMaxAge = time.Minute
 // shapes (a list, its keyset direction, whether a cursor is set, which of the few fixed sets
 // of columns it reads), so the set stays small.
 
-// prepared is one statement and when it was prepared.
+// prepared is one statement and when it is to be prepared again.
 type prepared struct {
 	mu   sync.Mutex
 	stmt *sql.Stmt
-	born time.Time
+	dies time.Time
 }
 
 // current returns the live statement, preparing a new one when there is none or it is too old.
 func (p *prepared) current(ctx context.Context, s *Store, query string) (*sql.Stmt, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.stmt != nil && time.Since(p.born) < preparedMaxAge {
+	if p.stmt != nil && time.Now().Before(p.dies) {
 		return p.stmt, nil
 	}
 	stmt, err := s.DB.DB.PrepareContext(ctx, query)
@@ -51,7 +61,7 @@ func (p *prepared) current(ctx context.Context, s *Store, query string) (*sql.St
 		// the connections once they are done.
 		p.stmt.Close()
 	}
-	p.stmt, p.born = stmt, time.Now()
+	p.stmt, p.dies = stmt, time.Now().Add(preparedLifetime())
 	return stmt, nil
 }
 

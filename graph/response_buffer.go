@@ -3,14 +3,16 @@ package graph
 import (
 	"bytes"
 	"context"
+	"sync"
 	"sync/atomic"
 )
 
-// The REST adapter runs its fixed operations in-process and decodes their data at once, so it
-// can lend the executor the buffer the data is written into (WithResponseBuffer) and use it
-// again after decoding, instead of a new buffer grown by doubling for every answer: a list of
-// blocks with their transaction ids is hundreds of kilobytes. cmd/leafpath routes the query and
-// mutation answers of the generated Exec through responseBuffer.
+// The REST adapter decodes the data of its fixed operations at once, and /graphql copies it into
+// the response it writes, so both can lend the executor the buffer the data is written into
+// (LendResponseBuffer) and use it again afterwards, instead of a new buffer grown by doubling for
+// every answer: a list of blocks with their transaction ids, or a front page of blocks with their
+// transactions, is hundreds of kilobytes. cmd/leafpath routes the query and mutation answers of
+// the generated Exec through responseBuffer.
 
 type responseBufferKey struct{}
 
@@ -31,4 +33,23 @@ func responseBuffer(ctx context.Context) *bytes.Buffer {
 		}
 	}
 	return new(bytes.Buffer)
+}
+
+// responseBuffers are the buffers LendResponseBuffer lends.
+var responseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptResponseBuffer bounds the buffers kept for reuse, so that one outsized answer does not
+// stay in memory.
+const maxKeptResponseBuffer = 4 << 20
+
+// LendResponseBuffer lends the operation run with the returned context a buffer of the pool for
+// its first answer. release takes it back: the caller calls it once nothing refers to the
+// answer's data any more (decoded, or copied into the response).
+func LendResponseBuffer(ctx context.Context) (_ context.Context, release func()) {
+	b := responseBuffers.Get().(*bytes.Buffer)
+	return WithResponseBuffer(ctx, b), func() {
+		if b.Cap() <= maxKeptResponseBuffer {
+			responseBuffers.Put(b)
+		}
+	}
 }

@@ -22,3 +22,22 @@ func TestResponseBufferIsLentOnce(t *testing.T) {
 		t.Errorf("an operation lent nothing got %p", b)
 	}
 }
+
+// A buffer of the pool is lent to the first answer alone, emptied of what an earlier answer left
+// in it.
+func TestLentPoolBufferHoldsTheFirstAnswerAlone(t *testing.T) {
+	ctx, release := LendResponseBuffer(context.Background())
+	first := responseBuffer(ctx)
+	first.WriteString(`{"an":"answer"}`)
+	if second := responseBuffer(ctx); second == first {
+		t.Error("a second answer was written into the lent buffer")
+	}
+	release()
+	for range 3 { // the pool may hand out the buffer just released, or another
+		ctx, release := LendResponseBuffer(context.Background())
+		if b := responseBuffer(ctx); b.Len() != 0 {
+			t.Errorf("a lent buffer holds %q before its answer", b)
+		}
+		release()
+	}
+}

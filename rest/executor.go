@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"context"
 	"embed"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io/fs"
 	"reflect"
 	"strings"
-	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
@@ -85,29 +83,14 @@ func (o *operations) MakeRequest(ctx context.Context, req *genql.Request, resp *
 	if err != nil {
 		return err
 	}
-	buf := answerBuffers.Get().(*bytes.Buffer)
-	defer releaseAnswerBuffer(buf)
-	r := o.response(graph.WithResponseBuffer(ctx, buf), req.Query, req.OpName, vars)
+	ctx, release := graph.LendResponseBuffer(ctx)
+	defer release()
+	r := o.response(ctx, req.Query, req.OpName, vars)
 	if len(r.Errors) > 0 {
 		return firstError(r.Errors)
 	}
 	// The decoder copies the data first, so nothing decoded refers to the buffer.
 	return gojson.Unmarshal(r.Data, resp.Data)
-}
-
-// answerBuffers are the buffers the operations' data is written into, lent to the executor and
-// used again once decoded: a list of blocks with their transaction ids is hundreds of kilobytes,
-// which a new buffer reaches by doubling, copying and clearing memory at every step.
-var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxKeptAnswerBuffer bounds the buffers kept for reuse, so that one outsized answer does not
-// stay in memory.
-const maxKeptAnswerBuffer = 4 << 20
-
-func releaseAnswerBuffer(b *bytes.Buffer) {
-	if b.Cap() <= maxKeptAnswerBuffer {
-		answerBuffers.Put(b)
-	}
 }
 
 // variables turns the generated functions' variables struct into the executor's map without a

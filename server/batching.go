@@ -30,6 +30,7 @@ import (
 
 // schedule is the field plan of one operation (or subscription event) and the tokens it holds.
 type schedule struct {
+	oc      *graphql.OperationContext // kept here: a field finds it in its context only far out
 	op      *loaders.Operation
 	mu      sync.Mutex
 	objects map[objectKey]*object // the objects whose fields have not all finished; guarded by mu
@@ -315,14 +316,14 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		return next(ctx)
 	}
 	oc := graphql.GetOperationContext(ctx)
-	r := &schedule{objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
+	r := &schedule{oc: oc, objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:
-		root = r.plan(b, oc, oc.Operation.SelectionSet, b.schema.Query, true)
+		root = r.plan(b, oc.Operation.SelectionSet, b.schema.Query, true)
 	case ast.Subscription:
 		ctx = loaders.With(ctx, b.loaders.New(b.wait))
-		if root = b.eventPlan(r, oc); root == nil {
+		if root = b.eventPlan(r); root == nil {
 			return next(ctx)
 		}
 	default:
@@ -343,8 +344,8 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 
 // eventPlan is the plan of one subscription event: the object its one root field streams (whose
 // resolver ran once, when the subscription started).
-func (b *Batching) eventPlan(r *schedule, oc *graphql.OperationContext) *object {
-	roots := graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{b.schema.Subscription.Name})
+func (b *Batching) eventPlan(r *schedule) *object {
+	roots := graphql.CollectFields(r.oc, r.oc.Operation.SelectionSet, []string{b.schema.Subscription.Name})
 	if len(roots) != 1 || roots[0].Definition == nil {
 		return nil
 	}
@@ -353,7 +354,7 @@ func (b *Batching) eventPlan(r *schedule, oc *graphql.OperationContext) *object 
 		return nil
 	}
 	sel, shared := selection(roots[0])
-	return r.plan(b, oc, sel, def, shared)
+	return r.plan(b, sel, def, shared)
 }
 
 func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (res any, err error) {
@@ -366,7 +367,7 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 		return next(ctx)
 	}
 	r, _ := ctx.Value(scheduleKey{}).(*schedule)
-	if r == nil || (!concurrent && !r.canWait(b, graphql.GetOperationContext(ctx), fc.Field)) {
+	if r == nil || (!concurrent && !r.canWait(b, fc.Field)) {
 		return next(ctx)
 	}
 	r.mu.Lock()
@@ -380,15 +381,15 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 	}()
 	res, err = next(ctx)
 	if err == nil {
-		children = b.children(r, graphql.GetOperationContext(ctx), fc.Field, res)
+		children = b.children(r, fc.Field, res)
 	}
 	return res, err
 }
 
 // children plans the objects gqlgen will resolve field f's selection on: those of res. Objects
 // whose selection cannot wait need no plan (a list of events asked for their type alone).
-func (b *Batching) children(r *schedule, oc *graphql.OperationContext, f graphql.CollectedField, res any) []*object {
-	if !r.canWait(b, oc, f) {
+func (b *Batching) children(r *schedule, f graphql.CollectedField, res any) []*object {
+	if !r.canWait(b, f) {
 		return nil
 	}
 	def := b.schema.Types[f.Definition.Type.Name()]
@@ -397,18 +398,18 @@ func (b *Batching) children(r *schedule, oc *graphql.OperationContext, f graphql
 	}
 	var out []*object
 	sel, shared := selection(f)
-	b.objects(r, oc, sel, shared, def, reflect.ValueOf(res), "", &out)
+	b.objects(r, sel, shared, def, reflect.ValueOf(res), "", &out)
 	return out
 }
 
 // objects plans every object of v (lists flattened, keeping their positions; nulls have none).
-func (b *Batching) objects(r *schedule, oc *graphql.OperationContext, sel ast.SelectionSet, shared bool, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
+func (b *Batching) objects(r *schedule, sel ast.SelectionSet, shared bool, def *ast.Definition, v reflect.Value, path string, out *[]*object) {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return
 	case reflect.Interface:
 		if !v.IsNil() {
-			b.objects(r, oc, sel, shared, def, v.Elem(), path, out)
+			b.objects(r, sel, shared, def, v.Elem(), path, out)
 		}
 		return
 	case reflect.Pointer:
@@ -421,7 +422,7 @@ func (b *Batching) objects(r *schedule, oc *graphql.OperationContext, sel ast.Se
 			if path != "" {
 				p = path + "/" + p
 			}
-			b.objects(r, oc, sel, shared, def, v.Index(i), p, out)
+			b.objects(r, sel, shared, def, v.Index(i), p, out)
 		}
 		return
 	}
@@ -430,7 +431,7 @@ func (b *Batching) objects(r *schedule, oc *graphql.OperationContext, sel ast.Se
 			return // its fields bring their own tokens
 		}
 	}
-	o := r.plan(b, oc, sel, def, shared)
+	o := r.plan(b, sel, def, shared)
 	o.key.path = path
 	*out = append(*out, o)
 }
@@ -450,7 +451,7 @@ func (b *Batching) concrete(def *ast.Definition, t reflect.Type) *ast.Definition
 }
 
 // plan returns a new object of type def planned for selection sel, from the schedule's plans.
-func (r *schedule) plan(b *Batching, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
+func (r *schedule) plan(b *Batching, sel ast.SelectionSet, def *ast.Definition, shared bool) *object {
 	k := planKey{n: len(sel), def: def}
 	if len(sel) > 0 {
 		k.first = &sel[0]
@@ -460,7 +461,7 @@ func (r *schedule) plan(b *Batching, oc *graphql.OperationContext, sel ast.Selec
 	p := ps.objects[k]
 	ps.mu.Unlock()
 	if p == nil { // planned outside the lock, which canWait takes; a race plans twice, alike
-		p = b.plan(r, oc, sel, def)
+		p = b.plan(r, sel, def)
 		ps.mu.Lock()
 		ps.objects[k] = p
 		ps.mu.Unlock()
@@ -472,11 +473,11 @@ func (r *schedule) plan(b *Batching, oc *graphql.OperationContext, sel ast.Selec
 // cover: __typename is written without a resolver, a field read from the struct whose selection
 // cannot wait runs inline to its end (InterceptField passes it straight through), and deferred
 // fields run after the response they are deferred from (they bring their own tokens).
-func (b *Batching) plan(r *schedule, oc *graphql.OperationContext, sel ast.SelectionSet, def *ast.Definition) *object {
+func (b *Batching) plan(r *schedule, sel ast.SelectionSet, def *ast.Definition) *object {
 	o := &object{}
-	for _, f := range graphql.CollectFields(oc, sel, b.satisfies[def.Name]) {
+	for _, f := range graphql.CollectFields(r.oc, sel, b.satisfies[def.Name]) {
 		concurrent := b.concurrent[def.Name][f.Name]
-		if f.Name != "__typename" && !f.IsDeferred() && (concurrent || r.canWait(b, oc, f)) {
+		if f.Name != "__typename" && !f.IsDeferred() && (concurrent || r.canWait(b, f)) {
 			o.slots = append(o.slots, slot{alias: f.Alias, concurrent: concurrent})
 		}
 	}
@@ -488,7 +489,7 @@ func (b *Batching) plan(r *schedule, oc *graphql.OperationContext, sel ast.Selec
 // at any depth and on any type its objects may have, a field with a resolver. A selection of
 // struct reads alone (an execution cost, an account's principal) runs inline to its end, so it
 // needs no token and its result no plan.
-func (r *schedule) canWait(b *Batching, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+func (r *schedule) canWait(b *Batching, f graphql.CollectedField) bool {
 	if len(f.Selections) == 0 || f.Definition == nil {
 		return false
 	}
@@ -510,8 +511,8 @@ func (r *schedule) canWait(b *Batching, oc *graphql.OperationContext, f graphql.
 		types = b.schema.GetPossibleTypes(def)
 	}
 	for _, t := range types {
-		for _, g := range graphql.CollectFields(oc, sel, b.satisfies[t.Name]) {
-			if w = b.concurrent[t.Name][g.Name] || r.canWait(b, oc, g); w {
+		for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[t.Name]) {
+			if w = b.concurrent[t.Name][g.Name] || r.canWait(b, g); w {
 				break
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/graph"
 )
 
 // GraphQL over HTTP, GET and POST with a JSON body, as gqlgen's transports serve it, but for how
@@ -100,6 +101,9 @@ func run(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor, par
 		writeProtocolError(w, http.StatusNotAcceptable, "GET requests only allow query operations")
 		return
 	}
+	// writeResponse copies the answer's data into the response, so its buffer is used again.
+	ctx, release := graph.LendResponseBuffer(ctx)
+	defer release()
 	responses, ctx := exec.DispatchOperation(ctx, opCtx)
 	writeResponse(w, responses(ctx))
 }
