@@ -363,7 +363,7 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 	// gqlgen marks a field with a resolver in its context (what b.concurrent says of its type).
 	fc := graphql.GetFieldContext(ctx)
 	concurrent := fc.IsResolver
-	if len(fc.Field.Selections) == 0 && !concurrent {
+	if !concurrent && b.readsLeaves(fc.Field.Selections) {
 		return next(ctx)
 	}
 	r, _ := ctx.Value(scheduleKey{}).(*schedule)
@@ -384,6 +384,20 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 		children = b.children(r, fc.Field, res)
 	}
 	return res, err
+}
+
+// readsLeaves reports whether sel selects leaves alone, none of them with a resolver on the
+// object type it is selected on (a leaf field itself, an account's principal, a result's hex and
+// repr): resolving such a selection cannot wait, which its fields show without the plans.
+func (b *Batching) readsLeaves(sel ast.SelectionSet) bool {
+	for _, s := range sel {
+		f, ok := s.(*ast.Field)
+		if !ok || len(f.SelectionSet) > 0 || f.ObjectDefinition == nil || f.ObjectDefinition.Kind != ast.Object ||
+			b.concurrent[f.ObjectDefinition.Name][f.Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // children plans the objects gqlgen will resolve field f's selection on: those of res. Objects
