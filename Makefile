@@ -94,10 +94,12 @@ bench-chain: postgres
 # mixes measures the pgbench -S ceiling of this machine's PostgreSQL, then loads each of two mixes
 # of reads shaped like wallet and explorer traffic (REST and GraphQL, parameters drawn over the
 # whole chain: cmd/loadgen/mix.go) from 32 connections for LOADTEST_DURATION on a freshly started
-# `stxgraph serve` that keeps answers, then each read of the mixes alone on a server started with
+# `stxgraph serve` that keeps answers (three runs each, the median shown), then each read of the
+# mixes alone on a server started with
 # --answer-cache-bytes 0 (its first computation). It prints req/s, p50/p99, errors, the server's
 # and PostgreSQL's CPU and the SQL statements per request, and each rate over pgbench's and the
-# reference's, and writes them to bench/RESULTS.md (keeping the run before). It takes about 20
+# reference's, and writes them to bench/RESULTS.md (keeping the run before). It first waits for
+# the machine to quieten (a 1-minute load average of 1, two minutes at most), then takes about 25
 # times LOADTEST_DURATION.
 LOADTEST_PORT ?= 3998
 LOADTEST_DURATION ?= 10s

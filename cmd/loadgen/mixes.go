@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -39,6 +40,8 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&sv.port, "port", 3998, "API port of the servers started; their event observer listens on the next one")
 	fs.StringVar(&sv.log, "server-log", filepath.Join(os.TempDir(), "stxgraph-loadtest.log"), "file the servers' logs are appended to")
 	lo := mixLoad(fs, 10*time.Second, "pgbench, of each mix and of each read alone (-c: also pgbench's clients)")
+	runs := fs.Int("runs", 3, "runs of each mix, each on a freshly started server; the table shows the median one")
+	quiet := fs.Float64("quiet-load", 1, "wait (up to two minutes) until the machine's 1-minute load average is at most this before starting")
 	results := fs.String("results", "", "also write the tables to this Markdown file, keeping the previous run")
 	note := fs.String("note", "", "what the run measured (e.g. the server's build), written with it to -results")
 	if err := fs.Parse(args); err != nil {
@@ -47,12 +50,18 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := lo.check("mixes"); err != nil {
 		return err
 	}
+	if *runs < 1 {
+		return fmt.Errorf("mixes: -runs must be at least 1")
+	}
 	var err error
 	if sv.dsn, err = chainDB(ctx, *o, false, stderr); err != nil {
 		return err
 	}
 	chain, err := loadChain(ctx, sv.dsn, *o)
 	if err != nil {
+		return err
+	}
+	if err := waitQuiet(ctx, *quiet, 2*time.Minute, stderr); err != nil {
 		return err
 	}
 	rep := &report{conns: lo.conns, duration: lo.duration, loadAvg: loadAverage()}
@@ -63,7 +72,7 @@ func mixesCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	mixes := []*mix{restMix(chain), graphqlMix(chain)}
 	for _, m := range mixes {
 		lo.mix = m
-		me, err := sv.measureFresh(ctx, *lo, stderr)
+		me, err := sv.measureMedian(ctx, *lo, *runs, stderr)
 		if err != nil {
 			return err
 		}
@@ -109,6 +118,9 @@ type measurement struct {
 	serverCPU, postgresCPU time.Duration
 	statements             float64
 	peakRSS                int64 // kB, of the server started for this load alone (0: shared)
+	// runRates are the req/s of every run of a load measured several times, in run order; the
+	// measurement is the run of median rate.
+	runRates []float64
 }
 
 // measure loads srv with lo, reading the server's and PostgreSQL's counters before and after.
@@ -176,6 +188,54 @@ func (o serverOptions) measureFresh(ctx context.Context, lo loadOptions, progres
 	m := measure(ctx, lo, srv, progress)
 	m.peakRSS = peakRSS(srv.pid())
 	return m, nil
+}
+
+// measureMedian measures lo runs times, each on a server started for it alone, and returns the
+// run of median rate with the rates of all: on a shared machine one run may be cut by half.
+func (o serverOptions) measureMedian(ctx context.Context, lo loadOptions, runs int, progress io.Writer) (*measurement, error) {
+	var all []*measurement
+	for range runs {
+		m, err := o.measureFresh(ctx, lo, progress)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m)
+	}
+	return medianRun(all), nil
+}
+
+// medianRun is the run of median rate (the slower of the middle two of an even number), holding
+// the rates of all in run order.
+func medianRun(all []*measurement) *measurement {
+	rates := make([]float64, len(all))
+	for i, m := range all {
+		rates[i] = m.rate()
+	}
+	sorted := slices.Clone(all)
+	slices.SortStableFunc(sorted, func(a, b *measurement) int { return cmp.Compare(a.rate(), b.rate()) })
+	median := sorted[(len(sorted)-1)/2]
+	median.runRates = rates
+	return median
+}
+
+// waitQuiet waits, at most maxWait, until the machine's 1-minute load average is at most limit:
+// work left running from before (a test suite's databases being dropped, say) took half of the
+// rate of a run started at once.
+func waitQuiet(ctx context.Context, limit float64, maxWait time.Duration, progress io.Writer) error {
+	deadline := time.Now().Add(maxWait)
+	for {
+		load, err := strconv.ParseFloat(loadAverage(), 64)
+		left := time.Until(deadline)
+		if err != nil || load <= limit || left <= 0 {
+			return nil
+		}
+		fmt.Fprintf(progress, "load average %.2f, above %.2f: waiting for the machine to quieten\n", load, limit)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(5*time.Second, left)):
+		}
+	}
 }
 
 // start starts a server, with or without its answer cache, and waits until it answers.
@@ -253,6 +313,15 @@ func (r *report) markdown(note string) string {
 	b.WriteString("\n### Mixes: answer cache on, a freshly started server each\n\n| mix |" + cols + "\n|---" + strings.Repeat("|---", 10) + "|\n")
 	for _, m := range r.mixes {
 		fmt.Fprintf(&b, "| %s |%s\n", m.name, r.cells(m))
+	}
+	for _, m := range r.mixes {
+		if len(m.runRates) > 1 {
+			rates := make([]string, len(m.runRates))
+			for i, x := range m.runRates {
+				rates[i] = fmt.Sprintf("%.0f", x)
+			}
+			fmt.Fprintf(&b, "\n%s: %d runs, %s req/s; the table shows the median one.\n", m.name, len(rates), strings.Join(rates, ", "))
+		}
 	}
 	b.WriteString("\n### Each read alone: its first computation (--answer-cache-bytes 0)\n\n| read | share of its mix |" + cols +
 		"\n|---|---" + strings.Repeat("|---", 10) + "|\n")

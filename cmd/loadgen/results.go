@@ -35,7 +35,8 @@ uniformly; a read's name shows its parameters in braces. The REST paths are unde
 
 - Mixes: each on a freshly started server with its answer cache, which keeps answers per chain
   state, so that a repeated read is served from memory; the figures include the server's first
-  seconds, while its connections open and the cache fills.
+  seconds, while its connections open and the cache fills. Each mix runs three times (-runs),
+  each on a new server; the table shows the run of median rate, and the rates of all follow it.
 - First computation: each read of the mixes alone on a server started with
   ` + "`--answer-cache-bytes 0`" + `, i.e. what the read costs the first time at a chain state.
 - server CPU and PostgreSQL CPU: user and system CPU time per request, of the server process and
@@ -50,8 +51,9 @@ uniformly; a read's name shows its parameters in braces. The REST paths are unde
   /block?limit=20, and 270–285 (taken as 278) for a diverse REST mix.
 
 Requests still running when a run's time is up are neither timed nor counted as errors; a
-GraphQL answer with errors counts as an error. The machine's load average before the run is
-noted, since other work on it moves the figures.
+GraphQL answer with errors counts as an error. Other work on the machine moves the figures: the
+run waits (up to two minutes) for its 1-minute load average to fall to 1 (-quiet-load), and notes
+the load average it started at.
 
 ## Reference figures and targets
 
