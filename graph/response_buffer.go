@@ -16,9 +16,9 @@ import (
 
 type responseBufferKey struct{}
 
-// WithResponseBuffer lends b to the operation run with ctx, for its first answer alone (an
+// withResponseBuffer lends b to the operation run with ctx, for its first answer alone (an
 // operation with deferred fragments writes its later answers into buffers of their own).
-func WithResponseBuffer(ctx context.Context, b *bytes.Buffer) context.Context {
+func withResponseBuffer(ctx context.Context, b *bytes.Buffer) context.Context {
 	var lent atomic.Pointer[bytes.Buffer]
 	lent.Store(b)
 	return context.WithValue(ctx, responseBufferKey{}, &lent)
@@ -47,7 +47,7 @@ const maxKeptResponseBuffer = 4 << 20
 // answer's data any more (decoded, or copied into the response).
 func LendResponseBuffer(ctx context.Context) (_ context.Context, release func()) {
 	b := responseBuffers.Get().(*bytes.Buffer)
-	return WithResponseBuffer(ctx, b), func() {
+	return withResponseBuffer(ctx, b), func() {
 		if b.Cap() <= maxKeptResponseBuffer {
 			responseBuffers.Put(b)
 		}

@@ -367,7 +367,11 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 		return next(ctx)
 	}
 	r, _ := ctx.Value(scheduleKey{}).(*schedule)
-	if r == nil || (!concurrent && !r.canWait(b, fc.Field)) {
+	if r == nil {
+		return next(ctx)
+	}
+	waits := r.canWait(b, fc.Field) // whether the objects of its result need a plan
+	if !concurrent && !waits {
 		return next(ctx)
 	}
 	r.mu.Lock()
@@ -380,7 +384,7 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 		r.leaveLocked(f, fc, children)
 	}()
 	res, err = next(ctx)
-	if err == nil {
+	if err == nil && waits {
 		children = b.children(r, fc.Field, res)
 	}
 	return res, err
@@ -400,12 +404,9 @@ func (b *Batching) readsLeaves(sel ast.SelectionSet) bool {
 	return true
 }
 
-// children plans the objects gqlgen will resolve field f's selection on: those of res. Objects
-// whose selection cannot wait need no plan (a list of events asked for their type alone).
+// children plans the objects gqlgen will resolve field f's selection on: those of res. Only a
+// selection that can wait needs them (not a list of events asked for their type alone).
 func (b *Batching) children(r *schedule, f graphql.CollectedField, res any) []*object {
-	if !r.canWait(b, f) {
-		return nil
-	}
 	def := b.schema.Types[f.Definition.Type.Name()]
 	if def == nil || (def.Kind != ast.Object && def.Kind != ast.Interface && def.Kind != ast.Union) {
 		return nil

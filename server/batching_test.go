@@ -142,6 +142,8 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 					... on StxLockEvent { transaction { txId } } } } } } } }`},
 		{name: "inline fields with loading subtrees before resolver fields", query: `{ blocksConnection(first: 4) { nodes {
 			transactions(first: 3) { nodes { events { eventIndex } } edges { node { block { height } } } pageInfo { hasNextPage } totalCount } } } }`},
+		{name: "leaves with a resolver under an inline field", query: `{ blocksConnection(first: 3) { nodes {
+			transactions(first: 5) { nodes { sender { principal latestTxId } } } } } }`},
 		{name: "only __typename under lists", query: `{ blocksConnection(first: 5) { nodes { __typename transactions { nodes { __typename } } } } }`},
 		{name: "aliases, skip and include", query: `{ a: blocksConnection(first: 3) { nodes { parent { height } } }
 			b: blocksConnection(first: 2) { nodes { t: transactions(first: 1) @include(if: true) { nodes { txId block { height } } }

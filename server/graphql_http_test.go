@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/server"
@@ -119,4 +120,46 @@ func send(t *testing.T, req *http.Request) (*http.Response, []byte) {
 		t.Fatal(err)
 	}
 	return resp, body
+}
+
+// Concurrent operations write their answers into buffers of one pool, each used again once its
+// answer is written: every answer is the one its query gets alone, whatever ran beside it.
+func TestConcurrentAnswersStayTheirOwn(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	chain{blocks: 12, txsPerBlock: 4, eventsPerTx: 2, sender: testSender}.seed(t, a.store)
+	queries := []string{
+		`{ blocksConnection(first: 12) { nodes { height hash transactions(first: 4) { nodes { txId feeRate sender { principal } events(limit: 2) { __typename } } } } } }`,
+		`{ block(height: 3) { height hash transactions(first: 2) { nodes { txId } } } }`,
+		`{ chainTip { blockHeight } }`,
+	}
+	alone := make([]string, len(queries))
+	for i, q := range queries {
+		data, _ := a.mustQuery(t, q, nil)
+		alone[i] = string(data)
+	}
+	// Sent from other goroutines than the test's, so failures are reported, not fatal.
+	ask := func(q string) (string, error) {
+		resp, err := http.Get(a.url + "/graphql?query=" + url.QueryEscape(q))
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		var out struct{ Data json.RawMessage }
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		return string(out.Data), err
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 30 {
+				k := (w + i) % len(queries)
+				if got, err := ask(queries[k]); err != nil || got != alone[k] {
+					t.Errorf("%s answered, beside others, %.200s (%v); alone %.200s", queries[k], got, err, alone[k])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
