@@ -36,10 +36,30 @@ const (
 	Brc20
 )
 
+// Reads is what an answer reads: parts of the chain state and, when all it reads of the mempool
+// is the pending state of some principals or transactions, their names (Pending, as
+// notices.Notice.Pending names them). Such an answer outlives the mempool changes that name
+// neither.
+type Reads struct {
+	Parts   Parts
+	Pending []string
+}
+
 // Versions names the current chain state, part by part (notices.Listener does, from the notices);
 // nothing is served or kept while it is not live.
 type Versions interface {
 	Version() notices.StateVersion
+	// PendingVersion is the version of the pending state of the principals and transactions
+	// named: it moves with each mempool change that may touch one of them.
+	PendingVersion(names []string) uint64
+}
+
+// narrow is at with its mempool version that of the pending state r reads, when r names it.
+func (c *Cache) narrow(r Reads, at notices.StateVersion) notices.StateVersion {
+	if r.Pending != nil && r.Parts&Mempool != 0 {
+		at.Mempool = c.versions.PendingVersion(r.Pending)
+	}
+	return at
 }
 
 // stamp names the versions of the parts p at s.
@@ -108,34 +128,34 @@ func New(budget int64, versions Versions) *Cache {
 		flights: map[string]*flight{}}
 }
 
-// Version is the state an answer computed from now on is read at; pass it to Get and Put. ok is
-// false when no answer may be served or kept now.
-func (c *Cache) Version() (at notices.StateVersion, ok bool) {
+// Version is the state an answer that reads r, computed from now on, is read at; pass it to Get,
+// Put and Do with r. ok is false when no answer may be served or kept now.
+func (c *Cache) Version(r Reads) (at notices.StateVersion, ok bool) {
 	if c == nil {
 		return notices.StateVersion{}, false
 	}
-	at = c.versions.Version()
+	at = c.narrow(r, c.versions.Version())
 	return at, at.Live
 }
 
-// current reports whether the parts p are still at the versions of at, and live.
-func (c *Cache) current(p Parts, at notices.StateVersion) bool {
-	now := c.versions.Version()
-	return now.Live && p.same(at, now)
+// current reports whether what r reads is still at the versions of at (narrowed), and live.
+func (c *Cache) current(r Reads, at notices.StateVersion) bool {
+	now := c.narrow(r, c.versions.Version())
+	return now.Live && r.Parts.same(at, now)
 }
 
-// Get returns the answer stored under key for the parts it reads at at, if they are still at
-// those versions.
-func (c *Cache) Get(key string, reads Parts, at notices.StateVersion) (Answer, bool) {
+// Get returns the answer stored under key for what it reads at at, if that is still at those
+// versions.
+func (c *Cache) Get(key string, reads Reads, at notices.StateVersion) (Answer, bool) {
 	if c == nil {
 		return Answer{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.getLocked(key+reads.stamp(at), reads, at)
+	return c.getLocked(key+reads.Parts.stamp(at), reads, at)
 }
 
-func (c *Cache) getLocked(stamped string, reads Parts, at notices.StateVersion) (Answer, bool) {
+func (c *Cache) getLocked(stamped string, reads Reads, at notices.StateVersion) (Answer, bool) {
 	el, ok := c.items[stamped]
 	if !ok || !c.current(reads, at) {
 		c.misses.Add(1)
@@ -146,16 +166,16 @@ func (c *Cache) getLocked(stamped string, reads Parts, at notices.StateVersion) 
 	return el.Value.(*entry).answer, true
 }
 
-// Do serves the answer under key for the parts it reads at at: the one kept, else the one an
+// Do serves the answer under key for what it reads at at: the one kept, else the one an
 // identical request is computing now (waiting for it while ctx lasts), else compute's, which says
 // whether its answer may be served to others and kept (an error may not). shared reports an
 // answer that compute did not make here; when the computation waited for fails, compute runs.
-func (c *Cache) Do(ctx context.Context, key string, reads Parts, at notices.StateVersion, compute func() (Answer, bool)) (a Answer, shared bool) {
+func (c *Cache) Do(ctx context.Context, key string, reads Reads, at notices.StateVersion, compute func() (Answer, bool)) (a Answer, shared bool) {
 	if c == nil {
 		a, _ = compute()
 		return a, false
 	}
-	stamped := key + reads.stamp(at)
+	stamped := key + reads.Parts.stamp(at)
 	c.mu.Lock()
 	if a, ok := c.getLocked(stamped, reads, at); ok {
 		c.mu.Unlock()
@@ -191,20 +211,20 @@ func (c *Cache) Do(ctx context.Context, key string, reads Parts, at notices.Stat
 	return f.answer, false
 }
 
-// Put stores a under key if the parts it reads are still at the versions of at, which it was
+// Put stores a under key if what it reads is still at the versions of at, which it was
 // computed at (an answer whose computation straddled a change is dropped), then evicts the least
 // recently used entries beyond the budget (an answer larger than the whole budget is not
 // stored).
-func (c *Cache) Put(key string, reads Parts, at notices.StateVersion, a Answer) {
+func (c *Cache) Put(key string, reads Reads, at notices.StateVersion, a Answer) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putLocked(key+reads.stamp(at), reads, at, a)
+	c.putLocked(key+reads.Parts.stamp(at), reads, at, a)
 }
 
-func (c *Cache) putLocked(key string, reads Parts, at notices.StateVersion, a Answer) {
+func (c *Cache) putLocked(key string, reads Reads, at notices.StateVersion, a Answer) {
 	size := int64(len(key)+len(a.Body)+len(a.ETag)+len(a.ContentType)) + entryOverhead
 	if size > c.budget || !c.current(reads, at) {
 		return

@@ -19,6 +19,9 @@ func (p stxBalanceRead) etag(ctx context.Context, c genql.Client) (string, error
 	return addressTag(ctx, c, p.principal, true)
 }
 
+// pending: the balance counts the principal's own pending transactions.
+func (p stxBalanceRead) pending() []string { return []string{p.principal} }
+
 func (p stxBalanceRead) answer(ctx context.Context, c genql.Client) ([]byte, string, error) {
 	d, err := AccountStxBalance(ctx, c, p.principal, p.unanchored, p.until.height, p.until.hash)
 	if err != nil {

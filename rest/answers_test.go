@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -172,5 +173,108 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	}
 	if _, _, n := get(srv.URL, ""); n != served {
 		t.Errorf("read at the new tip ran %d statements; a cached read runs %d", n, served)
+	}
+}
+
+// A balance counts its principal's own pending transactions alone: a mempool transaction kept
+// answers of the principals it names are computed again, those of the others are served as kept,
+// and every answer equals an uncached server's. A block, which prunes the transactions it mines
+// from the mempool, has the mempool's fee figures computed again.
+func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
+	lines := fixtureLines(t, "epoch-3-transition")
+	m, block := -1, -1
+	for i, l := range lines {
+		if m < 0 && bytes.Contains(l, []byte("\t/new_mempool_tx\t")) {
+			m = i
+		}
+		if m >= 0 && block < 0 && bytes.Contains(l, []byte("\t/new_block\t")) {
+			block = i
+		}
+	}
+	if m < 0 || block < 0 {
+		t.Fatal("fixture has no mempool transaction followed by a block")
+	}
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	replayLines(t, store, lines[:m])
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	events, err := store.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(notices.StateVersion{}))
+	srv := serve(t, store, rest.Options{Answers: respcache.New(1<<20, events)})
+	plain := serve(t, store, rest.Options{})
+	get := func(path string) (string, int64) {
+		t.Helper()
+		before := store.Statements()
+		res, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s %v", path, res.StatusCode, body, err)
+		}
+		n := store.Statements() - before
+		res, err = http.Get(plain.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if want, _ := io.ReadAll(res.Body); string(want) != string(body) {
+			t.Errorf("GET %s answered\n%s\nan uncached server\n%s", path, body, want)
+		}
+		return string(body), n
+	}
+
+	var principals []string
+	if err := store.DB.NewRaw(`SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
+		WHERE p IS NOT NULL ORDER BY p`).Scan(ctx, &principals); err != nil {
+		t.Fatal(err)
+	}
+	balance := func(p string) string { return "/extended/v1/address/" + p + "/stx" }
+	for _, p := range principals {
+		get(balance(p))
+	}
+	const fees = "/extended/v2/mempool/fees"
+	get(fees)
+
+	mempool := events.Version().Mempool
+	replayLines(t, store, lines[m:m+1])
+	dbtest.AwaitVersion(t, events, func(v notices.StateVersion) bool { return v.Mempool != mempool })
+	var named []string
+	if err := store.DB.NewRaw(`SELECT DISTINCT p FROM mempool_txs, LATERAL (VALUES (sender_address), (sponsor_address),
+		(token_transfer_recipient_address), (smart_contract_contract_id)) v(p) WHERE p IS NOT NULL`).Scan(ctx, &named); err != nil {
+		t.Fatal(err)
+	}
+	var recomputed, kept int
+	for _, p := range principals {
+		_, n := get(balance(p))
+		switch {
+		case slices.Contains(named, p) && n == 0:
+			t.Errorf("%s's balance served as kept after a pending transaction of its own", p)
+		case !slices.Contains(named, p) && n != 0:
+			t.Errorf("%s's balance computed again (%d statements) after a pending transaction of others", p, n)
+		case n == 0:
+			kept++
+		default:
+			recomputed++
+		}
+	}
+	if recomputed == 0 || kept == 0 {
+		t.Fatalf("of %d balances %d were named by the pending transaction (%q), %d not: the fixture shows nothing", len(principals), recomputed, named, kept)
+	}
+
+	if _, n := get(fees); n == 0 {
+		t.Error("the fee figures were served as kept after a mempool change")
+	}
+	version := events.Version()
+	replayLines(t, store, lines[m+1:block+1])
+	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(version))
+	if _, n := get(fees); n == 0 {
+		t.Error("the fee figures were served as kept after a block")
 	}
 }

@@ -68,6 +68,13 @@ type route struct {
 	writeError func(w http.ResponseWriter, err error)
 }
 
+// pendingRead is a read whose answer reads of the mempool only the pending state of some
+// principals or transactions: it is kept across the mempool changes that name none of them.
+type pendingRead interface {
+	// pending names them, as notices.Notice.Pending does.
+	pending() []string
+}
+
 // read is one request's parameters, ready to run the route's fixed operations.
 type read interface {
 	// etag reads the answer's ETag alone, for If-None-Match ("" when the route has none).
@@ -158,9 +165,9 @@ func (a *API) serve(rt route) http.Handler {
 	if rt.writeError != nil {
 		writeError = rt.writeError
 	}
-	reads := rt.reads
-	if reads == 0 {
-		reads = respcache.Chain | respcache.Mempool | respcache.Brc20
+	parts := rt.reads
+	if parts == 0 {
+		parts = respcache.Chain | respcache.Mempool | respcache.Brc20
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rt.redirect != nil {
@@ -182,7 +189,11 @@ func (a *API) serve(rt route) http.Handler {
 		// An answer kept at the current chain state needs no statement, If-None-Match included;
 		// identical requests arriving while it is computed wait for it.
 		key := r.URL.Path + "?" + r.URL.RawQuery
-		at, _ := a.opts.Answers.Version()
+		reads := respcache.Reads{Parts: parts}
+		if p, ok := rd.(pendingRead); ok {
+			reads.Pending = p.pending()
+		}
+		at, _ := a.opts.Answers.Version(reads)
 		var failed error
 		ans, _ := a.opts.Answers.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
 			var ans respcache.Answer

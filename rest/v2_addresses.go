@@ -177,6 +177,9 @@ func v2StxBalanceParams(r *http.Request) (read, error) {
 	return v2StxBalanceRead{principal: p, includeMempool: include}, nil
 }
 
+// pending: the balance counts the principal's own pending transactions.
+func (p v2StxBalanceRead) pending() []string { return []string{p.principal} }
+
 func (p v2StxBalanceRead) etag(ctx context.Context, c genql.Client) (string, error) {
 	d, err := V2PrincipalStxBalanceTag(ctx, c, p.principal, p.includeMempool)
 	if err != nil {
@@ -250,6 +253,10 @@ func v2ContractStatusParams(r *http.Request) (read, error) {
 	}
 	return contractStatusRead{ids}, nil
 }
+
+// pending: a contract's pending state is its pending deploy (db.MempoolTx.Principals names the
+// contract a deploy makes).
+func (p contractStatusRead) pending() []string { return p.ids }
 
 // contractIDSchemaError is the reference's message for the contract id at index i of n given
 // that does not match its pattern. Its schema takes a list or a single id: the list fails at

@@ -114,7 +114,8 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		at, live := p.cache.Version()
+		// A document's answers read the whole mempool when they read it: no narrower version.
+		at, live := p.cache.Version(respcache.Reads{})
 		if !live {
 			next.ServeHTTP(w, r)
 			return
@@ -126,7 +127,7 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			return
 		}
 		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
-		ans, shared := p.cache.Do(r.Context(), key, doc.reads, at, func() (respcache.Answer, bool) {
+		ans, shared := p.cache.Do(r.Context(), key, respcache.Reads{Parts: doc.reads}, at, func() (respcache.Answer, bool) {
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
 			ok := rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`))

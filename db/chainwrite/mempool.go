@@ -31,7 +31,7 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*db.MempoolTx) err
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
 	w.seesNewRows = true
-	return w.notifyIDs(notices.KindMempool, ids)
+	return w.notifyMempool(notices.KindMempool, ids, rows)
 }
 
 // DropMempoolTxs marks transactions the node dropped, with the reason's status and the
@@ -40,9 +40,20 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	if len(ids) == 0 {
 		return nil
 	}
+	// The notice names the principals of the dropped rows: they are read behind the writes
+	// queued before (which may have added them).
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	var rows []*db.MempoolTx
+	if err := w.tx.NewSelect().Model(&rows).
+		Column("tx_id", "sender_address", "sponsor_address", "token_transfer_recipient_address", "smart_contract_contract_id").
+		Where("tx_id = ANY(?)", byteArray(ids)).Scan(ctx); err != nil {
+		return err
+	}
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true, status = ?0, replaced_by_tx_id = ?1 WHERE tx_id = ANY(?2) RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?3`, status, replacedBy, byteArray(ids), w.ReceivedAt)
-	return w.notifyIDs(notices.KindMempoolDrop, ids)
+	return w.notifyMempool(notices.KindMempoolDrop, ids, rows)
 }
 
 // restoreMempool puts the transactions of the txs rows matching where back into the mempool

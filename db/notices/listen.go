@@ -46,6 +46,8 @@ type Listener struct {
 	version atomic.Pointer[StateVersion]
 	vmu     sync.Mutex
 	losses  atomic.Uint64
+	// pending are the mempool versions of the principals and transactions mempool notices name.
+	pending pendingVersions
 }
 
 // StateVersion names the chain state this process has heard of, part by part. Each counter
@@ -63,19 +65,34 @@ type StateVersion struct {
 // Version is the chain state this process has heard of.
 func (l *Listener) Version() StateVersion { return *l.version.Load() }
 
-// moveVersion publishes the version change makes of the current one.
-func (l *Listener) moveVersion(change func(*StateVersion)) {
+// PendingVersion is the version of the pending state of the principals and transactions named
+// (as Notice.Pending names them): it moves with every mempool change that names one of them or
+// names none, so an answer that reads only their pending transactions outlives the mempool's
+// other changes.
+func (l *Listener) PendingVersion(names []string) uint64 { return l.pending.version(names) }
+
+// moveVersion publishes the version change makes of the current one. pending names what a
+// change to the mempool touched (nil: anything).
+func (l *Listener) moveVersion(change func(*StateVersion), pending []string) {
 	l.vmu.Lock()
 	defer l.vmu.Unlock()
 	v := *l.version.Load()
+	mempool := v.Mempool
 	change(&v)
+	if v.Mempool != mempool {
+		l.pending.moved(v.Mempool, pending)
+	}
 	l.version.Store(&v)
 }
 
-// heard moves the part of the version a notice of kind is about.
+// heard moves the part of the version a notice of kind is about. Blocks, microblocks and reorgs
+// change the mempool too: they prune the transactions they mine and restore those they orphan.
 func (v *StateVersion) heard(kind string) {
 	switch kind {
-	case KindBlock, KindMicroblock, KindBurnBlock, KindReorg:
+	case KindBlock, KindMicroblock, KindReorg:
+		v.Chain++
+		v.Mempool++
+	case KindBurnBlock:
 		v.Chain++
 	case KindMempool, KindMempoolDrop:
 		v.Mempool++
@@ -109,7 +126,7 @@ func (l *Listener) goLive(ctx context.Context) {
 			v.all()
 			v.Live = true
 		}
-	})
+	}, nil)
 }
 
 // maxHeld bounds the notices kept while the replica lags; past it the oldest are dropped.
@@ -201,7 +218,7 @@ func (l *Listener) run(ctx context.Context) {
 				l.losses.Add(1)
 				v.all()
 				v.Live = false
-			})
+			}, nil)
 			continue
 		}
 		n, err := parseChannelNotice(channel, payload)
@@ -389,7 +406,7 @@ func (l *Listener) release(ctx context.Context) {
 // publish hands n to every subscriber without waiting: one slow WebSocket client must not hold
 // up the others, so a subscriber whose buffer is full misses n.
 func (l *Listener) publish(n Notice) {
-	l.moveVersion(func(v *StateVersion) { v.heard(n.Kind) })
+	l.moveVersion(func(v *StateVersion) { v.heard(n.Kind) }, n.Pending())
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for sub := range l.subs {

@@ -47,7 +47,8 @@ type Notice struct {
 	BlockHeight      int32        // block, microblock
 	Canonical        bool         // block
 	MicroblockHashes [][]byte     // microblock
-	TxIDs            [][]byte     // mempool
+	TxIDs            [][]byte     // mempool, mempool_drop
+	Principals       []string     // mempool, mempool_drop
 	Brc20            Brc20        // brc20
 	RolledBack       []ReorgBlock // reorg
 	Restored         []ReorgBlock // reorg
@@ -56,15 +57,18 @@ type Notice struct {
 // Payload is a notice's payload on EventsChannel, as ingestion writes it (chainwrite.Writer)
 // and Parse reads it. Fields a kind does not use are left out of the payload.
 type Payload struct {
-	Seq              int64        `json:"seq,omitempty"` // added by the notice log
-	Kind             string       `json:"kind"`
-	IndexBlockHash   Hash         `json:"index_block_hash,omitempty"`
-	BlockHeight      int32        `json:"block_height,omitempty"`
-	Canonical        bool         `json:"canonical,omitempty"`
-	MicroblockHashes []Hash       `json:"microblock_hashes,omitempty"`
-	TxIDs            []Hash       `json:"tx_ids,omitempty"`
-	RolledBack       []ReorgBlock `json:"rolled_back,omitempty"`
-	Restored         []ReorgBlock `json:"restored,omitempty"`
+	Seq              int64  `json:"seq,omitempty"` // added by the notice log
+	Kind             string `json:"kind"`
+	IndexBlockHash   Hash   `json:"index_block_hash,omitempty"`
+	BlockHeight      int32  `json:"block_height,omitempty"`
+	Canonical        bool   `json:"canonical,omitempty"`
+	MicroblockHashes []Hash `json:"microblock_hashes,omitempty"`
+	TxIDs            []Hash `json:"tx_ids,omitempty"`
+	// Principals are those whose pending figures a mempool change moves (db.MempoolTx.Principals
+	// of its transactions).
+	Principals []string     `json:"principals,omitempty"`
+	RolledBack []ReorgBlock `json:"rolled_back,omitempty"`
+	Restored   []ReorgBlock `json:"restored,omitempty"`
 }
 
 // Hash is a hash in a notice, written "0x" and hex; "" reads as nil.
@@ -92,8 +96,27 @@ func Parse(payload string) (Notice, error) {
 		return Notice{}, fmt.Errorf("notice %q: %w", payload, err)
 	}
 	return Notice{Seq: j.Seq, Kind: j.Kind, IndexBlockHash: j.IndexBlockHash, BlockHeight: j.BlockHeight, Canonical: j.Canonical,
-		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs), RolledBack: j.RolledBack, Restored: j.Restored}, nil
+		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs), Principals: j.Principals, RolledBack: j.RolledBack, Restored: j.Restored}, nil
 }
+
+// Pending names what a mempool notice changed: its principals, and its transactions as "0x" and
+// lower-case hex (PendingTx). It is nil when the notice does not say (a notice of another kind,
+// or a mempool notice that names no principal, as those logged before notices named them): then
+// any principal's or transaction's pending state may have changed.
+func (n Notice) Pending() []string {
+	if (n.Kind != KindMempool && n.Kind != KindMempoolDrop) || len(n.Principals) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(n.Principals)+len(n.TxIDs))
+	names = append(names, n.Principals...)
+	for _, id := range n.TxIDs {
+		names = append(names, PendingTx(id))
+	}
+	return names
+}
+
+// PendingTx is how Pending names a transaction: never a principal's name.
+func PendingTx(id []byte) string { return "0x" + hex.EncodeToString(id) }
 
 // hashBytes converts a notice's hashes (never nil, as a statement may take them as an array).
 func hashBytes(hs []Hash) [][]byte {
