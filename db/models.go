@@ -3,7 +3,6 @@ package db
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -202,19 +201,6 @@ type MempoolTx struct {
 	ReceiptTime        int64  `bun:"receipt_time"`
 	ReceiptBlockHeight int32  `bun:"receipt_block_height"`
 	TxFields           `bun:"extend"`
-}
-
-// Principals are those whose pending state the transaction is part of while it is pending: its
-// sender, its sponsor, the recipient of its STX transfer (the rows the pending figures of a
-// balance and the pending nonces read), and the contract it deploys (whose status it is).
-func (t *MempoolTx) Principals() []string {
-	ps := []string{t.SenderAddress}
-	for _, p := range []*string{t.SponsorAddress, t.TokenTransferRecipientAddress, t.SmartContractContractID} {
-		if p != nil && *p != "" && !slices.Contains(ps, *p) {
-			ps = append(ps, *p)
-		}
-	}
-	return ps
 }
 
 // Transaction statuses as the reference stores them.

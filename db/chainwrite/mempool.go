@@ -2,6 +2,7 @@ package chainwrite
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/notices"
@@ -31,7 +32,8 @@ func (w *Writer) InsertMempoolTxs(ctx context.Context, rows []*db.MempoolTx) err
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true WHERE tx_id = ANY(?0) AND NOT pruned AND `+minedSQL+` RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?1`, byteArray(ids), w.ReceivedAt)
 	w.seesNewRows = true
-	return w.notifyMempool(notices.KindMempool, ids, rows)
+	w.notifyMempool(notices.KindMempool, ids)
+	return nil
 }
 
 // DropMempoolTxs marks transactions the node dropped, with the reason's status and the
@@ -40,20 +42,37 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	if len(ids) == 0 {
 		return nil
 	}
-	// The notice names the principals of the dropped rows: they are read behind the writes
-	// queued before (which may have added them).
-	if err := w.flush(ctx); err != nil {
-		return err
-	}
-	var rows []*db.MempoolTx
-	if err := w.tx.NewSelect().Model(&rows).
-		Column("tx_id", "sender_address", "sponsor_address", "token_transfer_recipient_address", "smart_contract_contract_id").
-		Where("tx_id = ANY(?)", byteArray(ids)).Scan(ctx); err != nil {
-		return err
-	}
 	w.exec(`WITH u AS (UPDATE mempool_txs SET pruned = true, status = ?0, replaced_by_tx_id = ?1 WHERE tx_id = ANY(?2) RETURNING 1)
 		UPDATE chain_tip SET mempool_updated_at = ?3`, status, replacedBy, byteArray(ids), w.ReceivedAt)
-	return w.notifyMempool(notices.KindMempoolDrop, ids, rows)
+	w.notifyMempool(notices.KindMempoolDrop, ids)
+	return nil
+}
+
+// mempoolNoticeTxs is how many transactions one mempool notice names. Each takes at most 503
+// bytes of the payload: its id (69) and four principals in quotes with a comma, two standard
+// ones (sender and sponsor, 44 each) and two that may name a contract (recipient and deployed
+// contract, 173 each), which keeps a notice of 14 below the NOTIFY limit.
+const mempoolNoticeTxs = 14
+
+// mempoolNoticesSQL queues the notices of kind ?1 about the mempool transactions ?2, on channel
+// ?0: one per mempoolNoticeTxs of them, naming their ids and the principals whose pending state
+// they are part of, read from their rows as the statement finds them. Those are the rows the
+// pending figures of a balance (sender, sponsor, STX recipient) and the pending nonces (sender,
+// sponsor) read, and a deploy's contract, whose status it is. An id without a row names none.
+var mempoolNoticesSQL = `INSERT INTO notices (channel, payload)
+	SELECT ?0, json_build_object('kind', ?1::text, 'tx_ids', json_agg(DISTINCT '0x' || encode(i.id, 'hex')),
+		'principals', json_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL))::text
+	FROM unnest(?2::bytea[]) WITH ORDINALITY AS i(id, n)
+	LEFT JOIN mempool_txs m ON m.tx_id = i.id
+	LEFT JOIN LATERAL (VALUES (m.sender_address), (m.sponsor_address), (m.token_transfer_recipient_address),
+		(m.smart_contract_contract_id)) AS p(name) ON true
+	GROUP BY (i.n - 1) / ` + strconv.Itoa(mempoolNoticeTxs) + `
+	ORDER BY (i.n - 1) / ` + strconv.Itoa(mempoolNoticeTxs)
+
+// notifyMempool queues the notices of kind about the mempool transactions ids
+// (mempoolNoticesSQL), behind the writes that store them.
+func (w *Writer) notifyMempool(kind string, ids [][]byte) {
+	w.exec(mempoolNoticesSQL, notices.EventsChannel, kind, byteArray(ids))
 }
 
 // restoreMempool puts the transactions of the txs rows matching where back into the mempool

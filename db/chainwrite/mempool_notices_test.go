@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,9 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		if f.SenderAddress == "" {
 			f.SenderAddress = fmt.Sprintf("ST%dSENDER", i)
 		}
-		return &db.MempoolTx{TxID: []byte{byte(i >> 8), byte(i)}, TxFields: f}
+		id := make([]byte, 32)
+		id[30], id[31] = byte(i>>8), byte(i)
+		return &db.MempoolTx{TxID: id, TxFields: f}
 	}
 	want := map[string][]string{} // "0x" id -> its principals, written out here
 	rows := []*db.MempoolTx{
@@ -38,13 +41,18 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		tx(3, db.TxFields{SenderAddress: "ST3CAROL", SmartContractContractID: str("ST3CAROL.token")}),
 		tx(4, db.TxFields{SenderAddress: "ST1ALICE", ContractCallContractID: str("ST3CAROL.token"), ContractCallFunctionName: str("mint")}),
 	}
-	want["0x0001"] = []string{"ST1ALICE", "ST2BOB"}
-	want["0x0002"] = []string{"ST2BOB", "ST3CAROL", "ST1ALICE.vault"}
-	want["0x0003"] = []string{"ST3CAROL", "ST3CAROL.token"}
-	want["0x0004"] = []string{"ST1ALICE"}
-	for i := 5; i < 400; i++ { // enough senders for several notices
-		rows = append(rows, tx(i, db.TxFields{}))
-		want[notices.PendingTx(rows[len(rows)-1].TxID)] = []string{rows[len(rows)-1].SenderAddress}
+	for i, ps := range [][]string{{"ST1ALICE", "ST2BOB"}, {"ST2BOB", "ST3CAROL", "ST1ALICE.vault"}, {"ST3CAROL", "ST3CAROL.token"}, {"ST1ALICE"}} {
+		want[notices.PendingTx(rows[i].TxID)] = ps
+	}
+	// Then the longest a transaction's principals get, none shared: standard principals of 41
+	// characters and contract ones with names of 128.
+	for i := 5; i < 400; i++ {
+		std := func(role string) string { return fmt.Sprintf("ST%s%036d", role, i) }
+		contract := func(role string) string { return std(role) + "." + strings.Repeat("c", 128) }
+		r := tx(i, db.TxFields{SenderAddress: std("S"), Sponsored: true, SponsorAddress: str(std("P")), SponsorNonce: str("1"),
+			TokenTransferRecipientAddress: str(contract("R")), TokenTransferAmount: str("1"), SmartContractContractID: str(contract("D"))})
+		rows = append(rows, r)
+		want[notices.PendingTx(r.TxID)] = []string{std("S"), std("P"), contract("R"), contract("D")}
 	}
 	var first int64
 	if err := store.DB.NewRaw("SELECT coalesce(max(seq), 0) FROM notices").Scan(ctx, &first); err != nil {
@@ -56,7 +64,7 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dropped := [][]byte{rows[1].TxID, rows[2].TxID, {0xff, 0xff}} // the last one never pending
+	dropped := [][]byte{rows[1].TxID, rows[2].TxID, tx(0xffff, db.TxFields{}).TxID} // the last one never pending
 	if err := cs.Ingest(ctx, time.Now(), IngestOptions{}, func(ctx context.Context, w *Writer) error {
 		return w.DropMempoolTxs(ctx, dropped, db.TxStatusDroppedReplaceByFee, nil)
 	}); err != nil {

@@ -341,45 +341,6 @@ func (w *Writer) notify(n notices.Payload) error {
 	return nil
 }
 
-// notifyMempool sends notices of kind about the mempool transactions ids, naming the principals
-// of those among rows (db.MempoolTx.Principals), one notice per chunk of ids, each payload below
-// the NOTIFY limit.
-func (w *Writer) notifyMempool(kind string, ids [][]byte, rows []*db.MempoolTx) error {
-	principals := make(map[string][]string, len(rows))
-	for _, r := range rows {
-		principals[string(r.TxID)] = r.Principals()
-	}
-	for len(ids) > 0 {
-		n := notices.Payload{Kind: kind}
-		named := map[string]bool{}
-		size := 80 // room for the payload's fixed part
-		for ; len(ids) > 0; ids = ids[1:] {
-			// Each id is written as "0x…" in quotes, with a comma; each principal in quotes.
-			add := 2*len(ids[0]) + 5
-			var fresh []string
-			for _, p := range principals[string(ids[0])] {
-				if !named[p] && !slices.Contains(fresh, p) {
-					fresh = append(fresh, p)
-					add += len(p) + 3
-				}
-			}
-			if len(n.TxIDs) > 0 && size+add >= maxNotifyPayload {
-				break
-			}
-			size += add
-			n.TxIDs = append(n.TxIDs, ids[0])
-			for _, p := range fresh {
-				named[p] = true
-				n.Principals = append(n.Principals, p)
-			}
-		}
-		if err := w.notify(n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func byteArray(bs [][]byte) any { return pgdialect.Array(bs) }
 
 // insertAll inserts rows in one multi-row statement; duplicates (a retried message's rows)
