@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/stxgraph/stxgraph/respcache"
 )
 
 // metrics counts HTTP requests by route template and status, and times them.
@@ -19,7 +21,7 @@ type metrics struct {
 	latency  *prometheus.HistogramVec
 }
 
-func newMetrics(sqldb *sql.DB, statements func() int64) *metrics {
+func newMetrics(sqldb *sql.DB, statements func() int64, answers *respcache.Cache) *metrics {
 	m := &metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -36,7 +38,56 @@ func newMetrics(sqldb *sql.DB, statements func() int64) *metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "stxgraph_sql_statements_total", Help: "SQL statements run against the database.",
 		}, func() float64 { return float64(statements()) }))
+	if answers != nil {
+		m.registry.MustRegister(answerCacheCollector{answers})
+	}
 	return m
+}
+
+// answerCacheCollector reports the answer cache's counters and size as they are when scraped.
+type answerCacheCollector struct{ cache *respcache.Cache }
+
+var answerCacheMetrics = struct {
+	hits, misses, shared, evictions, waiting, entries, bytes *prometheus.Desc
+}{
+	hits: prometheus.NewDesc("stxgraph_answer_cache_hits_total",
+		"Answers served as kept at the current chain state.", nil, nil),
+	misses: prometheus.NewDesc("stxgraph_answer_cache_misses_total",
+		"Answers looked for and not kept at the current chain state.", nil, nil),
+	shared: prometheus.NewDesc("stxgraph_answer_cache_shared_total",
+		"Answers served from an identical request's computation under way.", nil, nil),
+	evictions: prometheus.NewDesc("stxgraph_answer_cache_evictions_total",
+		"Answers dropped to stay within the cache's bytes.", nil, nil),
+	waiting: prometheus.NewDesc("stxgraph_answer_cache_waiting",
+		"Requests waiting for an identical request's computation.", nil, nil),
+	entries: prometheus.NewDesc("stxgraph_answer_cache_entries", "Answers kept.", nil, nil),
+	bytes:   prometheus.NewDesc("stxgraph_answer_cache_bytes", "Bytes the kept answers take.", nil, nil),
+}
+
+func (answerCacheCollector) Describe(ch chan<- *prometheus.Desc) {
+	d := answerCacheMetrics
+	for _, desc := range []*prometheus.Desc{d.hits, d.misses, d.shared, d.evictions, d.waiting, d.entries, d.bytes} {
+		ch <- desc
+	}
+}
+
+func (c answerCacheCollector) Collect(ch chan<- prometheus.Metric) {
+	st, d := c.cache.Stats(), answerCacheMetrics
+	for _, v := range []struct {
+		desc  *prometheus.Desc
+		kind  prometheus.ValueType
+		value float64
+	}{
+		{d.hits, prometheus.CounterValue, float64(st.Hits)},
+		{d.misses, prometheus.CounterValue, float64(st.Misses)},
+		{d.shared, prometheus.CounterValue, float64(st.Shared)},
+		{d.evictions, prometheus.CounterValue, float64(st.Evictions)},
+		{d.waiting, prometheus.GaugeValue, float64(st.Waiting)},
+		{d.entries, prometheus.GaugeValue, float64(st.Entries)},
+		{d.bytes, prometheus.GaugeValue, float64(st.Bytes)},
+	} {
+		ch <- prometheus.MustNewConstMetric(v.desc, v.kind, v.value)
+	}
 }
 
 func (m *metrics) handler() http.Handler {

@@ -100,7 +100,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements)
+	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements, answers)
 	if cfg.Events != nil {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "stxgraph_notices_held", Help: "Chain notices heard and held until the replica replays their commits.",

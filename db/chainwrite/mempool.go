@@ -55,19 +55,20 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 const mempoolNoticeTxs = 14
 
 // mempoolNoticesSQL queues the notices of kind ?1 about the mempool transactions ?2, on channel
-// ?0: one per mempoolNoticeTxs of them, naming their ids and the principals whose pending state
-// they are part of, read from their rows as the statement finds them. Those are the rows the
-// pending figures of a balance (sender, sponsor, STX recipient) and the pending nonces (sender,
-// sponsor) read, and a deploy's contract, whose status it is. An id without a row names none.
+// ?0: one per mempoolNoticeTxs of them, naming their ids in the message's order (subscribers
+// report them so) and the principals whose pending state they are part of, read from their rows
+// as the statement finds them. Those are the rows the pending figures of a balance (sender,
+// sponsor, STX recipient) and the pending nonces (sender, sponsor) read, and a deploy's contract,
+// whose status it is. An id without a row names none.
 var mempoolNoticesSQL = `INSERT INTO notices (channel, payload)
-	SELECT ?0, json_build_object('kind', ?1::text, 'tx_ids', json_agg(DISTINCT '0x' || encode(i.id, 'hex')),
-		'principals', json_agg(DISTINCT p.name) FILTER (WHERE p.name IS NOT NULL))::text
-	FROM unnest(?2::bytea[]) WITH ORDINALITY AS i(id, n)
-	LEFT JOIN mempool_txs m ON m.tx_id = i.id
-	LEFT JOIN LATERAL (VALUES (m.sender_address), (m.sponsor_address), (m.token_transfer_recipient_address),
-		(m.smart_contract_contract_id)) AS p(name) ON true
-	GROUP BY (i.n - 1) / ` + strconv.Itoa(mempoolNoticeTxs) + `
-	ORDER BY (i.n - 1) / ` + strconv.Itoa(mempoolNoticeTxs)
+	SELECT ?0, json_build_object('kind', ?1::text, 'tx_ids', c.ids, 'principals', c.principals)::text
+	FROM (SELECT (i.n - 1) / ` + strconv.Itoa(mempoolNoticeTxs) + ` AS chunk, json_agg('0x' || encode(i.id, 'hex') ORDER BY i.n) AS ids,
+		(SELECT json_agg(DISTINCT p.name) FROM mempool_txs m CROSS JOIN LATERAL (VALUES (m.sender_address), (m.sponsor_address),
+			(m.token_transfer_recipient_address), (m.smart_contract_contract_id)) AS p(name)
+			WHERE m.tx_id = ANY(array_agg(i.id)) AND p.name IS NOT NULL) AS principals
+		FROM unnest(?2::bytea[]) WITH ORDINALITY AS i(id, n)
+		GROUP BY 1) c
+	ORDER BY c.chunk`
 
 // notifyMempool queues the notices of kind about the mempool transactions ids
 // (mempoolNoticesSQL), behind the writes that store them.

@@ -58,13 +58,14 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 	if err := store.DB.NewRaw("SELECT coalesce(max(seq), 0) FROM notices").Scan(ctx, &first); err != nil {
 		t.Fatal(err)
 	}
+	dropped := [][]byte{rows[1].TxID, rows[2].TxID, tx(0xffff, db.TxFields{}).TxID} // the last one never pending
+	slices.Reverse(rows)                                                            // a message's order that is not the ids' own
 	cs := NewStore(store)
 	if err := cs.Ingest(ctx, time.Now(), IngestOptions{}, func(ctx context.Context, w *Writer) error {
 		return w.InsertMempoolTxs(ctx, rows)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	dropped := [][]byte{rows[1].TxID, rows[2].TxID, tx(0xffff, db.TxFields{}).TxID} // the last one never pending
 	if err := cs.Ingest(ctx, time.Now(), IngestOptions{}, func(ctx context.Context, w *Writer) error {
 		return w.DropMempoolTxs(ctx, dropped, db.TxStatusDroppedReplaceByFee, nil)
 	}); err != nil {
@@ -73,8 +74,14 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 
 	seen := map[string]map[string]int{} // kind -> "0x" id -> notices naming it
 	count := map[string]int{}
+	var order []string // the mempool notices' ids, one after the other
 	if err := notices.EachAfter(ctx, store.DB, first, 0, func(n notices.Notice) bool {
 		count[n.Kind]++
+		if n.Kind == notices.KindMempool {
+			for _, id := range n.TxIDs {
+				order = append(order, notices.PendingTx(id))
+			}
+		}
 		if seen[n.Kind] == nil {
 			seen[n.Kind] = map[string]int{}
 		}
@@ -93,6 +100,11 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 	}
 	if count[notices.KindMempool] < 2 {
 		t.Errorf("%d mempool notices for %d transactions; want them split below the NOTIFY limit", count[notices.KindMempool], len(rows))
+	}
+	for i, r := range rows {
+		if i >= len(order) || order[i] != notices.PendingTx(r.TxID) {
+			t.Fatalf("mempool notices name the transactions in another order than the message's, from #%d", i)
+		}
 	}
 	for name := range want {
 		if seen[notices.KindMempool][name] != 1 {
