@@ -24,7 +24,8 @@ import (
 // replicationLag moves with time. Its answers are keyed by the versions of the parts of the
 // state it reads: BRC-20 root fields the BRC-20 state, the others the chain, and the mempool
 // too unless every field selected is one that reads the chain alone (chainOnly), so that a page
-// of blocks outlives the mempool's changes. Documents are named by their sha256 (the
+// of blocks outlives the mempool's changes; an account's page that reads only its own pending
+// transactions outlives the changes that name other principals. Documents are named by their sha256 (the
 // persisted-query hash for requests that send only that), and what they read is remembered.
 type queryAnswers struct {
 	cache  *respcache.Cache
@@ -34,10 +35,13 @@ type queryAnswers struct {
 	documents map[string]documentReads // document hash -> what its answers read
 }
 
-// documentReads is what a document's answers read, when they may be kept.
+// documentReads is what a document's answers read, when they may be kept. When all they read of
+// the mempool is the pending state of the accounts its root account fields name, pending holds
+// those fields' principal arguments (a literal or a variable), else nil.
 type documentReads struct {
 	cacheable bool
 	reads     respcache.Parts
+	pending   []*ast.Value
 }
 
 // maxRememberedDocuments bounds the documents whose kind is remembered.
@@ -114,9 +118,7 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// A document's answers read the whole mempool when they read it: no narrower version.
-		at, live := p.cache.Version(respcache.Reads{})
-		if !live {
+		if _, live := p.cache.Version(respcache.Reads{}); !live {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -126,8 +128,10 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		reads := respcache.Reads{Parts: doc.reads, Pending: pendingNames(doc.pending, req.Variables)}
+		at, _ := p.cache.Version(reads)
 		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
-		ans, shared := p.cache.Do(r.Context(), key, respcache.Reads{Parts: doc.reads}, at, func() (respcache.Answer, bool) {
+		ans, shared := p.cache.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
 			ok := rec.status == http.StatusOK && !bytes.Contains(rec.body.Bytes(), []byte(`"errors"`))
@@ -180,6 +184,8 @@ func readsOf(schema *ast.Schema, query string) documentReads {
 	// anyway: a field the schema lacks has none, and counts as reading the mempool.
 	validator.Walk(schema, doc, &validator.Events{})
 	var reads respcache.Parts
+	var pending []*ast.Value
+	whole := false // a root field reads more of the mempool than its account's pending state
 	for _, op := range doc.Operations {
 		if op.Operation != ast.Query {
 			return documentReads{}
@@ -196,10 +202,69 @@ func readsOf(schema *ast.Schema, query string) documentReads {
 				reads |= respcache.Chain
 			default:
 				reads |= respcache.Chain | respcache.Mempool
+				if p := accountPendingOnly(f); p != nil {
+					pending = append(pending, p)
+				} else {
+					whole = true
+				}
 			}
 		}
 	}
-	return documentReads{cacheable: true, reads: reads}
+	if whole {
+		pending = nil
+	}
+	return documentReads{cacheable: true, reads: reads, pending: pending}
+}
+
+// pendingFields are the fields of an account that read its own pending transactions, and
+// nothing of the mempool beyond them: its balance's pending figures, its pending nonces, its
+// newest pending transaction (their types' fields are all scalars).
+var pendingFields = setOf("Account.stxBalance", "Account.nonces", "Account.latestMempoolTxId")
+
+// accountPendingOnly is the principal argument of a root account field every field of which
+// reads the chain alone (chainOnly) or the account's own pending transactions (pendingFields),
+// else nil.
+func accountPendingOnly(f *ast.Field) *ast.Value {
+	arg := f.Arguments.ForName("principal")
+	if f.Name != "account" || f.ObjectDefinition == nil || f.ObjectDefinition.Name != "Query" || arg == nil {
+		return nil
+	}
+	ok := graph.EveryField(f.SelectionSet, func(g *ast.Field) bool {
+		return chainOnly(ast.SelectionSet{g}) ||
+			(g.ObjectDefinition != nil && pendingFields[g.ObjectDefinition.Name+"."+g.Name])
+	})
+	if !ok {
+		return nil
+	}
+	return arg.Value
+}
+
+// pendingNames are the principals the arguments pending name, with the request's variables; nil
+// (the whole mempool) when one of them is not a string.
+func pendingNames(pending []*ast.Value, variables json.RawMessage) []string {
+	if pending == nil {
+		return nil
+	}
+	var vars map[string]any
+	names := make([]string, 0, len(pending))
+	for _, v := range pending {
+		switch v.Kind {
+		case ast.StringValue:
+			names = append(names, v.Raw)
+		case ast.Variable:
+			if vars == nil && json.Unmarshal(variables, &vars) != nil {
+				return nil
+			}
+			name, ok := vars[v.Raw].(string)
+			if !ok {
+				return nil
+			}
+			names = append(names, name)
+		default:
+			return nil
+		}
+	}
+	return names
 }
 
 // readGraphQLRequest reads a GET's parameters or a JSON POST's body (putting the body back).

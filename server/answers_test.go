@@ -233,6 +233,51 @@ func TestChainOnlyAnswersOutliveMempoolChanges(t *testing.T) {
 	}
 }
 
+// A document whose only mempool reads are the pending state of the accounts its root account
+// fields name (their balance's pending figures, pending nonces, newest pending transaction), by
+// a literal or a variable, is kept across a mempool change that names other principals, and
+// computed again after one that names its account. A document reading the pending state of
+// another account (a transaction's sender) reads the whole mempool.
+func TestAccountAnswersOutliveOtherAccountsMempoolChanges(t *testing.T) {
+	t.Parallel()
+	c := chain{blocks: 2, txsPerBlock: 2, eventsPerTx: 1, sender: testSender}
+	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
+	own := map[string]any{"query": `query($p: String!) { account(principal: $p) { stxBalance { balance estimatedBalance }
+		nonces { possibleNextNonce } latestMempoolTxId transactions(first: 1) { nodes { txId } } } }`, "variables": map[string]any{"p": testSender}}
+	literal := map[string]any{"query": `{ account(principal: "` + testSender + `") { stxBalance { pendingBalanceInbound } } }`}
+	senders := map[string]any{"query": `{ account(principal: "` + testSender + `") { transactions(first: 1) { nodes { sender { stxBalance { estimatedBalance } } } } } }`}
+	ask := func(body map[string]any) int64 {
+		t.Helper()
+		out, n := a.query(t, body)
+		if len(out.Errors) > 0 {
+			t.Fatalf("%v: errors %+v", body["query"], out.Errors)
+		}
+		return n
+	}
+	docs := []map[string]any{own, literal, senders}
+	for _, d := range docs {
+		ask(d)
+		if n := ask(d); n != 0 {
+			t.Fatalf("%v repeated at one state ran %d statements", d["query"], n)
+		}
+	}
+	a.announce(t, `{"kind":"mempool","tx_ids":["0x01"],"principals":["ST000000000000000000002AMW42H"]}`)
+	for _, c := range []struct {
+		doc  map[string]any
+		kept bool
+	}{{own, true}, {literal, true}, {senders, false}} {
+		if n := ask(c.doc); (n == 0) != c.kept {
+			t.Errorf("after a mempool change naming another account %v ran %d statements; kept: %v", c.doc["query"], n, c.kept)
+		}
+	}
+	a.announce(t, `{"kind":"mempool_drop","tx_ids":["0x02"],"principals":["`+testSender+`"]}`)
+	for _, d := range docs {
+		if n := ask(d); n == 0 {
+			t.Errorf("after a mempool change naming its account %v was answered from memory", d["query"])
+		}
+	}
+}
+
 // liveChain starts an API that listens for the chain's notices on a store seeded with c, and
 // returns it once it has heard of that chain.
 func liveChain(t *testing.T, cfg server.Config, c chain) *api {
