@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"testing"
@@ -57,6 +58,32 @@ func replayLines(t *testing.T, store *db.Store, lines [][]byte) {
 	}
 }
 
+// listeningAPI is a chain replayed into a fresh store, a listener that has heard of it, a REST
+// server keeping answers at the state it names and one keeping none.
+type listeningAPI struct {
+	store      *db.Store
+	events     *notices.Listener
+	cache      *respcache.Cache
+	srv, plain *httptest.Server
+}
+
+func listening(t *testing.T, lines [][]byte) listeningAPI {
+	t.Helper()
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	replayLines(t, store, lines)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	events, err := store.Listen(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(notices.StateVersion{}))
+	cache := respcache.New(1<<20, events)
+	return listeningAPI{store: store, events: events, cache: cache,
+		srv: serve(t, store, rest.Options{Answers: cache}), plain: serve(t, store, rest.Options{})}
+}
+
 // TestAnswersKeptUntilTheChainMoves: a REST answer is computed once, served from memory with no
 // statement while the chain state it reads stays (a matching If-None-Match too, and across a
 // mempool change for a read of the chain alone), and computed again (with the new block in it)
@@ -72,20 +99,10 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	if last < 1 {
 		t.Fatal("fixture has no block to ingest last")
 	}
-	store := dbtest.New(t)
-	t.Cleanup(func() { store.Close() })
-	replayLines(t, store, lines[:last])
-
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	events, err := store.Listen(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(notices.StateVersion{}))
-	cache := respcache.New(1<<20, events)
-	srv := serve(t, store, rest.Options{Answers: cache})
-	plain := serve(t, store, rest.Options{})
+	l := listening(t, lines[:last])
+	store, events, cache, srv, plain := l.store, l.events, l.cache, l.srv, l.plain
+	version := events.Version()
+	ctx := context.Background()
 	getPath := func(base, path, etag string) (*http.Response, string, int64) {
 		t.Helper()
 		before := store.Statements()
@@ -194,18 +211,9 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 	if m < 0 || block < 0 {
 		t.Fatal("fixture has no mempool transaction followed by a block")
 	}
-	store := dbtest.New(t)
-	t.Cleanup(func() { store.Close() })
-	replayLines(t, store, lines[:m])
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	events, err := store.Listen(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(notices.StateVersion{}))
-	srv := serve(t, store, rest.Options{Answers: respcache.New(1<<20, events)})
-	plain := serve(t, store, rest.Options{})
+	l := listening(t, lines[:m])
+	store, events, srv, plain := l.store, l.events, l.srv, l.plain
+	ctx := context.Background()
 	get := func(path string) (string, int64) {
 		t.Helper()
 		before := store.Statements()
