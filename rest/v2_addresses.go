@@ -254,8 +254,8 @@ func v2ContractStatusParams(r *http.Request) (read, error) {
 	return contractStatusRead{ids}, nil
 }
 
-// pending: a contract's pending state is its pending deploy (db.MempoolTx.Principals names the
-// contract a deploy makes).
+// pending: a contract's pending state is its pending deploy (mempool notices name the contract
+// a deploy makes).
 func (p contractStatusRead) pending() []string { return p.ids }
 
 // contractIDSchemaError is the reference's message for the contract id at index i of n given

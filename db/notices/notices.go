@@ -64,8 +64,8 @@ type Payload struct {
 	Canonical        bool   `json:"canonical,omitempty"`
 	MicroblockHashes []Hash `json:"microblock_hashes,omitempty"`
 	TxIDs            []Hash `json:"tx_ids,omitempty"`
-	// Principals are those whose pending figures a mempool change moves (db.MempoolTx.Principals
-	// of its transactions).
+	// Principals are those whose pending state a mempool change moves (chainwrite's
+	// mempoolNoticesSQL names them).
 	Principals []string     `json:"principals,omitempty"`
 	RolledBack []ReorgBlock `json:"rolled_back,omitempty"`
 	Restored   []ReorgBlock `json:"restored,omitempty"`
