@@ -37,9 +37,8 @@ const (
 )
 
 // Reads is what an answer reads: parts of the chain state and, when all it reads of the mempool
-// is the pending state of some principals or transactions, their names (Pending, as
-// notices.Notice.Pending names them). Such an answer outlives the mempool changes that name
-// neither.
+// is the pending state of some principals, their names (Pending). Such an answer outlives the
+// mempool changes that name none of them (notices.Notice.Pending).
 type Reads struct {
 	Parts   Parts
 	Pending []string
@@ -49,7 +48,7 @@ type Reads struct {
 // nothing is served or kept while it is not live.
 type Versions interface {
 	Version() notices.StateVersion
-	// PendingVersion is the version of the pending state of the principals and transactions
+	// PendingVersion is the version of the pending state of the principals
 	// named: it moves with each mempool change that may touch one of them.
 	PendingVersion(names []string) uint64
 }

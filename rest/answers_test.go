@@ -226,7 +226,7 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 		if err != nil || res.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s: %d %s %v", path, res.StatusCode, body, err)
 		}
-		n := store.Statements() - before
+		n, etag := store.Statements()-before, res.Header.Get("ETag")
 		res, err = http.Get(plain.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -234,6 +234,9 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 		defer res.Body.Close()
 		if want, _ := io.ReadAll(res.Body); string(want) != string(body) {
 			t.Errorf("GET %s answered\n%s\nan uncached server\n%s", path, body, want)
+		}
+		if want := res.Header.Get("ETag"); want != etag {
+			t.Errorf("GET %s tagged %s, an uncached server %s", path, etag, want)
 		}
 		return string(body), n
 	}
@@ -249,6 +252,14 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 	}
 	const fees = "/extended/v2/mempool/fees"
 	get(fees)
+	// A mined transaction's lookup is tagged with the whole mempool's last change, as the
+	// reference's: its tag moves with every mempool change.
+	var mined string
+	if err := store.DB.NewRaw("SELECT '0x' || encode(tx_id, 'hex') FROM txs WHERE canonical ORDER BY block_height DESC LIMIT 1").Scan(ctx, &mined); err != nil {
+		t.Fatal(err)
+	}
+	multiple := "/extended/v1/tx/multiple?tx_id=" + mined
+	get(multiple)
 
 	mempool := events.Version().Mempool
 	replayLines(t, store, lines[m:m+1])
@@ -279,6 +290,7 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 	if _, n := get(fees); n == 0 {
 		t.Error("the fee figures were served as kept after a mempool change")
 	}
+	get(multiple)
 	version := events.Version()
 	replayLines(t, store, lines[m+1:block+1])
 	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(version))

@@ -69,7 +69,7 @@ type route struct {
 }
 
 // pendingRead is a read whose answer reads of the mempool only the pending state of some
-// principals or transactions: it is kept across the mempool changes that name none of them.
+// principals: it is kept across the mempool changes that name none of them.
 type pendingRead interface {
 	// pending names them, as notices.Notice.Pending does.
 	pending() []string

@@ -24,9 +24,6 @@ type multipleRead struct {
 	eventLimit, eventOffset         int
 }
 
-// pending: a pending transaction is read by its id alone.
-func (p multipleRead) pending() []string { return p.ids }
-
 func multipleParams(r *http.Request) (read, error) {
 	q := query(r.URL.Query())
 	raw := q["tx_id"]

@@ -2,6 +2,7 @@ package chainwrite
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		tx(4, db.TxFields{SenderAddress: "ST1ALICE", ContractCallContractID: str("ST3CAROL.token"), ContractCallFunctionName: str("mint")}),
 	}
 	for i, ps := range [][]string{{"ST1ALICE", "ST2BOB"}, {"ST2BOB", "ST3CAROL", "ST1ALICE.vault"}, {"ST3CAROL", "ST3CAROL.token"}, {"ST1ALICE"}} {
-		want[notices.PendingTx(rows[i].TxID)] = ps
+		want[hexID(rows[i].TxID)] = ps
 	}
 	// Then the longest a transaction's principals get, none shared: standard principals of 41
 	// characters and contract ones with names of 128.
@@ -52,7 +53,7 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		r := tx(i, db.TxFields{SenderAddress: std("S"), Sponsored: true, SponsorAddress: str(std("P")), SponsorNonce: str("1"),
 			TokenTransferRecipientAddress: str(contract("R")), TokenTransferAmount: str("1"), SmartContractContractID: str(contract("D"))})
 		rows = append(rows, r)
-		want[notices.PendingTx(r.TxID)] = []string{std("S"), std("P"), contract("R"), contract("D")}
+		want[hexID(r.TxID)] = []string{std("S"), std("P"), contract("R"), contract("D")}
 	}
 	var first int64
 	if err := store.DB.NewRaw("SELECT coalesce(max(seq), 0) FROM notices").Scan(ctx, &first); err != nil {
@@ -79,14 +80,14 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		count[n.Kind]++
 		if n.Kind == notices.KindMempool {
 			for _, id := range n.TxIDs {
-				order = append(order, notices.PendingTx(id))
+				order = append(order, hexID(id))
 			}
 		}
 		if seen[n.Kind] == nil {
 			seen[n.Kind] = map[string]int{}
 		}
 		for _, id := range n.TxIDs {
-			name := notices.PendingTx(id)
+			name := hexID(id)
 			seen[n.Kind][name]++
 			for _, p := range want[name] {
 				if !slices.Contains(n.Principals, p) {
@@ -102,7 +103,7 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		t.Errorf("%d mempool notices for %d transactions; want them split below the NOTIFY limit", count[notices.KindMempool], len(rows))
 	}
 	for i, r := range rows {
-		if i >= len(order) || order[i] != notices.PendingTx(r.TxID) {
+		if i >= len(order) || order[i] != hexID(r.TxID) {
 			t.Fatalf("mempool notices name the transactions in another order than the message's, from #%d", i)
 		}
 	}
@@ -112,7 +113,7 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		}
 	}
 	for _, id := range dropped {
-		if name := notices.PendingTx(id); seen[notices.KindMempoolDrop][name] != 1 {
+		if name := hexID(id); seen[notices.KindMempoolDrop][name] != 1 {
 			t.Errorf("%s announced in %d drop notices, want 1", name, seen[notices.KindMempoolDrop][name])
 		}
 	}
@@ -121,3 +122,6 @@ func TestMempoolNoticesNameTheirPrincipals(t *testing.T) {
 		t.Errorf("longest notice payload %d bytes (%v); NOTIFY takes less than 8000", longest, err)
 	}
 }
+
+// hexID is a transaction id as notices write it.
+func hexID(id []byte) string { return "0x" + hex.EncodeToString(id) }

@@ -46,7 +46,7 @@ type Listener struct {
 	version atomic.Pointer[StateVersion]
 	vmu     sync.Mutex
 	losses  atomic.Uint64
-	// pending are the mempool versions of the principals and transactions mempool notices name.
+	// pending are the mempool versions of the principals mempool notices name.
 	pending pendingVersions
 }
 
@@ -65,10 +65,9 @@ type StateVersion struct {
 // Version is the chain state this process has heard of.
 func (l *Listener) Version() StateVersion { return *l.version.Load() }
 
-// PendingVersion is the version of the pending state of the principals and transactions named
-// (as Notice.Pending names them): it moves with every mempool change that names one of them or
-// names none, so an answer that reads only their pending transactions outlives the mempool's
-// other changes.
+// PendingVersion is the version of the pending state of the principals named: it moves with
+// every mempool change that names one of them or names none (Notice.Pending), so an answer that
+// reads only their pending transactions outlives the mempool's other changes.
 func (l *Listener) PendingVersion(names []string) uint64 { return l.pending.version(names) }
 
 // moveVersion publishes the version change makes of the current one. pending names what a

@@ -99,24 +99,15 @@ func Parse(payload string) (Notice, error) {
 		MicroblockHashes: hashBytes(j.MicroblockHashes), TxIDs: hashBytes(j.TxIDs), Principals: j.Principals, RolledBack: j.RolledBack, Restored: j.Restored}, nil
 }
 
-// Pending names what a mempool notice changed: its principals, and its transactions as "0x" and
-// lower-case hex (PendingTx). It is nil when the notice does not say (a notice of another kind,
-// or a mempool notice that names no principal, as those logged before notices named them): then
-// any principal's or transaction's pending state may have changed.
+// Pending names the principals whose pending state a mempool notice changed. It is nil when the
+// notice does not say (a notice of another kind, or a mempool notice that names no principal, as
+// those logged before notices named them): then any principal's pending state may have changed.
 func (n Notice) Pending() []string {
 	if (n.Kind != KindMempool && n.Kind != KindMempoolDrop) || len(n.Principals) == 0 {
 		return nil
 	}
-	names := make([]string, 0, len(n.Principals)+len(n.TxIDs))
-	names = append(names, n.Principals...)
-	for _, id := range n.TxIDs {
-		names = append(names, PendingTx(id))
-	}
-	return names
+	return n.Principals
 }
-
-// PendingTx is how Pending names a transaction: never a principal's name.
-func PendingTx(id []byte) string { return "0x" + hex.EncodeToString(id) }
 
 // hashBytes converts a notice's hashes (never nil, as a statement may take them as an array).
 func hashBytes(hs []Hash) [][]byte {

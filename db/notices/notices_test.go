@@ -61,7 +61,7 @@ func TestNoticeMovesItsPart(t *testing.T) {
 	}
 }
 
-// A mempool notice names the principals and transactions it changes; one that names no principal
+// A mempool notice names the principals whose pending state it changes; one that names none
 // (logged before notices named them) and notices of other kinds name nothing, which stands for
 // everything.
 func TestNoticePendingNames(t *testing.T) {
@@ -70,8 +70,8 @@ func TestNoticePendingNames(t *testing.T) {
 		n    Notice
 		want []string
 	}{
-		{Notice{Kind: KindMempool, TxIDs: [][]byte{id}, Principals: []string{"SP1", "SP2"}}, []string{"SP1", "SP2", "0xab01"}},
-		{Notice{Kind: KindMempoolDrop, TxIDs: [][]byte{id}, Principals: []string{"SP1"}}, []string{"SP1", "0xab01"}},
+		{Notice{Kind: KindMempool, TxIDs: [][]byte{id}, Principals: []string{"SP1", "SP2"}}, []string{"SP1", "SP2"}},
+		{Notice{Kind: KindMempoolDrop, TxIDs: [][]byte{id}, Principals: []string{"SP1"}}, []string{"SP1"}},
 		{Notice{Kind: KindMempool, TxIDs: [][]byte{id}}, nil},
 		{Notice{Kind: KindBlock, TxIDs: [][]byte{id}, Principals: []string{"SP1"}}, nil},
 	} {

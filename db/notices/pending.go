@@ -7,7 +7,7 @@ import "sync"
 // stale).
 const maxPendingNames = 100_000
 
-// pendingVersions are the mempool versions of named principals and transactions: the mempool
+// pendingVersions are the mempool versions of named principals: the mempool
 // version of the last change that named each, or the floor, the version of the last change that
 // named none (or the version at which the names were forgotten), whichever is higher. A name's
 // version therefore moves with every mempool change that may touch its pending state, and only
