@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha512"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stxgraph/stxgraph/db"
@@ -296,5 +300,90 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 	dbtest.AwaitVersion(t, events, dbtest.NewChainVersion(version))
 	if _, n := get(fees); n == 0 {
 		t.Error("the fee figures were served as kept after a block")
+	}
+}
+
+// Through a chain's messages one after the other (mempool transactions, blocks that mine them,
+// burn blocks), every answer a caching server gives once it has heard of a message, kept or
+// computed again, equals an uncached server's, body and ETag: the answers that outlive some
+// changes outlive only those that leave them as they are.
+func TestKeptAnswersFollowEveryMessage(t *testing.T) {
+	lines := fixtureLines(t, "epoch-3-transition")
+	start := -1
+	for i, l := range lines {
+		if bytes.Contains(l, []byte("\t/new_mempool_tx\t")) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		t.Fatal("fixture has no mempool transaction")
+	}
+	l := listening(t, lines[:start])
+	ctx := context.Background()
+	var principals, contracts []string
+	if err := l.store.DB.NewRaw(`SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
+		WHERE p IS NOT NULL ORDER BY p LIMIT 6`).Scan(ctx, &principals); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.store.DB.NewRaw(`SELECT DISTINCT smart_contract_contract_id FROM txs WHERE smart_contract_contract_id IS NOT NULL
+		ORDER BY 1 LIMIT 3`).Scan(ctx, &contracts); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/extended/v2/mempool/fees", "/extended/v1/block?limit=2",
+		"/extended/v2/smart-contracts/status?contract_id=" + strings.Join(contracts, "&contract_id=")}
+	for _, p := range principals {
+		paths = append(paths, "/extended/v1/address/"+p+"/stx", "/extended/v2/addresses/"+p+"/balances/stx?include_mempool=true")
+	}
+	// The transactions the messages bring (a mempool message lists raw transactions, whose id is
+	// their SHA-512/256), looked up before and after they are mined.
+	end := min(start+60, len(lines))
+	for _, line := range lines[start:end] {
+		if bytes.Contains(line, []byte("\t/new_mempool_tx\t")) {
+			for _, m := range regexp.MustCompile(`"0x([0-9a-f]+)"`).FindAllSubmatch(line, -1) {
+				raw, err := hex.DecodeString(string(m[1]))
+				if err != nil {
+					t.Fatal(err)
+				}
+				id := sha512.Sum512_256(raw)
+				paths = append(paths, "/extended/v1/tx/multiple?tx_id=0x"+hex.EncodeToString(id[:]))
+			}
+		}
+	}
+	fetch := func(base, path string) (string, string) {
+		t.Helper()
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return string(body), res.Header.Get("ETag")
+	}
+	found := false
+	for i := start; i < end; i++ {
+		replayLines(t, l.store, lines[i:i+1])
+		// A BRC-20 notice, which none of these answers reads, heard after the message's own:
+		// notices are heard in order, so the message's are heard by then (a message that changes
+		// nothing sends none).
+		brc20 := l.events.Version().Brc20
+		if _, err := l.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.Brc20Channel, `{"height":0,"hash":""}`); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.AwaitVersion(t, l.events, func(v notices.StateVersion) bool { return v.Live && v.Brc20 != brc20 })
+		for _, p := range paths {
+			body, etag := fetch(l.srv.URL, p)
+			want, wantTag := fetch(l.plain.URL, p)
+			if body != want || etag != wantTag {
+				t.Fatalf("after message %d, GET %s answered (ETag %s)\n%s\nan uncached server (ETag %s)\n%s", i, p, etag, body, wantTag, want)
+			}
+			found = found || (strings.Contains(p, "tx/multiple") && strings.Contains(body, `"found":true`))
+		}
+	}
+	if !found {
+		t.Error("no transaction the messages brought was found: the lookups compare nothing")
+	}
+	if s := l.cache.Stats(); s.Hits == 0 {
+		t.Errorf("no answer was served as kept (%+v): the test compares nothing kept", s)
 	}
 }
