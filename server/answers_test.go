@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/db/notices"
+	"github.com/stxgraph/stxgraph/ingest"
 	"github.com/stxgraph/stxgraph/server"
 )
 
@@ -296,4 +300,77 @@ func (a *api) announce(t *testing.T, payload string) {
 		t.Fatal(err)
 	}
 	dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v != before })
+}
+
+// Through a chain's messages one after the other (mempool transactions, blocks that mine them,
+// burn blocks), every /graphql answer a caching server gives once it has heard of a message, kept
+// or computed again, equals an uncached server's: documents kept across other accounts' mempool
+// changes are kept across only those.
+func TestKeptQueryAnswersFollowEveryMessage(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, server.Config{AnswerCacheBytes: 1 << 20}, true)
+	rest := replay(t, a.store, "stacks/epoch-3-transition.tsv.gz", 105) // up to its first mempool transaction
+	if len(rest) == 0 || rest[0].Path != "/new_mempool_tx" {
+		t.Fatal("the fixture's records moved: the first one left is not a mempool transaction")
+	}
+	h, err := server.New(server.Config{Store: a.store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := httptest.NewServer(h)
+	t.Cleanup(plain.Close)
+	ctx := context.Background()
+	dbtest.AwaitVersion(t, a.events, dbtest.NewChainVersion(notices.StateVersion{}))
+	var principals []string
+	if err := a.store.DB.NewRaw(`SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
+		WHERE p IS NOT NULL ORDER BY p LIMIT 6`).Scan(ctx, &principals); err != nil {
+		t.Fatal(err)
+	}
+	own := `query($p: String!) { account(principal: $p) { stxBalance { balance estimatedBalance pendingBalanceOutbound }
+		nonces { possibleNextNonce lastMempoolTxNonce detectedMempoolNonces } latestMempoolTxId } }`
+	senders := `query($p: String!) { account(principal: $p) { transactions(first: 3) { nodes { txId sender { stxBalance { estimatedBalance } } } } } }`
+	var bodies []map[string]any
+	for _, p := range principals {
+		for _, q := range []string{own, senders} {
+			bodies = append(bodies, map[string]any{"query": q, "variables": map[string]any{"p": p}})
+		}
+	}
+	bodies = append(bodies, map[string]any{"query": `{ blocks(limit: 2) { height txIds } chainTip { blockHeight mempoolUpdatedAt } }`})
+	post := func(url string, body map[string]any) string {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		res, err := http.Post(url+"/graphql", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		out, _ := io.ReadAll(res.Body)
+		return string(out)
+	}
+	in := ingest.NewIngester(a.store)
+	kept := 0
+	for i, rec := range rest[:min(60, len(rest))] {
+		if _, err := in.Apply(ctx, ingest.Message{Path: rec.Path, Payload: rec.Payload, ReceivedAt: rec.ReceivedAt}); err != nil {
+			t.Fatalf("record %d: %v", rec.ID, err)
+		}
+		// A BRC-20 notice, which none of these documents reads, heard after the message's own.
+		brc20 := a.events.Version().Brc20
+		if _, err := a.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.Brc20Channel, `{"height":0,"hash":""}`); err != nil {
+			t.Fatal(err)
+		}
+		dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v.Live && v.Brc20 != brc20 })
+		for _, body := range bodies {
+			before := a.sql.n.Load()
+			got := post(a.url, body)
+			if a.sql.n.Load() == before {
+				kept++
+			}
+			if want := post(plain.URL, body); got != want {
+				t.Fatalf("after record %d (%s), %v with %v answered\n%s\nan uncached server\n%s", i, rec.Path, body["query"], body["variables"], got, want)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Error("no answer was served as kept: the test compares nothing kept")
+	}
 }
