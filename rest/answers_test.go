@@ -50,6 +50,16 @@ func fixtureLines(t *testing.T, fixture string) [][]byte {
 	return lines
 }
 
+// pathAt is the index of the first record from index from on that was sent to path, or -1.
+func pathAt(lines [][]byte, path string, from int) int {
+	for i := max(from, 0); i < len(lines); i++ {
+		if bytes.Contains(lines[i], []byte("\t"+path+"\t")) {
+			return i
+		}
+	}
+	return -1
+}
+
 // replayLines applies records through the real ingestion path.
 func replayLines(t *testing.T, store *db.Store, lines [][]byte) {
 	t.Helper()
@@ -95,10 +105,8 @@ func listening(t *testing.T, lines [][]byte) listeningAPI {
 func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 	lines := fixtureLines(t, "mocknet")
 	last := -1
-	for i, l := range lines {
-		if bytes.Contains(l, []byte("\t/new_block\t")) {
-			last = i
-		}
+	for i := pathAt(lines, "/new_block", 0); i >= 0; i = pathAt(lines, "/new_block", i+1) {
+		last = i
 	}
 	if last < 1 {
 		t.Fatal("fixture has no block to ingest last")
@@ -203,15 +211,8 @@ func TestAnswersKeptUntilTheChainMoves(t *testing.T) {
 // from the mempool, has the mempool's fee figures computed again.
 func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 	lines := fixtureLines(t, "epoch-3-transition")
-	m, block := -1, -1
-	for i, l := range lines {
-		if m < 0 && bytes.Contains(l, []byte("\t/new_mempool_tx\t")) {
-			m = i
-		}
-		if m >= 0 && block < 0 && bytes.Contains(l, []byte("\t/new_block\t")) {
-			block = i
-		}
-	}
+	m := pathAt(lines, "/new_mempool_tx", 0)
+	block := pathAt(lines, "/new_block", m+1)
 	if m < 0 || block < 0 {
 		t.Fatal("fixture has no mempool transaction followed by a block")
 	}
@@ -309,13 +310,7 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 // changes outlive only those that leave them as they are.
 func TestKeptAnswersFollowEveryMessage(t *testing.T) {
 	lines := fixtureLines(t, "epoch-3-transition")
-	start := -1
-	for i, l := range lines {
-		if bytes.Contains(l, []byte("\t/new_mempool_tx\t")) {
-			start = i
-			break
-		}
-	}
+	start := pathAt(lines, "/new_mempool_tx", 0)
 	if start < 0 {
 		t.Fatal("fixture has no mempool transaction")
 	}
