@@ -13,6 +13,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +97,47 @@ func listening(t *testing.T, lines [][]byte) listeningAPI {
 	cache := respcache.New(1<<20, events)
 	return listeningAPI{store: store, events: events, cache: cache,
 		srv: serve(t, store, rest.Options{Answers: cache}), plain: serve(t, store, rest.Options{})}
+}
+
+// sameAsUncached GETs path from the caching server and from the uncached one, reports where
+// their bodies or ETags differ, and returns the caching server's body and the statements it ran.
+func (l listeningAPI) sameAsUncached(t *testing.T, path string) (string, int64) {
+	t.Helper()
+	get := func(base string) (string, string) {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s %v", path, res.StatusCode, body, err)
+		}
+		return string(body), res.Header.Get("ETag")
+	}
+	before := l.store.Statements()
+	body, etag := get(l.srv.URL)
+	n := l.store.Statements() - before
+	if want, wantTag := get(l.plain.URL); body != want || etag != wantTag {
+		t.Errorf("GET %s answered (ETag %s)\n%s\nan uncached server (ETag %s)\n%s", path, etag, body, wantTag, want)
+	}
+	return body, n
+}
+
+// principals are the senders and STX recipients of the chain's transactions, in order, at most
+// limit of them (0: all).
+func (l listeningAPI) principals(t *testing.T, limit int) []string {
+	t.Helper()
+	q := `SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
+		WHERE p IS NOT NULL ORDER BY p`
+	if limit > 0 {
+		q += " LIMIT " + strconv.Itoa(limit)
+	}
+	var ps []string
+	if err := l.store.DB.NewRaw(q).Scan(context.Background(), &ps); err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
 
 // TestAnswersKeptUntilTheChainMoves: a REST answer is computed once, served from memory with no
@@ -217,40 +259,11 @@ func TestPendingAnswersFollowTheirPrincipals(t *testing.T) {
 		t.Fatal("fixture has no mempool transaction followed by a block")
 	}
 	l := listening(t, lines[:m])
-	store, events, srv, plain := l.store, l.events, l.srv, l.plain
+	store, events := l.store, l.events
 	ctx := context.Background()
-	get := func(path string) (string, int64) {
-		t.Helper()
-		before := store.Statements()
-		res, err := http.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %s %v", path, res.StatusCode, body, err)
-		}
-		n, etag := store.Statements()-before, res.Header.Get("ETag")
-		res, err = http.Get(plain.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		if want, _ := io.ReadAll(res.Body); string(want) != string(body) {
-			t.Errorf("GET %s answered\n%s\nan uncached server\n%s", path, body, want)
-		}
-		if want := res.Header.Get("ETag"); want != etag {
-			t.Errorf("GET %s tagged %s, an uncached server %s", path, etag, want)
-		}
-		return string(body), n
-	}
+	get := func(path string) (string, int64) { t.Helper(); return l.sameAsUncached(t, path) }
 
-	var principals []string
-	if err := store.DB.NewRaw(`SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
-		WHERE p IS NOT NULL ORDER BY p`).Scan(ctx, &principals); err != nil {
-		t.Fatal(err)
-	}
+	principals := l.principals(t, 0)
 	balance := func(p string) string { return "/extended/v1/address/" + p + "/stx" }
 	for _, p := range principals {
 		get(balance(p))
@@ -316,11 +329,8 @@ func TestKeptAnswersFollowEveryMessage(t *testing.T) {
 	}
 	l := listening(t, lines[:start])
 	ctx := context.Background()
-	var principals, contracts []string
-	if err := l.store.DB.NewRaw(`SELECT DISTINCT p FROM txs, LATERAL (VALUES (sender_address), (token_transfer_recipient_address)) v(p)
-		WHERE p IS NOT NULL ORDER BY p LIMIT 6`).Scan(ctx, &principals); err != nil {
-		t.Fatal(err)
-	}
+	principals := l.principals(t, 6)
+	var contracts []string
 	if err := l.store.DB.NewRaw(`SELECT DISTINCT smart_contract_contract_id FROM txs WHERE smart_contract_contract_id IS NOT NULL
 		ORDER BY 1 LIMIT 3`).Scan(ctx, &contracts); err != nil {
 		t.Fatal(err)
@@ -345,34 +355,16 @@ func TestKeptAnswersFollowEveryMessage(t *testing.T) {
 			}
 		}
 	}
-	fetch := func(base, path string) (string, string) {
-		t.Helper()
-		res, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(res.Body)
-		return string(body), res.Header.Get("ETag")
-	}
 	found := false
 	for i := start; i < end; i++ {
 		replayLines(t, l.store, lines[i:i+1])
-		// A BRC-20 notice, which none of these answers reads, heard after the message's own:
-		// notices are heard in order, so the message's are heard by then (a message that changes
-		// nothing sends none).
-		brc20 := l.events.Version().Brc20
-		if _, err := l.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.Brc20Channel, `{"height":0,"hash":""}`); err != nil {
-			t.Fatal(err)
-		}
-		dbtest.AwaitVersion(t, l.events, func(v notices.StateVersion) bool { return v.Live && v.Brc20 != brc20 })
+		dbtest.AwaitHeardBRC20(t, l.store, l.events) // none of these answers reads BRC-20
 		for _, p := range paths {
-			body, etag := fetch(l.srv.URL, p)
-			want, wantTag := fetch(l.plain.URL, p)
-			if body != want || etag != wantTag {
-				t.Fatalf("after message %d, GET %s answered (ETag %s)\n%s\nan uncached server (ETag %s)\n%s", i, p, etag, body, wantTag, want)
-			}
+			body, _ := l.sameAsUncached(t, p)
 			found = found || (strings.Contains(p, "tx/multiple") && strings.Contains(body, `"found":true`))
+		}
+		if t.Failed() {
+			t.Fatalf("answers differ after message %d (%s)", i, lines[i][:min(len(lines[i]), 60)])
 		}
 	}
 	if !found {

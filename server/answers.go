@@ -25,8 +25,9 @@ import (
 // state it reads: BRC-20 root fields the BRC-20 state, the others the chain, and the mempool
 // too unless every field selected is one that reads the chain alone (chainOnly), so that a page
 // of blocks outlives the mempool's changes; an account's page that reads only its own pending
-// transactions outlives the changes that name other principals. Documents are named by their sha256 (the
-// persisted-query hash for requests that send only that), and what they read is remembered.
+// transactions outlives the changes that name other principals. Documents are named by their
+// sha256 (the persisted-query hash for requests that send only that), and what they read is
+// remembered.
 type queryAnswers struct {
 	cache  *respcache.Cache
 	schema *ast.Schema
@@ -118,19 +119,20 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if _, live := p.cache.Version(respcache.Reads{}); !live {
-			next.ServeHTTP(w, r)
-			return
-		}
 		req, ok := readGraphQLRequest(r)
 		hash, doc := p.document(req)
 		if !ok || !doc.cacheable {
 			next.ServeHTTP(w, r)
 			return
 		}
-		reads := respcache.Reads{Parts: doc.reads, Pending: pendingNames(doc.pending, req.Variables)}
-		at, _ := p.cache.Version(reads)
-		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonicalJSON(req.Variables)
+		vars, canonical := decodeVariables(req.Variables)
+		reads := respcache.Reads{Parts: doc.reads, Pending: pendingNames(doc.pending, vars)}
+		at, live := p.cache.Version(reads)
+		if !live {
+			next.ServeHTTP(w, r)
+			return
+		}
+		key := "graphql\x00" + hash + "\x00" + req.OperationName + "\x00" + canonical
 		ans, shared := p.cache.Do(r.Context(), key, reads, at, func() (respcache.Answer, bool) {
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
@@ -218,7 +220,8 @@ func readsOf(schema *ast.Schema, query string) documentReads {
 
 // pendingFields are the fields of an account that read its own pending transactions, and
 // nothing of the mempool beyond them: its balance's pending figures, its pending nonces, its
-// newest pending transaction (their types' fields are all scalars).
+// newest pending transaction, when they select leaves alone (an object under them could be
+// another account).
 var pendingFields = setOf("Account.stxBalance", "Account.nonces", "Account.latestMempoolTxId")
 
 // accountPendingOnly is the principal argument of a root account field every field of which
@@ -231,7 +234,7 @@ func accountPendingOnly(f *ast.Field) *ast.Value {
 	}
 	ok := graph.EveryField(f.SelectionSet, func(g *ast.Field) bool {
 		return chainOnly(ast.SelectionSet{g}) ||
-			(g.ObjectDefinition != nil && pendingFields[g.ObjectDefinition.Name+"."+g.Name])
+			(g.ObjectDefinition != nil && pendingFields[g.ObjectDefinition.Name+"."+g.Name] && leavesOnly(g.SelectionSet))
 	})
 	if !ok {
 		return nil
@@ -239,22 +242,23 @@ func accountPendingOnly(f *ast.Field) *ast.Value {
 	return arg.Value
 }
 
-// pendingNames are the principals the arguments pending name, with the request's variables; nil
-// (the whole mempool) when one of them is not a string.
-func pendingNames(pending []*ast.Value, variables json.RawMessage) []string {
+// leavesOnly reports whether sel selects no field with a selection of its own.
+func leavesOnly(sel ast.SelectionSet) bool {
+	return graph.EveryField(sel, func(f *ast.Field) bool { return len(f.SelectionSet) == 0 })
+}
+
+// pendingNames are the principals the arguments pending name, with the request's variables vars;
+// nil (the whole mempool) when one of them is not a string.
+func pendingNames(pending []*ast.Value, vars map[string]any) []string {
 	if pending == nil {
 		return nil
 	}
-	var vars map[string]any
 	names := make([]string, 0, len(pending))
 	for _, v := range pending {
 		switch v.Kind {
 		case ast.StringValue:
 			names = append(names, v.Raw)
 		case ast.Variable:
-			if vars == nil && json.Unmarshal(variables, &vars) != nil {
-				return nil
-			}
 			name, ok := vars[v.Raw].(string)
 			if !ok {
 				return nil
@@ -295,17 +299,19 @@ func readGraphQLRequest(r *http.Request) (graphqlRequest, bool) {
 	return req, false
 }
 
-// canonicalJSON re-encodes variables with sorted keys, so equal variables make equal keys.
-func canonicalJSON(raw json.RawMessage) string {
+// decodeVariables decodes a request's variables once: their values, and their JSON with sorted
+// keys, so that equal variables make equal keys (as sent when they are not JSON).
+func decodeVariables(raw json.RawMessage) (map[string]any, string) {
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return "null"
+		return nil, "null"
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
+		return nil, string(raw)
 	}
 	b, _ := json.Marshal(v)
-	return string(b)
+	vars, _ := v.(map[string]any)
+	return vars, string(b)
 }
 
 // recorder passes a response through and keeps a copy of its status and body.

@@ -353,12 +353,7 @@ func TestKeptQueryAnswersFollowEveryMessage(t *testing.T) {
 		if _, err := in.Apply(ctx, ingest.Message{Path: rec.Path, Payload: rec.Payload, ReceivedAt: rec.ReceivedAt}); err != nil {
 			t.Fatalf("record %d: %v", rec.ID, err)
 		}
-		// A BRC-20 notice, which none of these documents reads, heard after the message's own.
-		brc20 := a.events.Version().Brc20
-		if _, err := a.store.DB.ExecContext(ctx, "SELECT pg_notify(?, ?)", notices.Brc20Channel, `{"height":0,"hash":""}`); err != nil {
-			t.Fatal(err)
-		}
-		dbtest.AwaitVersion(t, a.events, func(v notices.StateVersion) bool { return v.Live && v.Brc20 != brc20 })
+		dbtest.AwaitHeardBRC20(t, a.store, a.events) // none of these documents reads BRC-20
 		for _, body := range bodies {
 			before := a.sql.n.Load()
 			got := post(a.url, body)

@@ -38,55 +38,40 @@ func newMetrics(sqldb *sql.DB, statements func() int64, answers *respcache.Cache
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "stxgraph_sql_statements_total", Help: "SQL statements run against the database.",
 		}, func() float64 { return float64(statements()) }))
-	if answers != nil {
-		m.registry.MustRegister(answerCacheCollector{answers})
-	}
+	registerAnswerCache(m.registry, answers)
 	return m
 }
 
-// answerCacheCollector reports the answer cache's counters and size as they are when scraped.
-type answerCacheCollector struct{ cache *respcache.Cache }
-
-var answerCacheMetrics = struct {
-	hits, misses, shared, evictions, waiting, entries, bytes *prometheus.Desc
-}{
-	hits: prometheus.NewDesc("stxgraph_answer_cache_hits_total",
-		"Answers served as kept at the current chain state.", nil, nil),
-	misses: prometheus.NewDesc("stxgraph_answer_cache_misses_total",
-		"Answers looked for and not kept at the current chain state.", nil, nil),
-	shared: prometheus.NewDesc("stxgraph_answer_cache_shared_total",
-		"Answers served from an identical request's computation under way.", nil, nil),
-	evictions: prometheus.NewDesc("stxgraph_answer_cache_evictions_total",
-		"Answers dropped to stay within the cache's bytes.", nil, nil),
-	waiting: prometheus.NewDesc("stxgraph_answer_cache_waiting",
-		"Requests waiting for an identical request's computation.", nil, nil),
-	entries: prometheus.NewDesc("stxgraph_answer_cache_entries", "Answers kept.", nil, nil),
-	bytes:   prometheus.NewDesc("stxgraph_answer_cache_bytes", "Bytes the kept answers take.", nil, nil),
-}
-
-func (answerCacheCollector) Describe(ch chan<- *prometheus.Desc) {
-	d := answerCacheMetrics
-	for _, desc := range []*prometheus.Desc{d.hits, d.misses, d.shared, d.evictions, d.waiting, d.entries, d.bytes} {
-		ch <- desc
+// registerAnswerCache has the registry report the answer cache's counters and size (none for no
+// cache), each read when scraped.
+func registerAnswerCache(registry *prometheus.Registry, answers *respcache.Cache) {
+	if answers == nil {
+		return
 	}
-}
-
-func (c answerCacheCollector) Collect(ch chan<- prometheus.Metric) {
-	st, d := c.cache.Stats(), answerCacheMetrics
-	for _, v := range []struct {
-		desc  *prometheus.Desc
-		kind  prometheus.ValueType
-		value float64
+	for _, m := range []struct {
+		name, help string
+		counter    bool
+		value      func(respcache.Stats) int64
 	}{
-		{d.hits, prometheus.CounterValue, float64(st.Hits)},
-		{d.misses, prometheus.CounterValue, float64(st.Misses)},
-		{d.shared, prometheus.CounterValue, float64(st.Shared)},
-		{d.evictions, prometheus.CounterValue, float64(st.Evictions)},
-		{d.waiting, prometheus.GaugeValue, float64(st.Waiting)},
-		{d.entries, prometheus.GaugeValue, float64(st.Entries)},
-		{d.bytes, prometheus.GaugeValue, float64(st.Bytes)},
+		{"stxgraph_answer_cache_hits_total", "Answers served as kept at the current chain state.", true,
+			func(s respcache.Stats) int64 { return s.Hits }},
+		{"stxgraph_answer_cache_misses_total", "Answers looked for and not kept at the current chain state.", true,
+			func(s respcache.Stats) int64 { return s.Misses }},
+		{"stxgraph_answer_cache_shared_total", "Answers served from an identical request's computation under way.", true,
+			func(s respcache.Stats) int64 { return s.Shared }},
+		{"stxgraph_answer_cache_evictions_total", "Answers dropped to stay within the cache's bytes.", true,
+			func(s respcache.Stats) int64 { return s.Evictions }},
+		{"stxgraph_answer_cache_waiting", "Requests waiting for an identical request's computation.", false,
+			func(s respcache.Stats) int64 { return int64(s.Waiting) }},
+		{"stxgraph_answer_cache_entries", "Answers kept.", false, func(s respcache.Stats) int64 { return int64(s.Entries) }},
+		{"stxgraph_answer_cache_bytes", "Bytes the kept answers take.", false, func(s respcache.Stats) int64 { return s.Bytes }},
 	} {
-		ch <- prometheus.MustNewConstMetric(v.desc, v.kind, v.value)
+		read := func() float64 { return float64(m.value(answers.Stats())) }
+		if m.counter {
+			registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: m.name, Help: m.help}, read))
+		} else {
+			registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: m.name, Help: m.help}, read))
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func TestAnswerCacheMetrics(t *testing.T) {
 		})
 	}
 	registry := prometheus.NewRegistry()
-	registry.MustRegister(answerCacheCollector{cache})
+	registerAnswerCache(registry, cache)
 	families, err := registry.Gather()
 	if err != nil {
 		t.Fatal(err)
