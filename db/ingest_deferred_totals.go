@@ -41,8 +41,11 @@ INSERT INTO principal_event_counts (principal, event_count, log_count)
 SELECT principal, max(seq), count(log_seq) FROM principal_event_positions GROUP BY principal`
 
 // checkpointsRecomputeSQL writes every principal's totals after each height at which its
-// counted rows changed, and its totals: those after its last such height.
-var checkpointsRecomputeSQL = `
+// counted rows changed, and its totals: those after its last such height. The sums are grouped
+// over the rows sorted by principal and height, the order the running totals need anyway: the
+// planner's choice of a hash table holds several numeric sums for every (principal, height)
+// group at once, about 1.4 KB each, and costs a third more time than the sort.
+var checkpointsRecomputeSQL = `SET LOCAL enable_hashagg = off;
 WITH d (principal, block_height, received, sent, fees, rewards, tx_count, tx_count_all, summary_tx_count) AS (` + TotalsRows(anchored) + `
 ), per AS (
 	SELECT principal COLLATE "C" AS principal, block_height, ` + PerSums + `
