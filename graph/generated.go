@@ -10773,7 +10773,7 @@ func (ec *executionContext) fieldContext_Account_transactions(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_transactions_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -10851,7 +10851,7 @@ func (ec *executionContext) fieldContext_Account_stxBalance(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_stxBalance_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -10897,7 +10897,7 @@ func (ec *executionContext) fieldContext_Account_balanceHistory(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_balanceHistory_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -10943,7 +10943,7 @@ func (ec *executionContext) fieldContext_Account_transactionsWithTransfers(ctx c
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_transactionsWithTransfers_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11035,7 +11035,7 @@ func (ec *executionContext) fieldContext_Account_events(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_events_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11081,7 +11081,7 @@ func (ec *executionContext) fieldContext_Account_ftBalances(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_ftBalances_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11127,7 +11127,7 @@ func (ec *executionContext) fieldContext_Account_ftBalance(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_ftBalance_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11173,7 +11173,7 @@ func (ec *executionContext) fieldContext_Account_nftHoldings(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_nftHoldings_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11219,7 +11219,7 @@ func (ec *executionContext) fieldContext_Account_transactionSummaries(ctx contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_transactionSummaries_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -11265,7 +11265,7 @@ func (ec *executionContext) fieldContext_Account_transactionAssetEvents(ctx cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Account_transactionAssetEvents_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -12645,7 +12645,7 @@ func (ec *executionContext) fieldContext_Block_transactions(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Block_transactions_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -12981,7 +12981,7 @@ func (ec *executionContext) fieldContext_Block_signerSignatures(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Block_signerSignatures_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -13066,7 +13066,7 @@ func (ec *executionContext) fieldContext_Block_transactionPage(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Block_transactionPage_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -13780,7 +13780,7 @@ func (ec *executionContext) fieldContext_Brc20Address_balances(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Brc20Address_balances_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -13826,7 +13826,7 @@ func (ec *executionContext) fieldContext_Brc20Address_activity(ctx context.Conte
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Brc20Address_activity_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -13872,7 +13872,7 @@ func (ec *executionContext) fieldContext_Brc20Address_transferables(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Brc20Address_transferables_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -14667,7 +14667,7 @@ func (ec *executionContext) fieldContext_Brc20Token_holders(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Brc20Token_holders_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -15504,7 +15504,7 @@ func (ec *executionContext) fieldContext_Contract_events(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Contract_events_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -16776,7 +16776,7 @@ func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(ctx con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_MempoolTransaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -17446,7 +17446,7 @@ func (ec *executionContext) fieldContext_Mutation_faucetStx(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Mutation_faucetStx_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -17492,7 +17492,7 @@ func (ec *executionContext) fieldContext_Mutation_faucetBtc(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Mutation_faucetBtc_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18327,7 +18327,7 @@ func (ec *executionContext) fieldContext_PoxCycle_signers(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_PoxCycle_signers_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18373,7 +18373,7 @@ func (ec *executionContext) fieldContext_PoxCycle_signer(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_PoxCycle_signer_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18567,7 +18567,7 @@ func (ec *executionContext) fieldContext_PoxSigner_stackers(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_PoxSigner_stackers_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18755,7 +18755,7 @@ func (ec *executionContext) fieldContext_Query_block(ctx context.Context, field 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) { return ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)) }); err != nil {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) { return ec.field_Query_block_args(ctx, field.ArgumentMap(ec.Variables)) }); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -18799,7 +18799,7 @@ func (ec *executionContext) fieldContext_Query_blocks(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_blocks_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18845,7 +18845,7 @@ func (ec *executionContext) fieldContext_Query_burnBlock(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_burnBlock_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18891,7 +18891,7 @@ func (ec *executionContext) fieldContext_Query_blocksConnection(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_blocksConnection_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18937,7 +18937,7 @@ func (ec *executionContext) fieldContext_Query_microblock(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_microblock_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -18983,7 +18983,7 @@ func (ec *executionContext) fieldContext_Query_blockByBurnBlockHash(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_blockByBurnBlockHash_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19029,7 +19029,7 @@ func (ec *executionContext) fieldContext_Query_transactionsByIds(ctx context.Con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_transactionsByIds_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19075,7 +19075,7 @@ func (ec *executionContext) fieldContext_Query_mempool(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_mempool_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19121,7 +19121,7 @@ func (ec *executionContext) fieldContext_Query_mempoolTransaction(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_mempoolTransaction_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19167,7 +19167,7 @@ func (ec *executionContext) fieldContext_Query_contract(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_contract_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19213,7 +19213,7 @@ func (ec *executionContext) fieldContext_Query_contractEvents(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_contractEvents_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19259,7 +19259,7 @@ func (ec *executionContext) fieldContext_Query_account(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_account_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19305,7 +19305,7 @@ func (ec *executionContext) fieldContext_Query_events(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_events_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19351,7 +19351,7 @@ func (ec *executionContext) fieldContext_Query_brc20Token(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_brc20Token_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19397,7 +19397,7 @@ func (ec *executionContext) fieldContext_Query_brc20Tokens(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_brc20Tokens_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19443,7 +19443,7 @@ func (ec *executionContext) fieldContext_Query_brc20Address(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_brc20Address_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19489,7 +19489,7 @@ func (ec *executionContext) fieldContext_Query_brc20Activity(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19535,7 +19535,7 @@ func (ec *executionContext) fieldContext_Query_mempoolTransactionsByIds(ctx cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_mempoolTransactionsByIds_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19613,7 +19613,7 @@ func (ec *executionContext) fieldContext_Query_poxCycles(ctx context.Context, fi
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_poxCycles_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19659,7 +19659,7 @@ func (ec *executionContext) fieldContext_Query_poxCycle(ctx context.Context, fie
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_poxCycle_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19705,7 +19705,7 @@ func (ec *executionContext) fieldContext_Query_faucetBtcBalance(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_faucetBtcBalance_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19751,7 +19751,7 @@ func (ec *executionContext) fieldContext_Query_contractStatuses(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_contractStatuses_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19861,7 +19861,7 @@ func (ec *executionContext) fieldContext_Query_canonicalBlock(ctx context.Contex
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_canonicalBlock_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19907,7 +19907,7 @@ func (ec *executionContext) fieldContext_Query_blocksFromCursor(ctx context.Cont
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_blocksFromCursor_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19953,7 +19953,7 @@ func (ec *executionContext) fieldContext_Query_anchoringBurnBlocks(ctx context.C
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_anchoringBurnBlocks_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -19999,7 +19999,7 @@ func (ec *executionContext) fieldContext_Query_anchoringBurnBlock(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_anchoringBurnBlock_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -20045,7 +20045,7 @@ func (ec *executionContext) fieldContext_Query_blocksOfBurnBlock(ctx context.Con
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query_blocksOfBurnBlock_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -20123,7 +20123,7 @@ func (ec *executionContext) fieldContext_Query___type(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Query___type_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -20974,7 +20974,7 @@ func (ec *executionContext) fieldContext_Subscription_blocks(ctx context.Context
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Subscription_blocks_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -21020,7 +21020,7 @@ func (ec *executionContext) fieldContext_Subscription_microblocks(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Subscription_microblocks_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -21066,7 +21066,7 @@ func (ec *executionContext) fieldContext_Subscription_mempoolTransactions(ctx co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Subscription_mempoolTransactions_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -21112,7 +21112,7 @@ func (ec *executionContext) fieldContext_Subscription_addressTransactions(ctx co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Subscription_addressTransactions_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -21158,7 +21158,7 @@ func (ec *executionContext) fieldContext_Subscription_brc20Activity(ctx context.
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Subscription_brc20Activity_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -21983,7 +21983,7 @@ func (ec *executionContext) fieldContext_Transaction_events(ctx context.Context,
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Transaction_events_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -22122,7 +22122,7 @@ func (ec *executionContext) fieldContext_Transaction_contractCall(ctx context.Co
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field_Transaction_contractCall_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -22809,7 +22809,7 @@ func (ec *executionContext) fieldContext___Directive_args(ctx context.Context, f
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field___Directive_args_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -22929,7 +22929,7 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field___Field_args_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -23378,7 +23378,7 @@ func (ec *executionContext) fieldContext___Type_fields(ctx context.Context, fiel
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field___Type_fields_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -23488,7 +23488,7 @@ func (ec *executionContext) fieldContext___Type_enumValues(ctx context.Context, 
 		}
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
-	if fc.Args, err = argsOf(ctx, field.Field, func() (map[string]any, error) {
+	if fc.Args, err = argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) {
 		return ec.field___Type_enumValues_args(ctx, field.ArgumentMap(ec.Variables))
 	}); err != nil {
 		ec.Error(ctx, err)
@@ -23645,7 +23645,7 @@ func (ec *executionContext) _Event(ctx context.Context, sel ast.SelectionSet, ob
 var accountImplementors = []string{"Account"}
 
 func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, obj *db.Account) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24216,7 +24216,7 @@ func (ec *executionContext) _Account(ctx context.Context, sel ast.SelectionSet, 
 var accountAssetEventImplementors = []string{"AccountAssetEvent"}
 
 func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24290,7 +24290,7 @@ func (ec *executionContext) _AccountAssetEvent(ctx context.Context, sel ast.Sele
 var accountAssetEventPageImplementors = []string{"AccountAssetEventPage"}
 
 func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.SelectionSet, obj *AccountAssetEventPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountAssetEventPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountAssetEventPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24334,7 +24334,7 @@ func (ec *executionContext) _AccountAssetEventPage(ctx context.Context, sel ast.
 var accountEventConnectionImplementors = []string{"AccountEventConnection"}
 
 func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountEventConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountEventConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountEventConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24383,7 +24383,7 @@ func (ec *executionContext) _AccountEventConnection(ctx context.Context, sel ast
 var accountEventEdgeImplementors = []string{"AccountEventEdge"}
 
 func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.SelectionSet, obj *AccountEventEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountEventEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountEventEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24427,7 +24427,7 @@ func (ec *executionContext) _AccountEventEdge(ctx context.Context, sel ast.Selec
 var accountNoncesImplementors = []string{"AccountNonces"}
 
 func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.SelectionSet, obj *db.AccountNonces) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountNoncesImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountNoncesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24486,7 +24486,7 @@ func (ec *executionContext) _AccountNonces(ctx context.Context, sel ast.Selectio
 var accountTransactionConnectionImplementors = []string{"AccountTransactionConnection"}
 
 func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *AccountTransactionConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, accountTransactionConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, accountTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24573,7 +24573,7 @@ func (ec *executionContext) _AccountTransactionConnection(ctx context.Context, s
 var addressFeedItemImplementors = []string{"AddressFeedItem"}
 
 func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.SelectionSet, obj *AddressFeedItem) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, addressFeedItemImplementors)
+	fields := collectFields(ec.OperationContext, sel, addressFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24622,7 +24622,7 @@ func (ec *executionContext) _AddressFeedItem(ctx context.Context, sel ast.Select
 var anchoredBlockPageImplementors = []string{"AnchoredBlockPage"}
 
 func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoredBlockPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, anchoredBlockPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, anchoredBlockPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24666,7 +24666,7 @@ func (ec *executionContext) _AnchoredBlockPage(ctx context.Context, sel ast.Sele
 var anchoringBurnBlockImplementors = []string{"AnchoringBurnBlock"}
 
 func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.AnchoringBurnBlock) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockImplementors)
+	fields := collectFields(ec.OperationContext, sel, anchoringBurnBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24735,7 +24735,7 @@ func (ec *executionContext) _AnchoringBurnBlock(ctx context.Context, sel ast.Sel
 var anchoringBurnBlockPageImplementors = []string{"AnchoringBurnBlockPage"}
 
 func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast.SelectionSet, obj *AnchoringBurnBlockPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, anchoringBurnBlockPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24779,7 +24779,7 @@ func (ec *executionContext) _AnchoringBurnBlockPage(ctx context.Context, sel ast
 var assetEventCountsImplementors = []string{"AssetEventCounts"}
 
 func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventCounts) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, assetEventCountsImplementors)
+	fields := collectFields(ec.OperationContext, sel, assetEventCountsImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24828,7 +24828,7 @@ func (ec *executionContext) _AssetEventCounts(ctx context.Context, sel ast.Selec
 var assetEventKindCountsImplementors = []string{"AssetEventKindCounts"}
 
 func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.SelectionSet, obj *AssetEventKindCounts) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, assetEventKindCountsImplementors)
+	fields := collectFields(ec.OperationContext, sel, assetEventKindCountsImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24877,7 +24877,7 @@ func (ec *executionContext) _AssetEventKindCounts(ctx context.Context, sel ast.S
 var averageBlockTimesImplementors = []string{"AverageBlockTimes"}
 
 func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.SelectionSet, obj *db.AverageBlockTimes) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, averageBlockTimesImplementors)
+	fields := collectFields(ec.OperationContext, sel, averageBlockTimesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24931,7 +24931,7 @@ func (ec *executionContext) _AverageBlockTimes(ctx context.Context, sel ast.Sele
 var balancePointImplementors = []string{"BalancePoint"}
 
 func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.SelectionSet, obj *db.BalancePoint) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, balancePointImplementors)
+	fields := collectFields(ec.OperationContext, sel, balancePointImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -24980,7 +24980,7 @@ func (ec *executionContext) _BalancePoint(ctx context.Context, sel ast.Selection
 var blockImplementors = []string{"Block"}
 
 func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, obj *db.Block) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25499,7 +25499,7 @@ func (ec *executionContext) _Block(ctx context.Context, sel ast.SelectionSet, ob
 var blockConnectionImplementors = []string{"BlockConnection"}
 
 func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.SelectionSet, obj *BlockConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25586,7 +25586,7 @@ func (ec *executionContext) _BlockConnection(ctx context.Context, sel ast.Select
 var blockCursorPageImplementors = []string{"BlockCursorPage"}
 
 func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.SelectionSet, obj *db.BlockCursorPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockCursorPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockCursorPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25645,7 +25645,7 @@ func (ec *executionContext) _BlockCursorPage(ctx context.Context, sel ast.Select
 var blockEdgeImplementors = []string{"BlockEdge"}
 
 func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet, obj *BlockEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25689,7 +25689,7 @@ func (ec *executionContext) _BlockEdge(ctx context.Context, sel ast.SelectionSet
 var blockFeedItemImplementors = []string{"BlockFeedItem"}
 
 func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *BlockFeedItem) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockFeedItemImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25738,7 +25738,7 @@ func (ec *executionContext) _BlockFeedItem(ctx context.Context, sel ast.Selectio
 var blockRefImplementors = []string{"BlockRef"}
 
 func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet, obj *BlockRef) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, blockRefImplementors)
+	fields := collectFields(ec.OperationContext, sel, blockRefImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25782,7 +25782,7 @@ func (ec *executionContext) _BlockRef(ctx context.Context, sel ast.SelectionSet,
 var brc20ActivityImplementors = []string{"Brc20Activity"}
 
 func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Activity) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20ActivityImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25891,7 +25891,7 @@ func (ec *executionContext) _Brc20Activity(ctx context.Context, sel ast.Selectio
 var brc20ActivityConnectionImplementors = []string{"Brc20ActivityConnection"}
 
 func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20ActivityConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -25978,7 +25978,7 @@ func (ec *executionContext) _Brc20ActivityConnection(ctx context.Context, sel as
 var brc20ActivityEdgeImplementors = []string{"Brc20ActivityEdge"}
 
 func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20ActivityEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20ActivityEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20ActivityEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26022,7 +26022,7 @@ func (ec *executionContext) _Brc20ActivityEdge(ctx context.Context, sel ast.Sele
 var brc20AddressImplementors = []string{"Brc20Address"}
 
 func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.SelectionSet, obj *Brc20Address) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20AddressImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20AddressImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26175,7 +26175,7 @@ func (ec *executionContext) _Brc20Address(ctx context.Context, sel ast.Selection
 var brc20BalanceImplementors = []string{"Brc20Balance"}
 
 func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20BalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26234,7 +26234,7 @@ func (ec *executionContext) _Brc20Balance(ctx context.Context, sel ast.Selection
 var brc20BalanceConnectionImplementors = []string{"Brc20BalanceConnection"}
 
 func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20BalanceConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26321,7 +26321,7 @@ func (ec *executionContext) _Brc20BalanceConnection(ctx context.Context, sel ast
 var brc20BalanceEdgeImplementors = []string{"Brc20BalanceEdge"}
 
 func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20BalanceEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20BalanceEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20BalanceEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26365,7 +26365,7 @@ func (ec *executionContext) _Brc20BalanceEdge(ctx context.Context, sel ast.Selec
 var brc20FeedItemImplementors = []string{"Brc20FeedItem"}
 
 func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.SelectionSet, obj *Brc20FeedItem) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20FeedItemImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20FeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26414,7 +26414,7 @@ func (ec *executionContext) _Brc20FeedItem(ctx context.Context, sel ast.Selectio
 var brc20HolderImplementors = []string{"Brc20Holder"}
 
 func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Balance) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20HolderImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26468,7 +26468,7 @@ func (ec *executionContext) _Brc20Holder(ctx context.Context, sel ast.SelectionS
 var brc20HolderConnectionImplementors = []string{"Brc20HolderConnection"}
 
 func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20HolderConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26522,7 +26522,7 @@ func (ec *executionContext) _Brc20HolderConnection(ctx context.Context, sel ast.
 var brc20HolderEdgeImplementors = []string{"Brc20HolderEdge"}
 
 func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20HolderEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20HolderEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20HolderEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26566,7 +26566,7 @@ func (ec *executionContext) _Brc20HolderEdge(ctx context.Context, sel ast.Select
 var brc20RolledBackBlockImplementors = []string{"Brc20RolledBackBlock"}
 
 func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.SelectionSet, obj *Brc20RolledBackBlock) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20RolledBackBlockImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20RolledBackBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26610,7 +26610,7 @@ func (ec *executionContext) _Brc20RolledBackBlock(ctx context.Context, sel ast.S
 var brc20TokenImplementors = []string{"Brc20Token"}
 
 func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Token) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TokenImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26762,7 +26762,7 @@ func (ec *executionContext) _Brc20Token(ctx context.Context, sel ast.SelectionSe
 var brc20TokenConnectionImplementors = []string{"Brc20TokenConnection"}
 
 func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TokenConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26849,7 +26849,7 @@ func (ec *executionContext) _Brc20TokenConnection(ctx context.Context, sel ast.S
 var brc20TokenEdgeImplementors = []string{"Brc20TokenEdge"}
 
 func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TokenEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TokenEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TokenEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26893,7 +26893,7 @@ func (ec *executionContext) _Brc20TokenEdge(ctx context.Context, sel ast.Selecti
 var brc20TransferableImplementors = []string{"Brc20Transferable"}
 
 func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.SelectionSet, obj *db.Brc20Transferable) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TransferableImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -26962,7 +26962,7 @@ func (ec *executionContext) _Brc20Transferable(ctx context.Context, sel ast.Sele
 var brc20TransferableConnectionImplementors = []string{"Brc20TransferableConnection"}
 
 func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TransferableConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27049,7 +27049,7 @@ func (ec *executionContext) _Brc20TransferableConnection(ctx context.Context, se
 var brc20TransferableEdgeImplementors = []string{"Brc20TransferableEdge"}
 
 func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.SelectionSet, obj *Brc20TransferableEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, brc20TransferableEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, brc20TransferableEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27093,7 +27093,7 @@ func (ec *executionContext) _Brc20TransferableEdge(ctx context.Context, sel ast.
 var btcBalanceImplementors = []string{"BtcBalance"}
 
 func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSet, obj *BtcBalance) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, btcBalanceImplementors)
+	fields := collectFields(ec.OperationContext, sel, btcBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27137,7 +27137,7 @@ func (ec *executionContext) _BtcBalance(ctx context.Context, sel ast.SelectionSe
 var burnBlockImplementors = []string{"BurnBlock"}
 
 func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet, obj *db.BurnBlock) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, burnBlockImplementors)
+	fields := collectFields(ec.OperationContext, sel, burnBlockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27191,7 +27191,7 @@ func (ec *executionContext) _BurnBlock(ctx context.Context, sel ast.SelectionSet
 var chainTipImplementors = []string{"ChainTip"}
 
 func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet, obj *db.ChainTip) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, chainTipImplementors)
+	fields := collectFields(ec.OperationContext, sel, chainTipImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27260,7 +27260,7 @@ func (ec *executionContext) _ChainTip(ctx context.Context, sel ast.SelectionSet,
 var clarityValueImplementors = []string{"ClarityValue"}
 
 func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.SelectionSet, obj *tx.ValueJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, clarityValueImplementors)
+	fields := collectFields(ec.OperationContext, sel, clarityValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27304,7 +27304,7 @@ func (ec *executionContext) _ClarityValue(ctx context.Context, sel ast.Selection
 var coinbasePayloadImplementors = []string{"CoinbasePayload"}
 
 func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.CoinbaseJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, coinbasePayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, coinbasePayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27353,7 +27353,7 @@ func (ec *executionContext) _CoinbasePayload(ctx context.Context, sel ast.Select
 var contractImplementors = []string{"Contract"}
 
 func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet, obj *db.SmartContract) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27536,7 +27536,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 var contractCallPayloadImplementors = []string{"ContractCallPayload"}
 
 func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.ContractCallJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractCallPayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractCallPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27590,7 +27590,7 @@ func (ec *executionContext) _ContractCallPayload(ctx context.Context, sel ast.Se
 var contractEventConnectionImplementors = []string{"ContractEventConnection"}
 
 func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel ast.SelectionSet, obj *ContractEventConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractEventConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractEventConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27639,7 +27639,7 @@ func (ec *executionContext) _ContractEventConnection(ctx context.Context, sel as
 var contractEventEdgeImplementors = []string{"ContractEventEdge"}
 
 func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.SelectionSet, obj *ContractEventEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractEventEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractEventEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27683,7 +27683,7 @@ func (ec *executionContext) _ContractEventEdge(ctx context.Context, sel ast.Sele
 var contractLogDataImplementors = []string{"ContractLogData"}
 
 func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractLogDataImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractLogDataImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27732,7 +27732,7 @@ func (ec *executionContext) _ContractLogData(ctx context.Context, sel ast.Select
 var contractStatusImplementors = []string{"ContractStatus"}
 
 func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.SelectionSet, obj *ContractStatus) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, contractStatusImplementors)
+	fields := collectFields(ec.OperationContext, sel, contractStatusImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27791,7 +27791,7 @@ func (ec *executionContext) _ContractStatus(ctx context.Context, sel ast.Selecti
 var executionCostImplementors = []string{"ExecutionCost"}
 
 func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.SelectionSet, obj *db.ExecutionCost) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, executionCostImplementors)
+	fields := collectFields(ec.OperationContext, sel, executionCostImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27850,7 +27850,7 @@ func (ec *executionContext) _ExecutionCost(ctx context.Context, sel ast.Selectio
 var faucetResultImplementors = []string{"FaucetResult"}
 
 func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.SelectionSet, obj *FaucetResult) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, faucetResultImplementors)
+	fields := collectFields(ec.OperationContext, sel, faucetResultImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27899,7 +27899,7 @@ func (ec *executionContext) _FaucetResult(ctx context.Context, sel ast.Selection
 var feePrioritiesImplementors = []string{"FeePriorities"}
 
 func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.SelectionSet, obj *FeePriorities) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, feePrioritiesImplementors)
+	fields := collectFields(ec.OperationContext, sel, feePrioritiesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -27953,7 +27953,7 @@ func (ec *executionContext) _FeePriorities(ctx context.Context, sel ast.Selectio
 var ftAssetImplementors = []string{"FtAsset"}
 
 func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, ftAssetImplementors)
+	fields := collectFields(ec.OperationContext, sel, ftAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28012,7 +28012,7 @@ func (ec *executionContext) _FtAsset(ctx context.Context, sel ast.SelectionSet, 
 var ftBalanceImplementors = []string{"FtBalance"}
 
 func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet, obj *db.FtBalance) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, ftBalanceImplementors)
+	fields := collectFields(ec.OperationContext, sel, ftBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28056,7 +28056,7 @@ func (ec *executionContext) _FtBalance(ctx context.Context, sel ast.SelectionSet
 var ftBalancePageImplementors = []string{"FtBalancePage"}
 
 func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.SelectionSet, obj *FtBalancePage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, ftBalancePageImplementors)
+	fields := collectFields(ec.OperationContext, sel, ftBalancePageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28100,7 +28100,7 @@ func (ec *executionContext) _FtBalancePage(ctx context.Context, sel ast.Selectio
 var ftTransferImplementors = []string{"FtTransfer"}
 
 func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, ftTransferImplementors)
+	fields := collectFields(ec.OperationContext, sel, ftTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28154,7 +28154,7 @@ func (ec *executionContext) _FtTransfer(ctx context.Context, sel ast.SelectionSe
 var functionArgImplementors = []string{"FunctionArg"}
 
 func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionSet, obj *tx.FunctionArgJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, functionArgImplementors)
+	fields := collectFields(ec.OperationContext, sel, functionArgImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28208,7 +28208,7 @@ func (ec *executionContext) _FunctionArg(ctx context.Context, sel ast.SelectionS
 var fungibleTokenAssetEventImplementors = []string{"FungibleTokenAssetEvent", "Event"}
 
 func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.FtEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, fungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28300,7 +28300,7 @@ func (ec *executionContext) _FungibleTokenAssetEvent(ctx context.Context, sel as
 var mempoolFeePrioritiesImplementors = []string{"MempoolFeePriorities"}
 
 func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeePriorities) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
+	fields := collectFields(ec.OperationContext, sel, mempoolFeePrioritiesImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28354,7 +28354,7 @@ func (ec *executionContext) _MempoolFeePriorities(ctx context.Context, sel ast.S
 var mempoolFeedItemImplementors = []string{"MempoolFeedItem"}
 
 func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MempoolFeedItem) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mempoolFeedItemImplementors)
+	fields := collectFields(ec.OperationContext, sel, mempoolFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28403,7 +28403,7 @@ func (ec *executionContext) _MempoolFeedItem(ctx context.Context, sel ast.Select
 var mempoolTransactionImplementors = []string{"MempoolTransaction", "AnyTransaction"}
 
 func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.SelectionSet, obj *db.MempoolTx) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionImplementors)
+	fields := collectFields(ec.OperationContext, sel, mempoolTransactionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28580,7 +28580,7 @@ func (ec *executionContext) _MempoolTransaction(ctx context.Context, sel ast.Sel
 var mempoolTransactionConnectionImplementors = []string{"MempoolTransactionConnection"}
 
 func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, mempoolTransactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28667,7 +28667,7 @@ func (ec *executionContext) _MempoolTransactionConnection(ctx context.Context, s
 var mempoolTransactionEdgeImplementors = []string{"MempoolTransactionEdge"}
 
 func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *MempoolTransactionEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, mempoolTransactionEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28711,7 +28711,7 @@ func (ec *executionContext) _MempoolTransactionEdge(ctx context.Context, sel ast
 var microblockImplementors = []string{"Microblock"}
 
 func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSet, obj *db.Microblock) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, microblockImplementors)
+	fields := collectFields(ec.OperationContext, sel, microblockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28894,7 +28894,7 @@ func (ec *executionContext) _Microblock(ctx context.Context, sel ast.SelectionSe
 var microblockFeedItemImplementors = []string{"MicroblockFeedItem"}
 
 func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.SelectionSet, obj *MicroblockFeedItem) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, microblockFeedItemImplementors)
+	fields := collectFields(ec.OperationContext, sel, microblockFeedItemImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28938,7 +28938,7 @@ func (ec *executionContext) _MicroblockFeedItem(ctx context.Context, sel ast.Sel
 var microblockTxCountImplementors = []string{"MicroblockTxCount"}
 
 func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.SelectionSet, obj *db.MicroblockTxCount) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, microblockTxCountImplementors)
+	fields := collectFields(ec.OperationContext, sel, microblockTxCountImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -28982,7 +28982,7 @@ func (ec *executionContext) _MicroblockTxCount(ctx context.Context, sel ast.Sele
 var minerRewardImplementors = []string{"MinerReward"}
 
 func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionSet, obj *db.MinerReward) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, minerRewardImplementors)
+	fields := collectFields(ec.OperationContext, sel, minerRewardImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29061,7 +29061,7 @@ func (ec *executionContext) _MinerReward(ctx context.Context, sel ast.SelectionS
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, mutationImplementors)
+	fields := collectFields(ec.OperationContext, sel, mutationImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Mutation",
 	})
@@ -29117,7 +29117,7 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 var nftAssetImplementors = []string{"NftAsset"}
 
 func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, nftAssetImplementors)
+	fields := collectFields(ec.OperationContext, sel, nftAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29176,7 +29176,7 @@ func (ec *executionContext) _NftAsset(ctx context.Context, sel ast.SelectionSet,
 var nftHoldingImplementors = []string{"NftHolding"}
 
 func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSet, obj *db.NftHolding) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingImplementors)
+	fields := collectFields(ec.OperationContext, sel, nftHoldingImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29268,7 +29268,7 @@ func (ec *executionContext) _NftHolding(ctx context.Context, sel ast.SelectionSe
 var nftHoldingPageImplementors = []string{"NftHoldingPage"}
 
 func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.SelectionSet, obj *NftHoldingPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, nftHoldingPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, nftHoldingPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29312,7 +29312,7 @@ func (ec *executionContext) _NftHoldingPage(ctx context.Context, sel ast.Selecti
 var nftTransferImplementors = []string{"NftTransfer"}
 
 func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, nftTransferImplementors)
+	fields := collectFields(ec.OperationContext, sel, nftTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29366,7 +29366,7 @@ func (ec *executionContext) _NftTransfer(ctx context.Context, sel ast.SelectionS
 var nonFungibleTokenAssetEventImplementors = []string{"NonFungibleTokenAssetEvent", "Event"}
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.NftEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, nonFungibleTokenAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29458,7 +29458,7 @@ func (ec *executionContext) _NonFungibleTokenAssetEvent(ctx context.Context, sel
 var pageInfoImplementors = []string{"PageInfo"}
 
 func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet, obj *PageInfo) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, pageInfoImplementors)
+	fields := collectFields(ec.OperationContext, sel, pageInfoImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29512,7 +29512,7 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 var poisonMicroblockPayloadImplementors = []string{"PoisonMicroblockPayload"}
 
 func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.PoisonMicroblockJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, poisonMicroblockPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29556,7 +29556,7 @@ func (ec *executionContext) _PoisonMicroblockPayload(ctx context.Context, sel as
 var postConditionImplementors = []string{"PostCondition"}
 
 func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.SelectionSet, obj *tx.PostConditionJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, postConditionImplementors)
+	fields := collectFields(ec.OperationContext, sel, postConditionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29620,7 +29620,7 @@ func (ec *executionContext) _PostCondition(ctx context.Context, sel ast.Selectio
 var postConditionAssetImplementors = []string{"PostConditionAsset"}
 
 func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.SelectionSet, obj *tx.AssetJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, postConditionAssetImplementors)
+	fields := collectFields(ec.OperationContext, sel, postConditionAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29669,7 +29669,7 @@ func (ec *executionContext) _PostConditionAsset(ctx context.Context, sel ast.Sel
 var postConditionPrincipalImplementors = []string{"PostConditionPrincipal"}
 
 func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast.SelectionSet, obj *tx.PrincipalJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, postConditionPrincipalImplementors)
+	fields := collectFields(ec.OperationContext, sel, postConditionPrincipalImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29718,7 +29718,7 @@ func (ec *executionContext) _PostConditionPrincipal(ctx context.Context, sel ast
 var pox4LockImplementors = []string{"Pox4Lock"}
 
 func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet, obj *db.Pox4Lock) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, pox4LockImplementors)
+	fields := collectFields(ec.OperationContext, sel, pox4LockImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29772,7 +29772,7 @@ func (ec *executionContext) _Pox4Lock(ctx context.Context, sel ast.SelectionSet,
 var poxCycleImplementors = []string{"PoxCycle"}
 
 func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCycle) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxCycleImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxCycleImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29912,7 +29912,7 @@ func (ec *executionContext) _PoxCycle(ctx context.Context, sel ast.SelectionSet,
 var poxCyclePageImplementors = []string{"PoxCyclePage"}
 
 func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxCyclePage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxCyclePageImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxCyclePageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -29956,7 +29956,7 @@ func (ec *executionContext) _PoxCyclePage(ctx context.Context, sel ast.Selection
 var poxSignerImplementors = []string{"PoxSigner"}
 
 func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSigner) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxSignerImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -30068,7 +30068,7 @@ func (ec *executionContext) _PoxSigner(ctx context.Context, sel ast.SelectionSet
 var poxSignerPageImplementors = []string{"PoxSignerPage"}
 
 func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxSignerPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxSignerPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxSignerPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -30112,7 +30112,7 @@ func (ec *executionContext) _PoxSignerPage(ctx context.Context, sel ast.Selectio
 var poxStackerImplementors = []string{"PoxStacker"}
 
 func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStacker) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxStackerImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -30166,7 +30166,7 @@ func (ec *executionContext) _PoxStacker(ctx context.Context, sel ast.SelectionSe
 var poxStackerPageImplementors = []string{"PoxStackerPage"}
 
 func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.SelectionSet, obj *db.PoxStackerPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, poxStackerPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, poxStackerPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -30210,7 +30210,7 @@ func (ec *executionContext) _PoxStackerPage(ctx context.Context, sel ast.Selecti
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, queryImplementors)
+	fields := collectFields(ec.OperationContext, sel, queryImplementors)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
 		Object: "Query",
 	})
@@ -30970,7 +30970,7 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 var reorgImplementors = []string{"Reorg"}
 
 func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, obj *Reorg) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, reorgImplementors)
+	fields := collectFields(ec.OperationContext, sel, reorgImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31014,7 +31014,7 @@ func (ec *executionContext) _Reorg(ctx context.Context, sel ast.SelectionSet, ob
 var replicationLagImplementors = []string{"ReplicationLag"}
 
 func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.SelectionSet, obj *db.ReplicationLag) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, replicationLagImplementors)
+	fields := collectFields(ec.OperationContext, sel, replicationLagImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31068,7 +31068,7 @@ func (ec *executionContext) _ReplicationLag(ctx context.Context, sel ast.Selecti
 var smartContractLogEventImplementors = []string{"SmartContractLogEvent", "Event"}
 
 func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.SelectionSet, obj *db.ContractLog) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, smartContractLogEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, smartContractLogEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31160,7 +31160,7 @@ func (ec *executionContext) _SmartContractLogEvent(ctx context.Context, sel ast.
 var smartContractPayloadImplementors = []string{"SmartContractPayload"}
 
 func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.SmartContractJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, smartContractPayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, smartContractPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31209,7 +31209,7 @@ func (ec *executionContext) _SmartContractPayload(ctx context.Context, sel ast.S
 var stxAssetImplementors = []string{"StxAsset"}
 
 func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxAssetImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31268,7 +31268,7 @@ func (ec *executionContext) _StxAsset(ctx context.Context, sel ast.SelectionSet,
 var stxAssetEventImplementors = []string{"StxAssetEvent", "Event"}
 
 func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxAssetEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxAssetEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31360,7 +31360,7 @@ func (ec *executionContext) _StxAssetEvent(ctx context.Context, sel ast.Selectio
 var stxBalanceImplementors = []string{"StxBalance"}
 
 func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSet, obj *db.StxBalance) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxBalanceImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxBalanceImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31459,7 +31459,7 @@ func (ec *executionContext) _StxBalance(ctx context.Context, sel ast.SelectionSe
 var stxLockDataImplementors = []string{"StxLockData"}
 
 func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxLockDataImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxLockDataImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31508,7 +31508,7 @@ func (ec *executionContext) _StxLockData(ctx context.Context, sel ast.SelectionS
 var stxLockEventImplementors = []string{"StxLockEvent", "Event"}
 
 func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.SelectionSet, obj *db.StxLockEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxLockEventImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxLockEventImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31600,7 +31600,7 @@ func (ec *executionContext) _StxLockEvent(ctx context.Context, sel ast.Selection
 var stxTransferImplementors = []string{"StxTransfer"}
 
 func (ec *executionContext) _StxTransfer(ctx context.Context, sel ast.SelectionSet, obj *db.StxEvent) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, stxTransferImplementors)
+	fields := collectFields(ec.OperationContext, sel, stxTransferImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31677,7 +31677,7 @@ func (ec *executionContext) _Subscription(ctx context.Context, sel ast.Selection
 var tenureChangePayloadImplementors = []string{"TenureChangePayload"}
 
 func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TenureChangeJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, tenureChangePayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, tenureChangePayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31746,7 +31746,7 @@ func (ec *executionContext) _TenureChangePayload(ctx context.Context, sel ast.Se
 var tokenTransferPayloadImplementors = []string{"TokenTransferPayload"}
 
 func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.SelectionSet, obj *tx.TokenTransferJSON) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, tokenTransferPayloadImplementors)
+	fields := collectFields(ec.OperationContext, sel, tokenTransferPayloadImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -31795,7 +31795,7 @@ func (ec *executionContext) _TokenTransferPayload(ctx context.Context, sel ast.S
 var transactionImplementors = []string{"Transaction", "AnyTransaction"}
 
 func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionSet, obj *db.Tx) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32196,7 +32196,7 @@ func (ec *executionContext) _Transaction(ctx context.Context, sel ast.SelectionS
 var transactionConnectionImplementors = []string{"TransactionConnection"}
 
 func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.SelectionSet, obj *TransactionConnection) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionConnectionImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionConnectionImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32250,7 +32250,7 @@ func (ec *executionContext) _TransactionConnection(ctx context.Context, sel ast.
 var transactionEdgeImplementors = []string{"TransactionEdge"}
 
 func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.SelectionSet, obj *TransactionEdge) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionEdgeImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionEdgeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32294,7 +32294,7 @@ func (ec *executionContext) _TransactionEdge(ctx context.Context, sel ast.Select
 var transactionLookupImplementors = []string{"TransactionLookup"}
 
 func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.SelectionSet, obj *TransactionLookup) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionLookupImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionLookupImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32343,7 +32343,7 @@ func (ec *executionContext) _TransactionLookup(ctx context.Context, sel ast.Sele
 var transactionSummaryImplementors = []string{"TransactionSummary"}
 
 func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummary) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionSummaryImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32397,7 +32397,7 @@ func (ec *executionContext) _TransactionSummary(ctx context.Context, sel ast.Sel
 var transactionSummaryPageImplementors = []string{"TransactionSummaryPage"}
 
 func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionSummaryPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionSummaryPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionSummaryPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32441,7 +32441,7 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 var transactionWithTransfersImplementors = []string{"TransactionWithTransfers"}
 
 func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel ast.SelectionSet, obj *TransactionWithTransfers) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionWithTransfersImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionWithTransfersImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32505,7 +32505,7 @@ func (ec *executionContext) _TransactionWithTransfers(ctx context.Context, sel a
 var transactionsWithTransfersPageImplementors = []string{"TransactionsWithTransfersPage"}
 
 func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, sel ast.SelectionSet, obj *TransactionsWithTransfersPage) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
+	fields := collectFields(ec.OperationContext, sel, transactionsWithTransfersPageImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32549,7 +32549,7 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 var __DirectiveImplementors = []string{"__Directive"}
 
 func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionSet, obj *introspection.Directive) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __DirectiveImplementors)
+	fields := collectFields(ec.OperationContext, sel, __DirectiveImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32608,7 +32608,7 @@ func (ec *executionContext) ___Directive(ctx context.Context, sel ast.SelectionS
 var __EnumValueImplementors = []string{"__EnumValue"}
 
 func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.EnumValue) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __EnumValueImplementors)
+	fields := collectFields(ec.OperationContext, sel, __EnumValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32662,7 +32662,7 @@ func (ec *executionContext) ___EnumValue(ctx context.Context, sel ast.SelectionS
 var __FieldImplementors = []string{"__Field"}
 
 func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, obj *introspection.Field) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __FieldImplementors)
+	fields := collectFields(ec.OperationContext, sel, __FieldImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32726,7 +32726,7 @@ func (ec *executionContext) ___Field(ctx context.Context, sel ast.SelectionSet, 
 var __InputValueImplementors = []string{"__InputValue"}
 
 func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.SelectionSet, obj *introspection.InputValue) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __InputValueImplementors)
+	fields := collectFields(ec.OperationContext, sel, __InputValueImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32790,7 +32790,7 @@ func (ec *executionContext) ___InputValue(ctx context.Context, sel ast.Selection
 var __SchemaImplementors = []string{"__Schema"}
 
 func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet, obj *introspection.Schema) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __SchemaImplementors)
+	fields := collectFields(ec.OperationContext, sel, __SchemaImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)
@@ -32854,7 +32854,7 @@ func (ec *executionContext) ___Schema(ctx context.Context, sel ast.SelectionSet,
 var __TypeImplementors = []string{"__Type"}
 
 func (ec *executionContext) ___Type(ctx context.Context, sel ast.SelectionSet, obj *introspection.Type) graphql.Marshaler {
-	fields := collectFields(ctx, ec.OperationContext, sel, __TypeImplementors)
+	fields := collectFields(ec.OperationContext, sel, __TypeImplementors)
 
 	out := newObjectFields(fields)
 	deferredFieldSet, deferLabelToView := deferredOf(fields)

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -13,13 +12,10 @@ import (
 // its events parses `events(limit: 5)` once per transaction), and the fields an object's
 // selection collects on the selection and the object's type. gqlgen keeps the collected fields
 // per operation too, but computes a hashed key for every object to find them. The functions
-// cmd/leafpath rewrites keep both in the memo of the response being made.
+// cmd/leafpath rewrites keep both in the memo of the operation being run.
 
-type responseMemoKey struct{}
-
-// responseMemo is what one response has worked out, by field and by selection of the operation.
-// Resolvers and marshallers read what it holds and never change it, so the objects of one field
-// share it.
+// responseMemo is what one operation has worked out, by field and by selection. Resolvers and
+// marshallers read what it holds and never change it, so the objects of one field share it.
 type responseMemo struct {
 	mu     sync.RWMutex
 	args   map[*ast.Field]map[string]any
@@ -36,18 +32,31 @@ type selectionKey struct {
 	types     int
 }
 
-// WithResponseMemo gives a response its own memo.
-func WithResponseMemo(ctx context.Context) context.Context {
-	return context.WithValue(ctx, responseMemoKey{}, &responseMemo{
+// responseMemoExtension names the memo in the operation context's extension data.
+const responseMemoExtension = "ResponseMemo"
+
+// StartResponseMemo gives an operation its own memo. It is kept in the operation context's
+// extension data, which the generated code holds (ec.OperationContext), so that every field
+// finds it with one map read: a value of the request's context is found by walking the chain of
+// contexts that each enclosing field and list element adds, several per level of the response.
+func StartResponseMemo(oc *graphql.OperationContext) {
+	oc.Stats.SetExtension(responseMemoExtension, &responseMemo{
 		args:   map[*ast.Field]map[string]any{},
 		fields: map[selectionKey][]graphql.CollectedField{},
 	})
 }
 
-// argsOf returns field f's arguments, parsed by parse the first time the response asks. An
+// memoOf is the operation's memo, nil when it has none. The extension data is written before
+// the operation runs and only read while it does, so reads need no lock.
+func memoOf(oc *graphql.OperationContext) *responseMemo {
+	m, _ := oc.Stats.GetExtension(responseMemoExtension).(*responseMemo)
+	return m
+}
+
+// argsOf returns field f's arguments, parsed by parse the first time the operation asks. An
 // argument that fails to parse is not kept: each object reports its error, as gqlgen does.
-func argsOf(ctx context.Context, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
-	m, _ := ctx.Value(responseMemoKey{}).(*responseMemo)
+func argsOf(oc *graphql.OperationContext, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
+	m := memoOf(oc)
 	if m == nil {
 		return parse()
 	}
@@ -66,10 +75,10 @@ func argsOf(ctx context.Context, f *ast.Field, parse func() (map[string]any, err
 	return args, err
 }
 
-// collectFields is graphql.CollectFields, kept in the response's memo by the selection's and
+// collectFields is graphql.CollectFields, kept in the operation's memo by the selection's and
 // the type list's identity.
-func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
-	m, _ := ctx.Value(responseMemoKey{}).(*responseMemo)
+func collectFields(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
+	m := memoOf(oc)
 	if m == nil || len(sel) == 0 || len(satisfies) == 0 {
 		return graphql.CollectFields(oc, sel, satisfies)
 	}

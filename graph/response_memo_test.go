@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestCollectedFieldsAreKeptPerSelection(t *testing.T) {
 		SelectionSet: ast.SelectionSet{field("height")}}}
 	txs, blocks := []string{"Transaction"}, []string{"Block"}
 	oc := &graphql.OperationContext{}
-	ctx := WithResponseMemo(context.Background())
+	StartResponseMemo(oc)
 
 	names := func(fs []graphql.CollectedField) []string {
 		var out []string
@@ -26,17 +25,17 @@ func TestCollectedFieldsAreKeptPerSelection(t *testing.T) {
 		}
 		return out
 	}
-	first := collectFields(ctx, oc, page, txs)
+	first := collectFields(oc, page, txs)
 	if got, want := names(first), names(graphql.CollectFields(oc, page, txs)); !slices.Equal(got, want) || len(got) != 2 {
 		t.Errorf("collected %v, gqlgen collects %v", got, want)
 	}
-	if again := collectFields(ctx, oc, page, txs); &again[0] != &first[0] {
+	if again := collectFields(oc, page, txs); &again[0] != &first[0] {
 		t.Error("the second object of the selection collected its fields again")
 	}
-	if got := names(collectFields(ctx, oc, page, blocks)); !slices.Equal(got, []string{"txId", "fee", "height"}) {
+	if got := names(collectFields(oc, page, blocks)); !slices.Equal(got, []string{"txId", "fee", "height"}) {
 		t.Errorf("collected %v for a Block, want the fragment's field too", got)
 	}
-	if got := names(collectFields(ctx, oc, page[:1], txs)); !slices.Equal(got, []string{"txId"}) {
+	if got := names(collectFields(oc, page[:1], txs)); !slices.Equal(got, []string{"txId"}) {
 		t.Errorf("collected %v for the selection's first field alone", got)
 	}
 }

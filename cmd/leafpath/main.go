@@ -14,7 +14,7 @@
 // package's newObjectFields) and find its selection's fields without hashing a key
 // (collectFields), a list's elements be resolved on reused goroutines
 // (marshalSliceConcurrently), an object skip building its path for deferred fragments when it
-// has none, a field with arguments parse them once per response (through the package's argsOf)
+// has none, a field with arguments parse them once per operation (through the package's argsOf)
 // instead of once per object it is resolved on, and a query's answer be written into a buffer
 // its caller lends (through the package's responseBuffer).
 //
@@ -245,7 +245,7 @@ func reusedGoroutines(fd *ast.FuncDecl) []span {
 //	fields := graphql.CollectFields(ec.OperationContext, sel, xImplementors)
 //
 // and returns it made through collectFields (a function the package defines), which keeps them
-// per response: gqlgen finds its own copy by a key it hashes again for every object.
+// per operation: gqlgen finds its own copy by a key it hashes again for every object.
 func keptFields(fd *ast.FuncDecl) (span, bool) {
 	for _, st := range fd.Body.List {
 		assign, ok := st.(*ast.AssignStmt)
@@ -256,7 +256,7 @@ func keptFields(fd *ast.FuncDecl) (span, bool) {
 		if !ok || !isSelector(call.Fun, "graphql", "CollectFields") || len(call.Args) != 3 || !isIdent(call.Args[1], "sel") {
 			continue
 		}
-		return span{call.Fun.Pos(), call.Lparen + 1, "collectFields(ctx, "}, true
+		return span{call.Fun.Pos(), call.Lparen + 1, "collectFields("}, true
 	}
 	return span{}, false
 }
@@ -295,7 +295,7 @@ func deferredOnly(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (span, bool
 //	if fc.Args, err = ec.field_T_f_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 //
 // and returns the call made through argsOf (a function the package defines), which parses them
-// once per response: gqlgen makes the context again for every object the field is resolved on.
+// once per operation: gqlgen makes the context again for every object the field is resolved on.
 func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (span, bool) {
 	for _, st := range fd.Body.List {
 		ifs, ok := st.(*ast.IfStmt)
@@ -317,7 +317,7 @@ func keptArgs(src []byte, fset *token.FileSet, fd *ast.FuncDecl) (span, bool) {
 		if text(src, fset, call.Args[1]) != "field.ArgumentMap(ec.Variables)" {
 			continue
 		}
-		kept := fmt.Sprintf("argsOf(ctx, field.Field, func() (map[string]any, error) { return %s })", text(src, fset, call))
+		kept := fmt.Sprintf("argsOf(ec.OperationContext, field.Field, func() (map[string]any, error) { return %s })", text(src, fset, call))
 		return span{call.Pos(), call.End(), kept}, true
 	}
 	return span{}, false

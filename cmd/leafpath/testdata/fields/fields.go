@@ -336,7 +336,7 @@ func (ec *executionContext) _Tx_label(ctx context.Context, field graphql.Collect
 }
 
 // argsOf is the package's arguments cache; leafpath only calls it.
-func argsOf(ctx context.Context, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
+func argsOf(oc *graphql.OperationContext, f *ast.Field, parse func() (map[string]any, error)) (map[string]any, error) {
 	return parse()
 }
 
@@ -406,7 +406,7 @@ func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64
 }
 
 // collectFields is the package's memo of collected fields; leafpath only calls it.
-func collectFields(ctx context.Context, oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
+func collectFields(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
 	return graphql.CollectFields(oc, sel, satisfies)
 }
 
