@@ -58,11 +58,41 @@ func (w worker) run(f func()) {
 	}
 }
 
+// Lists tells how the elements of a list field are marshalled. gqlgen gives every element of a
+// list of objects a goroutine of its own, so that the loaders can batch the level, but elements
+// whose selection holds no resolver at any depth only read their row: they never wait, and the
+// hand-over to a goroutine and back costs more than the element (a page's transactions asking
+// each for their events' type hand over thousands of events).
+type Lists interface {
+	// ElementsMayWait reports whether resolving list field f's selection may wait for a batch.
+	ElementsMayWait(f graphql.CollectedField) bool
+}
+
+type listsKey struct{}
+
+// WithLists has the lists marshalled under ctx ask l whether their elements may wait; without
+// it every list's elements run at once, as in gqlgen.
+func WithLists(ctx context.Context, l Lists) context.Context {
+	return context.WithValue(ctx, listsKey{}, l)
+}
+
+// elementsMayWait reports whether the elements of the list being marshalled under ctx may wait
+// for a batch, and so must run at once. A list without a field of its own (an element of a list
+// of lists) is not asked about.
+func elementsMayWait(ctx context.Context) bool {
+	l, _ := ctx.Value(listsKey{}).(Lists)
+	if l == nil {
+		return true
+	}
+	fc := graphql.GetFieldContext(ctx)
+	return fc == nil || fc.Field.Field == nil || l.ElementsMayWait(fc.Field)
+}
+
 // marshalSliceConcurrently is graphql.MarshalSliceConcurrently with the elements run by spawn:
 // the same field context per element, and a panicking element recovered into an error that
-// nulls the list. A single element runs on the calling goroutine, as in gqlgen. The elements'
-// field contexts and indexes are made in one allocation. A bounded number of workers or a panic
-// handler left out stay with gqlgen's.
+// nulls the list. A single element, and the elements of a list that cannot wait (Lists), run on
+// the calling goroutine, one after another. The elements' field contexts and indexes are made in
+// one allocation. A bounded number of workers or a panic handler left out stay with gqlgen's.
 func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64, omitPanicHandler bool,
 	marshalElement func(ctx context.Context, i int) graphql.Marshaler) graphql.Array {
 	if workerLimit > 0 || omitPanicHandler {
@@ -73,8 +103,12 @@ func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64
 		return ret
 	}
 	elements := make([]element, length)
-	if length == 1 {
-		if !elements[0].marshal(ctx, 0, ret, marshalElement) {
+	if length == 1 || !elementsMayWait(ctx) {
+		ok := true
+		for i := range elements {
+			ok = elements[i].marshal(ctx, i, ret, marshalElement) && ok
+		}
+		if !ok {
 			return nil
 		}
 		return ret

@@ -339,8 +339,18 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 	r.objects[root.key] = root
 	r.advanceLocked(root)
 	r.mu.Unlock()
+	ctx = graph.WithLists(ctx, listsOf{b, r})
 	return next(context.WithValue(ctx, scheduleKey{}, r))
 }
+
+// listsOf tells the lists of an operation which of them may wait for a batch: the elements of
+// the others run one after another, as no resolver below them counts on its siblings starting.
+type listsOf struct {
+	b *Batching
+	r *schedule
+}
+
+func (l listsOf) ElementsMayWait(f graphql.CollectedField) bool { return l.r.canWait(l.b, f) }
 
 // eventPlan is the plan of one subscription event: the object its one root field streams (whose
 // resolver ran once, when the subscription started).
