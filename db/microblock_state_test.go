@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -112,6 +113,44 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 	if want := map[string][]string{"Z": {"t0", "t1"}}; !equalLists(ids, want) {
 		t.Errorf("transaction ids = %v, want %v", ids, want)
 	}
+
+	// A page of blocks read with its contents holds the blocks of the page read alone, and the
+	// contents of each as ContentsOfBlocks reads them.
+	for _, page := range []struct{ limit, offset int }{{20, 0}, {2, 0}, {2, 1}, {2, 3}, {1, 4}, {2, 5}} {
+		blocks, err := store.Blocks(ctx, page.limit, page.offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes := make([]string, len(blocks))
+		for i, b := range blocks {
+			hashes[i] = string(b.IndexBlockHash)
+		}
+		contents, err := store.ContentsOfBlocks(ctx, hashes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotBlocks, gotContents, err := store.BlocksWithContents(ctx, page.limit, page.offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotBlocks, blocks) {
+			t.Errorf("limit %d offset %d: blocks read with their contents %v, alone %v", page.limit, page.offset, gotBlocks, blocks)
+		}
+		if (len(gotContents) > 0 || len(contents) > 0) && !reflect.DeepEqual(gotContents, contents) {
+			t.Errorf("limit %d offset %d: contents read with the page differ from ContentsOfBlocks':", page.limit, page.offset)
+			for i := range max(len(gotContents), len(contents)) {
+				t.Logf("  %d: %+v, want %+v", i, at(gotContents, i), at(contents, i))
+			}
+		}
+	}
+}
+
+// at is element i of s, or nil past its end.
+func at[T any](s []*T, i int) *T {
+	if i < len(s) {
+		return s[i]
+	}
+	return nil
 }
 
 func equalLists(a, b map[string][]string) bool { return maps.EqualFunc(a, b, slices.Equal) }

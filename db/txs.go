@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
+
+	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // AnyTransaction is a mined (*Tx) or mempool (*MempoolTx) transaction.
@@ -190,28 +193,34 @@ const (
 	contentsStreamed
 )
 
-// blockContentsSQL reads the three parts of BlockContents for blocks $1 in one statement, a
-// part per row: a block's ids are one row (none for a block without transactions), read in the
-// order of txs_block_ids_idx and concatenated, so that neither PostgreSQL nor Go handles a row or
-// an array element per transaction (a transaction id is always 32 bytes); a microblock is a row,
-// in sequence (then hash) order within its block and part. string_agg keeps the order of the
+// blockContentsParts are the three parts of BlockContents of the blocks whose index block
+// hashes the bytea[] expression hashes holds, a part per row: a block's ids are one row (none
+// for a block without transactions), read in the order of txs_block_ids_idx and concatenated,
+// so that neither PostgreSQL nor Go handles a row or an array element per transaction (a
+// transaction id is always 32 bytes); a microblock is a row. string_agg keeps the order of the
 // sorted subquery: it has no ORDER BY of its own, which on PostgreSQL 15 would sort again what
 // the index already returns in order.
-var blockContentsSQL = `SELECT k.h AS index_block_hash, ` + strconv.Itoa(contentsTxIDs) + ` AS part, ids.tx_ids AS bytes, 0::bigint AS tx_count, 0 AS seq
-	FROM unnest($1::bytea[]) AS k(h)
+func blockContentsParts(hashes string) string {
+	return strings.ReplaceAll(`SELECT k.h AS index_block_hash, `+strconv.Itoa(contentsTxIDs)+` AS part, ids.tx_ids AS bytes, 0::bigint AS tx_count, 0 AS seq
+	FROM unnest($hashes) AS k(h)
 	CROSS JOIN LATERAL (SELECT string_agg(tx_id, '') AS tx_ids FROM (SELECT tx_id FROM txs
 		WHERE index_block_hash = k.h AND canonical AND microblock_canonical
 		ORDER BY microblock_sequence DESC, tx_index DESC) t) ids
 	WHERE ids.tx_ids IS NOT NULL
 	UNION ALL
-	SELECT b.index_block_hash, ` + strconv.Itoa(contentsAccepted) + `, mb.microblock_hash,
+	SELECT b.index_block_hash, `+strconv.Itoa(contentsAccepted)+`, mb.microblock_hash,
 		(SELECT count(*) FROM txs t WHERE t.microblock_hash = mb.microblock_hash AND t.canonical AND t.microblock_canonical),
 		mb.microblock_sequence
-	FROM blocks b CROSS JOIN LATERAL (` + fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash") + `) mb
-	WHERE b.index_block_hash = ANY($1::bytea[])
+	FROM blocks b CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "b.parent_index_block_hash")+`) mb
+	WHERE b.index_block_hash = ANY($hashes)
 	UNION ALL
-	SELECT k.h, ` + strconv.Itoa(contentsStreamed) + `, mb.microblock_hash, 0, mb.microblock_sequence
-	FROM unnest($1::bytea[]) AS k(h) CROSS JOIN LATERAL (` + fmt.Sprintf(microblockStateSQL, "k.h") + `) mb
+	SELECT k.h, `+strconv.Itoa(contentsStreamed)+`, mb.microblock_hash, 0, mb.microblock_sequence
+	FROM unnest($hashes) AS k(h) CROSS JOIN LATERAL (`+fmt.Sprintf(microblockStateSQL, "k.h")+`) mb`, "$hashes", hashes)
+}
+
+// blockContentsSQL reads the contents of blocks $1, a part per row, microblocks in sequence
+// (then hash) order within their block and part.
+var blockContentsSQL = blockContentsParts("$1::bytea[]") + `
 	ORDER BY part, index_block_hash, seq, bytes`
 
 // ContentsOfBlocks returns the contents of these blocks (by index block hash), one for each
@@ -240,10 +249,7 @@ func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*Block
 		}
 		switch part {
 		case contentsTxIDs:
-			c.TxIDs = make([][]byte, len(b)/32)
-			for j := range c.TxIDs {
-				c.TxIDs[j] = b[32*j : 32*(j+1) : 32*(j+1)]
-			}
+			c.TxIDs = splitTxIDs(b)
 		case contentsAccepted:
 			c.Accepted = append(c.Accepted, &MicroblockTxCount{IndexBlockHash: c.IndexBlockHash, Hash: b, TxCount: count})
 		case contentsStreamed:
@@ -251,6 +257,87 @@ func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*Block
 		}
 	}
 	return out, rows.Err()
+}
+
+// blocksWithContentsSQL is the page Blocks reads with each block's contents (ContentsOfBlocks)
+// gathered from their parts into four columns of its row: a page of blocks with their
+// transaction ids is one statement instead of two.
+var blocksWithContentsSQL = `SELECT page.*, c.contents_tx_ids, c.contents_accepted, c.contents_accepted_tx_counts, c.contents_streamed
+	FROM (` + blockSelect + canonicalBlocksBelowSQL + `) page
+	CROSS JOIN LATERAL (SELECT (array_agg(p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsTxIDs) + `))[1] AS contents_tx_ids,
+		array_agg(p.bytes ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsAccepted) + `) AS contents_accepted,
+		array_agg(p.tx_count ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsAccepted) + `) AS contents_accepted_tx_counts,
+		array_agg(p.bytes ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsStreamed) + `) AS contents_streamed
+		FROM (` + blockContentsParts("ARRAY[page.index_block_hash]") + `) p) c
+	ORDER BY page.block_height DESC`
+
+// blockWithContents is a row of blocksWithContentsSQL.
+type blockWithContents struct {
+	Block
+	txIDs              []byte
+	accepted, streamed [][]byte
+	acceptedTxCounts   []int64
+}
+
+// blockWithContentsDests are the scan destinations of blocksWithContentsSQL's columns.
+var blockWithContentsDests = func() map[string]func(*blockWithContents) any {
+	dests := map[string]func(*blockWithContents) any{
+		"contents_tx_ids":             func(b *blockWithContents) any { return &b.txIDs },
+		"contents_accepted":           func(b *blockWithContents) any { return pgdialect.Array(&b.accepted) },
+		"contents_accepted_tx_counts": func(b *blockWithContents) any { return pgdialect.Array(&b.acceptedTxCounts) },
+		"contents_streamed":           func(b *blockWithContents) any { return pgdialect.Array(&b.streamed) },
+	}
+	for name, d := range blockColumnDests {
+		dests[name] = func(b *blockWithContents) any { return d(&b.Block) }
+	}
+	return dests
+}()
+
+// contents are the block's contents as ContentsOfBlocks gives them.
+func (b *blockWithContents) contents() (*BlockContents, error) {
+	if len(b.accepted) != len(b.acceptedTxCounts) {
+		return nil, fmt.Errorf("block contents: %d accepted microblocks with %d counts", len(b.accepted), len(b.acceptedTxCounts))
+	}
+	c := &BlockContents{IndexBlockHash: b.IndexBlockHash, TxIDs: splitTxIDs(b.txIDs),
+		Accepted: make([]*MicroblockTxCount, len(b.accepted)), Streamed: b.streamed}
+	for i, h := range b.accepted {
+		c.Accepted[i] = &MicroblockTxCount{IndexBlockHash: b.IndexBlockHash, Hash: h, TxCount: int32(b.acceptedTxCounts[i])}
+	}
+	if c.Streamed == nil {
+		c.Streamed = [][]byte{}
+	}
+	return c, nil
+}
+
+// BlocksWithContents returns the canonical blocks Blocks returns and, in the same order, their
+// contents, read together.
+func (s *Store) BlocksWithContents(ctx context.Context, limit, offset int) ([]*Block, []*BlockContents, error) {
+	rows, err := s.queryPrepared(ctx, blocksWithContentsSQL, limit, offset)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var page []*blockWithContents
+	if err := scanModelRows(rows, &page, blockWithContentsDests); err != nil || len(page) == 0 {
+		return nil, nil, err
+	}
+	blocks, contents := make([]*Block, len(page)), make([]*BlockContents, len(page))
+	for i, b := range page {
+		blocks[i] = &b.Block
+		if contents[i], err = b.contents(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return blocks, contents, nil
+}
+
+// splitTxIDs are the transaction ids concatenated in b, each 32 bytes, sharing b's memory.
+func splitTxIDs(b []byte) [][]byte {
+	ids := make([][]byte, len(b)/32)
+	for j := range ids {
+		ids[j] = b[32*j : 32*(j+1) : 32*(j+1)]
+	}
+	return ids
 }
 
 // BlockByBurnBlockHash returns the highest canonical block anchored in this burn block (or, when

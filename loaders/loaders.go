@@ -231,3 +231,12 @@ func allColumns[R any](fetch func(context.Context, []string, db.Keyset) ([]R, er
 		return fetch(ctx, parents, k)
 	}
 }
+
+// PrimeBlockContents answers BlockContents, for the rest of the request, with contents read
+// with their blocks' page: the blocks' contents fields then wait for no batch of their own.
+func PrimeBlockContents(ctx context.Context, contents []*db.BlockContents) {
+	l := &For(ctx).BlockContents
+	for _, c := range contents {
+		l.prime(ctx, string(c.IndexBlockHash), c)
+	}
+}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +175,41 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// A page of blocks asking for their transaction ids and microblocks reads them with the page:
+// one statement whatever its size, and each block lists what it lists read alone.
+func TestBlockPageReadsItsContentsWithIt(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	chain{blocks: 30, txsPerBlock: 4, eventsPerTx: 1, sender: testSender}.seed(t, a.store)
+
+	type block struct {
+		Height                   int
+		TxIds                    []string
+		MicroblockTxCounts       []struct{ Hash string }
+		StreamedMicroblockHashes []string
+	}
+	const fields = `height txIds microblockTxCounts { hash } streamedMicroblockHashes`
+	for _, n := range []int{1, 10, 30} {
+		data, stmts := a.mustQuery(t, `query($n: Int!) { blocks(limit: $n) { `+fields+` } }`, map[string]any{"n": n})
+		var page struct{ Blocks []block }
+		if err := json.Unmarshal(data, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Blocks) != n || stmts != 1 {
+			t.Errorf("a page of %d blocks: %d blocks in %d statements, want one statement", n, len(page.Blocks), stmts)
+		}
+		for _, b := range page.Blocks {
+			data, _ := a.mustQuery(t, `query($h: Int!) { block(height: $h) { `+fields+` } }`, map[string]any{"h": b.Height})
+			var alone struct{ Block block }
+			if err := json.Unmarshal(data, &alone); err != nil {
+				t.Fatal(err)
+			}
+			if len(b.TxIds) != 4 || !reflect.DeepEqual(b, alone.Block) {
+				t.Errorf("block %d in a page of %d: %+v, read alone %+v", b.Height, n, b, alone.Block)
+			}
+		}
 	}
 }
