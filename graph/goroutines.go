@@ -61,8 +61,8 @@ func (w worker) run(f func()) {
 // Lists tells how the elements of a list field are marshalled. gqlgen gives every element of a
 // list of objects a goroutine of its own, so that the loaders can batch the level, but elements
 // whose selection holds no resolver at any depth only read their row: they never wait, and the
-// hand-over to a goroutine and back costs more than the element (a page's transactions asking
-// each for their events' type hand over thousands of events).
+// hand-over to a goroutine and back costs more than the element (an account page's transactions
+// asked for their ids, heights and fees).
 type Lists interface {
 	// ElementsMayWait reports whether resolving list field f's selection may wait for a batch.
 	ElementsMayWait(f graphql.CollectedField) bool

@@ -35,7 +35,7 @@ func (r queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.
 	if err != nil {
 		return nil, err
 	}
-	if !selects(ctx, "txIds") && !selects(ctx, "microblockTxCounts") && !selects(ctx, "streamedMicroblockHashes") {
+	if !selects(ctx, "txIds", "microblockTxCounts", "streamedMicroblockHashes") {
 		return r.Store.Blocks(ctx, l, o)
 	}
 	blocks, contents, err := r.Store.BlocksWithContents(ctx, l, o)

@@ -234,9 +234,12 @@ func (r accountResolver) Transactions(ctx context.Context, a *db.Account, first 
 	return &graph.AccountTransactionConnection{Edges: c.Edges, Nodes: c.Nodes, PageInfo: c.PageInfo, Principal: a.Principal}, nil
 }
 
-// selects reports whether the field being resolved selects a field of this name.
-func selects(ctx context.Context, name string) bool {
-	return graphql.GetFieldContext(ctx) != nil && slices.Contains(graphql.CollectAllFields(ctx), name)
+// selects reports whether the field being resolved selects a field of one of these names.
+func selects(ctx context.Context, names ...string) bool {
+	if graphql.GetFieldContext(ctx) == nil {
+		return false
+	}
+	return slices.ContainsFunc(graphql.CollectAllFields(ctx), func(f string) bool { return slices.Contains(names, f) })
 }
 
 type accountTransactionConnectionResolver struct{ *Resolver }
