@@ -35,16 +35,23 @@ const (
 // BlockByHeight returns the canonical block at height, or nil.
 func (s *Store) BlockByHeight(ctx context.Context, height int32) (*Block, error) {
 	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+" WHERE block_height = $1 AND canonical LIMIT 1", &bs, height)
+	err := s.scanPrepared(ctx, blockByHeightSQL, &bs, height)
 	return first(bs, err)
 }
+
+// blockByHeightSQL is the canonical block at height $1; blockByHashSQL the block whose block hash
+// or index block hash is $1, the canonical one first.
+var (
+	blockByHeightSQL = blockSelect + " WHERE block_height = $1 AND canonical LIMIT 1"
+	blockByHashSQL   = blockSelect + ` WHERE block_hash = $1::bytea OR index_block_hash = $1::bytea
+		ORDER BY canonical DESC, block_height DESC LIMIT 1`
+)
 
 // BlockByHash returns the block whose block hash or index block hash is hash, preferring the
 // canonical and highest one, or nil.
 func (s *Store) BlockByHash(ctx context.Context, hash []byte) (*Block, error) {
 	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+` WHERE block_hash = $1::bytea OR index_block_hash = $1::bytea
-		ORDER BY canonical DESC, block_height DESC LIMIT 1`, &bs, hash)
+	err := s.scanPrepared(ctx, blockByHashSQL, &bs, hash)
 	return first(bs, err)
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
@@ -114,6 +115,17 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 		t.Errorf("transaction ids = %v, want %v", ids, want)
 	}
 
+	// A block looked up with its contents is the block looked up alone, with the contents
+	// ContentsOfBlocks reads of it, whichever fork it is on.
+	names := []string{"P", "X", "Y", "Q", "Z", "W", "T", "none"}
+	var hashes, burnHashes [][]byte
+	for _, n := range names {
+		hashes, burnHashes = append(hashes, h(n)), append(burnHashes, h("burn"+n))
+	}
+	blocksWithContents(t, store, []int32{1, 2, 3, 4, 5, 6}, store.BlockByHeight, store.BlockByHeightWithContents)
+	blocksWithContents(t, store, hashes, store.BlockByHash, store.BlockByHashWithContents)
+	blocksWithContents(t, store, burnHashes, store.BlockByBurnBlockHash, store.BlockByBurnBlockHashWithContents)
+
 	// A page of blocks read with its contents holds the blocks of the page read alone, and the
 	// contents of each as ContentsOfBlocks reads them.
 	for _, page := range []struct{ limit, offset int }{{20, 0}, {2, 0}, {2, 1}, {2, 3}, {1, 4}, {2, 5}} {
@@ -141,6 +153,40 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 			for i := range max(len(gotContents), len(contents)) {
 				t.Logf("  %d: %+v, want %+v", i, at(gotContents, i), at(contents, i))
 			}
+		}
+	}
+}
+
+// blocksWithContents checks that each lookup of one block read with its contents gives the block
+// read alone and ContentsOfBlocks' contents of it, or nothing when there is no such block.
+func blocksWithContents[K any](t *testing.T, store *db.Store, keys []K, alone func(context.Context, K) (*db.Block, error),
+	withContents func(context.Context, K) (*db.Block, *db.BlockContents, error)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, k := range keys {
+		want, err := alone(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, contents, err := withContents(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: block read with its contents %+v, alone %+v", k, got, want)
+		}
+		if want == nil {
+			if contents != nil {
+				t.Errorf("%v: contents %+v of no block", k, contents)
+			}
+			continue
+		}
+		wantContents, err := store.ContentsOfBlocks(ctx, []string{string(want.IndexBlockHash)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(contents, wantContents[0]) {
+			t.Errorf("%v: contents read with the block %+v, ContentsOfBlocks %+v", k, contents, wantContents[0])
 		}
 	}
 }

@@ -19,12 +19,30 @@ func (r queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*
 	case height != nil && hash != nil:
 		return nil, invalid("give either height or hash, not both")
 	case height != nil:
-		return r.Store.BlockByHeight(ctx, *height)
+		return oneBlock(ctx, *height, r.Store.BlockByHeight, r.Store.BlockByHeightWithContents)
 	case hash != nil:
-		return r.Store.BlockByHash(ctx, hash)
+		return oneBlock(ctx, hash, r.Store.BlockByHash, r.Store.BlockByHashWithContents)
 	default:
 		return nil, invalid("give a height or a hash")
 	}
+}
+
+// contentsFields are the fields of a block that list its contents (blockResolver.contents).
+var contentsFields = []string{"txIds", "microblockTxCounts", "streamedMicroblockHashes"}
+
+// oneBlock looks a block up by key: alone, or with its contents when a field of theirs is asked
+// for, in one statement whose contents the block's fields then find read.
+func oneBlock[K any](ctx context.Context, key K, alone func(context.Context, K) (*db.Block, error),
+	withContents func(context.Context, K) (*db.Block, *db.BlockContents, error)) (*db.Block, error) {
+	if !selects(ctx, contentsFields...) {
+		return alone(ctx, key)
+	}
+	b, c, err := withContents(ctx, key)
+	if err != nil || b == nil {
+		return nil, err
+	}
+	loaders.PrimeBlockContents(ctx, []*db.BlockContents{c})
+	return b, nil
 }
 
 // Blocks reads a page of blocks, with their contents when a field of theirs is asked for (the
@@ -35,7 +53,7 @@ func (r queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.
 	if err != nil {
 		return nil, err
 	}
-	if !selects(ctx, "txIds", "microblockTxCounts", "streamedMicroblockHashes") {
+	if !selects(ctx, contentsFields...) {
 		return r.Store.Blocks(ctx, l, o)
 	}
 	blocks, contents, err := r.Store.BlocksWithContents(ctx, l, o)

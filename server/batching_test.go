@@ -178,8 +178,9 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 	}
 }
 
-// A page of blocks asking for their transaction ids and microblocks reads them with the page:
-// one statement whatever its size, and each block lists what it lists read alone.
+// A page of blocks asking for their transaction ids and microblocks reads them with the page,
+// and a block looked up by height, hash or burn block hash with the block: one statement
+// whatever the page's size, and each block lists the same read either way.
 func TestBlockPageReadsItsContentsWithIt(t *testing.T) {
 	t.Parallel()
 	a := newAPI(t, server.Config{})
@@ -187,11 +188,18 @@ func TestBlockPageReadsItsContentsWithIt(t *testing.T) {
 
 	type block struct {
 		Height                   int
+		Hash                     string
+		BurnBlockHash            string
 		TxIds                    []string
 		MicroblockTxCounts       []struct{ Hash string }
 		StreamedMicroblockHashes []string
 	}
-	const fields = `height txIds microblockTxCounts { hash } streamedMicroblockHashes`
+	const fields = `height hash burnBlockHash txIds microblockTxCounts { hash } streamedMicroblockHashes`
+	lookups := []struct{ query, arg string }{
+		{`query($v: Int!) { block(height: $v) { ` + fields + ` } }`, "height"},
+		{`query($v: Hex!) { block(hash: $v) { ` + fields + ` } }`, "hash"},
+		{`query($v: Hex!) { block: blockByBurnBlockHash(hash: $v) { ` + fields + ` } }`, "burn"},
+	}
 	for _, n := range []int{1, 10, 30} {
 		data, stmts := a.mustQuery(t, `query($n: Int!) { blocks(limit: $n) { `+fields+` } }`, map[string]any{"n": n})
 		var page struct{ Blocks []block }
@@ -202,13 +210,16 @@ func TestBlockPageReadsItsContentsWithIt(t *testing.T) {
 			t.Errorf("a page of %d blocks: %d blocks in %d statements, want one statement", n, len(page.Blocks), stmts)
 		}
 		for _, b := range page.Blocks {
-			data, _ := a.mustQuery(t, `query($h: Int!) { block(height: $h) { `+fields+` } }`, map[string]any{"h": b.Height})
-			var alone struct{ Block block }
-			if err := json.Unmarshal(data, &alone); err != nil {
-				t.Fatal(err)
-			}
-			if len(b.TxIds) != 4 || !reflect.DeepEqual(b, alone.Block) {
-				t.Errorf("block %d in a page of %d: %+v, read alone %+v", b.Height, n, b, alone.Block)
+			for _, l := range lookups {
+				v := map[string]any{"height": b.Height, "hash": b.Hash, "burn": b.BurnBlockHash}[l.arg]
+				data, stmts := a.mustQuery(t, l.query, map[string]any{"v": v})
+				var alone struct{ Block block }
+				if err := json.Unmarshal(data, &alone); err != nil {
+					t.Fatal(err)
+				}
+				if len(b.TxIds) != 4 || !reflect.DeepEqual(b, alone.Block) || stmts != 1 {
+					t.Errorf("block %d in a page of %d: %+v, looked up by %s in %d statements %+v", b.Height, n, b, l.arg, stmts, alone.Block)
+				}
 			}
 		}
 	}
