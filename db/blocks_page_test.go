@@ -106,6 +106,10 @@ func TestCanonicalBlockPagesAtEveryOffset(t *testing.T) {
 	store.Observe(hook.observe)
 	for read, run := range map[string]func() error{
 		"v1 at offset 45": func() error { _, err := store.Blocks(ctx, limit, 45); return err },
+		"v1 at offset 45 with the blocks' contents": func() error {
+			_, _, err := store.BlocksWithContents(ctx, limit, 45)
+			return err
+		},
 		"v2 from the tip at offset 35": func() error {
 			_, err := store.BlocksFromCursor(ctx, nil, 35, limit, nil)
 			return err

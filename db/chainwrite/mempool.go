@@ -48,11 +48,16 @@ func (w *Writer) DropMempoolTxs(ctx context.Context, ids [][]byte, status int16,
 	return nil
 }
 
-// mempoolNoticeTxs is how many transactions one mempool notice names. Each takes at most 503
-// bytes of the payload: its id (69) and four principals in quotes with a comma, two standard
-// ones (sender and sponsor, 44 each) and two that may name a contract (recipient and deployed
-// contract, 173 each), which keeps a notice of 14 below the NOTIFY limit.
-const mempoolNoticeTxs = 14
+// mempoolNoticeTxs is how many transactions one mempool notice names, so that the longest
+// notice stays below maxNotifyPayload. PostgreSQL writes the payload's fixed part
+// ({"kind" : "mempool_drop", "tx_ids" : [], "principals" : []}) in under 64 bytes, and a list
+// element in quotes followed by ", ": a transaction adds its id ("0x" and 64 hex digits) and at
+// most four principals, two standard ones (sender and sponsor, 41 characters) and two that may
+// name a contract (recipient and deployed contract, 41 + 1 + 128).
+const (
+	mempoolNoticeTxBytes = (2 + 64 + 4) + 2*(41+4) + 2*(41+1+128+4)
+	mempoolNoticeTxs     = (maxNotifyPayload - 64) / mempoolNoticeTxBytes
+)
 
 // mempoolNoticesSQL queues the notices of kind ?1 about the mempool transactions ?2, on channel
 // ?0: one per mempoolNoticeTxs of them, naming their ids in the message's order (subscribers
