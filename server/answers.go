@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -140,7 +141,10 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			return respcache.Answer{Body: rec.body.Bytes(), ContentType: rec.Header().Get("Content-Type")}, ok
 		})
 		if shared {
+			// With its length the whole answer goes out in one write; without, net/http would
+			// chunk a large one and write its parts and its end apart.
 			w.Header().Set("Content-Type", ans.ContentType)
+			w.Header().Set("Content-Length", strconv.Itoa(len(ans.Body)))
 			w.WriteHeader(http.StatusOK)
 			w.Write(ans.Body) //nolint:errcheck // client gone
 		}

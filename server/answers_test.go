@@ -369,3 +369,37 @@ func TestKeptQueryAnswersFollowEveryMessage(t *testing.T) {
 		t.Error("no answer was served as kept: the test compares nothing kept")
 	}
 }
+
+// TestKeptQueryAnswersGoOutWithTheirLength: an answer served from memory is sent with its length,
+// as a computed one is, so that a large one goes out whole instead of chunked.
+func TestKeptQueryAnswersGoOutWithTheirLength(t *testing.T) {
+	t.Parallel()
+	c := chain{blocks: 4, txsPerBlock: 8, eventsPerTx: 2, sender: testSender}
+	a := liveChain(t, server.Config{AnswerCacheBytes: 1 << 20}, c)
+	// Large enough that net/http would chunk it without a length.
+	q := url.QueryEscape(`{ blocksConnection(first: 4) { nodes { hash transactions(first: 8) { nodes { txId events(limit: 2) { __typename } } } } } }`)
+	var bodies []string
+	for _, kept := range []bool{false, true} {
+		before := a.sql.n.Load()
+		resp, err := http.Get(a.url + "/graphql?query=" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %d, %v", resp.StatusCode, err)
+		}
+		if ran := a.sql.n.Load() - before; kept != (ran == 0) {
+			t.Fatalf("kept %v, but the request ran %d statements", kept, ran)
+		}
+		if len(body) < 4096 || resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) > 0 {
+			t.Errorf("kept %v: a %d-byte answer sent with length %d, transfer encoding %v; want its length, not chunked",
+				kept, len(body), resp.ContentLength, resp.TransferEncoding)
+		}
+		bodies = append(bodies, string(body))
+	}
+	if bodies[0] != bodies[1] {
+		t.Errorf("the kept answer differs from the computed one:\n%s\n%s", bodies[1], bodies[0])
+	}
+}
