@@ -11372,6 +11372,16 @@ func (ec *executionContext) fieldContext_AccountAssetEvent_assetIdentifier(_ con
 }
 
 func (ec *executionContext) _AccountAssetEvent_value(ctx context.Context, field graphql.CollectedField, obj *AccountAssetEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Value
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_AccountAssetEvent_value(ctx, field); err == nil {
+			return ec.marshalOClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11529,6 +11539,13 @@ func (ec *executionContext) fieldContext_AccountEventConnection_nodes(_ context.
 }
 
 func (ec *executionContext) _AccountEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AccountEventConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_AccountEventConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11568,6 +11585,13 @@ func (ec *executionContext) fieldContext_AccountEventEdge_cursor(_ context.Conte
 }
 
 func (ec *executionContext) _AccountEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *AccountEventEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_AccountEventEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNEvent2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐEvent(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11739,6 +11763,13 @@ func (ec *executionContext) fieldContext_AccountTransactionConnection_nodes(_ co
 }
 
 func (ec *executionContext) _AccountTransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *AccountTransactionConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_AccountTransactionConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11801,6 +11832,16 @@ func (ec *executionContext) fieldContext_AddressFeedItem_position(_ context.Cont
 }
 
 func (ec *executionContext) _AddressFeedItem_transaction(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Transaction
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_AddressFeedItem_transaction(ctx, field); err == nil {
+			return ec.marshalOTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11833,6 +11874,16 @@ func (ec *executionContext) fieldContext_AddressFeedItem_transaction(_ context.C
 }
 
 func (ec *executionContext) _AddressFeedItem_reorg(ctx context.Context, field graphql.CollectedField, obj *AddressFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Reorg
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_AddressFeedItem_reorg(ctx, field); err == nil {
+			return ec.marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12066,6 +12117,13 @@ func (ec *executionContext) fieldContext_AnchoringBurnBlockPage_results(_ contex
 }
 
 func (ec *executionContext) _AssetEventCounts_stx(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Stx
+		if fc, err := ec.fieldContext_AssetEventCounts_stx(ctx, field); err == nil && v != nil {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12098,6 +12156,13 @@ func (ec *executionContext) fieldContext_AssetEventCounts_stx(_ context.Context,
 }
 
 func (ec *executionContext) _AssetEventCounts_ft(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Ft
+		if fc, err := ec.fieldContext_AssetEventCounts_ft(ctx, field); err == nil && v != nil {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12130,6 +12195,13 @@ func (ec *executionContext) fieldContext_AssetEventCounts_ft(_ context.Context, 
 }
 
 func (ec *executionContext) _AssetEventCounts_nft(ctx context.Context, field graphql.CollectedField, obj *AssetEventCounts) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Nft
+		if fc, err := ec.fieldContext_AssetEventCounts_nft(ctx, field); err == nil && v != nil {
+			return ec.marshalNAssetEventKindCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventKindCounts(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13140,6 +13212,13 @@ func (ec *executionContext) fieldContext_BlockConnection_nodes(_ context.Context
 }
 
 func (ec *executionContext) _BlockConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *BlockConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_BlockConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13274,6 +13353,13 @@ func (ec *executionContext) fieldContext_BlockEdge_cursor(_ context.Context, fie
 }
 
 func (ec *executionContext) _BlockEdge_node(ctx context.Context, field graphql.CollectedField, obj *BlockEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_BlockEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13313,6 +13399,16 @@ func (ec *executionContext) fieldContext_BlockFeedItem_position(_ context.Contex
 }
 
 func (ec *executionContext) _BlockFeedItem_block(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Block
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_BlockFeedItem_block(ctx, field); err == nil {
+			return ec.marshalOBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBlock(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13345,6 +13441,16 @@ func (ec *executionContext) fieldContext_BlockFeedItem_block(_ context.Context, 
 }
 
 func (ec *executionContext) _BlockFeedItem_reorg(ctx context.Context, field graphql.CollectedField, obj *BlockFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Reorg
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_BlockFeedItem_reorg(ctx, field); err == nil {
+			return ec.marshalOReorg2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐReorg(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13643,6 +13749,13 @@ func (ec *executionContext) fieldContext_Brc20ActivityConnection_nodes(_ context
 }
 
 func (ec *executionContext) _Brc20ActivityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_Brc20ActivityConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13705,6 +13818,13 @@ func (ec *executionContext) fieldContext_Brc20ActivityEdge_cursor(_ context.Cont
 }
 
 func (ec *executionContext) _Brc20ActivityEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20ActivityEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_Brc20ActivityEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14044,6 +14164,13 @@ func (ec *executionContext) fieldContext_Brc20BalanceConnection_nodes(_ context.
 }
 
 func (ec *executionContext) _Brc20BalanceConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_Brc20BalanceConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14106,6 +14233,13 @@ func (ec *executionContext) fieldContext_Brc20BalanceEdge_cursor(_ context.Conte
 }
 
 func (ec *executionContext) _Brc20BalanceEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20BalanceEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_Brc20BalanceEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBrc20Balance2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14145,6 +14279,16 @@ func (ec *executionContext) fieldContext_Brc20FeedItem_position(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20FeedItem_activity(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Activity
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_Brc20FeedItem_activity(ctx, field); err == nil {
+			return ec.marshalOBrc20Activity2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Activity(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14177,6 +14321,16 @@ func (ec *executionContext) fieldContext_Brc20FeedItem_activity(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20FeedItem_rolledBack(ctx context.Context, field graphql.CollectedField, obj *Brc20FeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.RolledBack
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_Brc20FeedItem_rolledBack(ctx, field); err == nil {
+			return ec.marshalOBrc20RolledBackBlock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐBrc20RolledBackBlock(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14364,6 +14518,13 @@ func (ec *executionContext) fieldContext_Brc20HolderConnection_nodes(_ context.C
 }
 
 func (ec *executionContext) _Brc20HolderConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_Brc20HolderConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14410,6 +14571,13 @@ func (ec *executionContext) fieldContext_Brc20HolderEdge_cursor(_ context.Contex
 }
 
 func (ec *executionContext) _Brc20HolderEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20HolderEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_Brc20HolderEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBrc20Holder2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Balance(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14741,6 +14909,13 @@ func (ec *executionContext) fieldContext_Brc20TokenConnection_nodes(_ context.Co
 }
 
 func (ec *executionContext) _Brc20TokenConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_Brc20TokenConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14803,6 +14978,13 @@ func (ec *executionContext) fieldContext_Brc20TokenEdge_cursor(_ context.Context
 }
 
 func (ec *executionContext) _Brc20TokenEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20TokenEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_Brc20TokenEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBrc20Token2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Token(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -14990,6 +15172,13 @@ func (ec *executionContext) fieldContext_Brc20TransferableConnection_nodes(_ con
 }
 
 func (ec *executionContext) _Brc20TransferableConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_Brc20TransferableConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15052,6 +15241,13 @@ func (ec *executionContext) fieldContext_Brc20TransferableEdge_cursor(_ context.
 }
 
 func (ec *executionContext) _Brc20TransferableEdge_node(ctx context.Context, field graphql.CollectedField, obj *Brc20TransferableEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_Brc20TransferableEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNBrc20Transferable2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐBrc20Transferable(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15631,6 +15827,13 @@ func (ec *executionContext) fieldContext_ContractEventConnection_nodes(_ context
 }
 
 func (ec *executionContext) _ContractEventConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *ContractEventConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_ContractEventConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15670,6 +15873,13 @@ func (ec *executionContext) fieldContext_ContractEventEdge_cursor(_ context.Cont
 }
 
 func (ec *executionContext) _ContractEventEdge_node(ctx context.Context, field graphql.CollectedField, obj *ContractEventEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_ContractEventEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNSmartContractLogEvent2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -15716,6 +15926,14 @@ func (ec *executionContext) fieldContext_ContractLogData_topic(_ context.Context
 }
 
 func (ec *executionContext) _ContractLogData_value(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.DecodedValue(); err == nil {
+			if fc, err := ec.fieldContext_ContractLogData_value(ctx, field); err == nil && v != nil {
+				return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16189,6 +16407,13 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_transaction(_ c
 }
 
 func (ec *executionContext) _FungibleTokenAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.FtEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Asset()
+		if fc, err := ec.fieldContext_FungibleTokenAssetEvent_asset(ctx, field); err == nil && v != nil {
+			return ec.marshalNFtAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐFtEvent(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16221,6 +16446,13 @@ func (ec *executionContext) fieldContext_FungibleTokenAssetEvent_asset(_ context
 }
 
 func (ec *executionContext) _MempoolFeePriorities_all(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.All
+		if fc, err := ec.fieldContext_MempoolFeePriorities_all(ctx, field); err == nil && v != nil {
+			return ec.marshalNFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16253,6 +16485,16 @@ func (ec *executionContext) fieldContext_MempoolFeePriorities_all(_ context.Cont
 }
 
 func (ec *executionContext) _MempoolFeePriorities_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.TokenTransfer
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_MempoolFeePriorities_tokenTransfer(ctx, field); err == nil {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16285,6 +16527,16 @@ func (ec *executionContext) fieldContext_MempoolFeePriorities_tokenTransfer(_ co
 }
 
 func (ec *executionContext) _MempoolFeePriorities_contractCall(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.ContractCall
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_MempoolFeePriorities_contractCall(ctx, field); err == nil {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16317,6 +16569,16 @@ func (ec *executionContext) fieldContext_MempoolFeePriorities_contractCall(_ con
 }
 
 func (ec *executionContext) _MempoolFeePriorities_smartContract(ctx context.Context, field graphql.CollectedField, obj *MempoolFeePriorities) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.SmartContract
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_MempoolFeePriorities_smartContract(ctx, field); err == nil {
+			return ec.marshalOFeePriorities2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐFeePriorities(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16356,6 +16618,16 @@ func (ec *executionContext) fieldContext_MempoolFeedItem_position(_ context.Cont
 }
 
 func (ec *executionContext) _MempoolFeedItem_transaction(ctx context.Context, field graphql.CollectedField, obj *MempoolFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Transaction
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_MempoolFeedItem_transaction(ctx, field); err == nil {
+			return ec.marshalOMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16676,6 +16948,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_txType(_ context.Con
 }
 
 func (ec *executionContext) _MempoolTransaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.TokenTransfer(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_MempoolTransaction_tokenTransfer(ctx, field); err == nil {
+				return ec.marshalOTokenTransferPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTokenTransferJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16708,6 +16991,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_tokenTransfer(_ cont
 }
 
 func (ec *executionContext) _MempoolTransaction_smartContract(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.SmartContract(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_MempoolTransaction_smartContract(ctx, field); err == nil {
+				return ec.marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16786,6 +17080,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_contractCall(ctx con
 }
 
 func (ec *executionContext) _MempoolTransaction_poisonMicroblock(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.PoisonMicroblock(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_MempoolTransaction_poisonMicroblock(ctx, field); err == nil {
+				return ec.marshalOPoisonMicroblockPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPoisonMicroblockJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16818,6 +17123,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_poisonMicroblock(_ c
 }
 
 func (ec *executionContext) _MempoolTransaction_coinbasePayload(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.CoinbasePayload(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_MempoolTransaction_coinbasePayload(ctx, field); err == nil {
+				return ec.marshalOCoinbasePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐCoinbaseJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16850,6 +17166,17 @@ func (ec *executionContext) fieldContext_MempoolTransaction_coinbasePayload(_ co
 }
 
 func (ec *executionContext) _MempoolTransaction_tenureChangePayload(ctx context.Context, field graphql.CollectedField, obj *db.MempoolTx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.TenureChangePayload(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_MempoolTransaction_tenureChangePayload(ctx, field); err == nil {
+				return ec.marshalOTenureChangePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTenureChangeJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16946,6 +17273,13 @@ func (ec *executionContext) fieldContext_MempoolTransactionConnection_nodes(_ co
 }
 
 func (ec *executionContext) _MempoolTransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_MempoolTransactionConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17008,6 +17342,13 @@ func (ec *executionContext) fieldContext_MempoolTransactionEdge_cursor(_ context
 }
 
 func (ec *executionContext) _MempoolTransactionEdge_node(ctx context.Context, field graphql.CollectedField, obj *MempoolTransactionEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_MempoolTransactionEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNMempoolTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMempoolTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17255,6 +17596,13 @@ func (ec *executionContext) fieldContext_MicroblockFeedItem_position(_ context.C
 }
 
 func (ec *executionContext) _MicroblockFeedItem_microblock(ctx context.Context, field graphql.CollectedField, obj *MicroblockFeedItem) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Microblock
+		if fc, err := ec.fieldContext_MicroblockFeedItem_microblock(ctx, field); err == nil && v != nil {
+			return ec.marshalNMicroblock2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐMicroblock(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17593,6 +17941,14 @@ func (ec *executionContext) fieldContext_NftAsset_recipient(_ context.Context, f
 }
 
 func (ec *executionContext) _NftAsset_value(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.DecodedValue(); err == nil {
+			if fc, err := ec.fieldContext_NftAsset_value(ctx, field); err == nil && v != nil {
+				return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17632,6 +17988,14 @@ func (ec *executionContext) fieldContext_NftHolding_assetIdentifier(_ context.Co
 }
 
 func (ec *executionContext) _NftHolding_value(ctx context.Context, field graphql.CollectedField, obj *db.NftHolding) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.DecodedValue(); err == nil {
+			if fc, err := ec.fieldContext_NftHolding_value(ctx, field); err == nil && v != nil {
+				return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17777,6 +18141,14 @@ func (ec *executionContext) fieldContext_NftTransfer_assetIdentifier(_ context.C
 }
 
 func (ec *executionContext) _NftTransfer_value(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.DecodedValue(); err == nil {
+			if fc, err := ec.fieldContext_NftTransfer_value(ctx, field); err == nil && v != nil {
+				return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17926,6 +18298,13 @@ func (ec *executionContext) fieldContext_NonFungibleTokenAssetEvent_transaction(
 }
 
 func (ec *executionContext) _NonFungibleTokenAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.NftEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Asset()
+		if fc, err := ec.fieldContext_NonFungibleTokenAssetEvent_asset(ctx, field); err == nil && v != nil {
+			return ec.marshalNNftAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐNftEvent(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18065,6 +18444,16 @@ func (ec *executionContext) fieldContext_PostCondition_principal(_ context.Conte
 }
 
 func (ec *executionContext) _PostCondition_asset(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Asset
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_PostCondition_asset(ctx, field); err == nil {
+			return ec.marshalOPostConditionAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐAssetJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18097,6 +18486,16 @@ func (ec *executionContext) fieldContext_PostCondition_asset(_ context.Context, 
 }
 
 func (ec *executionContext) _PostCondition_assetValue(ctx context.Context, field graphql.CollectedField, obj *tx.PostConditionJSON) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.AssetValue
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_PostCondition_assetValue(ctx, field); err == nil {
+			return ec.marshalOClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20368,6 +20767,13 @@ func (ec *executionContext) fieldContext_SmartContractLogEvent_transaction(_ con
 }
 
 func (ec *executionContext) _SmartContractLogEvent_contractLog(ctx context.Context, field graphql.CollectedField, obj *db.ContractLog) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.ContractLog()
+		if fc, err := ec.fieldContext_SmartContractLogEvent_contractLog(ctx, field); err == nil && v != nil {
+			return ec.marshalNContractLogData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐContractLog(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20622,6 +21028,13 @@ func (ec *executionContext) fieldContext_StxAssetEvent_transaction(_ context.Con
 }
 
 func (ec *executionContext) _StxAssetEvent_asset(ctx context.Context, field graphql.CollectedField, obj *db.StxEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Asset()
+		if fc, err := ec.fieldContext_StxAssetEvent_asset(ctx, field); err == nil && v != nil {
+			return ec.marshalNStxAsset2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxEvent(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -20877,6 +21290,13 @@ func (ec *executionContext) fieldContext_StxLockEvent_transaction(_ context.Cont
 }
 
 func (ec *executionContext) _StxLockEvent_stxLockEvent(ctx context.Context, field graphql.CollectedField, obj *db.StxLockEvent) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.StxLockEvent()
+		if fc, err := ec.fieldContext_StxLockEvent_stxLockEvent(ctx, field); err == nil && v != nil {
+			return ec.marshalNStxLockData2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐStxLockEvent(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21386,6 +21806,13 @@ func (ec *executionContext) fieldContext_Transaction_microblock(_ context.Contex
 }
 
 func (ec *executionContext) _Transaction_sender(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Sender()
+		if fc, err := ec.fieldContext_Transaction_sender(ctx, field); err == nil && v != nil {
+			return ec.marshalNAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21418,6 +21845,16 @@ func (ec *executionContext) fieldContext_Transaction_sender(_ context.Context, f
 }
 
 func (ec *executionContext) _Transaction_sponsor(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Sponsor()
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_Transaction_sponsor(ctx, field); err == nil {
+			return ec.marshalOAccount2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAccount(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21778,6 +22215,14 @@ func (ec *executionContext) fieldContext_Transaction_txStatus(_ context.Context,
 }
 
 func (ec *executionContext) _Transaction_txResult(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.TxResultValue(); err == nil {
+			if fc, err := ec.fieldContext_Transaction_txResult(ctx, field); err == nil && v != nil {
+				return ec.marshalNClarityValue2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐValueJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22022,6 +22467,17 @@ func (ec *executionContext) fieldContext_Transaction_txType(_ context.Context, f
 }
 
 func (ec *executionContext) _Transaction_tokenTransfer(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.TokenTransfer(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_Transaction_tokenTransfer(ctx, field); err == nil {
+				return ec.marshalOTokenTransferPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTokenTransferJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22054,6 +22510,17 @@ func (ec *executionContext) fieldContext_Transaction_tokenTransfer(_ context.Con
 }
 
 func (ec *executionContext) _Transaction_smartContract(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.SmartContract(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_Transaction_smartContract(ctx, field); err == nil {
+				return ec.marshalOSmartContractPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐSmartContractJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22132,6 +22599,17 @@ func (ec *executionContext) fieldContext_Transaction_contractCall(ctx context.Co
 }
 
 func (ec *executionContext) _Transaction_poisonMicroblock(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.PoisonMicroblock(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_Transaction_poisonMicroblock(ctx, field); err == nil {
+				return ec.marshalOPoisonMicroblockPayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐPoisonMicroblockJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22164,6 +22642,17 @@ func (ec *executionContext) fieldContext_Transaction_poisonMicroblock(_ context.
 }
 
 func (ec *executionContext) _Transaction_coinbasePayload(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.CoinbasePayload(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_Transaction_coinbasePayload(ctx, field); err == nil {
+				return ec.marshalOCoinbasePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐCoinbaseJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22196,6 +22685,17 @@ func (ec *executionContext) fieldContext_Transaction_coinbasePayload(_ context.C
 }
 
 func (ec *executionContext) _Transaction_tenureChangePayload(ctx context.Context, field graphql.CollectedField, obj *db.Tx) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		if v, err := obj.TenureChangePayload(); err == nil {
+			if v == nil {
+				return graphql.Null
+			}
+			if fc, err := ec.fieldContext_Transaction_tenureChangePayload(ctx, field); err == nil {
+				return ec.marshalOTenureChangePayload2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋstacksᚋtxᚐTenureChangeJSON(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+			}
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22292,6 +22792,13 @@ func (ec *executionContext) fieldContext_TransactionConnection_nodes(_ context.C
 }
 
 func (ec *executionContext) _TransactionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *TransactionConnection) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.PageInfo
+		if fc, err := ec.fieldContext_TransactionConnection_pageInfo(ctx, field); err == nil && v != nil {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐPageInfo(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22338,6 +22845,13 @@ func (ec *executionContext) fieldContext_TransactionEdge_cursor(_ context.Contex
 }
 
 func (ec *executionContext) _TransactionEdge_node(ctx context.Context, field graphql.CollectedField, obj *TransactionEdge) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Node
+		if fc, err := ec.fieldContext_TransactionEdge_node(ctx, field); err == nil && v != nil {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22405,6 +22919,16 @@ func (ec *executionContext) fieldContext_TransactionLookup_found(_ context.Conte
 }
 
 func (ec *executionContext) _TransactionLookup_result(ctx context.Context, field graphql.CollectedField, obj *TransactionLookup) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Result
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext_TransactionLookup_result(ctx, field); err == nil {
+			return ec.marshalOAnyTransaction2githubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐAnyTransaction(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22428,6 +22952,13 @@ func (ec *executionContext) fieldContext_TransactionLookup_result(_ context.Cont
 }
 
 func (ec *executionContext) _TransactionSummary_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Tx
+		if fc, err := ec.fieldContext_TransactionSummary_tx(ctx, field); err == nil && v != nil {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22474,6 +23005,13 @@ func (ec *executionContext) fieldContext_TransactionSummary_stxReceived(_ contex
 }
 
 func (ec *executionContext) _TransactionSummary_events(ctx context.Context, field graphql.CollectedField, obj *TransactionSummary) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Events
+		if fc, err := ec.fieldContext_TransactionSummary_events(ctx, field); err == nil && v != nil {
+			return ec.marshalNAssetEventCounts2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋgraphᚐAssetEventCounts(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22545,6 +23083,13 @@ func (ec *executionContext) fieldContext_TransactionSummaryPage_results(_ contex
 }
 
 func (ec *executionContext) _TransactionWithTransfers_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Tx
+		if fc, err := ec.fieldContext_TransactionWithTransfers_tx(ctx, field); err == nil && v != nil {
+			return ec.marshalNTransaction2ᚖgithubᚗcomᚋstxgraphᚋstxgraphᚋdbᚐTx(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -22939,6 +23484,13 @@ func (ec *executionContext) fieldContext___Field_args(ctx context.Context, field
 }
 
 func (ec *executionContext) ___Field_type(ctx context.Context, field graphql.CollectedField, obj *introspection.Field) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Type
+		if fc, err := ec.fieldContext___Field_type(ctx, field); err == nil && v != nil {
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23028,6 +23580,13 @@ func (ec *executionContext) fieldContext___InputValue_description(_ context.Cont
 }
 
 func (ec *executionContext) ___InputValue_type(ctx context.Context, field graphql.CollectedField, obj *introspection.InputValue) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.Type
+		if fc, err := ec.fieldContext___InputValue_type(ctx, field); err == nil && v != nil {
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23153,6 +23712,13 @@ func (ec *executionContext) fieldContext___Schema_types(_ context.Context, field
 }
 
 func (ec *executionContext) ___Schema_queryType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.QueryType()
+		if fc, err := ec.fieldContext___Schema_queryType(ctx, field); err == nil && v != nil {
+			return ec.marshalN__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23185,6 +23751,16 @@ func (ec *executionContext) fieldContext___Schema_queryType(_ context.Context, f
 }
 
 func (ec *executionContext) ___Schema_mutationType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.MutationType()
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext___Schema_mutationType(ctx, field); err == nil {
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23217,6 +23793,16 @@ func (ec *executionContext) fieldContext___Schema_mutationType(_ context.Context
 }
 
 func (ec *executionContext) ___Schema_subscriptionType(ctx context.Context, field graphql.CollectedField, obj *introspection.Schema) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.SubscriptionType()
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext___Schema_subscriptionType(ctx, field); err == nil {
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -23530,6 +24116,16 @@ func (ec *executionContext) fieldContext___Type_inputFields(_ context.Context, f
 }
 
 func (ec *executionContext) ___Type_ofType(ctx context.Context, field graphql.CollectedField, obj *introspection.Type) (ret graphql.Marshaler) {
+	if readsLeaves(ctx, ec.OperationContext, field) {
+		v := obj.OfType()
+		if v == nil {
+			return graphql.Null
+		}
+		if fc, err := ec.fieldContext___Type_ofType(ctx, field); err == nil {
+			return ec.marshalO__Type2ᚖgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐType(graphql.WithFieldContext(ctx, fc), field.Selections, v)
+		}
+	}
+	// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,

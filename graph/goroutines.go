@@ -58,39 +58,47 @@ func (w worker) run(f func()) {
 	}
 }
 
-// Lists tells how the elements of a list field are marshalled. gqlgen gives every element of a
-// list of objects a goroutine of its own, so that the loaders can batch the level, but elements
-// whose selection holds no resolver at any depth only read their row: they never wait, and the
-// hand-over to a goroutine and back costs more than the element (an account page's transactions
-// asked for their ids, heights and fees).
-type Lists interface {
+// Fields tells the generated code what resolving a field's selection may involve, so that it
+// spends gqlgen's machinery only where that is needed:
+//
+//   - gqlgen gives every element of a list of objects a goroutine of its own, so that the loaders
+//     can batch the level, but elements whose selection holds no resolver at any depth only read
+//     their row: they never wait, and the hand-over to a goroutine and back costs more than the
+//     element (an account page's transactions asked for their ids, heights and fees);
+//   - an object read from its parent's row (a transaction's sender, its payload) whose selection
+//     holds leaves alone, none with a resolver, is written at once, as a leaf is (cmd/leafpath):
+//     the field middleware would only pass it on, and a transaction has several such objects.
+type Fields interface {
 	// ElementsMayWait reports whether resolving list field f's selection may wait for a batch.
 	ElementsMayWait(f graphql.CollectedField) bool
+	// ReadsLeaves reports whether field f's selection selects leaves alone, none of them with a
+	// resolver: resolving it neither waits nor starts a field the middleware follows.
+	ReadsLeaves(f graphql.CollectedField) bool
 }
 
-type listsKey struct{}
+type fieldsKey struct{}
 
-// WithLists has the lists marshalled under ctx ask l whether their elements may wait; without
-// it every list's elements run at once, as in gqlgen.
-func WithLists(ctx context.Context, l Lists) context.Context {
-	return context.WithValue(ctx, listsKey{}, l)
+// WithFields has the fields resolved under ctx ask p what their selections involve; without it
+// every list's elements run at once and every object goes through the middleware, as in gqlgen.
+func WithFields(ctx context.Context, p Fields) context.Context {
+	return context.WithValue(ctx, fieldsKey{}, p)
 }
 
 // elementsMayWait reports whether the elements of the list being marshalled under ctx may wait
 // for a batch, and so must run at once. A list without a field of its own (an element of a list
 // of lists) is not asked about.
 func elementsMayWait(ctx context.Context) bool {
-	l, _ := ctx.Value(listsKey{}).(Lists)
-	if l == nil {
+	p, _ := ctx.Value(fieldsKey{}).(Fields)
+	if p == nil {
 		return true
 	}
 	fc := graphql.GetFieldContext(ctx)
-	return fc == nil || fc.Field.Field == nil || l.ElementsMayWait(fc.Field)
+	return fc == nil || fc.Field.Field == nil || p.ElementsMayWait(fc.Field)
 }
 
 // marshalSliceConcurrently is graphql.MarshalSliceConcurrently with the elements run by spawn:
 // the same field context per element, and a panicking element recovered into an error that
-// nulls the list. A single element, and the elements of a list that cannot wait (Lists), run on
+// nulls the list. A single element, and the elements of a list that cannot wait (Fields), run on
 // the calling goroutine, one after another. The elements' field contexts and indexes are made in
 // one allocation. A bounded number of workers or a panic handler left out stay with gqlgen's.
 func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64, omitPanicHandler bool,

@@ -21,7 +21,7 @@ func TestListElementsRunOnReusedGoroutines(t *testing.T) {
 	recovered := func(_ context.Context, err any) error { return fmt.Errorf("%v", err) }
 	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, recovered)
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Name: "nodes"}}})
-	mayWait := WithLists(ctx, listsFunc(func(graphql.CollectedField) bool { return true }))
+	mayWait := WithFields(ctx, listsFunc(func(graphql.CollectedField) bool { return true }))
 	for round := range 3 { // the later rounds run on the workers the first left idle
 		ctx := ctx
 		if round > 0 { // a list whose elements may wait, as one not asked about
@@ -81,7 +81,7 @@ func TestListElementsThatCannotWaitRunInOrder(t *testing.T) {
 	list := &ast.Field{Name: "nodes"}
 	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: list}})
 	asked := 0
-	ctx = WithLists(ctx, listsFunc(func(f graphql.CollectedField) bool {
+	ctx = WithFields(ctx, listsFunc(func(f graphql.CollectedField) bool {
 		asked++
 		if f.Field != list {
 			t.Errorf("asked about field %q, want the list's own", f.Name)
@@ -122,9 +122,12 @@ func TestListElementsThatCannotWaitRunInOrder(t *testing.T) {
 	}
 }
 
+// listsFunc answers ElementsMayWait; no selection of its reads leaves alone.
 type listsFunc func(graphql.CollectedField) bool
 
 func (f listsFunc) ElementsMayWait(c graphql.CollectedField) bool { return f(c) }
+
+func (listsFunc) ReadsLeaves(graphql.CollectedField) bool { return false }
 
 // A worker that has finished its work and waits for more keeps nothing of it alive: the answers
 // it resolved are the collector's as soon as their requests end.

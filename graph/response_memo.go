@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -20,6 +21,7 @@ type responseMemo struct {
 	mu     sync.RWMutex
 	args   map[*ast.Field]map[string]any
 	fields map[selectionKey][]graphql.CollectedField
+	leaves map[*ast.Field]bool // whether a field's selection reads leaves alone (Fields)
 }
 
 // selectionKey names a selection set of the operation document (by its first element and
@@ -43,6 +45,7 @@ func StartResponseMemo(oc *graphql.OperationContext) {
 	oc.Stats.SetExtension(responseMemoExtension, &responseMemo{
 		args:   map[*ast.Field]map[string]any{},
 		fields: map[selectionKey][]graphql.CollectedField{},
+		leaves: map[*ast.Field]bool{},
 	})
 }
 
@@ -94,4 +97,27 @@ func collectFields(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies
 	m.fields[k] = fields
 	m.mu.Unlock()
 	return fields
+}
+
+// readsLeaves reports whether field f, resolved under ctx, selects leaves alone, none of them
+// with a resolver (Fields.ReadsLeaves), asking once per operation. Without Fields it reports
+// false: the field takes gqlgen's path.
+func readsLeaves(ctx context.Context, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+	m := memoOf(oc)
+	if m != nil {
+		m.mu.RLock()
+		leaves, ok := m.leaves[f.Field]
+		m.mu.RUnlock()
+		if ok {
+			return leaves
+		}
+	}
+	p, _ := ctx.Value(fieldsKey{}).(Fields)
+	leaves := p != nil && f.Field != nil && p.ReadsLeaves(f)
+	if m != nil {
+		m.mu.Lock()
+		m.leaves[f.Field] = leaves
+		m.mu.Unlock()
+	}
+	return leaves
 }

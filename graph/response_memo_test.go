@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -39,3 +40,38 @@ func TestCollectedFieldsAreKeptPerSelection(t *testing.T) {
 		t.Errorf("collected %v for the selection's first field alone", got)
 	}
 }
+
+// Whether an object field's selection reads leaves alone is asked of the operation's Fields once
+// per field; another field is asked about on its own, and without Fields every object takes
+// gqlgen's path.
+func TestReadsLeavesAskedOncePerField(t *testing.T) {
+	oc := &graphql.OperationContext{}
+	StartResponseMemo(oc)
+	sender := graphql.CollectedField{Field: &ast.Field{Name: "sender"}}
+	block := graphql.CollectedField{Field: &ast.Field{Name: "block"}}
+	asked := map[string]int{}
+	ctx := WithFields(context.Background(), leavesFunc(func(f graphql.CollectedField) bool {
+		asked[f.Name]++
+		return f.Name == "sender"
+	}))
+	for range 3 {
+		if !readsLeaves(ctx, oc, sender) || readsLeaves(ctx, oc, block) {
+			t.Fatal("a field's answer changed, or was another field's")
+		}
+	}
+	if asked["sender"] != 1 || asked["block"] != 1 {
+		t.Errorf("asked %v, want each field once", asked)
+	}
+	alone := &graphql.OperationContext{}
+	StartResponseMemo(alone)
+	if readsLeaves(context.Background(), alone, sender) {
+		t.Error("without Fields a field was taken to read leaves alone")
+	}
+}
+
+// leavesFunc answers ReadsLeaves; every list may wait.
+type leavesFunc func(graphql.CollectedField) bool
+
+func (leavesFunc) ElementsMayWait(graphql.CollectedField) bool { return true }
+
+func (f leavesFunc) ReadsLeaves(c graphql.CollectedField) bool { return f(c) }

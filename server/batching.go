@@ -339,18 +339,22 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 	r.objects[root.key] = root
 	r.advanceLocked(root)
 	r.mu.Unlock()
-	ctx = graph.WithLists(ctx, listsOf{b, r})
+	ctx = graph.WithFields(ctx, fieldsOf{b, r})
 	return next(context.WithValue(ctx, scheduleKey{}, r))
 }
 
-// listsOf tells the lists of an operation which of them may wait for a batch: the elements of
-// the others run one after another, as no resolver below them counts on its siblings starting.
-type listsOf struct {
+// fieldsOf tells the fields of an operation what their selections involve: the elements of a
+// list that cannot wait for a batch run one after another, as no resolver below them counts on
+// its siblings starting, and an object field without a resolver that reads leaves alone is one
+// InterceptField passes on untouched, which may as well not be asked.
+type fieldsOf struct {
 	b *Batching
 	r *schedule
 }
 
-func (l listsOf) ElementsMayWait(f graphql.CollectedField) bool { return l.r.canWait(l.b, f) }
+func (p fieldsOf) ElementsMayWait(f graphql.CollectedField) bool { return p.r.canWait(p.b, f) }
+
+func (p fieldsOf) ReadsLeaves(f graphql.CollectedField) bool { return p.b.readsLeaves(f.Selections) }
 
 // eventPlan is the plan of one subscription event: the object its one root field streams (whose
 // resolver ran once, when the subscription started).
@@ -402,12 +406,25 @@ func (b *Batching) InterceptField(ctx context.Context, next graphql.Resolver) (r
 
 // readsLeaves reports whether sel selects leaves alone, none of them with a resolver on the
 // object type it is selected on (a leaf field itself, an account's principal, a result's hex and
-// repr): resolving such a selection cannot wait, which its fields show without the plans.
+// repr), directly or through fragments that are not deferred: resolving such a selection cannot
+// wait, which its fields show without the plans.
 func (b *Batching) readsLeaves(sel ast.SelectionSet) bool {
 	for _, s := range sel {
-		f, ok := s.(*ast.Field)
-		if !ok || len(f.SelectionSet) > 0 || f.ObjectDefinition == nil || f.ObjectDefinition.Kind != ast.Object ||
-			b.concurrent[f.ObjectDefinition.Name][f.Name] {
+		switch s := s.(type) {
+		case *ast.Field:
+			if len(s.SelectionSet) > 0 || s.ObjectDefinition == nil || s.ObjectDefinition.Kind != ast.Object ||
+				b.concurrent[s.ObjectDefinition.Name][s.Name] {
+				return false
+			}
+		case *ast.InlineFragment:
+			if s.Directives.ForName("defer") != nil || !b.readsLeaves(s.SelectionSet) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			if s.Directives.ForName("defer") != nil || s.Definition == nil || !b.readsLeaves(s.Definition.SelectionSet) {
+				return false
+			}
+		default:
 			return false
 		}
 	}

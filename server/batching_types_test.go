@@ -60,11 +60,7 @@ func TestConcreteTypesOfAbstractResults(t *testing.T) {
 // read their rows), and at once when one has: it may wait for its siblings' batch.
 func TestListsWhoseElementsMayWait(t *testing.T) {
 	t.Parallel()
-	b := newBatching(nil, loaders.DefaultWait)
-	es := graph.NewExecutableSchema(graph.Config{})
-	if err := b.Validate(es); err != nil {
-		t.Fatal(err)
-	}
+	b, es := validatedBatching(t)
 	const account = `account(principal: "ST000000000000000000002AMW42H") `
 	tests := []struct {
 		query string
@@ -82,24 +78,73 @@ func TestListsWhoseElementsMayWait(t *testing.T) {
 			[]string{"account", "transactions", "nodes"}, true},
 	}
 	for _, tc := range tests {
-		doc, errs := gqlparser.LoadQuery(es.Schema(), tc.query)
-		if errs != nil {
-			t.Fatalf("%s: %v", tc.query, errs)
-		}
-		oc := &graphql.OperationContext{Doc: doc, Operation: doc.Operations[0], Variables: map[string]any{}}
-		r := &schedule{oc: oc, objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
-		sel, typ := doc.Operations[0].SelectionSet, "Query"
-		var list graphql.CollectedField
-		for _, alias := range tc.path {
-			i := slices.IndexFunc(graphql.CollectFields(oc, sel, b.satisfies[typ]), func(f graphql.CollectedField) bool { return f.Alias == alias })
-			if i < 0 {
-				t.Fatalf("%s: no field %s on %s", tc.query, alias, typ)
-			}
-			list = graphql.CollectFields(oc, sel, b.satisfies[typ])[i]
-			sel, typ = list.Selections, list.Definition.Type.Name()
-		}
-		if got := (listsOf{b, r}).ElementsMayWait(list); got != tc.want {
+		r, list := fieldAt(t, b, es, tc.query, tc.path)
+		if got := (fieldsOf{b, r}).ElementsMayWait(list); got != tc.want {
 			t.Errorf("%s: the elements of %s may wait: %v, want %v", tc.query, list.Name, got, tc.want)
 		}
 	}
+}
+
+// An object read from its parent's row is written at once only when its selection reads leaves
+// alone, none of them with a resolver, fragments included: one with an object, with a field a
+// resolver answers, or with a deferred fragment goes through the middleware that follows it.
+func TestObjectsThatReadLeaves(t *testing.T) {
+	t.Parallel()
+	b, es := validatedBatching(t)
+	const nodes = `{ account(principal: "ST000000000000000000002AMW42H") { transactions(first: 20) { nodes { `
+	path := []string{"account", "transactions", "nodes", "x"}
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{nodes + `x: sender { principal } } } } }`, true},
+		{nodes + `x: sender { principal latestTxId } } } } }`, false},
+		{nodes + `x: sender { stxBalance { balance } } } } } }`, false},
+		{nodes + `x: tokenTransfer { amount memo } } } } }`, true},
+		{nodes + `x: tokenTransfer { ...on TokenTransferPayload { amount } } } } } }`, true},
+		{nodes + `x: tokenTransfer { ...T } } } } } fragment T on TokenTransferPayload { amount memo }`, true},
+		{nodes + `x: sender { ...A } } } } } fragment A on Account { principal latestTxId }`, false},
+		{nodes + `x: tokenTransfer { ...on TokenTransferPayload @defer { amount } } } } } }`, false},
+	}
+	for _, tc := range tests {
+		r, f := fieldAt(t, b, es, tc.query, path)
+		if got := (fieldsOf{b, r}).ReadsLeaves(f); got != tc.want {
+			t.Errorf("%s: reads leaves alone: %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}
+
+// validatedBatching is a Batching that has indexed the schema, and the schema.
+func validatedBatching(t *testing.T) (*Batching, graphql.ExecutableSchema) {
+	t.Helper()
+	b := newBatching(nil, loaders.DefaultWait)
+	es := graph.NewExecutableSchema(graph.Config{})
+	if err := b.Validate(es); err != nil {
+		t.Fatal(err)
+	}
+	return b, es
+}
+
+// fieldAt is the field of query at path (of aliases from the root), as collected for the
+// operation, and the operation's schedule.
+func fieldAt(t *testing.T, b *Batching, es graphql.ExecutableSchema, query string, path []string) (*schedule, graphql.CollectedField) {
+	t.Helper()
+	doc, errs := gqlparser.LoadQuery(es.Schema(), query)
+	if errs != nil {
+		t.Fatalf("%s: %v", query, errs)
+	}
+	oc := &graphql.OperationContext{Doc: doc, Operation: doc.Operations[0], Variables: map[string]any{}}
+	r := &schedule{oc: oc, objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
+	sel, typ := doc.Operations[0].SelectionSet, "Query"
+	var f graphql.CollectedField
+	for _, alias := range path {
+		fields := graphql.CollectFields(oc, sel, b.satisfies[typ])
+		i := slices.IndexFunc(fields, func(f graphql.CollectedField) bool { return f.Alias == alias })
+		if i < 0 {
+			t.Fatalf("%s: no field %s on %s", query, alias, typ)
+		}
+		f = fields[i]
+		sel, typ = f.Selections, f.Definition.Type.Name()
+	}
+	return r, f
 }

@@ -8,7 +8,10 @@
 // to marshal the value first, the way gqlgen's own marshaller for the type would, and to return
 // it when that gives a value. Only a value the marshaller would refuse (null in a non-null
 // field) goes on to gqlgen's path, which reports the error at the field's path, so answers and
-// errors are the same as gqlgen's.
+// errors are the same as gqlgen's. An object read from its parent's row the same way (a
+// transaction's sender, its payload) is written at once under its own field context when the
+// operation's graph.Fields say that its selection reads leaves alone: the field middleware would
+// only pass it on, and a page of transactions has several such objects per row.
 //
 // It also lets an object be written without allocating for each of its fields (through the
 // package's newObjectFields) and find its selection's fields without hashing a key
@@ -52,7 +55,7 @@ func run(pattern, name string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "leafpath: %s: %d leaf fields\n", path, n)
+	fmt.Fprintf(os.Stderr, "leafpath: %s: %d field functions shortened\n", path, n)
 	return os.WriteFile(path, out, 0o644)
 }
 
@@ -118,6 +121,9 @@ func rewrite(src []byte, fset *token.FileSet, f *ast.File, info *types.Info) ([]
 		} else if fd.Name.Name == "Exec" {
 			edits = append(edits, lentBuffers(src, fset, fd)...)
 		} else if body, ok := shortened(src, fset, fd, marshallers, info); ok {
+			edits = append(edits, span{fd.Body.Lbrace, fd.Body.Rbrace + 1, body})
+			shortenedFields++
+		} else if body, ok := rowObject(src, fset, fd, marshallers, info); ok {
 			edits = append(edits, span{fd.Body.Lbrace, fd.Body.Rbrace + 1, body})
 			shortenedFields++
 		}
@@ -447,6 +453,96 @@ func shortened(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers ma
 	b.WriteString("\t// an error, or null where the schema forbids it: gqlgen's path reports it at the field's path\n")
 	fmt.Fprintf(&b, "\t%s\n}", fl.resolve)
 	return b.String(), true
+}
+
+// rowObject is the new body of fd when fd is the field function of an object read from its
+// parent's row (a struct field or a method, as leafField matches them) given by pointer: the
+// object is written at once under its own field context when the operation's Fields say that its
+// selection reads leaves alone (readsLeaves), as the field middleware would only pass it on. A
+// null goes out as it is when the schema allows it; an error, a null it forbids, and a selection
+// with a resolver take gqlgen's path.
+func rowObject(src []byte, fset *token.FileSet, fd *ast.FuncDecl, marshallers map[string]*ast.FuncDecl, info *types.Info) (string, bool) {
+	fl, ok := leafField(src, fset, fd, marshallers, info)
+	if !ok || !isObjectMarshaller(fl.marshaller, marshallers) {
+		return "", false
+	}
+	call := fd.Body.List[0].(*ast.ReturnStmt).Results[0].(*ast.CallExpr)
+	fc, ok := fieldContextOf(call.Args[3])
+	if !ok {
+		return "", false
+	}
+	nonNull := isIdent(call.Args[8], "true")
+	var b bytes.Buffer
+	b.WriteString("{\n\tif readsLeaves(ctx, ec.OperationContext, field) {\n")
+	indent := "\t\t"
+	if fl.mayFail {
+		fmt.Fprintf(&b, "\t\tif v, err := %s; err == nil {\n", fl.read)
+		indent = "\t\t\t"
+	} else {
+		fmt.Fprintf(&b, "\t\tv := %s\n", fl.read)
+	}
+	cond := "err == nil"
+	if nonNull {
+		cond += " && v != nil"
+	} else {
+		fmt.Fprintf(&b, "%sif v == nil {\n%s\treturn graphql.Null\n%s}\n", indent, indent, indent)
+	}
+	fmt.Fprintf(&b, "%sif fc, err := ec.%s(ctx, field); %s {\n", indent, fc, cond)
+	fmt.Fprintf(&b, "%s\treturn ec.%s(graphql.WithFieldContext(ctx, fc), field.Selections, v)\n%s}\n", indent, fl.marshaller.Name.Name, indent)
+	if fl.mayFail {
+		b.WriteString("\t\t}\n")
+	}
+	b.WriteString("\t}\n\t// an error, null where the schema forbids it, or a selection the field middleware follows: gqlgen's path\n")
+	fmt.Fprintf(&b, "\t%s\n}", fl.resolve)
+	return b.String(), true
+}
+
+// isObjectMarshaller says whether fd is the marshaller gqlgen generates for an object given by
+// pointer: an optional nil check, then `return ec._T(ctx, sel, v)`.
+func isObjectMarshaller(fd *ast.FuncDecl, marshallers map[string]*ast.FuncDecl) bool {
+	stmts := fd.Body.List
+	if len(stmts) == 2 {
+		ifs, ok := stmts[0].(*ast.IfStmt)
+		if !ok || !isComparison(ifs.Cond, "v", "nil") || ifs.Init != nil || ifs.Else != nil {
+			return false
+		}
+		stmts = stmts[1:]
+	}
+	if len(stmts) != 1 {
+		return false
+	}
+	ret, ok := stmts[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	if !ok || len(call.Args) != 3 || !isIdent(call.Args[0], "ctx") || !isIdent(call.Args[1], "sel") || !isIdent(call.Args[2], "v") {
+		return false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	return ok && isIdent(sel.X, "ec") && strings.HasPrefix(sel.Sel.Name, "_") && marshallers[sel.Sel.Name] != nil
+}
+
+// fieldContextOf is the name of the field context function that ResolveField's fieldContext
+// argument calls: `func(ctx, field) (…) { return ec.fieldContext_T_f(ctx, field) }`.
+func fieldContextOf(e ast.Expr) (string, bool) {
+	fl, ok := e.(*ast.FuncLit)
+	if !ok || len(fl.Body.List) != 1 {
+		return "", false
+	}
+	ret, ok := fl.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) != 1 {
+		return "", false
+	}
+	call, ok := ret.Results[0].(*ast.CallExpr)
+	if !ok {
+		return "", false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || !isIdent(sel.X, "ec") || !strings.HasPrefix(sel.Sel.Name, "fieldContext_") {
+		return "", false
+	}
+	return sel.Sel.Name, true
 }
 
 // valuesAt are the marshallers of values that the package has a type for that writes the same

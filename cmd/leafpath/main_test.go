@@ -13,7 +13,8 @@ var update = flag.Bool("update", false, "rewrite testdata/fields.golden")
 
 // The test package holds a field function of each shape gqlgen generates: seven leaves read from
 // their parent alone (struct fields, one promoted from a struct embedded by value, a method and a
-// method that may fail), which are shortened, and three that must stay on gqlgen's path (a field
+// method that may fail) and two objects (a non-null struct field, a nullable method that may
+// fail), which are shortened, and three that must stay on gqlgen's path (a field
 // promoted through an embedded pointer, a method given the context, a field with a directive); and
 // an object's marshaller, whose fields are collected and written by the package's functions and
 // whose deferred fragments are handed over only when it has some, a list's marshaller, whose
@@ -24,8 +25,23 @@ func TestLeafFieldsAreShortened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 7 {
-		t.Errorf("shortened %d field functions, want 7 (id, index, sender, status, rate, kind, fee)", n)
+	if n != 9 {
+		t.Errorf("shortened %d field functions, want 9 (id, index, sender, status, rate, kind, fee, transfer, refund)", n)
+	}
+
+	// An object read from its parent's row is written at once when its selection reads leaves
+	// alone; a null goes out as it is where the schema allows it, else on gqlgen's path with errors.
+	for fn, want := range map[string]string{
+		"_Tx_transfer": "if readsLeaves(ctx, ec.OperationContext, field) {\n\t\tv := obj.Transfer\n" +
+			"\t\tif fc, err := ec.fieldContext_Tx_transfer(ctx, field); err == nil && v != nil {\n" +
+			"\t\t\treturn ec.marshalNTransfer2(graphql.WithFieldContext(ctx, fc), field.Selections, v)\n\t\t}\n\t}\n",
+		"_Tx_refund": "if readsLeaves(ctx, ec.OperationContext, field) {\n\t\tif v, err := obj.Refund(); err == nil {\n" +
+			"\t\t\tif v == nil {\n\t\t\t\treturn graphql.Null\n\t\t\t}\n" +
+			"\t\t\tif fc, err := ec.fieldContext_Tx_refund(ctx, field); err == nil {\n",
+	} {
+		if body := strings.TrimSpace(funcBody(string(out), fn)); !strings.HasPrefix(body, want) || !strings.Contains(body, "return graphql.ResolveField(") {
+			t.Errorf("%s:\n%s\nwant it to begin\n%s\nand keep gqlgen's path", fn, body, want)
+		}
 	}
 	for _, kept := range []string{"_Tx_memo", "_Tx_label", "_Tx_indexDirected"} {
 		if body := funcBody(string(out), kept); !strings.HasPrefix(strings.TrimSpace(body), "return graphql.ResolveField(") {

@@ -32,11 +32,14 @@ type Inner struct{ Memo *string }
 
 type Tx struct {
 	*Inner
-	ID     []byte
-	Index  int32
-	Sender *string
-	Status Status
+	ID       []byte
+	Index    int32
+	Sender   *string
+	Status   Status
+	Transfer *Transfer
 }
+
+func (t *Tx) Refund() (*Transfer, error) { return nil, nil }
 
 func (t *Tx) Kind() (string, error) { return "transfer", nil }
 
@@ -455,4 +458,75 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		data.MarshalGQL(&buf)
 		return &graphql.Response{Data: buf.Bytes()}
 	}
+}
+
+// _Tx_transfer is a non-null object read from its parent's struct.
+func (ec *executionContext) _Tx_transfer(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tx_transfer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Transfer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Transfer) graphql.Marshaler {
+			return ec.marshalNTransfer2(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+
+func (ec *executionContext) fieldContext_Tx_transfer(_ context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	return &graphql.FieldContext{Object: "Tx", Field: field}, nil
+}
+
+// _Tx_refund is a nullable object from a method that may fail.
+func (ec *executionContext) _Tx_refund(ctx context.Context, field graphql.CollectedField, obj *Tx) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Tx_refund(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Refund()
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Transfer) graphql.Marshaler {
+			return ec.marshalOTransfer2(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+
+func (ec *executionContext) fieldContext_Tx_refund(_ context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	return &graphql.FieldContext{Object: "Tx", Field: field}, nil
+}
+
+func (ec *executionContext) marshalNTransfer2(ctx context.Context, sel ast.SelectionSet, v *Transfer) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Transfer(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOTransfer2(ctx context.Context, sel ast.SelectionSet, v *Transfer) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Transfer(ctx, sel, v)
+}
+
+func readsLeaves(ctx context.Context, oc *graphql.OperationContext, f graphql.CollectedField) bool {
+	return true
 }
