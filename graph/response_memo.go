@@ -13,15 +13,40 @@ import (
 // its events parses `events(limit: 5)` once per transaction), and the fields an object's
 // selection collects on the selection and the object's type. gqlgen keeps the collected fields
 // per operation too, but computes a hashed key for every object to find them. The functions
-// cmd/leafpath rewrites keep both in the memo of the operation being run.
+// cmd/leafpath rewrites keep both in the memo of the operation being run, the collected fields
+// in a set that the operations on the same document may share (CollectedFields).
 
 // responseMemo is what one operation has worked out, by field and by selection. Resolvers and
 // marshallers read what it holds and never change it, so the objects of one field share it.
 type responseMemo struct {
 	mu     sync.RWMutex
 	args   map[*ast.Field]map[string]any
-	fields map[selectionKey][]graphql.CollectedField
 	leaves map[*ast.Field]bool // whether a field's selection reads leaves alone (Fields)
+	fields *CollectedFields    // the operation's own, or those its document shares (ShareCollectedFields)
+}
+
+// CollectedFields are the fields collected from the selections of one parsed document for the
+// types of its objects. They depend on the document and on the values of the variables its
+// directives read alone, so the operations run on the same document with the same such values
+// (a REST path's fixed operation, request after request) can share them.
+type CollectedFields struct {
+	mu     sync.RWMutex
+	fields map[selectionKey][]graphql.CollectedField
+}
+
+// NewCollectedFields returns an empty set of collected fields.
+func NewCollectedFields() *CollectedFields {
+	return &CollectedFields{fields: map[selectionKey][]graphql.CollectedField{}}
+}
+
+// ShareCollectedFields has the operation collect its fields into c, which other operations on
+// the same document with the same values of the variables its directives read share: only
+// their first object of each selection and type collects them. Call it before the operation
+// resolves a field.
+func ShareCollectedFields(oc *graphql.OperationContext, c *CollectedFields) {
+	if m := memoOf(oc); m != nil {
+		m.fields = c
+	}
 }
 
 // selectionKey names a selection set of the operation document (by its first element and
@@ -44,8 +69,8 @@ const responseMemoExtension = "ResponseMemo"
 func StartResponseMemo(oc *graphql.OperationContext) {
 	oc.Stats.SetExtension(responseMemoExtension, &responseMemo{
 		args:   map[*ast.Field]map[string]any{},
-		fields: map[selectionKey][]graphql.CollectedField{},
 		leaves: map[*ast.Field]bool{},
+		fields: NewCollectedFields(),
 	})
 }
 
@@ -86,18 +111,26 @@ func collectFields(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies
 		return graphql.CollectFields(oc, sel, satisfies)
 	}
 	k := selectionKey{first: &sel[0], n: len(sel), satisfies: &satisfies[0], types: len(satisfies)}
-	m.mu.RLock()
-	fields, ok := m.fields[k]
-	m.mu.RUnlock()
+	c := m.fields
+	c.mu.RLock()
+	fields, ok := c.fields[k]
+	c.mu.RUnlock()
 	if ok {
 		return fields
 	}
 	fields = graphql.CollectFields(oc, sel, satisfies)
-	m.mu.Lock()
-	m.fields[k] = fields
-	m.mu.Unlock()
+	c.mu.Lock()
+	if len(c.fields) < maxCollectedSelections {
+		c.fields[k] = fields
+	}
+	c.mu.Unlock()
 	return fields
 }
+
+// maxCollectedSelections bounds the selections whose fields a set keeps. A document's objects
+// are collected from its own selections and those the kept fields hold, so a set that outgrows
+// any document's count is not being hit: it stops growing.
+const maxCollectedSelections = 4096
 
 // readsLeaves reports whether field f, resolved under ctx, selects leaves alone, none of them
 // with a resolver (Fields.ReadsLeaves), asking once per operation. Without Fields it reports

@@ -75,3 +75,26 @@ type leavesFunc func(graphql.CollectedField) bool
 func (leavesFunc) ElementsMayWait(graphql.CollectedField) bool { return true }
 
 func (f leavesFunc) ReadsLeaves(c graphql.CollectedField) bool { return f(c) }
+
+// Operations that share a document's collected fields collect each selection once between them;
+// an operation with its own set collects it again.
+func TestCollectedFieldsSharedByOperations(t *testing.T) {
+	sel := ast.SelectionSet{&ast.Field{Name: "txId", Alias: "txId"}, &ast.Field{Name: "fee", Alias: "fee"}}
+	txs := []string{"Transaction"}
+	shared := NewCollectedFields()
+	operation := func(c *CollectedFields) *graphql.OperationContext {
+		oc := &graphql.OperationContext{}
+		StartResponseMemo(oc)
+		if c != nil {
+			ShareCollectedFields(oc, c)
+		}
+		return oc
+	}
+	first := collectFields(operation(shared), sel, txs)
+	if again := collectFields(operation(shared), sel, txs); &again[0] != &first[0] {
+		t.Error("the second operation sharing the fields collected them again")
+	}
+	if own := collectFields(operation(nil), sel, txs); &own[0] == &first[0] || len(own) != len(first) {
+		t.Error("an operation with fields of its own was given the shared ones")
+	}
+}

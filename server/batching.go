@@ -67,10 +67,11 @@ type plans struct {
 	mu      sync.Mutex
 	objects map[planKey]*object
 	waits   map[waitKey]bool
+	fields  *graph.CollectedFields // the fields the operations' objects collect (graph.ShareCollectedFields)
 }
 
 func newPlans() *plans {
-	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}}
+	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}, fields: graph.NewCollectedFields()}
 }
 
 // planKey names a selection set of the operation document (by its first element, which the
@@ -317,6 +318,9 @@ func (b *Batching) InterceptResponse(ctx context.Context, next graphql.ResponseH
 	}
 	oc := graphql.GetOperationContext(ctx)
 	r := &schedule{oc: oc, objects: map[objectKey]*object{}, plans: b.plansFor(oc), local: newPlans()}
+	// The fields objects collect depend on what the plans do: the document and its directives'
+	// values.
+	graph.ShareCollectedFields(oc, r.plans.fields)
 	var root *object
 	switch oc.Operation.Operation {
 	case ast.Query:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -91,4 +92,20 @@ func (a *api) mustQuery(t testing.TB, q string, vars map[string]any) (json.RawMe
 		t.Fatalf("query failed: %+v", out.Errors)
 	}
 	return out.Data, n
+}
+
+// The fields collected for one document are shared by its operations with the same values of
+// the variables its directives read, and by those alone: requests that include and skip a field
+// in turn each get the answer their values select.
+func TestCollectedFieldsFollowDirectiveValues(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	chain{blocks: 2, txsPerBlock: 1, sender: testSender}.seed(t, a.store)
+	q := `query($withHash: Boolean!) { blocks(limit: 1) { height hash @include(if: $withHash) } }`
+	for _, with := range []bool{true, false, true, false} {
+		data, _ := a.mustQuery(t, q, map[string]any{"withHash": with})
+		if got := strings.Contains(string(data), `"hash"`); got != with || !strings.Contains(string(data), `"height"`) {
+			t.Errorf("withHash %v: answer %s", with, data)
+		}
+	}
 }
