@@ -104,10 +104,30 @@ func (f *TxFields) PostConditions() ([]*tx.PostConditionJSON, error) {
 	return out, nil
 }
 
+// isoLayout is Date.toISOString's form of a time with a four-digit year.
+const isoLayout = "2006-01-02T15:04:05.000Z"
+
 // isoTime renders a unix time as the reference does (Date.toISOString); a zero time is the
-// epoch, as for blocks and mempool receipts.
+// epoch, as for blocks and mempool receipts. A transaction shows three such times, so the
+// digits are written directly rather than through time.Format's layout interpreter; a year
+// outside 0–9999 takes Format's form.
 func isoTime(unix int64) string {
-	return time.Unix(unix, 0).UTC().Format("2006-01-02T15:04:05.000Z")
+	t := time.Unix(unix, 0).UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format(isoLayout)
+	}
+	hour, minute, second := t.Clock()
+	var b [len(isoLayout)]byte
+	copy(b[:], isoLayout)
+	for _, f := range []struct{ at, width, v int }{
+		{0, 4, year}, {5, 2, int(month)}, {8, 2, day}, {11, 2, hour}, {14, 2, minute}, {17, 2, second},
+	} {
+		for i, v := f.at+f.width-1, f.v; i >= f.at; i, v = i-1, v/10 {
+			b[i] = byte('0' + v%10)
+		}
+	}
+	return string(b[:])
 }
 
 // minedISOTime renders the time fields of a mined transaction, where the reference gives "" for a
