@@ -22,7 +22,7 @@ type responseMemo struct {
 	mu     sync.RWMutex
 	args   map[*ast.Field]map[string]any
 	leaves map[*ast.Field]bool // whether a field's selection reads leaves alone (Fields)
-	fields *CollectedFields    // the operation's own, or those its document shares (ShareCollectedFields)
+	fields *CollectedFields    // those its document shares (ShareCollectedFields); nil: gqlgen's own
 }
 
 // CollectedFields are the fields collected from the selections of one parsed document for the
@@ -42,7 +42,7 @@ func NewCollectedFields() *CollectedFields {
 // ShareCollectedFields has the operation collect its fields into c, which other operations on
 // the same document with the same values of the variables its directives read share: only
 // their first object of each selection and type collects them. Call it before the operation
-// resolves a field.
+// resolves a field; an operation given no set collects its fields as gqlgen does, for itself.
 func ShareCollectedFields(oc *graphql.OperationContext, c *CollectedFields) {
 	if m := memoOf(oc); m != nil {
 		m.fields = c
@@ -70,7 +70,6 @@ func StartResponseMemo(oc *graphql.OperationContext) {
 	oc.Stats.SetExtension(responseMemoExtension, &responseMemo{
 		args:   map[*ast.Field]map[string]any{},
 		leaves: map[*ast.Field]bool{},
-		fields: NewCollectedFields(),
 	})
 }
 
@@ -103,11 +102,11 @@ func argsOf(oc *graphql.OperationContext, f *ast.Field, parse func() (map[string
 	return args, err
 }
 
-// collectFields is graphql.CollectFields, kept in the operation's memo by the selection's and
-// the type list's identity.
+// collectFields is graphql.CollectFields, kept in the set of collected fields the operation
+// shares (ShareCollectedFields) by the selection's and the type list's identity.
 func collectFields(oc *graphql.OperationContext, sel ast.SelectionSet, satisfies []string) []graphql.CollectedField {
 	m := memoOf(oc)
-	if m == nil || len(sel) == 0 || len(satisfies) == 0 {
+	if m == nil || m.fields == nil || len(sel) == 0 || len(satisfies) == 0 {
 		return graphql.CollectFields(oc, sel, satisfies)
 	}
 	k := selectionKey{first: &sel[0], n: len(sel), satisfies: &satisfies[0], types: len(satisfies)}

@@ -67,11 +67,11 @@ type plans struct {
 	mu      sync.Mutex
 	objects map[planKey]*object
 	waits   map[waitKey]bool
-	fields  *graph.CollectedFields // the fields the operations' objects collect (graph.ShareCollectedFields)
+	fields  *graph.CollectedFields // the fields the operations' objects collect, when shared (graph.ShareCollectedFields)
 }
 
 func newPlans() *plans {
-	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}, fields: graph.NewCollectedFields()}
+	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}}
 }
 
 // planKey names a selection set of the operation document (by its first element, which the

@@ -7,6 +7,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/stxgraph/stxgraph/graph"
 )
 
 // plannedDocuments bounds the documents whose plans are kept: the REST adapter's one, and the
@@ -44,6 +46,7 @@ func (b *Batching) plansFor(oc *graphql.OperationContext) *plans {
 	if p == nil {
 		p = newPlans()
 		if len(d.variants) < maxPlanVariants {
+			p.fields = graph.NewCollectedFields()
 			d.variants[key] = p
 		}
 	}
