@@ -44,7 +44,8 @@ func NewCollectedFields() *CollectedFields {
 // their first object of each selection and type collects them. Call it before the operation
 // resolves a field; an operation given no set collects its fields as gqlgen does, for itself.
 func ShareCollectedFields(oc *graphql.OperationContext, c *CollectedFields) {
-	if m := memoOf(oc); m != nil {
+	// A subscription's operation is intercepted again for each event, with the same set.
+	if m := memoOf(oc); m != nil && m.fields == nil {
 		m.fields = c
 	}
 }
