@@ -16,8 +16,9 @@ import (
 // cmd/leafpath rewrites keep both in the memo of the operation being run, the collected fields
 // in a set that the operations on the same document may share (CollectedFields).
 
-// responseMemo is what one operation has worked out, by field and by selection. Resolvers and
-// marshallers read what it holds and never change it, so the objects of one field share it.
+// responseMemo is what one operation has worked out, by field and by selection. Each entry is
+// worked out once, by the first object that needs it, and then only read, so the objects of one
+// field share it.
 type responseMemo struct {
 	mu     sync.RWMutex
 	args   map[*ast.Field]map[string]any

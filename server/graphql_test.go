@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,6 +108,44 @@ func TestCollectedFieldsFollowDirectiveValues(t *testing.T) {
 		data, _ := a.mustQuery(t, q, map[string]any{"withHash": with})
 		if got := strings.Contains(string(data), `"hash"`); got != with || !strings.Contains(string(data), `"height"`) {
 			t.Errorf("withHash %v: answer %s", with, data)
+		}
+	}
+}
+
+// An object read from its parent's row whose selection reads leaves alone, directly or through
+// a fragment, is written without the field middleware, which would only pass it on; one that
+// selects a field a resolver answers goes through it, and every answer is the same.
+func TestRowObjectsSkipTheFieldMiddleware(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	chain{blocks: 2, txsPerBlock: 2, sender: testSender}.seed(t, store)
+	h, seen := server.GraphQLRecordingFields(server.Config{Store: store})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	const page = `{ blocksConnection(first: 2) { nodes { transactions(first: 2) { nodes { txId x: sender %s } } } } } %s`
+	tests := []struct {
+		selection, fragment string
+		middleware          bool
+	}{
+		{`{ principal }`, ``, false},
+		{`{ ...A }`, `fragment A on Account { principal }`, false},
+		{`{ principal latestTxId }`, ``, true},
+	}
+	for _, tc := range tests {
+		before := len(seen())
+		body, _ := json.Marshal(map[string]any{"query": fmt.Sprintf(page, tc.selection, tc.fragment)})
+		resp, err := http.Post(srv.URL, "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if senders := strings.Count(string(raw), `"principal":"`+testSender+`"`); senders != 4 || strings.Contains(string(raw), `"errors"`) {
+			t.Fatalf("%s: %d senders in %s", tc.selection, senders, raw)
+		}
+		if got := slices.Contains(seen()[before:], "x"); got != tc.middleware {
+			t.Errorf("%s: the sender went through the field middleware: %v, want %v", tc.selection, got, tc.middleware)
 		}
 	}
 }

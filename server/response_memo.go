@@ -9,9 +9,10 @@ import (
 	"github.com/stxgraph/stxgraph/graph"
 )
 
-// responseMemo gives every operation its own memo of parsed field arguments and collected
-// fields (graph.StartResponseMemo): both are worked out once per operation instead of once per
-// object they are needed on.
+// responseMemo gives every operation its own memo (graph.StartResponseMemo) of its fields' parsed
+// arguments and of whether their selections read leaves alone: both are worked out once per
+// operation instead of once per object they are needed on. The fields its objects collect are
+// kept with the document's plans instead (Batching, graph.ShareCollectedFields).
 type responseMemo struct{}
 
 var _ interface {

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+
+	"github.com/stxgraph/stxgraph/loaders"
+	"github.com/stxgraph/stxgraph/resolvers"
+)
+
+// GraphQLRecordingFields is /graphql as New serves it, and the aliases of the fields that went
+// through the field middleware so far.
+func GraphQLRecordingFields(cfg Config) (http.Handler, func() []string) {
+	cfg = cfg.withDefaults()
+	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize})
+	srv := graphqlHandler(es, cfg, newBatching(cfg.Store, cfg.LoaderWait)).(*handler.Server)
+	rec := &fieldRecorder{}
+	srv.Use(rec)
+	return loaders.Middleware(cfg.Store, cfg.LoaderWait)(srv), rec.seen
+}
+
+// fieldRecorder records the fields the field middleware is asked about.
+type fieldRecorder struct {
+	mu     sync.Mutex
+	fields []string
+}
+
+func (*fieldRecorder) ExtensionName() string                   { return "FieldRecorder" }
+func (*fieldRecorder) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (r *fieldRecorder) InterceptField(ctx context.Context, next graphql.Resolver) (any, error) {
+	r.mu.Lock()
+	r.fields = append(r.fields, graphql.GetFieldContext(ctx).Field.Alias)
+	r.mu.Unlock()
+	return next(ctx)
+}
+
+func (r *fieldRecorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.fields...)
+}
