@@ -30,6 +30,11 @@ func (t *Tx) Key() TxKey {
 	return TxKey{TxID: string(t.TxID), IndexBlockHash: string(t.IndexBlockHash), MicroblockHash: string(t.MicroblockHash)}
 }
 
+// TxKey returns the row key of the event's transaction.
+func (p *EventPosition) TxKey() TxKey {
+	return TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
+}
+
 // TxPosition is a transaction row's key and its place in the chain: what reads of the row's
 // events by one principal probe that principal's indexes with.
 type TxPosition struct {

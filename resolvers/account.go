@@ -122,7 +122,7 @@ func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Tra
 		}
 	}
 	// The read returns the events of txs alone; one of another transaction would be in no row here.
-	place := func(p *db.EventPosition) (int, bool) { i, ok := index[eventKey(p)]; return i, ok }
+	place := func(p *db.EventPosition) (int, bool) { i, ok := index[p.TxKey()]; return i, ok }
 	for _, e := range t.Stx {
 		i, ok := place(&e.EventPosition)
 		if !ok {
@@ -150,10 +150,6 @@ func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Tra
 		out[i].StxSent, out[i].StxReceived = sent[i].String(), received[i].String()
 	}
 	return out
-}
-
-func eventKey(p *db.EventPosition) db.TxKey {
-	return db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
 }
 
 // amount parses a stored decimal amount (numeric columns always hold one).

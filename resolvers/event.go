@@ -82,7 +82,7 @@ func onlyPositionFields(sel ast.SelectionSet) bool {
 // eventTx loads the canonical row of the transaction that emitted an event.
 func eventTx(ctx context.Context, e db.Event) (*db.Tx, error) {
 	p := e.Position()
-	return loaders.For(ctx).TxByKey.Load(ctx, db.TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)})()
+	return loaders.For(ctx).TxByKey.Load(ctx, p.TxKey())()
 }
 
 func (r *Resolver) SmartContractLogEvent() graph.SmartContractLogEventResolver {

@@ -50,7 +50,7 @@ func summaries(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Transac
 		byKey[tx.Key()] = f
 	}
 	for _, e := range t.Stx {
-		f := byKey[eventKey(&e.EventPosition)]
+		f := byKey[e.TxKey()]
 		count(f.counts.Stx, e.AssetEventTypeID)
 		if deref(e.Sender) == principal {
 			f.sent.Add(f.sent, amount(e.Amount))
@@ -60,10 +60,10 @@ func summaries(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Transac
 		}
 	}
 	for _, e := range t.Ft {
-		count(byKey[eventKey(&e.EventPosition)].counts.Ft, e.AssetEventTypeID)
+		count(byKey[e.TxKey()].counts.Ft, e.AssetEventTypeID)
 	}
 	for _, e := range t.Nft {
-		count(byKey[eventKey(&e.EventPosition)].counts.Nft, e.AssetEventTypeID)
+		count(byKey[e.TxKey()].counts.Nft, e.AssetEventTypeID)
 	}
 	out := make([]*graph.TransactionSummary, len(txs))
 	for i, tx := range txs {
