@@ -1,0 +1,83 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
+)
+
+// A principal's transfers are those of the transactions asked for alone, although the statement
+// reads the whole span between the first and the last of them: a transaction of the span that
+// was not asked for keeps its transfers, a transfer to oneself is read once, and other parties'
+// transfers are not the principal's.
+func TestPrincipalTransfersKeepToTheirTransactions(t *testing.T) {
+	t.Parallel()
+	store := dbtest.New(t)
+	defer store.Close()
+	ctx := context.Background()
+	block := []byte{0xb1}
+	position := func(tx byte, index int32) db.EventPosition {
+		return db.EventPosition{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}, EventIndex: index,
+			TxIndex: int32(tx), BlockHeight: 7, MicroblockSequence: 2147483647, Canonical: true, MicroblockCanonical: true}
+	}
+	alice, bob, carol := "ST1ALICE", "ST2BOB", "ST3CAROL"
+	events := []any{
+		&db.StxEvent{EventPosition: position(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
+		&db.FtEvent{EventPosition: position(1, 1), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.t::t", Sender: &bob, Recipient: &alice, Amount: "6"},
+		&db.StxEvent{EventPosition: position(1, 2), AssetEventTypeID: db.AssetEventTransfer, Sender: &bob, Recipient: &carol, Amount: "7"},
+		// In the span, but not asked for.
+		&db.StxEvent{EventPosition: position(2, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &carol, Amount: "8"},
+		&db.NftEvent{EventPosition: position(3, 0), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.n::n", Sender: &carol, Recipient: &alice, Value: []byte{0x01}},
+		&db.StxEvent{EventPosition: position(3, 1), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &alice, Amount: "9"},
+	}
+	for _, e := range events {
+		if _, err := store.DB.NewInsert().Model(e).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx := func(n byte) db.TxPosition {
+		return (&db.Tx{TxID: []byte{n}, IndexBlockHash: block, MicroblockHash: []byte{}, BlockHeight: 7,
+			MicroblockSequence: 2147483647, TxIndex: int32(n)}).Position()
+	}
+	got, err := store.PrincipalTransfers(ctx, alice, []db.TxPosition{tx(3), tx(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type transfer struct {
+		tx    byte
+		index int32
+	}
+	var kept []transfer
+	for _, p := range positionsOf(got) {
+		kept = append(kept, transfer{p.TxID[0], p.EventIndex})
+	}
+	slices.SortFunc(kept, func(a, b transfer) int { return int(a.tx)*100 + int(a.index) - int(b.tx)*100 - int(b.index) })
+	want := []transfer{{1, 0}, {1, 1}, {3, 0}, {3, 1}}
+	if !slices.Equal(kept, want) {
+		t.Errorf("alice's transfers in transactions 3 and 1: %v, want %v", kept, want)
+	}
+	if len(got.Stx) != 2 || len(got.Ft) != 1 || len(got.Nft) != 1 {
+		t.Errorf("by kind: %d STX, %d FT, %d NFT; want 2, 1, 1", len(got.Stx), len(got.Ft), len(got.Nft))
+	}
+	// Newest event first within each kind.
+	if len(got.Stx) == 2 && got.Stx[0].EventIndex < got.Stx[1].EventIndex {
+		t.Errorf("STX transfers not newest first: %d before %d", got.Stx[0].EventIndex, got.Stx[1].EventIndex)
+	}
+}
+
+func positionsOf(t *db.Transfers) []*db.EventPosition {
+	var out []*db.EventPosition
+	for _, e := range t.Stx {
+		out = append(out, &e.EventPosition)
+	}
+	for _, e := range t.Ft {
+		out = append(out, &e.EventPosition)
+	}
+	for _, e := range t.Nft {
+		out = append(out, &e.EventPosition)
+	}
+	return out
+}
