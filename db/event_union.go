@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 )
@@ -184,10 +185,32 @@ func (s *Store) scanUnionEvents(ctx context.Context, cols EventColumns, query st
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
+		if r.Kind == tipStreamsKind {
+			return nil, errTipStreams
+		}
 		es = append(es, r.event())
 	}
 	return es, rows.Err()
 }
+
+// tipStreamsKind is the kind of the row a read of anchored events alone returns when the chain
+// tip streams microblocks, whose unconfirmed events it would miss (principalEventsAnchoredSQL).
+const tipStreamsKind EventType = "tip_streams"
+
+// errTipStreams is what scanUnionEvents returns for a read that met a tipStreamsKind row.
+var errTipStreams = errors.New("db: the chain tip streams microblocks")
+
+// tipStreamsRow selects a row of the union's columns of kind tipStreamsKind (FROM tip).
+var tipStreamsRow = func() string {
+	var b strings.Builder
+	b.WriteString("SELECT '" + string(tipStreamsKind) + "' AS kind, ''::bytea AS tx_id, ''::bytea AS index_block_hash, ''::bytea AS microblock_hash, " +
+		"0 AS event_index, 0 AS tx_index, 0 AS block_height, 0 AS microblock_sequence, false AS canonical, false AS microblock_canonical")
+	for _, c := range eventColumns {
+		b.WriteString(", NULL::" + c.sqlType + " AS " + c.name)
+	}
+	b.WriteString(" FROM tip")
+	return b.String()
+}()
 
 // event returns the row as the model of its kind, as a scan of the kind's own table would.
 func (r *eventRow) event() Event {

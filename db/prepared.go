@@ -227,7 +227,7 @@ func textArray(vs []string) string {
 // ($5::integer … $10::integer): plan checks explain them beside the statements the reads run.
 func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
-		"principal-events": principalEventsSQL, "principal-transfers": principalTransfersSQL,
+		"principal-events": principalEventsSQL, "principal-events-anchored": principalEventsAnchoredSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
 		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL,
 		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns),
