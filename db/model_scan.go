@@ -125,7 +125,8 @@ var burnBlockColumnDests = map[string]func(*BurnBlock) any{
 // The destinations of the rows that hold a transaction and columns of their own.
 var (
 	principalPageRowDests = withTx(func(r *principalPageRow) *Tx { return &r.Tx },
-		map[string]func(*principalPageRow) any{"total": func(r *principalPageRow) any { return int64Column{&r.Total} }})
+		map[string]func(*principalPageRow) any{"total": func(r *principalPageRow) any { return int64Column{&r.Total} },
+			"tip_streams": func(r *principalPageRow) any { return &r.TipStreams }})
 	principalTxRowDests = withTx(func(r *PrincipalTxRow) *Tx { return &r.Tx },
 		map[string]func(*PrincipalTxRow) any{"principal": func(r *PrincipalTxRow) any { return &r.Principal }})
 )

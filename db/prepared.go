@@ -229,7 +229,7 @@ func PreparedStatements() map[string]string {
 	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
 		"principal-events": principalEventsSQL, "principal-events-anchored": principalEventsAnchoredSQL, "principal-transfers": principalTransfersSQL,
 		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
-		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL,
+		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL, "summaries-page-anchored": summaryTxAnchoredPageSQL,
 		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns),
 		"contract-events-by-position": contractEventsSQL[false], "contract-events-by-position-unanchored": contractEventsSQL[true]}
 }

@@ -86,7 +86,7 @@ var principalTxPageSQL = func() (out [3]string) {
 		if v == txPageUnanchored {
 			out[v] = positionPageSQL(count, unconfirmedTxsSQL(TransferRolesSQL), "tseq")
 		} else {
-			out[v] = anchoredPageSQL(count, "tseq")
+			out[v] = anchoredPageSQL(count, "tseq", false)
 		}
 	}
 	return out
@@ -128,9 +128,14 @@ func positionPageSQL(count, u, seq string) string {
 // range's ORDER BY keeps it a subquery of its own, so that its bounds, which read c, stay
 // conditions of the index scan: pulled up into the join, the planner may filter the whole
 // list with them instead.
-func anchoredPageSQL(count, seq string) string {
-	return `WITH c AS MATERIALIZED (SELECT ` + count + ` AS n)
-	SELECT t.*, c.n AS total FROM c CROSS JOIN LATERAL (
+// With tipFlag, each row also carries the chain tip's streaming flag (tip_streams).
+func anchoredPageSQL(count, seq string, tipFlag bool) string {
+	with, flag := `WITH `, ``
+	if tipFlag {
+		with, flag = `WITH `+tipSQL+`, `, `, (SELECT streaming FROM tip) AS tip_streams`
+	}
+	return with + `c AS MATERIALIZED (SELECT ` + count + ` AS n)
+	SELECT t.*, c.n AS total` + flag + ` FROM c CROSS JOIN LATERAL (
 		SELECT tx_id, index_block_hash, microblock_hash FROM principal_tx_positions
 		WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
 		AND ` + seq + ` <= c.n - greatest($3::bigint, 0) AND ` + seq + ` > c.n - greatest($3::bigint, 0) - $2::bigint
@@ -167,6 +172,8 @@ func pageTxs(rows []*principalPageRow) []*Tx {
 type principalPageRow struct {
 	Tx    `bun:"extend"`
 	Total int64 `bun:"total"`
+	// TipStreams is the chain tip's streaming flag, which the anchored summaries page reads.
+	TipStreams bool `bun:"tip_streams"`
 }
 
 // MicroblockTxCount is a microblock a block confirmed, with its canonical transaction count.

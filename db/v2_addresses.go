@@ -7,21 +7,37 @@ import (
 
 // SummaryTxPage returns one page of a principal's transaction summaries list (the transactions
 // where it plays any role but stx_lock, canonical ones and those of unconfirmed microblocks,
-// newest in chain order first) and the list's size, in one prepared statement. As the
-// reference counts over the page's rows, a page past the end has total 0. Neither part grows
-// with the history: the size is the principal's running summary_tx_count plus its few
-// unconfirmed microblock transactions, and the page is a range of sseq positions.
+// newest in chain order first) and the list's size. As the reference counts over the page's
+// rows, a page past the end has total 0. Neither part grows with the history: the size is the
+// principal's running summary_tx_count plus its few unconfirmed microblock transactions, and the
+// page is a range of sseq positions. Unconfirmed microblock transactions exist only while the tip
+// streams microblocks (never on a Nakamoto chain), so the page is first read by position alone,
+// each row telling whether the tip streams; the whole statement runs only when it does, or when
+// the page came back empty and so could not tell.
 func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offset int) (int64, []*Tx, error) {
 	var rows []*principalPageRow
-	if err := s.scanPrepared(ctx, summaryTxPageSQL, &rows, principal, limit, offset); err != nil || len(rows) == 0 {
+	if err := s.scanPrepared(ctx, summaryTxAnchoredPageSQL, &rows, principal, limit, offset); err != nil {
 		return 0, nil, err
+	}
+	if len(rows) == 0 || rows[0].TipStreams {
+		rows = nil
+		if err := s.scanPrepared(ctx, summaryTxPageSQL, &rows, principal, limit, offset); err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(rows) == 0 {
+		return 0, nil, nil
 	}
 	return rows[0].Total, pageTxs(rows), nil
 }
 
-// summaryTxPageSQL reads a summaries page, numbered by sseq.
-var summaryTxPageSQL = positionPageSQL(`coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`,
-	unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
+// summaryTxPageSQL reads a summaries page, numbered by sseq; summaryTxAnchoredPageSQL reads its
+// anchored part alone, each row with the tip's streaming flag (tip_streams).
+var (
+	summaryCountSQL          = `coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
+	summaryTxPageSQL         = positionPageSQL(summaryCountSQL, unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
+	summaryTxAnchoredPageSQL = anchoredPageSQL(summaryCountSQL, "sseq", true)
+)
 
 // CanonicalTxPositions returns the keys and places of a transaction's canonical rows
 // (unconfirmed microblock rows included) and whether any row of it exists, canonical or not.

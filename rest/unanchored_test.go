@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/stxgraph/stxgraph/bench"
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/db/dbtest"
+	"github.com/stxgraph/stxgraph/internal/chaingen"
 	"github.com/stxgraph/stxgraph/rest"
 )
 
 // The mocknet fixture ends with microblocks streamed on the tip and not yet confirmed. Their
-// transactions and events lead an account's pages (events always, transactions with
-// unanchored=true), and only then; the reads that skip those rows when nothing is streamed must
+// transactions and events lead an account's pages (events and v2 transactions always,
+// transactions_with_transfers with unanchored=true), and only then; the reads that skip those rows when nothing is streamed must
 // not skip them here.
 func TestUnconfirmedMicroblockRowsLeadAccountPages(t *testing.T) {
 	t.Parallel()
@@ -73,6 +76,69 @@ func TestUnconfirmedMicroblockRowsLeadAccountPages(t *testing.T) {
 		for _, r := range anchored.Results {
 			if r.Tx.TxID == id {
 				t.Errorf("anchored transactions of %s list the unconfirmed %s", l.LockedAddress, id)
+			}
+		}
+	}
+}
+
+// On a generated chain whose tip streams a microblock not yet confirmed, an account with both
+// anchored transactions and unconfirmed ones lists the unconfirmed first in its v2 transactions,
+// then the anchored ones, and counts both: the page read by position alone would miss them.
+func TestUnconfirmedMicroblockTxsLeadSummaries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	g, err := chaingen.New(chaingen.Options{Seed: 3, Blocks: 11, TxsPerBlock: 4, Accounts: 6, MicroblockEvery: 4, MicroblockTxs: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bench.Replay(ctx, store, g, nil); err != nil {
+		t.Fatal(err)
+	}
+	roles := func(alias string) string { return strings.ReplaceAll(db.SummaryRolesSQL, "roles", alias+".roles") }
+	var mixed []struct {
+		Principal  string `bun:"principal"`
+		Unanchored int    `bun:"unanchored"`
+		Anchored   int    `bun:"anchored"`
+	}
+	if err := store.DB.NewRaw(`SELECT principal, count(*) FILTER (WHERE index_block_hash = '') AS unanchored,
+		count(*) FILTER (WHERE index_block_hash <> '') AS anchored
+		FROM principal_txs u WHERE canonical AND microblock_canonical AND `+roles("u")+`
+		GROUP BY principal HAVING count(*) FILTER (WHERE index_block_hash = '') > 0 AND count(*) FILTER (WHERE index_block_hash <> '') > 0`).
+		Scan(ctx, &mixed); err != nil {
+		t.Fatal(err)
+	}
+	if len(mixed) == 0 {
+		t.Fatal("the chain has no account with both anchored and unconfirmed transactions")
+	}
+	srv := serve(t, store, rest.Options{})
+	for _, m := range mixed {
+		res, err := http.Get(srv.URL + "/extended/v2/addresses/" + m.Principal + "/transactions?limit=50")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Total   int `json:"total"`
+			Results []struct {
+				Tx struct {
+					BlockHeight  int  `json:"block_height"`
+					IsUnanchored bool `json:"is_unanchored"`
+				} `json:"tx"`
+			} `json:"results"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != m.Unanchored+m.Anchored || len(page.Results) != page.Total {
+			t.Errorf("%s: total %d, %d results; want %d unconfirmed and %d anchored", m.Principal, page.Total, len(page.Results), m.Unanchored, m.Anchored)
+			continue
+		}
+		for i, r := range page.Results {
+			if r.Tx.IsUnanchored != (i < m.Unanchored) {
+				t.Errorf("%s: result %d (height %d) unanchored %v; want the %d unconfirmed first", m.Principal, i, r.Tx.BlockHeight, r.Tx.IsUnanchored, m.Unanchored)
 			}
 		}
 	}
