@@ -18,20 +18,15 @@ func TestPrincipalTransfersKeepToTheirTransactions(t *testing.T) {
 	store := dbtest.New(t)
 	defer store.Close()
 	ctx := context.Background()
-	block := []byte{0xb1}
-	position := func(tx byte, index int32) db.EventPosition {
-		return db.EventPosition{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}, EventIndex: index,
-			TxIndex: int32(tx), BlockHeight: 7, MicroblockSequence: 2147483647, Canonical: true, MicroblockCanonical: true}
-	}
 	alice, bob, carol := "ST1ALICE", "ST2BOB", "ST3CAROL"
 	events := []any{
-		&db.StxEvent{EventPosition: position(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
-		&db.FtEvent{EventPosition: position(1, 1), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.t::t", Sender: &bob, Recipient: &alice, Amount: "6"},
-		&db.StxEvent{EventPosition: position(1, 2), AssetEventTypeID: db.AssetEventTransfer, Sender: &bob, Recipient: &carol, Amount: "7"},
+		&db.StxEvent{EventPosition: eventAt(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
+		&db.FtEvent{EventPosition: eventAt(1, 1), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.t::t", Sender: &bob, Recipient: &alice, Amount: "6"},
+		&db.StxEvent{EventPosition: eventAt(1, 2), AssetEventTypeID: db.AssetEventTransfer, Sender: &bob, Recipient: &carol, Amount: "7"},
 		// In the span, but not asked for.
-		&db.StxEvent{EventPosition: position(2, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &carol, Amount: "8"},
-		&db.NftEvent{EventPosition: position(3, 0), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.n::n", Sender: &carol, Recipient: &alice, Value: []byte{0x01}},
-		&db.StxEvent{EventPosition: position(3, 1), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &alice, Amount: "9"},
+		&db.StxEvent{EventPosition: eventAt(2, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &carol, Amount: "8"},
+		&db.NftEvent{EventPosition: eventAt(3, 0), AssetEventTypeID: db.AssetEventTransfer, AssetIdentifier: "ST1ALICE.n::n", Sender: &carol, Recipient: &alice, Value: []byte{0x01}},
+		&db.StxEvent{EventPosition: eventAt(3, 1), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &alice, Amount: "9"},
 	}
 	for _, e := range events {
 		if _, err := store.DB.NewInsert().Model(e).Exec(ctx); err != nil {
@@ -39,7 +34,7 @@ func TestPrincipalTransfersKeepToTheirTransactions(t *testing.T) {
 		}
 	}
 	tx := func(n byte) db.TxPosition {
-		return (&db.Tx{TxID: []byte{n}, IndexBlockHash: block, MicroblockHash: []byte{}, BlockHeight: 7,
+		return (&db.Tx{TxID: []byte{n}, IndexBlockHash: testBlock, MicroblockHash: []byte{}, BlockHeight: 7,
 			MicroblockSequence: 2147483647, TxIndex: int32(n)}).Position()
 	}
 	got, err := store.PrincipalTransfers(ctx, alice, []db.TxPosition{tx(3), tx(1)})

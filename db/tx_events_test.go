@@ -11,6 +11,15 @@ import (
 	"github.com/stxgraph/stxgraph/db/dbtest"
 )
 
+// testBlock is the anchor block of the canonical events eventAt places: transaction tx sits at
+// index tx of height 7, anchored.
+var testBlock = []byte{0xb1}
+
+func eventAt(tx byte, index int32) db.EventPosition {
+	return db.EventPosition{TxID: []byte{tx}, IndexBlockHash: testBlock, MicroblockHash: []byte{}, EventIndex: index,
+		TxIndex: int32(tx), BlockHeight: 7, MicroblockSequence: 2147483647, Canonical: true, MicroblockCanonical: true}
+}
+
 // The events of many transactions read in one statement come back per transaction, in the order
 // of the keys asked for: each key with the events a read of its transaction alone (by tx id) finds
 // in the window (its events from that index on, oldest first), whatever their kinds, a transaction without events or asked for twice included.
@@ -19,24 +28,21 @@ func TestEventsOfTxsFollowTheirKeys(t *testing.T) {
 	store := dbtest.New(t)
 	defer store.Close()
 	ctx := context.Background()
-	block := []byte{0xb1}
-	position := func(tx byte, index int32) db.EventPosition {
-		return db.EventPosition{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}, EventIndex: index,
-			TxIndex: int32(tx), BlockHeight: 7, MicroblockSequence: 2147483647, Canonical: true, MicroblockCanonical: true}
-	}
 	alice, bob := "ST1ALICE", "ST2BOB"
 	events := []any{
-		&db.StxEvent{EventPosition: position(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
-		&db.ContractLog{EventPosition: position(1, 1), ContractIdentifier: "ST1ALICE.c", Topic: "print", Value: []byte{0x01}},
-		&db.StxEvent{EventPosition: position(1, 2), AssetEventTypeID: db.AssetEventMint, Recipient: &alice, Amount: "6"},
-		&db.ContractLog{EventPosition: position(2, 0), ContractIdentifier: "ST2BOB.c", Topic: "print", Value: []byte{0x02}},
+		&db.StxEvent{EventPosition: eventAt(1, 0), AssetEventTypeID: db.AssetEventTransfer, Sender: &alice, Recipient: &bob, Amount: "5"},
+		&db.ContractLog{EventPosition: eventAt(1, 1), ContractIdentifier: "ST1ALICE.c", Topic: "print", Value: []byte{0x01}},
+		&db.StxEvent{EventPosition: eventAt(1, 2), AssetEventTypeID: db.AssetEventMint, Recipient: &alice, Amount: "6"},
+		&db.ContractLog{EventPosition: eventAt(2, 0), ContractIdentifier: "ST2BOB.c", Topic: "print", Value: []byte{0x02}},
 	}
 	for _, e := range events {
 		if _, err := store.DB.NewInsert().Model(e).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	row := func(tx byte) *db.Tx { return &db.Tx{TxID: []byte{tx}, IndexBlockHash: block, MicroblockHash: []byte{}} }
+	row := func(tx byte) *db.Tx {
+		return &db.Tx{TxID: []byte{tx}, IndexBlockHash: testBlock, MicroblockHash: []byte{}}
+	}
 	keys := []*db.Tx{row(2), row(3), row(1), row(2)} // 3 has no events; 2 is asked for twice
 	all := db.KindsOf(db.AllEventTypes)
 	kinds := []db.EventKinds{all, all, all, all}
