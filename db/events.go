@@ -363,8 +363,8 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 // single event does. A page's transactions are consecutive in the principal's history, so every
 // event in the span is one of theirs; PrincipalTransfers keeps only those of the transactions
 // asked for all the same, in Go, where matching 20 keys costs nothing: matched in the statement,
-// the keys cost PostgreSQL a quarter of its work (three bytea[] parameters parsed, a hash join
-// over the six branches). Prepared, since planning its six branches costs PostgreSQL more than
+// the keys cost PostgreSQL over a third of its work (three bytea[] parameters parsed, a hash
+// join over the six branches). Prepared, since planning its six branches costs PostgreSQL more than
 // running them.
 var principalTransfersSQL = func() string {
 	var branches []string
@@ -418,7 +418,7 @@ var principalEventsSQL = func() string {
 }()
 
 // principalEventsAnchoredSQL is principalEventsSQL without the unconfirmed part, which only a tip
-// that streams microblocks has (none on a Nakamoto chain): PostgreSQL runs it in two thirds of the
+// that streams microblocks has (none on a Nakamoto chain): PostgreSQL runs it in about half the
 // time, since each of the part's branches costs it at every execution even when the tip's flag
 // empties them all. When the tip does stream, it returns one more row, of kind tipStreamsKind,
 // and the read runs principalEventsSQL instead.

@@ -122,13 +122,12 @@ func positionPageSQL(count, u, seq string) string {
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
 }
 
-// anchoredPageSQL is positionPageSQL for a list without unconfirmed rows: the positions alone.
-// Without the unconfirmed part's branch, the chain tip and the union, PostgreSQL runs it in
-// about three quarters of the time (most of what is left is reading the page's rows). The
-// range's ORDER BY keeps it a subquery of its own, so that its bounds, which read c, stay
-// conditions of the index scan: pulled up into the join, the planner may filter the whole
-// list with them instead.
-// With tipFlag, each row also carries the chain tip's streaming flag (tip_streams).
+// anchoredPageSQL is positionPageSQL for a list without unconfirmed rows: the positions alone,
+// and with tipFlag the chain tip's streaming flag on each row (tip_streams). Without the
+// unconfirmed part's branch, the chain tip and the union, PostgreSQL runs it in about four
+// fifths of the time (most of what is left is reading the page's rows). The range's ORDER BY
+// keeps it a subquery of its own, so that its bounds, which read c, stay conditions of the
+// index scan: pulled up into the join, the planner may filter the whole list with them instead.
 func anchoredPageSQL(count, seq string, tipFlag bool) string {
 	with, flag := `WITH `, ``
 	if tipFlag {
