@@ -226,12 +226,23 @@ func textArray(vs []string) string {
 // $3::bytea[], $4::bytea[]) and $5 to $10 the chain positions of the first and the last
 // ($5::integer … $10::integer): plan checks explain them beside the statements the reads run.
 func PreparedStatements() map[string]string {
-	return map[string]string{"tip-balance": tipBalanceSQL, "historical-balance": historicalBalanceSQL,
-		"principal-events": principalEventsSQL, "principal-events-anchored": principalEventsAnchoredSQL, "principal-transfers": principalTransfersSQL,
-		"transfers-page": principalTxPageSQL[txPageTip], "transfers-page-unanchored": principalTxPageSQL[txPageUnanchored],
-		"transfers-page-up-to": principalTxPageSQL[txPageUpTo], "summaries-page": summaryTxPageSQL, "summaries-page-anchored": summaryTxAnchoredPageSQL,
-		"principal-txs-first": principalTxsFirstSQL(false, AllTxColumns), "principal-txs-first-reverse": principalTxsFirstSQL(true, AllTxColumns),
-		"contract-events-by-position": contractEventsSQL[false], "contract-events-by-position-unanchored": contractEventsSQL[true]}
+	return map[string]string{
+		"tip-balance":                            tipBalanceSQL,
+		"historical-balance":                     historicalBalanceSQL,
+		"principal-events":                       principalEventsSQL,
+		"principal-events-anchored":              principalEventsAnchoredSQL,
+		"principal-transfers":                    principalTransfersSQL,
+		"transfers-page":                         principalTxPageSQL[txPageTip],
+		"transfers-page-unanchored":              principalTxPageSQL[txPageUnanchored],
+		"transfers-page-unanchored-positions":    unanchoredTxPositionsSQL,
+		"transfers-page-up-to":                   principalTxPageSQL[txPageUpTo],
+		"summaries-page":                         summaryTxPageSQL,
+		"summaries-page-anchored":                summaryTxAnchoredPageSQL,
+		"principal-txs-first":                    principalTxsFirstSQL(false, AllTxColumns),
+		"principal-txs-first-reverse":            principalTxsFirstSQL(true, AllTxColumns),
+		"contract-events-by-position":            contractEventsSQL[false],
+		"contract-events-by-position-unanchored": contractEventsSQL[true],
+	}
 }
 
 // The SELECT … FROM of the models that prepared reads return whole, rendered by bun once: their

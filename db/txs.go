@@ -59,10 +59,33 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 		v = txPageUnanchored
 	}
 	var rows []*principalPageRow
-	if err := s.scanPrepared(ctx, principalTxPageSQL[v], &rows, args...); err != nil || len(rows) == 0 {
+	var err error
+	if v == txPageUnanchored {
+		rows, err = s.positionPage(ctx, unanchoredTxPositionsSQL, principalTxPageSQL[v], args...)
+	} else {
+		err = s.scanPrepared(ctx, principalTxPageSQL[v], &rows, args...)
+	}
+	if err != nil || len(rows) == 0 {
 		return 0, nil, err
 	}
 	return rows[0].Total, pageTxs(rows), nil
+}
+
+// positionPage reads a page of a list whose unconfirmed microblock rows come first. Those exist
+// only while the tip streams microblocks (never on a Nakamoto chain), so it reads the positions
+// alone first (anchored, whose rows carry the tip's flag), and the whole statement only when the
+// tip streams, or when the page came back empty and so could not tell.
+func (s *Store) positionPage(ctx context.Context, anchored, whole string, args ...any) ([]*principalPageRow, error) {
+	var rows []*principalPageRow
+	if err := s.scanPrepared(ctx, anchored, &rows, args...); err != nil {
+		return nil, err
+	}
+	if len(rows) > 0 && !rows[0].TipStreams {
+		return rows, nil
+	}
+	rows = nil
+	err := s.scanPrepared(ctx, whole, &rows, args...)
+	return rows, err
 }
 
 // The kinds of transactions_with_transfers page: at the tip, with the unconfirmed microblock
@@ -77,7 +100,7 @@ const (
 // PostgreSQL several times what running them does. $4 is the height bound of txPageUpTo.
 var principalTxPageSQL = func() (out [3]string) {
 	for v := range out {
-		count := `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
+		count := tipTxCountSQL
 		if v == txPageUpTo {
 			count = `coalesce((SELECT tx_count FROM principal_stx_checkpoints WHERE principal = $1::text AND block_height <= $4::integer
 			ORDER BY block_height DESC LIMIT 1), 0)`
@@ -91,6 +114,13 @@ var principalTxPageSQL = func() (out [3]string) {
 	}
 	return out
 }()
+
+// tipTxCountSQL is the size of a principal's ($1) transactions_with_transfers list at the tip;
+// unanchoredTxPositionsSQL reads the unanchored page by position alone (positionPage).
+var (
+	tipTxCountSQL            = `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
+	unanchoredTxPositionsSQL = anchoredPageSQL(tipTxCountSQL, "tseq", true)
+)
 
 // unconfirmedTxsSQL selects the principal's ($1) transactions in unconfirmed microblocks, in the
 // roles roles names.
@@ -171,7 +201,7 @@ func pageTxs(rows []*principalPageRow) []*Tx {
 type principalPageRow struct {
 	Tx    `bun:"extend"`
 	Total int64 `bun:"total"`
-	// TipStreams is the chain tip's streaming flag, which the anchored summaries page reads.
+	// TipStreams is the chain tip's streaming flag, which positionPage reads.
 	TipStreams bool `bun:"tip_streams"`
 }
 

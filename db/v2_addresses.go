@@ -10,23 +10,12 @@ import (
 // newest in chain order first) and the list's size. As the reference counts over the page's
 // rows, a page past the end has total 0. Neither part grows with the history: the size is the
 // principal's running summary_tx_count plus its few unconfirmed microblock transactions, and the
-// page is a range of sseq positions. Unconfirmed microblock transactions exist only while the tip
-// streams microblocks (never on a Nakamoto chain), so the page is first read by position alone,
-// each row telling whether the tip streams; the whole statement runs only when it does, or when
-// the page came back empty and so could not tell.
+// page is a range of sseq positions, read by position alone unless the tip streams microblocks
+// (positionPage).
 func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offset int) (int64, []*Tx, error) {
-	var rows []*principalPageRow
-	if err := s.scanPrepared(ctx, summaryTxAnchoredPageSQL, &rows, principal, limit, offset); err != nil {
+	rows, err := s.positionPage(ctx, summaryTxAnchoredPageSQL, summaryTxPageSQL, principal, limit, offset)
+	if err != nil || len(rows) == 0 {
 		return 0, nil, err
-	}
-	if len(rows) == 0 || rows[0].TipStreams {
-		rows = nil
-		if err := s.scanPrepared(ctx, summaryTxPageSQL, &rows, principal, limit, offset); err != nil {
-			return 0, nil, err
-		}
-	}
-	if len(rows) == 0 {
-		return 0, nil, nil
 	}
 	return rows[0].Total, pageTxs(rows), nil
 }

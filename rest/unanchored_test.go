@@ -3,6 +3,7 @@ package rest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,8 +83,9 @@ func TestUnconfirmedMicroblockRowsLeadAccountPages(t *testing.T) {
 }
 
 // On a generated chain whose tip streams a microblock not yet confirmed, an account with both
-// anchored transactions and unconfirmed ones lists the unconfirmed first in its v2 transactions,
-// then the anchored ones, and counts both: the page read by position alone would miss them.
+// anchored transactions and unconfirmed ones lists the unconfirmed first, then the anchored ones,
+// and counts both, in its v2 transactions and in its transactions_with_transfers with
+// unanchored=true: the page read by position alone would miss them.
 func TestUnconfirmedMicroblockTxsLeadSummaries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -96,49 +98,56 @@ func TestUnconfirmedMicroblockTxsLeadSummaries(t *testing.T) {
 	if _, err := bench.Replay(ctx, store, g, nil); err != nil {
 		t.Fatal(err)
 	}
-	roles := func(alias string) string { return strings.ReplaceAll(db.SummaryRolesSQL, "roles", alias+".roles") }
-	var mixed []struct {
-		Principal  string `bun:"principal"`
-		Unanchored int    `bun:"unanchored"`
-		Anchored   int    `bun:"anchored"`
-	}
-	if err := store.DB.NewRaw(`SELECT principal, count(*) FILTER (WHERE index_block_hash = '') AS unanchored,
-		count(*) FILTER (WHERE index_block_hash <> '') AS anchored
-		FROM principal_txs u WHERE canonical AND microblock_canonical AND `+roles("u")+`
-		GROUP BY principal HAVING count(*) FILTER (WHERE index_block_hash = '') > 0 AND count(*) FILTER (WHERE index_block_hash <> '') > 0`).
-		Scan(ctx, &mixed); err != nil {
-		t.Fatal(err)
-	}
-	if len(mixed) == 0 {
-		t.Fatal("the chain has no account with both anchored and unconfirmed transactions")
-	}
 	srv := serve(t, store, rest.Options{})
-	for _, m := range mixed {
-		res, err := http.Get(srv.URL + "/extended/v2/addresses/" + m.Principal + "/transactions?limit=50")
-		if err != nil {
+	for _, list := range []struct{ name, roles, path string }{
+		{"v2 transactions", db.SummaryRolesSQL, "/extended/v2/addresses/%s/transactions?limit=50"},
+		{"unanchored transactions_with_transfers", db.TransferRolesSQL, "/extended/v1/address/%s/transactions_with_transfers?limit=50&unanchored=true"},
+	} {
+		roles := strings.ReplaceAll(list.roles, "roles", "u.roles")
+		var mixed []struct {
+			Principal  string `bun:"principal"`
+			Unanchored int    `bun:"unanchored"`
+			Anchored   int    `bun:"anchored"`
+		}
+		if err := store.DB.NewRaw(`SELECT principal, count(*) FILTER (WHERE index_block_hash = '') AS unanchored,
+			count(*) FILTER (WHERE index_block_hash <> '') AS anchored
+			FROM principal_txs u WHERE canonical AND microblock_canonical AND `+roles+`
+			GROUP BY principal HAVING count(*) FILTER (WHERE index_block_hash = '') > 0 AND count(*) FILTER (WHERE index_block_hash <> '') > 0`).
+			Scan(ctx, &mixed); err != nil {
 			t.Fatal(err)
 		}
-		var page struct {
-			Total   int `json:"total"`
-			Results []struct {
-				Tx struct {
-					BlockHeight  int  `json:"block_height"`
-					IsUnanchored bool `json:"is_unanchored"`
-				} `json:"tx"`
-			} `json:"results"`
+		if len(mixed) == 0 {
+			t.Fatalf("%s: the chain has no account with both anchored and unconfirmed transactions", list.name)
 		}
-		err = json.NewDecoder(res.Body).Decode(&page)
-		res.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if page.Total != m.Unanchored+m.Anchored || len(page.Results) != page.Total {
-			t.Errorf("%s: total %d, %d results; want %d unconfirmed and %d anchored", m.Principal, page.Total, len(page.Results), m.Unanchored, m.Anchored)
-			continue
-		}
-		for i, r := range page.Results {
-			if r.Tx.IsUnanchored != (i < m.Unanchored) {
-				t.Errorf("%s: result %d (height %d) unanchored %v; want the %d unconfirmed first", m.Principal, i, r.Tx.BlockHeight, r.Tx.IsUnanchored, m.Unanchored)
+		for _, m := range mixed {
+			res, err := http.Get(srv.URL + fmt.Sprintf(list.path, m.Principal))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var page struct {
+				Total   int `json:"total"`
+				Results []struct {
+					Tx struct {
+						BlockHeight  int  `json:"block_height"`
+						IsUnanchored bool `json:"is_unanchored"`
+					} `json:"tx"`
+				} `json:"results"`
+			}
+			err = json.NewDecoder(res.Body).Decode(&page)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Total != m.Unanchored+m.Anchored || len(page.Results) != page.Total {
+				t.Errorf("%s of %s: total %d, %d results; want %d unconfirmed and %d anchored", list.name, m.Principal,
+					page.Total, len(page.Results), m.Unanchored, m.Anchored)
+				continue
+			}
+			for i, r := range page.Results {
+				if r.Tx.IsUnanchored != (i < m.Unanchored) {
+					t.Errorf("%s of %s: result %d (height %d) unanchored %v; want the %d unconfirmed first", list.name, m.Principal,
+						i, r.Tx.BlockHeight, r.Tx.IsUnanchored, m.Unanchored)
+				}
 			}
 		}
 	}
