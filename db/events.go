@@ -288,7 +288,7 @@ func contractEventsQuery(unanchored bool) string {
 		return `WITH c AS MATERIALIZED (SELECT coalesce((SELECT log_count FROM principal_event_counts WHERE principal = $1::text), 0) AS n)
 	SELECT e.* FROM c CROSS JOIN LATERAL (SELECT tx_id, index_block_hash, microblock_hash, event_index FROM principal_event_positions
 		WHERE principal = $1::text AND log_seq IS NOT NULL
-		AND log_seq <= c.n - greatest($3::bigint, 0) AND log_seq > c.n - greatest($3::bigint, 0) - $2::bigint
+		AND ` + positionRangeSQL("log_seq", "") + `
 		ORDER BY log_seq DESC) p
 	JOIN contract_logs e USING (tx_id, index_block_hash, microblock_hash, event_index)
 	ORDER BY ` + eventOrderDesc + ` LIMIT $2::bigint`
@@ -302,7 +302,7 @@ func contractEventsQuery(unanchored bool) string {
 		UNION ALL
 		(SELECT e.* FROM c CROSS JOIN LATERAL (SELECT tx_id, index_block_hash, microblock_hash, event_index FROM principal_event_positions
 			WHERE principal = $1::text AND log_seq IS NOT NULL
-			AND log_seq <= c.n - greatest($3::bigint - c.un, 0) AND log_seq > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
+			AND ` + positionRangeSQL("log_seq", "c.un") + `
 			ORDER BY log_seq DESC) p
 			JOIN contract_logs e USING (tx_id, index_block_hash, microblock_hash, event_index))
 	) page ORDER BY ` + eventOrderDesc + ` LIMIT $2::bigint`
@@ -424,16 +424,16 @@ var principalEventsSQL = func() string {
 // and the read runs principalEventsSQL instead.
 var principalEventsAnchoredSQL = `WITH ` + tipSQL + `,
 	c AS MATERIALIZED (SELECT coalesce((SELECT event_count FROM principal_event_counts WHERE principal = $1::text), 0) AS n),
-	` + principalEventPositions("0") + `
+	` + principalEventPositions("") + `
 	(` + principalEventsByPosition + `)
 	UNION ALL
 	(` + tipStreamsRow + ` WHERE streaming)`
 
-// principalEventPositions is the WITH entry k of a principal's event positions of a page, below
-// c.n minus the offset less un, the unconfirmed events that come first.
+// principalEventPositions is the WITH entry k of a principal's event positions of a page
+// (positionRangeSQL, un the unconfirmed events that come first, "" when none do).
 func principalEventPositions(un string) string {
 	return `k AS (SELECT p.* FROM c CROSS JOIN LATERAL (SELECT * FROM principal_event_positions
-		WHERE principal = $1::text AND seq <= c.n - greatest($3::bigint - ` + un + `, 0) AND seq > c.n - greatest($3::bigint - ` + un + `, 0) - $2::bigint
+		WHERE principal = $1::text AND ` + positionRangeSQL("seq", un) + `
 		ORDER BY seq DESC) p)`
 }
 

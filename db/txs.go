@@ -145,11 +145,22 @@ func positionPageSQL(count, u, seq string) string {
 		(SELECT x.tx_id, x.index_block_hash, x.microblock_hash FROM c CROSS JOIN LATERAL (
 			SELECT tx_id, index_block_hash, microblock_hash, ` + seq + ` FROM principal_tx_positions
 			WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
-			AND ` + seq + ` <= c.n - greatest($3::bigint - c.un, 0) AND ` + seq + ` > c.n - greatest($3::bigint - c.un, 0) - $2::bigint
+			AND ` + positionRangeSQL(seq, "c.un") + `
 			ORDER BY ` + seq + ` DESC) x)
 	)
 	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
+}
+
+// positionRangeSQL is the range of positions seq of a page of a list numbered 1 to c.n, newest
+// last: the $2 (the limit) below c.n minus the offset ($3), of which un rows, listed before the
+// numbered ones, are taken first ("" when none are).
+func positionRangeSQL(seq, un string) string {
+	below := `c.n - greatest($3::bigint, 0)`
+	if un != "" {
+		below = `c.n - greatest($3::bigint - ` + un + `, 0)`
+	}
+	return seq + ` <= ` + below + ` AND ` + seq + ` > ` + below + ` - $2::bigint`
 }
 
 // anchoredPageSQL is positionPageSQL for a list without unconfirmed rows: the positions alone,
@@ -167,7 +178,7 @@ func anchoredPageSQL(count, seq string, tipFlag bool) string {
 	SELECT t.*, c.n AS total` + flag + ` FROM c CROSS JOIN LATERAL (
 		SELECT tx_id, index_block_hash, microblock_hash FROM principal_tx_positions
 		WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
-		AND ` + seq + ` <= c.n - greatest($3::bigint, 0) AND ` + seq + ` > c.n - greatest($3::bigint, 0) - $2::bigint
+		AND ` + positionRangeSQL(seq, "") + `
 		ORDER BY ` + seq + ` DESC) x
 	JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`

@@ -86,7 +86,7 @@ func TestUnconfirmedMicroblockRowsLeadAccountPages(t *testing.T) {
 // anchored transactions and unconfirmed ones lists the unconfirmed first, then the anchored ones,
 // and counts both, in its v2 transactions and in its transactions_with_transfers with
 // unanchored=true: the page read by position alone would miss them.
-func TestUnconfirmedMicroblockTxsLeadSummaries(t *testing.T) {
+func TestUnconfirmedMicroblockTxsLeadAccountLists(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	store := dbtest.New(t)
