@@ -17,7 +17,7 @@ import (
 func GraphQLRecordingFields(cfg Config) (http.Handler, func() []string) {
 	cfg = cfg.withDefaults()
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize})
-	srv := graphqlHandler(es, cfg, newBatching(cfg.Store, cfg.LoaderWait)).(*handler.Server)
+	srv := graphqlHandler(es, cfg, newAdmission(0), newBatching(cfg.Store, cfg.LoaderWait)).(*handler.Server)
 	rec := &fieldRecorder{}
 	srv.Use(rec)
 	return loaders.Middleware(cfg.Store, cfg.LoaderWait)(srv), rec.seen

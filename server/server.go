@@ -89,6 +89,7 @@ func New(cfg Config) (http.Handler, error) {
 	es := resolvers.NewExecutableSchema(&resolvers.Resolver{Store: cfg.Store, MaxPageSize: cfg.MaxPageSize, Events: cfg.Events,
 		Replication: cfg.Replication, Faucet: cfg.Faucet})
 	batching := newBatching(cfg.Store, cfg.LoaderWait)
+	admitted := newAdmission(cfg.Store.DB.DB.Stats().MaxOpenConnections)
 	// Answers are kept per version of the chain state the notices name; without notices, no
 	// change could be heard, so nothing is kept.
 	var answers *respcache.Cache
@@ -96,7 +97,7 @@ func New(cfg Config) (http.Handler, error) {
 		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), responseMemo{}, batching}, Answers: answers})
+		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), admitted, responseMemo{}, batching}, Answers: answers})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func New(cfg Config) (http.Handler, error) {
 	// Only the routes that run GraphQL operations get loaders: /graphql and the REST adapter's.
 	ops := r.NewRoute().Subrouter()
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
-	var gql http.Handler = graphqlHandler(es, cfg, batching)
+	var gql http.Handler = graphqlHandler(es, cfg, admitted, batching)
 	if answers != nil {
 		gql = (&queryAnswers{cache: answers, schema: es.Schema(), documents: map[string]documentReads{}}).wrap(gql)
 	}
@@ -131,7 +132,7 @@ func New(cfg Config) (http.Handler, error) {
 	return r, nil
 }
 
-func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching) http.Handler {
+func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted admission, batching *Batching) http.Handler {
 	srv := handler.New(es)
 	// graphql-transport-ws (and the legacy graphql-ws) for subscriptions; pings keep proxies
 	// from closing idle subscriptions.
@@ -149,6 +150,7 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, batching *Batching)
 		introspection: cfg.Introspection}.withSchema(es.Schema()))
 	srv.Use(textInput{})
 	srv.Use(timeout(cfg.QueryTimeout))
+	srv.Use(admitted)
 	srv.Use(responseMemo{})
 	srv.Use(batching)
 	return srv

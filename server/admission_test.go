@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/stxgraph/stxgraph"
+)
+
+// operationContext is ctx running an operation of kind op, as the executor sets it.
+func operationContext(ctx context.Context, op ast.Operation) context.Context {
+	return graphql.WithOperationContext(ctx, &graphql.OperationContext{Operation: &ast.OperationDefinition{Operation: op}})
+}
+
+func TestAdmissionRunsAtMostItsSlotsAtOnce(t *testing.T) {
+	const slots, operations = 3, 12
+	a := newAdmission(2)                     // four slots, for a pool of two connections
+	a.slots.Acquire(context.Background(), 1) // three left
+	var inside, most atomic.Int32
+	release := make(chan struct{})
+	next := func(context.Context) *graphql.Response {
+		n := inside.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		inside.Add(-1)
+		return &graphql.Response{}
+	}
+	ctx := operationContext(context.Background(), ast.Query)
+	var wg sync.WaitGroup
+	for range operations {
+		wg.Add(1)
+		go func() { defer wg.Done(); a.InterceptResponse(ctx, next) }()
+	}
+	for deadline := time.Now().Add(5 * time.Second); inside.Load() < slots; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d operations started, want %d", inside.Load(), slots)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // room for a fourth to slip in, were it let
+	if got := inside.Load(); got != slots {
+		t.Fatalf("%d operations running at once, want %d", got, slots)
+	}
+	close(release)
+	wg.Wait()
+	if got := most.Load(); got != slots {
+		t.Errorf("at most %d operations ran at once, want %d", got, slots)
+	}
+}
+
+func TestAdmissionAnswersUnavailableWhenTheQueryCannotStartInTime(t *testing.T) {
+	a := newAdmission(1)
+	a.slots.Acquire(context.Background(), 2) // every slot taken
+	ran := false
+	next := func(context.Context) *graphql.Response { ran = true; return &graphql.Response{} }
+	ctx, cancel := context.WithTimeout(operationContext(context.Background(), ast.Query), 10*time.Millisecond)
+	defer cancel()
+	resp := a.InterceptResponse(ctx, next)
+	if ran {
+		t.Fatal("the operation ran without a slot")
+	}
+	if len(resp.Errors) != 1 {
+		t.Fatalf("errors %v, want one", resp.Errors)
+	}
+	var e *stxgraph.Error
+	if !errors.As(resp.Errors[0].Err, &e) || e.Code != stxgraph.EUNAVAILABLE {
+		t.Errorf("error %v, want code %s", resp.Errors[0], stxgraph.EUNAVAILABLE)
+	}
+	if got := resp.Errors[0].Extensions["code"]; got != stxgraph.EUNAVAILABLE {
+		t.Errorf("extension code %v, want %s", got, stxgraph.EUNAVAILABLE)
+	}
+}
+
+func TestAdmissionLetsSubscriptionsThrough(t *testing.T) {
+	a := newAdmission(1)
+	a.slots.Acquire(context.Background(), 2)
+	ran := false
+	a.InterceptResponse(operationContext(context.Background(), ast.Subscription), func(context.Context) *graphql.Response {
+		ran = true
+		return &graphql.Response{}
+	})
+	if !ran {
+		t.Error("a subscription waited for a slot")
+	}
+}
