@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/sync/semaphore"
 
@@ -19,41 +22,83 @@ import (
 // Admitted in order, an operation finds a connection free for each of its statements, and the
 // waiting happens once, before it starts. Answers kept in the answer cache run no operation and
 // never wait here.
-type admission struct{ slots *semaphore.Weighted }
+type admission struct {
+	slots *semaphore.Weighted
+	// What /metrics reports: operations waiting and running now, the time they waited, and
+	// those whose request or time limit ended before they started.
+	waiting, running, waited, unstarted atomic.Int64
+}
 
 var _ interface {
 	graphql.HandlerExtension
 	graphql.ResponseInterceptor
-} = admission{}
+} = (*admission)(nil)
 
 // newAdmission admits twice as many operations at once as the pool has connections (pool, 0 for
 // no limit: then four per core): an operation spends about as long in Go as in PostgreSQL, so
 // that keeps every connection busy. On the load benchmark's mixes (32 connections, a pool of four)
 // it brought the 99th percentile from about 150 ms to about 100 ms at the same rate.
-func newAdmission(pool int) admission {
+func newAdmission(pool int) *admission {
 	n := 2 * pool
 	if pool <= 0 {
 		n = 4 * runtime.GOMAXPROCS(0)
 	}
-	return admission{slots: semaphore.NewWeighted(int64(n))}
+	return &admission{slots: semaphore.NewWeighted(int64(n))}
 }
 
-func (admission) ExtensionName() string                          { return "Admission" }
-func (admission) Validate(schema graphql.ExecutableSchema) error { return nil }
+func (*admission) ExtensionName() string                          { return "Admission" }
+func (*admission) Validate(schema graphql.ExecutableSchema) error { return nil }
 
 // InterceptResponse waits for a slot, within the operation's time limit (the timeout extension
 // runs outside it), and holds it until the response is built. A subscription holds none: it
 // lives as long as its client.
-func (a admission) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func (a *admission) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	if subscription(ctx) {
 		return next(ctx)
 	}
-	if err := a.slots.Acquire(ctx, 1); err != nil {
+	if err := a.enter(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return &graphql.Response{Errors: gqlerror.List{codedError(stxgraph.EUNAVAILABLE, "the server is busy: the query did not start within its time limit")}}
 		}
 		return &graphql.Response{Errors: gqlerror.List{codedError(stxgraph.EUNAVAILABLE, "the request ended before the query started")}}
 	}
-	defer a.slots.Release(1)
+	defer a.leave()
 	return next(ctx)
+}
+
+// enter waits for a slot, counting the wait.
+func (a *admission) enter(ctx context.Context) error {
+	start := time.Now()
+	a.waiting.Add(1)
+	err := a.slots.Acquire(ctx, 1)
+	a.waiting.Add(-1)
+	a.waited.Add(int64(time.Since(start)))
+	if err != nil {
+		a.unstarted.Add(1)
+		return err
+	}
+	a.running.Add(1)
+	return nil
+}
+
+func (a *admission) leave() {
+	a.running.Add(-1)
+	a.slots.Release(1)
+}
+
+// register has the registry report the admission's figures, each read when scraped.
+func (a *admission) register(registry *prometheus.Registry) {
+	gauge := func(name, help string, v *atomic.Int64) {
+		registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help},
+			func() float64 { return float64(v.Load()) }))
+	}
+	gauge("stxgraph_operations_waiting", "GraphQL operations waiting to start (REST paths' included).", &a.waiting)
+	gauge("stxgraph_operations_running", "GraphQL operations executing (REST paths' included).", &a.running)
+	registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "stxgraph_operations_wait_seconds_total",
+			Help: "Time GraphQL operations waited to start."},
+			func() float64 { return time.Duration(a.waited.Load()).Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "stxgraph_operations_unstarted_total",
+			Help: "GraphQL operations whose request or time limit ended before they could start."},
+			func() float64 { return float64(a.unstarted.Load()) }))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph"
@@ -19,10 +20,37 @@ func operationContext(ctx context.Context, op ast.Operation) context.Context {
 	return graphql.WithOperationContext(ctx, &graphql.OperationContext{Operation: &ast.OperationDefinition{Operation: op}})
 }
 
+// admissionMetrics are the admission's figures as /metrics reports them.
+func admissionMetrics(t *testing.T, a *admission) map[string]float64 {
+	t.Helper()
+	registry := prometheus.NewRegistry()
+	a.register(registry)
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			got[f.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return got
+}
+
+// waitFor polls cond until it holds, failing the test after five seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
 func TestAdmissionRunsAtMostItsSlotsAtOnce(t *testing.T) {
-	const slots, operations = 3, 12
-	a := newAdmission(2)                     // four slots, for a pool of two connections
-	a.slots.Acquire(context.Background(), 1) // three left
+	const slots, operations = 4, 12
+	a := newAdmission(2) // four slots, for a pool of two connections
 	var inside, most atomic.Int32
 	release := make(chan struct{})
 	next := func(context.Context) *graphql.Response {
@@ -39,20 +67,25 @@ func TestAdmissionRunsAtMostItsSlotsAtOnce(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); a.InterceptResponse(ctx, next) }()
 	}
-	for deadline := time.Now().Add(5 * time.Second); inside.Load() < slots; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d operations started, want %d", inside.Load(), slots)
-		}
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(20 * time.Millisecond) // room for a fourth to slip in, were it let
+	waitFor(t, "the slots are taken and the rest wait", func() bool {
+		return inside.Load() == slots && a.waiting.Load() == operations-slots
+	})
+	time.Sleep(20 * time.Millisecond) // room for one more to slip in, were it let
 	if got := inside.Load(); got != slots {
 		t.Fatalf("%d operations running at once, want %d", got, slots)
+	}
+	m := admissionMetrics(t, a)
+	if m["stxgraph_operations_running"] != slots || m["stxgraph_operations_waiting"] != operations-slots {
+		t.Errorf("metrics %v, want %d running and %d waiting", m, slots, operations-slots)
 	}
 	close(release)
 	wg.Wait()
 	if got := most.Load(); got != slots {
 		t.Errorf("at most %d operations ran at once, want %d", got, slots)
+	}
+	m = admissionMetrics(t, a)
+	if m["stxgraph_operations_running"] != 0 || m["stxgraph_operations_waiting"] != 0 || m["stxgraph_operations_wait_seconds_total"] <= 0 {
+		t.Errorf("metrics %v after the operations, want none running or waiting and some time waited", m)
 	}
 }
 
@@ -76,6 +109,9 @@ func TestAdmissionAnswersUnavailableWhenTheQueryCannotStartInTime(t *testing.T) 
 	}
 	if got := resp.Errors[0].Extensions["code"]; got != stxgraph.EUNAVAILABLE {
 		t.Errorf("extension code %v, want %s", got, stxgraph.EUNAVAILABLE)
+	}
+	if m := admissionMetrics(t, a); m["stxgraph_operations_unstarted_total"] != 1 || m["stxgraph_operations_waiting"] != 0 {
+		t.Errorf("metrics %v, want one operation unstarted and none waiting", m)
 	}
 }
 

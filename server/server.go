@@ -102,6 +102,7 @@ func New(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	m := newMetrics(cfg.Store.DB.DB, cfg.Store.Statements, answers)
+	admitted.register(m.registry)
 	if cfg.Events != nil {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "stxgraph_notices_held", Help: "Chain notices heard and held until the replica replays their commits.",
@@ -132,7 +133,7 @@ func New(cfg Config) (http.Handler, error) {
 	return r, nil
 }
 
-func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted admission, batching *Batching) http.Handler {
+func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted *admission, batching *Batching) http.Handler {
 	srv := handler.New(es)
 	// graphql-transport-ws (and the legacy graphql-ws) for subscriptions; pings keep proxies
 	// from closing idle subscriptions.
