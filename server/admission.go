@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"golang.org/x/sync/semaphore"
 
@@ -50,10 +51,11 @@ func (*admission) ExtensionName() string                          { return "Admi
 func (*admission) Validate(schema graphql.ExecutableSchema) error { return nil }
 
 // InterceptResponse waits for a slot, within the operation's time limit (the timeout extension
-// runs outside it), and holds it until the response is built. A subscription holds none: it
-// lives as long as its client.
+// runs outside it), and holds it until the response is built. Only queries wait: a subscription
+// lives as long as its client, and a mutation (a faucet's payment) waits on a node, which reads
+// should not queue behind.
 func (a *admission) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if subscription(ctx) {
+	if !query(ctx) {
 		return next(ctx)
 	}
 	if err := a.enter(ctx); err != nil {
@@ -79,6 +81,13 @@ func (a *admission) enter(ctx context.Context) error {
 	}
 	a.running.Add(1)
 	return nil
+}
+
+// query reports whether ctx runs a query (errors found before an operation was chosen have no
+// operation, and run nothing).
+func query(ctx context.Context) bool {
+	return graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
+		graphql.GetOperationContext(ctx).Operation.Operation == ast.Query
 }
 
 func (a *admission) leave() {

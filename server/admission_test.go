@@ -115,15 +115,17 @@ func TestAdmissionAnswersUnavailableWhenTheQueryCannotStartInTime(t *testing.T) 
 	}
 }
 
-func TestAdmissionLetsSubscriptionsThrough(t *testing.T) {
+func TestAdmissionLetsSubscriptionsAndMutationsThrough(t *testing.T) {
 	a := newAdmission(1)
-	a.slots.Acquire(context.Background(), 2)
-	ran := false
-	a.InterceptResponse(operationContext(context.Background(), ast.Subscription), func(context.Context) *graphql.Response {
-		ran = true
-		return &graphql.Response{}
-	})
-	if !ran {
-		t.Error("a subscription waited for a slot")
+	a.slots.Acquire(context.Background(), 2) // every slot taken
+	for _, op := range []ast.Operation{ast.Subscription, ast.Mutation} {
+		ran := false
+		a.InterceptResponse(operationContext(context.Background(), op), func(context.Context) *graphql.Response {
+			ran = true
+			return &graphql.Response{}
+		})
+		if !ran {
+			t.Errorf("a %s waited for a slot", op)
+		}
 	}
 }
