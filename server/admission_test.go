@@ -50,7 +50,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestAdmissionRunsAtMostItsSlotsAtOnce(t *testing.T) {
 	const slots, operations = 4, 12
-	a := newAdmission(slots) // a slot per connection
+	a := newAdmission(slots / 2) // two slots per connection
 	var inside, most atomic.Int32
 	release := make(chan struct{})
 	next := func(context.Context) *graphql.Response {
@@ -91,7 +91,7 @@ func TestAdmissionRunsAtMostItsSlotsAtOnce(t *testing.T) {
 
 func TestAdmissionAnswersUnavailableWhenTheQueryCannotStartInTime(t *testing.T) {
 	a := newAdmission(1)
-	a.slots.Acquire(context.Background(), 1) // the one slot taken
+	a.slots.Acquire(context.Background(), 2) // both slots taken
 	ran := false
 	next := func(context.Context) *graphql.Response { ran = true; return &graphql.Response{} }
 	ctx, cancel := context.WithTimeout(operationContext(context.Background(), ast.Query), 10*time.Millisecond)
@@ -117,7 +117,7 @@ func TestAdmissionAnswersUnavailableWhenTheQueryCannotStartInTime(t *testing.T) 
 
 func TestAdmissionLetsSubscriptionsAndMutationsThrough(t *testing.T) {
 	a := newAdmission(1)
-	a.slots.Acquire(context.Background(), 1) // the one slot taken
+	a.slots.Acquire(context.Background(), 2) // both slots taken
 	for _, op := range []ast.Operation{ast.Subscription, ast.Mutation} {
 		ran := false
 		a.InterceptResponse(operationContext(context.Background(), op), func(context.Context) *graphql.Response {
