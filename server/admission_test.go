@@ -25,17 +25,7 @@ func admissionMetrics(t *testing.T, a *admission) map[string]float64 {
 	t.Helper()
 	registry := prometheus.NewRegistry()
 	a.register(registry)
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			got[f.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
-	return got
+	return gathered(t, registry)
 }
 
 // waitFor polls cond until it holds, failing the test after five seconds.

@@ -28,16 +28,7 @@ func TestAnswerCacheMetrics(t *testing.T) {
 	}
 	registry := prometheus.NewRegistry()
 	registerAnswerCache(registry, cache)
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range families {
-		for _, m := range f.GetMetric() {
-			got[f.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
+	got := gathered(t, registry)
 	st := cache.Stats()
 	for name, want := range map[string]float64{
 		"stxgraph_answer_cache_hits_total": 1, "stxgraph_answer_cache_misses_total": 1, "stxgraph_answer_cache_shared_total": 0,
@@ -51,4 +42,20 @@ func TestAnswerCacheMetrics(t *testing.T) {
 	if st.Bytes <= int64(len(`{"total":1}`)) {
 		t.Errorf("the kept answer takes %d bytes, less than its body", st.Bytes)
 	}
+}
+
+// gathered is each of the registry's single-series metrics by name, as a scrape reads it.
+func gathered(t *testing.T, registry *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			got[f.GetName()] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return got
 }
