@@ -16,12 +16,12 @@ import (
 	"github.com/stxgraph/stxgraph"
 )
 
-// admission lets a bounded number of operations execute at once and starts the others in the
+// admission lets a bounded number of queries execute at once and starts the others in the
 // order they arrived. Without it every request's statements compete for the pool's few
 // connections, and database/sql hands a freed connection to a random waiter: a page that runs
 // its statements one after another draws again for each, and the unlucky ones make the tail.
-// Admitted in order, an operation finds a connection free for each of its statements, and the
-// waiting happens once, before it starts. Answers kept in the answer cache run no operation and
+// Admitted in order, a query finds a connection free for each of its statements, and the
+// waiting happens once, before it starts. Answers kept in the answer cache run no query and
 // never wait here.
 type admission struct {
 	slots *semaphore.Weighted
@@ -56,7 +56,7 @@ func (*admission) Validate(schema graphql.ExecutableSchema) error { return nil }
 // lives as long as its client, and a mutation (a faucet's payment) waits on a node, which reads
 // should not queue behind.
 func (a *admission) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if !query(ctx) {
+	if !runs(ctx, ast.Query) {
 		return next(ctx)
 	}
 	if err := a.enter(ctx); err != nil {
@@ -82,13 +82,6 @@ func (a *admission) enter(ctx context.Context) error {
 	}
 	a.running.Add(1)
 	return nil
-}
-
-// query reports whether ctx runs a query (errors found before an operation was chosen have no
-// operation, and run nothing).
-func query(ctx context.Context) bool {
-	return graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
-		graphql.GetOperationContext(ctx).Operation.Operation == ast.Query
 }
 
 func (a *admission) leave() {

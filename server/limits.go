@@ -218,7 +218,7 @@ func (timeout) ExtensionName() string                          { return "QueryTi
 func (timeout) Validate(schema graphql.ExecutableSchema) error { return nil }
 
 func (t timeout) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
-	if subscription(ctx) {
+	if runs(ctx, ast.Subscription) {
 		return next(ctx)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(t))
@@ -233,9 +233,9 @@ func (t timeout) InterceptResponse(ctx context.Context, next graphql.ResponseHan
 	return resp
 }
 
-// subscription reports whether ctx runs a subscription (errors found before an operation was
+// runs reports whether ctx runs an operation of kind op (errors found before an operation was
 // chosen have no operation).
-func subscription(ctx context.Context) bool {
+func runs(ctx context.Context, op ast.Operation) bool {
 	return graphql.HasOperationContext(ctx) && graphql.GetOperationContext(ctx).Operation != nil &&
-		graphql.GetOperationContext(ctx).Operation.Operation == ast.Subscription
+		graphql.GetOperationContext(ctx).Operation.Operation == op
 }
