@@ -221,10 +221,9 @@ func textArray(vs []string) string {
 
 // PreparedStatements are the fixed reads the store runs as prepared statements, by name, with
 // $1 a principal ($1::text) and, for pages, $2 the limit, $3 the offset ($2::bigint, $3::bigint)
-// and $4 a height ($4::integer), for a balance $2 a height ($2::integer), for transfers $2, $3
-// and $4 the tx_id, index_block_hash and microblock_hash of transactions ($2::bytea[],
-// $3::bytea[], $4::bytea[]) and $5 to $10 the chain positions of the first and the last
-// ($5::integer … $10::integer): plan checks explain them beside the statements the reads run.
+// and $4 a height ($4::integer), for a balance $2 a height ($2::integer), for transfers $2 to $7
+// the chain positions of the first and the last transaction of a page ($2::integer …
+// $7::integer): plan checks explain them beside the statements the reads run.
 func PreparedStatements() map[string]string {
 	return map[string]string{
 		"tip-balance":                            tipBalanceSQL,

@@ -121,13 +121,9 @@ func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Tra
 			sent[i].Add(sent[i], amount(tx.FeeRate))
 		}
 	}
-	// The read returns the events of txs alone; one of another transaction would be in no row here.
-	place := func(p *db.EventPosition) (int, bool) { i, ok := index[p.TxKey()]; return i, ok }
+	// PrincipalTransfers returns the events of txs alone, so each has its place.
 	for _, e := range t.Stx {
-		i, ok := place(&e.EventPosition)
-		if !ok {
-			continue
-		}
+		i := index[e.TxKey()]
 		out[i].StxTransfers = append(out[i].StxTransfers, e)
 		if deref(e.Sender) == principal {
 			sent[i].Add(sent[i], amount(e.Amount))
@@ -137,14 +133,12 @@ func withTransfers(principal string, txs []*db.Tx, t *db.Transfers) []*graph.Tra
 		}
 	}
 	for _, e := range t.Ft {
-		if i, ok := place(&e.EventPosition); ok {
-			out[i].FtTransfers = append(out[i].FtTransfers, e)
-		}
+		i := index[e.TxKey()]
+		out[i].FtTransfers = append(out[i].FtTransfers, e)
 	}
 	for _, e := range t.Nft {
-		if i, ok := place(&e.EventPosition); ok {
-			out[i].NftTransfers = append(out[i].NftTransfers, e)
-		}
+		i := index[e.TxKey()]
+		out[i].NftTransfers = append(out[i].NftTransfers, e)
 	}
 	for i := range out {
 		out[i].StxSent, out[i].StxReceived = sent[i].String(), received[i].String()

@@ -97,7 +97,7 @@ func New(cfg Config) (http.Handler, error) {
 		answers = respcache.New(cfg.AnswerCacheBytes, cfg.Events)
 	}
 	api, err := rest.New(es, rest.Options{ServerVersion: cfg.ServerVersion, DisableDeprecated: cfg.DisableDeprecated,
-		Extensions: []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), admitted, responseMemo{}, batching}, Answers: answers})
+		Extensions: operationExtensions(cfg, admitted, batching), Answers: answers})
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +149,17 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted *admission
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
 	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize,
 		introspection: cfg.Introspection}.withSchema(es.Schema()))
-	srv.Use(textInput{})
-	srv.Use(timeout(cfg.QueryTimeout))
-	srv.Use(admitted)
-	srv.Use(responseMemo{})
-	srv.Use(batching)
+	for _, x := range operationExtensions(cfg, admitted, batching) {
+		srv.Use(x)
+	}
 	return srv
+}
+
+// operationExtensions are the extensions every operation runs through, /graphql's and the REST
+// adapter's fixed ones alike, outermost first: the time limit bounds the wait for admission, and
+// an admitted operation's fields are batched.
+func operationExtensions(cfg Config, admitted *admission, batching *Batching) []graphql.HandlerExtension {
+	return []graphql.HandlerExtension{textInput{}, timeout(cfg.QueryTimeout), admitted, responseMemo{}, batching}
 }
 
 // instrument wraps the response writer once, and with the status it saw, logs each request and
