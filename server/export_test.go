@@ -7,6 +7,8 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/loaders"
 	"github.com/stxgraph/stxgraph/resolvers"
@@ -43,4 +45,13 @@ func (r *fieldRecorder) seen() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.fields...)
+}
+
+// MoveLiterals is query as /graphql runs it (its literals moved into variables, or as written),
+// with the variables it runs with, on a server whose query cache is new.
+func MoveLiterals(schema *ast.Schema, query string, vars map[string]any) (string, map[string]any) {
+	l := newLiteralVariables(schema, lru.New[*ast.QueryDocument](10))
+	p := &graphql.RawParams{Query: query, Variables: vars}
+	l.MutateOperationParameters(context.Background(), p) //nolint:errcheck // it reports none
+	return p.Query, p.Variables
 }

@@ -141,12 +141,15 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted *admission
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(getTransport{})
 	srv.AddTransport(postTransport{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	parsed := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(parsed)
 	srv.SetErrorPresenter(resolvers.PresentError)
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	// After the persisted queries, which may only name the text.
+	srv.Use(newLiteralVariables(es.Schema(), parsed))
 	srv.Use(limits{maxDepth: cfg.MaxDepth, maxComplexity: cfg.MaxComplexity, maxPageSize: cfg.MaxPageSize,
 		introspection: cfg.Introspection}.withSchema(es.Schema()))
 	for _, x := range operationExtensions(cfg, admitted, batching) {
