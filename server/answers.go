@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,9 +10,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/lexer"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
 
@@ -28,26 +30,39 @@ import (
 // of blocks outlives the mempool's changes; an account's page that reads only its own pending
 // transactions outlives the changes that name other principals. Documents are named by their
 // sha256 (the persisted-query hash for requests that send only that), and what they read is
-// remembered.
+// remembered by the document's shape (its text with the literals left out, scanLiterals), which
+// every text differing only in its literals shares.
 type queryAnswers struct {
-	cache  *respcache.Cache
-	schema *ast.Schema
+	cache     *respcache.Cache
+	schema    *ast.Schema
+	documents *lru.LRU[knownDocument] // a document's shape, or "sha256:" and a persisted hash -> what its answers read
+}
 
-	mu        sync.Mutex
-	documents map[string]documentReads // document hash -> what its answers read
+// knownDocument is what a document's answers read and, remembered by its persisted hash (a
+// request then sends no text), the literals of its text.
+type knownDocument struct {
+	reads documentReads
+	lits  []literal
 }
 
 // documentReads is what a document's answers read, when they may be kept. When all they read of
 // the mempool is the pending state of the accounts its root account fields name, pending holds
-// those fields' principal arguments (a literal or a variable), else nil.
+// those fields' principal arguments, else nil.
 type documentReads struct {
 	cacheable bool
 	reads     respcache.Parts
-	pending   []*ast.Value
+	pending   []pendingArg
 }
 
-// maxRememberedDocuments bounds the documents whose kind is remembered.
-const maxRememberedDocuments = 1000
+// pendingArg is the principal argument of a root account field: a variable, or else the
+// text's literal at index literal (-1 when it is neither, and so names no principal).
+type pendingArg struct {
+	variable string
+	literal  int
+}
+
+// rememberedDocuments bounds the documents whose kind is remembered.
+const rememberedDocuments = 1000
 
 // uncacheableRoots are the root fields whose answers are not a function of the chain state.
 var uncacheableRoots = map[string]bool{"replicationLag": true}
@@ -121,13 +136,13 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			return
 		}
 		req, ok := readGraphQLRequest(r)
-		hash, doc := p.document(req)
+		hash, doc, lits := p.document(r.Context(), req)
 		if !ok || !doc.cacheable {
 			next.ServeHTTP(w, r)
 			return
 		}
 		vars, canonical := decodeVariables(req.Variables)
-		reads := respcache.Reads{Parts: doc.reads, Pending: pendingNames(doc.pending, vars)}
+		reads := respcache.Reads{Parts: doc.reads, Pending: pendingNames(doc.pending, lits, vars)}
 		at, live := p.cache.Version(reads)
 		if !live {
 			next.ServeHTTP(w, r)
@@ -151,37 +166,38 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 	})
 }
 
-// document returns the hash naming req's document and what its answers read.
-func (p *queryAnswers) document(req graphqlRequest) (string, documentReads) {
+// document returns the hash naming req's document, what its answers read and the literals of
+// its text.
+func (p *queryAnswers) document(ctx context.Context, req graphqlRequest) (string, documentReads, []literal) {
 	hash := req.Extensions.PersistedQuery.Sha256Hash
-	if req.Query != "" {
-		sum := sha256.Sum256([]byte(req.Query))
-		if given := hash; given != "" && given != hex.EncodeToString(sum[:]) {
-			return "", documentReads{} // gqlgen answers the mismatch with an error
-		}
-		hash = hex.EncodeToString(sum[:])
+	if req.Query == "" {
+		known, _ := p.documents.Get(ctx, "sha256:"+hash)
+		return hash, known.reads, known.lits
 	}
-	if hash == "" {
-		return "", documentReads{}
+	sum := sha256.Sum256([]byte(req.Query))
+	if given := hash; given != "" && given != hex.EncodeToString(sum[:]) {
+		return "", documentReads{}, nil // gqlgen answers the mismatch with an error
 	}
-	p.mu.Lock()
-	doc, known := p.documents[hash]
-	p.mu.Unlock()
-	if !known && req.Query != "" {
-		doc = readsOf(p.schema, req.Query)
-		p.mu.Lock()
-		if len(p.documents) < maxRememberedDocuments {
-			p.documents[hash] = doc
-		}
-		p.mu.Unlock()
+	hash = hex.EncodeToString(sum[:])
+	s, ok := scanLiterals(req.Query)
+	if !ok {
+		return hash, documentReads{}, nil
 	}
-	return hash, doc
+	known, found := p.documents.Get(ctx, s.shape)
+	if !found {
+		known.reads = readsOf(p.schema, req.Query, s.lits)
+		p.documents.Add(ctx, s.shape, known)
+	}
+	if req.Extensions.PersistedQuery.Sha256Hash != "" {
+		p.documents.Add(ctx, "sha256:"+hash, knownDocument{reads: known.reads, lits: s.lits})
+	}
+	return hash, known.reads, s.lits
 }
 
 // readsOf tells whether query's answers may be kept, and which parts of the chain state they
 // read: every operation must be a query whose root fields are all named (no fragments at the
-// root) and read stored chain data.
-func readsOf(schema *ast.Schema, query string) documentReads {
+// root) and read stored chain data. lits are the literals of query.
+func readsOf(schema *ast.Schema, query string, lits []literal) documentReads {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil || len(doc.Operations) == 0 {
 		return documentReads{}
@@ -190,7 +206,7 @@ func readsOf(schema *ast.Schema, query string) documentReads {
 	// anyway: a field the schema lacks has none, and counts as reading the mempool.
 	validator.Walk(schema, doc, &validator.Events{})
 	var reads respcache.Parts
-	var pending []*ast.Value
+	var pending []pendingArg
 	whole := false // a root field reads more of the mempool than its account's pending state
 	for _, op := range doc.Operations {
 		if op.Operation != ast.Query {
@@ -209,7 +225,7 @@ func readsOf(schema *ast.Schema, query string) documentReads {
 			default:
 				reads |= respcache.Chain | respcache.Mempool
 				if p := accountPendingOnly(f); p != nil {
-					pending = append(pending, p)
+					pending = append(pending, principalArg(p, lits))
 				} else {
 					whole = true
 				}
@@ -251,26 +267,40 @@ func leavesOnly(sel ast.SelectionSet) bool {
 	return graph.EveryField(sel, func(f *ast.Field) bool { return len(f.SelectionSet) == 0 })
 }
 
-// pendingNames are the principals the arguments pending name, with the request's variables vars;
-// nil (the whole mempool) when one of them is not a string.
-func pendingNames(pending []*ast.Value, vars map[string]any) []string {
+// principalArg is the principal argument v as the literal of lits it is written as, or as the
+// variable it names.
+func principalArg(v *ast.Value, lits []literal) pendingArg {
+	if v.Kind == ast.Variable {
+		return pendingArg{variable: v.Raw, literal: -1}
+	}
+	for i, lit := range lits {
+		if v.Kind == ast.StringValue && v.Position != nil && lit.start == v.Position.Start {
+			return pendingArg{literal: i}
+		}
+	}
+	return pendingArg{literal: -1}
+}
+
+// pendingNames are the principals the arguments pending name, with the text's literals lits
+// and the request's variables vars; nil (the whole mempool) when one of them is not a string.
+func pendingNames(pending []pendingArg, lits []literal, vars map[string]any) []string {
 	if pending == nil {
 		return nil
 	}
 	names := make([]string, 0, len(pending))
-	for _, v := range pending {
-		switch v.Kind {
-		case ast.StringValue:
-			names = append(names, v.Raw)
-		case ast.Variable:
-			name, ok := vars[v.Raw].(string)
-			if !ok {
-				return nil
-			}
-			names = append(names, name)
-		default:
+	for _, a := range pending {
+		var name string
+		var ok bool
+		switch {
+		case a.variable != "":
+			name, ok = vars[a.variable].(string)
+		case a.literal >= 0 && a.literal < len(lits) && lits[a.literal].kind == lexer.String:
+			name, ok = lits[a.literal].text, true
+		}
+		if !ok {
 			return nil
 		}
+		names = append(names, name)
 	}
 	return names
 }

@@ -249,6 +249,8 @@ func TestAccountAnswersOutliveOtherAccountsMempoolChanges(t *testing.T) {
 	own := map[string]any{"query": `query($p: String!) { account(principal: $p) { stxBalance { balance estimatedBalance }
 		nonces { possibleNextNonce } latestMempoolTxId transactions(first: 1) { nodes { txId } } } }`, "variables": map[string]any{"p": testSender}}
 	literal := map[string]any{"query": `{ account(principal: "` + testSender + `") { stxBalance { pendingBalanceInbound } } }`}
+	// The same text but for the account the first change names: one shape, its own principal.
+	other := map[string]any{"query": strings.Replace(literal["query"].(string), testSender, otherAccount, 1)}
 	senders := map[string]any{"query": `{ account(principal: "` + testSender + `") { transactions(first: 1) { nodes { sender { stxBalance { estimatedBalance } } } } } }`}
 	ask := func(body map[string]any) int64 {
 		t.Helper()
@@ -258,29 +260,31 @@ func TestAccountAnswersOutliveOtherAccountsMempoolChanges(t *testing.T) {
 		}
 		return n
 	}
-	docs := []map[string]any{own, literal, senders}
+	docs := []map[string]any{own, literal, other, senders}
 	for _, d := range docs {
 		ask(d)
 		if n := ask(d); n != 0 {
 			t.Fatalf("%v repeated at one state ran %d statements", d["query"], n)
 		}
 	}
-	a.announce(t, `{"kind":"mempool","tx_ids":["0x01"],"principals":["ST000000000000000000002AMW42H"]}`)
+	a.announce(t, `{"kind":"mempool","tx_ids":["0x01"],"principals":["`+otherAccount+`"]}`)
 	for _, c := range []struct {
 		doc  map[string]any
 		kept bool
-	}{{own, true}, {literal, true}, {senders, false}} {
+	}{{own, true}, {literal, true}, {other, false}, {senders, false}} {
 		if n := ask(c.doc); (n == 0) != c.kept {
 			t.Errorf("after a mempool change naming another account %v ran %d statements; kept: %v", c.doc["query"], n, c.kept)
 		}
 	}
 	a.announce(t, `{"kind":"mempool_drop","tx_ids":["0x02"],"principals":["`+testSender+`"]}`)
-	for _, d := range docs {
+	for _, d := range []map[string]any{own, literal, senders} {
 		if n := ask(d); n == 0 {
 			t.Errorf("after a mempool change naming its account %v was answered from memory", d["query"])
 		}
 	}
 }
+
+const otherAccount = "ST000000000000000000002AMW42H"
 
 // liveChain starts an API that listens for the chain's notices on a store seeded with c, and
 // returns it once it has heard of that chain.

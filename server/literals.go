@@ -60,15 +60,16 @@ func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *gra
 	if _, known := l.parsed.Get(ctx, p.Query); known {
 		return nil
 	}
-	shape, lits, ok := scanLiterals(p.Query)
-	if !ok || len(lits) == 0 {
+	s, ok := scanLiterals(p.Query)
+	if !ok || len(s.lits) == 0 || len(s.lits) > maxLiterals || s.prefixed {
 		return nil
 	}
-	text, known := l.shapes.Get(ctx, shape)
+	lits := s.lits
+	text, known := l.shapes.Get(ctx, s.shape)
 	if !known {
 		var keep bool
 		if text, keep = l.withVariables(ctx, p.Query, lits); keep {
-			l.shapes.Add(ctx, shape, text)
+			l.shapes.Add(ctx, s.shape, text)
 		}
 	}
 	if text == "" {
@@ -111,22 +112,32 @@ func (l literal) value() (any, bool) {
 	return l.text, true
 }
 
-// scanLiterals reads query's tokens once: its shape (the tokens, each literal by its kind alone,
-// comments left out) and its literals in order. Not ok when the text does not lex, names a
-// variable of the prefix literals get, or has too many literals; gqlgen then runs it as written.
-func scanLiterals(query string) (shape string, lits []literal, ok bool) {
+// scanned is what scanLiterals reads of a query: its shape (its tokens, each literal by its kind
+// alone, comments left out), its literals in order, and whether it names a variable of the
+// prefix literals get.
+type scanned struct {
+	shape    string
+	lits     []literal
+	prefixed bool
+}
+
+// scanLiterals reads query's tokens once; not ok when the text does not lex (gqlgen then
+// answers it with the error).
+func scanLiterals(query string) (scanned, bool) {
 	lex := lexer.New(&ast.Source{Input: query})
 	var b strings.Builder
 	b.Grow(len(query))
+	var s scanned
 	afterDollar := false
 	for {
 		tok, err := lex.ReadToken()
 		if err != nil {
-			return "", nil, false
+			return scanned{}, false
 		}
 		switch tok.Kind {
 		case lexer.EOF:
-			return b.String(), lits, len(lits) <= maxLiterals
+			s.shape = b.String()
+			return s, true
 		case lexer.Comment:
 			continue
 		case lexer.String, lexer.BlockString, lexer.Int, lexer.Float:
@@ -135,11 +146,9 @@ func scanLiterals(query string) (shape string, lits []literal, ok bool) {
 				kind = lexer.String
 			}
 			b.WriteByte(byte(kind))
-			lits = append(lits, literal{kind: tok.Kind, text: tok.Value, start: tok.Pos.Start, end: tok.Pos.End})
+			s.lits = append(s.lits, literal{kind: tok.Kind, text: tok.Value, start: tok.Pos.Start, end: tok.Pos.End})
 		case lexer.Name:
-			if afterDollar && strings.HasPrefix(tok.Value, variablePrefix) {
-				return "", nil, false
-			}
+			s.prefixed = s.prefixed || afterDollar && strings.HasPrefix(tok.Value, variablePrefix)
 			b.WriteByte(byte(tok.Kind))
 			b.WriteString(tok.Value)
 			b.WriteByte(' ')
