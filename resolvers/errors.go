@@ -34,9 +34,12 @@ func PresentError(ctx context.Context, err error) *gqlerror.Error {
 // applicationError is err in the shared vocabulary.
 func applicationError(ctx context.Context, path string, err error) *stxgraph.Error {
 	var appErr *stxgraph.Error
+	var intErr *graphql.IntegerError
 	switch {
 	case errors.As(err, &appErr):
 		return appErr
+	case errors.As(err, &intErr): // an argument's integer beyond its type's range
+		return stxgraph.Errorf(stxgraph.EINVALID, "%s", intErr.Message)
 	case errors.Is(err, context.Canceled):
 		// The client went away (or its request ended): not a failure of ours.
 		slog.DebugContext(ctx, "resolver canceled", "path", path)

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/stxgraph/stxgraph"
 )
 
 // MarshalHex renders bytes as "0x…"; an empty value renders as "0x".
@@ -39,13 +41,18 @@ func AvailableBuffer(w io.Writer) []byte {
 	return nil
 }
 
-// UnmarshalHex accepts hex with or without the 0x prefix.
+// UnmarshalHex accepts hex with or without the 0x prefix. A value that is not is the caller's
+// bad input.
 func UnmarshalHex(v any) ([]byte, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("Hex must be a string, got %T", v)
+		return nil, stxgraph.Errorf(stxgraph.EINVALID, "Hex must be a string, got %T", v)
 	}
-	return ParseHex(s)
+	b, err := ParseHex(s)
+	if err != nil {
+		return nil, stxgraph.Errorf(stxgraph.EINVALID, "%v", err)
+	}
+	return b, nil
 }
 
 // ParseHex decodes a hex string with an optional 0x prefix.
@@ -70,7 +77,8 @@ func WriteUint128(w io.Writer, s string) {
 	w.Write(strconv.AppendQuote(AvailableBuffer(w), s)) //nolint:errcheck // as in WriteHex
 }
 
-// UnmarshalUint128 accepts a decimal string (or a JSON integer) within 0..2^128-1.
+// UnmarshalUint128 accepts a decimal string (or a JSON integer) within 0..2^128-1; another value
+// is the caller's bad input.
 func UnmarshalUint128(v any) (string, error) {
 	var s string
 	switch x := v.(type) {
@@ -81,11 +89,11 @@ func UnmarshalUint128(v any) (string, error) {
 	case int, int32, int64:
 		s = fmt.Sprint(x)
 	default:
-		return "", fmt.Errorf("Uint128 must be a decimal string, got %T", v)
+		return "", stxgraph.Errorf(stxgraph.EINVALID, "Uint128 must be a decimal string, got %T", v)
 	}
 	n, ok := new(big.Int).SetString(s, 10)
 	if !ok || n.Sign() < 0 || n.Cmp(maxUint128) > 0 || strings.HasPrefix(s, "+") {
-		return "", fmt.Errorf("Uint128 must be a decimal integer between 0 and 2^128-1, got %q", s)
+		return "", stxgraph.Errorf(stxgraph.EINVALID, "Uint128 must be a decimal integer between 0 and 2^128-1, got %q", s)
 	}
 	return n.String(), nil
 }

@@ -30,6 +30,12 @@ func TestLimitsRejectBeforeAnySQL(t *testing.T) {
 		{"page too large in a variable", `query($n: Int) { account(principal: "` + testSender + `") { transactions(last: $n) { nodes { txId } } } }`,
 			map[string]any{"n": 5000}, "Account.transactions: last must be between 0 and 100"},
 		{"negative limit", `{ blocks(limit: -1) { height } }`, nil, "Query.blocks: limit must be between 0 and 100"},
+		{"a hash that is not hex", `{ blockByBurnBlockHash(hash: "0xzz") { height } }`, nil, `invalid hex "0xzz"`},
+		{"a hash that is not hex, in a variable", `query($h: Hex!) { blockByBurnBlockHash(hash: $h) { height } }`,
+			map[string]any{"h": "0x0g"}, `invalid hex "0x0g"`},
+		{"a height beyond 32 bits", `{ block(height: 4294967296) { height } }`, nil, "4294967296 overflows signed 32-bit integer"},
+		{"a height beyond 32 bits, in a variable", `query($h: Int) { block(height: $h) { height } }`,
+			map[string]any{"h": 4294967296}, "4294967296 overflows signed 32-bit integer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
