@@ -81,6 +81,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeClarity -fuzztime=2m ./stacks/clarity
 	$(GO) test -run='^$$' -fuzz=FuzzParse -fuzztime=2m ./brc20
 	$(GO) test -run='^$$' -fuzz=FuzzREST -fuzztime=5m -parallel=2 ./server
+	$(GO) test -run='^$$' -fuzz=FuzzLiteralsMoved -fuzztime=2m ./server
 
 # Long end-to-end benchmarks, kept out of `make test`: the replay rate of a synthetic chain, and
 # busy-vs-idle account reads on a 183,000-transaction chain whose database the first run builds

@@ -5,6 +5,10 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+
 	"github.com/stxgraph/stxgraph/resolvers"
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -112,4 +116,78 @@ func TestLiteralsStayWhereTheyMust(t *testing.T) {
 			t.Errorf("%s: ran %q with %v", name, text, vars)
 		}
 	}
+}
+
+// Whatever the text, a query either runs as written or with its literals moved into variables
+// such that every argument reads the value it reads as written: the moved text is valid, has the
+// operation's shape, and each field's arguments, read with the variables, equal the original's.
+func FuzzLiteralsMoved(f *testing.F) {
+	schema := resolvers.NewExecutableSchema(&resolvers.Resolver{}).Schema()
+	for _, q := range []string{
+		`{ block(height: 7) { height transactions(first: 20) { nodes { txId events(limit: 5, offset: 1) { __typename } } } } }`,
+		"# ä comment\nquery Named($n: Int) { blocksConnection(first: $n) { nodes { hash } } account(principal: \"S\\u0054é\") { principal } }",
+		`fragment F on Block { transactions(first: 1) { nodes { txId } } } { block(height: -1) { ...F } b2: block(hash: """0xab""") { ...F } }`,
+		`{ transactionsByIds(ids: ["0x01", "0x02"]) { txId found } blocks(limit: 3, offset: 2.5) { height } }`,
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		moved, vars := server.MoveLiterals(schema, q, nil)
+		if moved == q {
+			return
+		}
+		original, err := parser.ParseQuery(&ast.Source{Input: q})
+		if err != nil {
+			t.Fatalf("%q was moved though it does not parse: %v", q, err)
+		}
+		doc, err := parser.ParseQuery(&ast.Source{Input: moved})
+		if err != nil {
+			t.Fatalf("%q moved into %q, which does not parse: %v", q, moved, err)
+		}
+		if errs := validator.Validate(schema, doc); len(errs) > 0 {
+			t.Fatalf("%q moved into %q, which is not valid: %v", q, moved, errs)
+		}
+		if !sameArguments(t, original.Operations[0].SelectionSet, doc.Operations[0].SelectionSet, vars) {
+			t.Fatalf("%q moved into %q with %v reads other arguments", q, moved, vars)
+		}
+	})
+}
+
+// sameArguments reports whether the fields of a and b, walked together through fields, inline
+// fragments and fragment spreads, read equal arguments: a's as written, b's with vars.
+func sameArguments(t *testing.T, a, b ast.SelectionSet, vars map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		switch x := a[i].(type) {
+		case *ast.Field:
+			y, ok := b[i].(*ast.Field)
+			if !ok || x.Name != y.Name || len(x.Arguments) != len(y.Arguments) {
+				return false
+			}
+			for j, arg := range x.Arguments {
+				want, err1 := arg.Value.Value(nil)
+				got, err2 := y.Arguments[j].Value.Value(vars)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(want, got) {
+					t.Logf("%s.%s: %#v as written, %#v moved", x.Name, arg.Name, want, got)
+					return false
+				}
+			}
+			if !sameArguments(t, x.SelectionSet, y.SelectionSet, vars) {
+				return false
+			}
+		case *ast.InlineFragment:
+			y, ok := b[i].(*ast.InlineFragment)
+			if !ok || !sameArguments(t, x.SelectionSet, y.SelectionSet, vars) {
+				return false
+			}
+		case *ast.FragmentSpread:
+			y, ok := b[i].(*ast.FragmentSpread)
+			if !ok || x.Name != y.Name {
+				return false
+			}
+		}
+	}
+	return true
 }
