@@ -81,8 +81,16 @@ func variantKey(vars []string, variables map[string]any) string {
 func directiveVariables(doc *ast.QueryDocument) []string {
 	seen := map[string]bool{}
 	var out []string
-	var walk func(ast.SelectionSet)
-	directives := func(ds ast.DirectiveList) {
+	eachSelection(doc, func(sel ast.Selection) {
+		var ds ast.DirectiveList
+		switch s := sel.(type) {
+		case *ast.Field:
+			ds = s.Directives
+		case *ast.InlineFragment:
+			ds = s.Directives
+		case *ast.FragmentSpread:
+			ds = s.Directives
+		}
 		for _, d := range ds {
 			for _, a := range d.Arguments {
 				if a.Value != nil && a.Value.Kind == ast.Variable && !seen[a.Value.Raw] {
@@ -91,18 +99,22 @@ func directiveVariables(doc *ast.QueryDocument) []string {
 				}
 			}
 		}
-	}
-	walk = func(sel ast.SelectionSet) {
-		for _, s := range sel {
-			switch s := s.(type) {
+	})
+	return out
+}
+
+// eachSelection calls visit with every selection written in doc, in its operations and its
+// fragments, each once (a fragment spread is visited, not followed).
+func eachSelection(doc *ast.QueryDocument, visit func(ast.Selection)) {
+	var walk func(ast.SelectionSet)
+	walk = func(set ast.SelectionSet) {
+		for _, sel := range set {
+			visit(sel)
+			switch s := sel.(type) {
 			case *ast.Field:
-				directives(s.Directives)
 				walk(s.SelectionSet)
 			case *ast.InlineFragment:
-				directives(s.Directives)
 				walk(s.SelectionSet)
-			case *ast.FragmentSpread:
-				directives(s.Directives)
 			}
 		}
 	}
@@ -112,5 +124,4 @@ func directiveVariables(doc *ast.QueryDocument) []string {
 	for _, f := range doc.Fragments {
 		walk(f.SelectionSet)
 	}
-	return out
 }

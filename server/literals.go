@@ -64,22 +64,21 @@ func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *gra
 	if !ok || len(s.lits) == 0 || len(s.lits) > maxLiterals || s.prefixed {
 		return nil
 	}
-	lits := s.lits
 	text, known := l.shapes.Get(ctx, s.shape)
 	if !known {
 		var keep bool
-		if text, keep = l.withVariables(ctx, p.Query, lits); keep {
+		if text, keep = l.withVariables(ctx, p.Query, s.lits); keep {
 			l.shapes.Add(ctx, s.shape, text)
 		}
 	}
 	if text == "" {
 		return nil
 	}
-	vars := make(map[string]any, len(p.Variables)+len(lits))
+	vars := make(map[string]any, len(p.Variables)+len(s.lits))
 	for name, v := range p.Variables {
 		vars[name] = v
 	}
-	for i, lit := range lits {
+	for i, lit := range s.lits {
 		v, ok := lit.value()
 		if !ok { // out of range: the query as written fails its validation
 			return nil
@@ -91,7 +90,7 @@ func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *gra
 }
 
 // literal is a String, Int or Float token of a query: its kind, its text (a string decoded)
-// and where it is written.
+// and where it is written, in runes as the lexer counts.
 type literal struct {
 	kind       lexer.Type
 	text       string
@@ -209,26 +208,13 @@ func argumentLiterals(doc *ast.QueryDocument) map[int]string {
 			}
 		}
 	}
-	var selections func(ast.SelectionSet)
-	selections = func(set ast.SelectionSet) {
-		for _, sel := range set {
-			switch s := sel.(type) {
-			case *ast.Field:
-				for _, a := range s.Arguments {
-					value(a.Value)
-				}
-				selections(s.SelectionSet)
-			case *ast.InlineFragment:
-				selections(s.SelectionSet)
+	eachSelection(doc, func(sel ast.Selection) {
+		if f, ok := sel.(*ast.Field); ok {
+			for _, a := range f.Arguments {
+				value(a.Value)
 			}
 		}
-	}
-	for _, op := range doc.Operations {
-		selections(op.SelectionSet)
-	}
-	for _, f := range doc.Fragments {
-		selections(f.SelectionSet)
-	}
+	})
 	return types
 }
 
