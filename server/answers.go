@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -189,7 +190,12 @@ func (p *queryAnswers) document(ctx context.Context, req graphqlRequest) (string
 		p.documents.Add(ctx, s.shape, known)
 	}
 	if req.Extensions.PersistedQuery.Sha256Hash != "" {
-		p.documents.Add(ctx, "sha256:"+hash, knownDocument{reads: known.reads, lits: s.lits})
+		// Copies: the literals' texts would otherwise keep the whole request's text alive.
+		lits := slices.Clone(s.lits)
+		for i := range lits {
+			lits[i].text = strings.Clone(lits[i].text)
+		}
+		p.documents.Add(ctx, "sha256:"+hash, knownDocument{reads: known.reads, lits: lits})
 	}
 	return hash, known.reads, s.lits
 }

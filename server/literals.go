@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -20,22 +21,27 @@ import (
 // an account's principal, a transaction's id) as the same query with those literals moved into
 // variables. Queries that differ only in such values then share one document: parsed and
 // validated once and kept in the executor's query cache, with one set of batching plans, where
-// each text written with its own values would be parsed and validated again (most of the server's
-// CPU for a small read such as a transaction by id). The answer is the one the query as written
-// gets: an argument reaches its resolver as the same Go value either way, and a query that is not
-// valid as written is left as written, so its errors are the ones it would get.
+// each text written with its own values would be parsed and validated again (a quarter of the
+// server's CPU for a transaction by id). The answer is the one the query as written gets: an
+// argument reaches its resolver as the same Go value either way, and a query that is not valid
+// as written is left as written, so its errors are the ones it would get.
 //
-// A query is left as written when it is already in the query cache as written, has no literal,
-// holds several operations, writes a literal elsewhere than in a field's argument (a variable's
-// default value, a directive's argument), or names a variable of its own _lit….
+// A query is left as written when it is already in the query cache as written, is longer than
+// maxMovedQuery, has no literal, holds several operations, writes a literal elsewhere than in a
+// field's argument (a variable's default value, a directive's argument), or names a variable of
+// its own _lit….
 type literalVariables struct {
 	schema *ast.Schema
 	parsed graphql.Cache[*ast.QueryDocument] // the executor's query cache
 	shapes *lru.LRU[string]                  // a query's shape -> its text with variables, "" to leave it
 }
 
-// maxLiterals bounds the literals a query may have moved into variables.
-const maxLiterals = 256
+// maxLiterals bounds the literals a query may have moved into variables, and maxMovedQuery the
+// length of its text, so that the texts kept by shape hold a few megabytes at most.
+const (
+	maxLiterals   = 256
+	maxMovedQuery = 16 << 10
+)
 
 // variablePrefix starts the names of the variables literals are moved into.
 const variablePrefix = "_lit"
@@ -54,7 +60,7 @@ func (*literalVariables) Validate(graphql.ExecutableSchema) error { return nil }
 
 // MutateOperationParameters moves p's literals into variables when its shape allows.
 func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
-	if p.Query == "" {
+	if p.Query == "" || len(p.Query) > maxMovedQuery {
 		return nil
 	}
 	if _, known := l.parsed.Get(ctx, p.Query); known {
@@ -111,9 +117,9 @@ func (l literal) value() (any, bool) {
 	return l.text, true
 }
 
-// scanned is what scanLiterals reads of a query: its shape (its tokens, each literal by its kind
-// alone, comments left out), its literals in order, and whether it names a variable of the
-// prefix literals get.
+// scanned is what scanLiterals reads of a query: its shape (the sha256 of its tokens, each literal
+// by its kind alone, comments left out: a short key whatever the text's length), its literals in
+// order, and whether it names a variable of the prefix literals get.
 type scanned struct {
 	shape    string
 	lits     []literal
@@ -135,7 +141,8 @@ func scanLiterals(query string) (scanned, bool) {
 		}
 		switch tok.Kind {
 		case lexer.EOF:
-			s.shape = b.String()
+			sum := sha256.Sum256([]byte(b.String()))
+			s.shape = string(sum[:])
 			return s, true
 		case lexer.Comment:
 			continue

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -110,6 +111,7 @@ func TestLiteralsStayWhereTheyMust(t *testing.T) {
 		"two operations":                 `query A { block(height: 1) { height } } query B { block(height: 2) { height } }`,
 		"a variable named like the ones": `query($_lit0: Int) { block(height: $_lit0) { transactions(first: 2) { nodes { txId } } } }`,
 		"no literal":                     `{ chainTip { blockHeight } }`,
+		"a text beyond 16 KiB":           "{ block(height: 1) { height } }\n#" + strings.Repeat("-", 16<<10),
 		"a directive's argument":         `{ block(height: 1) { height ... @defer(label: "later") { hash } } }`,
 	} {
 		if text, vars := server.MoveLiterals(schema, q, nil); text != q || vars != nil {
