@@ -52,6 +52,7 @@ func (r *fieldRecorder) seen() []string {
 func MoveLiterals(schema *ast.Schema, query string, vars map[string]any) (string, map[string]any) {
 	l := newLiteralVariables(schema, lru.New[*ast.QueryDocument](10))
 	p := &graphql.RawParams{Query: query, Variables: vars}
-	l.MutateOperationParameters(context.Background(), p) //nolint:errcheck // it reports none
+	ctx := graphql.WithOperationContext(context.Background(), &graphql.OperationContext{})
+	l.MutateOperationParameters(ctx, p) //nolint:errcheck // it reports none
 	return p.Query, p.Variables
 }

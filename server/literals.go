@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -91,8 +92,70 @@ func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *gra
 		}
 		vars[literalName(i)] = v
 	}
+	graphql.GetOperationContext(ctx).Stats.SetExtension(writtenTextExtension, &writtenText{text: p.Query})
 	p.Query, p.Variables = text, vars
 	return nil
+}
+
+// writtenTextExtension names, in the operation context's extension data of a query whose
+// literals moved, the text it was written as.
+const writtenTextExtension = "WrittenText"
+
+// writtenText is the text a query was written as, and where its fields are written in it.
+type writtenText struct {
+	text   string
+	once   sync.Once
+	fields map[gqlerror.Location]gqlerror.Location // a field's place in the text run -> in the text written
+}
+
+// presentError is present's error with its locations where the query was written: a resolver's
+// error names its field's place in the document run, whose literals moved.
+func presentError(present graphql.ErrorPresenterFunc) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		e := present(ctx, err)
+		if len(e.Locations) == 0 || !graphql.HasOperationContext(ctx) {
+			return e
+		}
+		oc := graphql.GetOperationContext(ctx)
+		w, ok := oc.Stats.GetExtension(writtenTextExtension).(*writtenText)
+		if !ok || oc.Doc == nil {
+			return e
+		}
+		w.once.Do(func() { w.fields = fieldPlaces(oc.Doc, w.text) })
+		for i, loc := range e.Locations {
+			if at, ok := w.fields[loc]; ok {
+				e.Locations[i] = at
+			}
+		}
+		return e
+	}
+}
+
+// fieldPlaces maps where each field of run is written to where it is written in text, the same
+// document with its literals in place: their fields come in the same order.
+func fieldPlaces(run *ast.QueryDocument, text string) map[gqlerror.Location]gqlerror.Location {
+	written, err := parser.ParseQuery(&ast.Source{Input: text})
+	if err != nil {
+		return nil
+	}
+	places := func(doc *ast.QueryDocument) []gqlerror.Location {
+		var out []gqlerror.Location
+		eachSelection(doc, func(sel ast.Selection) {
+			if f, ok := sel.(*ast.Field); ok && f.Position != nil {
+				out = append(out, gqlerror.Location{Line: f.Position.Line, Column: f.Position.Column})
+			}
+		})
+		return out
+	}
+	from, to := places(run), places(written)
+	if len(from) != len(to) {
+		return nil
+	}
+	fields := make(map[gqlerror.Location]gqlerror.Location, len(from))
+	for i := range from {
+		fields[from[i]] = to[i]
+	}
+	return fields
 }
 
 // literal is a String, Int or Float token of a query: its kind, its text (a string decoded)

@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -192,4 +194,42 @@ func sameArguments(t *testing.T, a, b ast.SelectionSet, vars map[string]any) boo
 		}
 	}
 	return true
+}
+
+// A resolver's error names its field where the query was written, not where the field sits in
+// the text its literals moved into.
+func TestLiteralQueriesErrorsNameTheirFieldsAsWritten(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{})
+	for _, c := range []struct {
+		query string
+		want  map[string][2]int // an error's path -> its line and column
+	}{
+		{`{ block(height: 1, hash: "0x00") { height } }`, map[string][2]int{"block": {1, 3}}},
+		{"fragment F on Query {\n  b2: block(height: 2, hash: \"0x0011\") { height }\n}\nquery Q { ...F  block(height: 1, hash: \"0x00\") { height } }",
+			map[string][2]int{"b2": {2, 3}, "block": {4, 17}}},
+	} {
+		b, _ := json.Marshal(map[string]any{"query": c.query})
+		resp, err := http.Post(a.url+"/graphql", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Errors []struct {
+				Path      []string
+				Locations []struct{ Line, Column int }
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil || len(out.Errors) != len(c.want) {
+			t.Fatalf("%q: errors %+v (%v), want %d", c.query, out.Errors, err, len(c.want))
+		}
+		for _, e := range out.Errors {
+			want := c.want[strings.Join(e.Path, ".")]
+			if len(e.Locations) != 1 || e.Locations[0].Line != want[0] || e.Locations[0].Column != want[1] {
+				t.Errorf("%q: the error at %v is located at %+v, want line %d column %d", c.query, e.Path, e.Locations, want[0], want[1])
+			}
+		}
+	}
 }

@@ -143,7 +143,7 @@ func graphqlHandler(es graphql.ExecutableSchema, cfg Config, admitted *admission
 	srv.AddTransport(postTransport{})
 	parsed := lru.New[*ast.QueryDocument](1000)
 	srv.SetQueryCache(parsed)
-	srv.SetErrorPresenter(resolvers.PresentError)
+	srv.SetErrorPresenter(presentError(resolvers.PresentError))
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
