@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/stxgraph/stxgraph"
+	"github.com/stxgraph/stxgraph/db"
 )
 
 // admission lets a bounded number of queries execute at once and starts the others in the
@@ -35,15 +35,15 @@ var _ interface {
 	graphql.ResponseInterceptor
 } = (*admission)(nil)
 
-// newAdmission admits twice as many queries at once as the pool has connections (pool; 0 for no
-// limit, then two per core, the pool's default): a query spends about as long in Go as in
+// newAdmission admits twice as many queries at once as the pool has connections (pool; 0 for an
+// unbounded pool, then the service's default, db.DefaultMaxOpen): a query spends about as long in Go as in
 // PostgreSQL, so that keeps every connection busy, and one that holds its slot long (a big page
 // computed after a new block) does not stop the others. On the soak's mix of REST and GraphQL
 // reads it held a 10–15% higher peak than no admission and than one slot per connection, with
 // the 99th percentile at 56–61 ms against 78–97 ms without.
 func newAdmission(pool int) *admission {
 	if pool <= 0 {
-		pool = 2 * runtime.GOMAXPROCS(0)
+		pool = db.DefaultMaxOpen()
 	}
 	return &admission{slots: semaphore.NewWeighted(int64(2 * pool))}
 }

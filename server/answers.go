@@ -30,20 +30,29 @@ import (
 // too unless every field selected is one that reads the chain alone (chainOnly), so that a page
 // of blocks outlives the mempool's changes; an account's page that reads only its own pending
 // transactions outlives the changes that name other principals. Documents are named by their
-// sha256 (the persisted-query hash for requests that send only that), and what they read is
-// remembered by the document's shape (its text with the literals left out, scanLiterals), which
-// every text differing only in its literals shares.
+// sha256 (the persisted-query hash for requests that send only that). What a document reads is
+// remembered by its shape (its text with the literals left out, scanLiterals), which every text
+// differing only in its literals shares, and, for a persisted query, by its hash with its
+// literals, since a request may then send the hash alone.
 type queryAnswers struct {
 	cache     *respcache.Cache
 	schema    *ast.Schema
-	documents *lru.LRU[knownDocument] // a document's shape, or "sha256:" and a persisted hash -> what its answers read
+	shapes    *lru.LRU[documentReads] // a document's shape -> what its answers read
+	persisted *lru.LRU[knownDocument] // a persisted query's hash -> what its answers read, its literals
 }
 
-// knownDocument is what a document's answers read and, remembered by its persisted hash (a
-// request then sends no text), the literals of its text.
+// knownDocument is what a persisted query's answers read and the literals of its text.
 type knownDocument struct {
 	reads documentReads
 	lits  []literal
+}
+
+// rememberedDocuments bounds the shapes, and the persisted queries, whose reads are remembered.
+const rememberedDocuments = 1000
+
+func newQueryAnswers(cache *respcache.Cache, schema *ast.Schema) *queryAnswers {
+	return &queryAnswers{cache: cache, schema: schema,
+		shapes: lru.New[documentReads](rememberedDocuments), persisted: lru.New[knownDocument](rememberedDocuments)}
 }
 
 // documentReads is what a document's answers read, when they may be kept. When all they read of
@@ -61,9 +70,6 @@ type pendingArg struct {
 	variable string
 	literal  int
 }
-
-// rememberedDocuments bounds the documents whose kind is remembered.
-const rememberedDocuments = 1000
 
 // uncacheableRoots are the root fields whose answers are not a function of the chain state.
 var uncacheableRoots = map[string]bool{"replicationLag": true}
@@ -137,7 +143,10 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 			return
 		}
 		req, ok := readGraphQLRequest(r)
-		hash, doc, lits := p.document(r.Context(), req)
+		hash, doc, lits, scan := p.document(r.Context(), req)
+		if scan != nil {
+			r = r.WithContext(withScan(r.Context(), req.Query, scan))
+		}
 		if !ok || !doc.cacheable {
 			next.ServeHTTP(w, r)
 			return
@@ -168,26 +177,27 @@ func (p *queryAnswers) wrap(next http.Handler) http.Handler {
 }
 
 // document returns the hash naming req's document, what its answers read and the literals of
-// its text.
-func (p *queryAnswers) document(ctx context.Context, req graphqlRequest) (string, documentReads, []literal) {
+// its text, and the scan of its text (nil when the request sends a persisted hash alone, or a
+// text that does not lex).
+func (p *queryAnswers) document(ctx context.Context, req graphqlRequest) (string, documentReads, []literal, *scanned) {
 	hash := req.Extensions.PersistedQuery.Sha256Hash
 	if req.Query == "" {
-		known, _ := p.documents.Get(ctx, "sha256:"+hash)
-		return hash, known.reads, known.lits
+		known, _ := p.persisted.Get(ctx, hash)
+		return hash, known.reads, known.lits, nil
 	}
 	sum := sha256.Sum256([]byte(req.Query))
 	if given := hash; given != "" && given != hex.EncodeToString(sum[:]) {
-		return "", documentReads{}, nil // gqlgen answers the mismatch with an error
+		return "", documentReads{}, nil, nil // gqlgen answers the mismatch with an error
 	}
 	hash = hex.EncodeToString(sum[:])
 	s, ok := scanLiterals(req.Query)
 	if !ok {
-		return hash, documentReads{}, nil
+		return hash, documentReads{}, nil, nil
 	}
-	known, found := p.documents.Get(ctx, s.shape)
+	reads, found := p.shapes.Get(ctx, s.shape)
 	if !found {
-		known.reads = readsOf(p.schema, req.Query, s.lits)
-		p.documents.Add(ctx, s.shape, known)
+		reads = readsOf(p.schema, req.Query, s.lits)
+		p.shapes.Add(ctx, s.shape, reads)
 	}
 	if req.Extensions.PersistedQuery.Sha256Hash != "" {
 		// Copies: the literals' texts would otherwise keep the whole request's text alive.
@@ -195,9 +205,9 @@ func (p *queryAnswers) document(ctx context.Context, req graphqlRequest) (string
 		for i := range lits {
 			lits[i].text = strings.Clone(lits[i].text)
 		}
-		p.documents.Add(ctx, "sha256:"+hash, knownDocument{reads: known.reads, lits: lits})
+		p.persisted.Add(ctx, hash, knownDocument{reads: reads, lits: lits})
 	}
-	return hash, known.reads, s.lits
+	return hash, reads, s.lits, &s
 }
 
 // readsOf tells whether query's answers may be kept, and which parts of the chain state they

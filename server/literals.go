@@ -67,7 +67,7 @@ func (l *literalVariables) MutateOperationParameters(ctx context.Context, p *gra
 	if _, known := l.parsed.Get(ctx, p.Query); known {
 		return nil
 	}
-	s, ok := scanLiterals(p.Query)
+	s, ok := scanOf(ctx, p.Query)
 	if !ok || len(s.lits) == 0 || len(s.lits) > maxLiterals || s.prefixed {
 		return nil
 	}
@@ -226,6 +226,29 @@ func scanLiterals(query string) (scanned, bool) {
 		}
 		afterDollar = tok.Kind == lexer.Dollar
 	}
+}
+
+// scanKey names, in a request's context, the scan the answer cache made of its text.
+type scanKey struct{}
+
+// textScan is a text and its scan.
+type textScan struct {
+	text string
+	scan *scanned
+}
+
+// withScan has ctx carry the scan of text, so that the operation run for the request does not
+// lex its text again (scanOf).
+func withScan(ctx context.Context, text string, s *scanned) context.Context {
+	return context.WithValue(ctx, scanKey{}, textScan{text: text, scan: s})
+}
+
+// scanOf is query's scan: the one ctx carries for it, else a new one (scanLiterals).
+func scanOf(ctx context.Context, query string) (scanned, bool) {
+	if t, ok := ctx.Value(scanKey{}).(textScan); ok && t.text == query {
+		return *t.scan, true
+	}
+	return scanLiterals(query)
 }
 
 // literalName is the variable the i-th literal of a query is moved into.

@@ -124,7 +124,8 @@ func TestLiteralsStayWhereTheyMust(t *testing.T) {
 
 // Whatever the text, a query either runs as written or with its literals moved into variables
 // such that every argument reads the value it reads as written: the moved text is valid, has the
-// operation's shape, and each field's arguments, read with the variables, equal the original's.
+// operation's shape, and each field's arguments, in the operation and in its fragments, read
+// with the variables, equal the original's.
 func FuzzLiteralsMoved(f *testing.F) {
 	schema := resolvers.NewExecutableSchema(&resolvers.Resolver{}).Schema()
 	for _, q := range []string{
@@ -151,14 +152,20 @@ func FuzzLiteralsMoved(f *testing.F) {
 		if errs := validator.Validate(schema, doc); len(errs) > 0 {
 			t.Fatalf("%q moved into %q, which is not valid: %v", q, moved, errs)
 		}
-		if !sameArguments(t, original.Operations[0].SelectionSet, doc.Operations[0].SelectionSet, vars) {
+		same := len(original.Fragments) == len(doc.Fragments) &&
+			sameArguments(t, original.Operations[0].SelectionSet, doc.Operations[0].SelectionSet, vars)
+		for i := 0; same && i < len(doc.Fragments); i++ {
+			same = sameArguments(t, original.Fragments[i].SelectionSet, doc.Fragments[i].SelectionSet, vars)
+		}
+		if !same {
 			t.Fatalf("%q moved into %q with %v reads other arguments", q, moved, vars)
 		}
 	})
 }
 
-// sameArguments reports whether the fields of a and b, walked together through fields, inline
-// fragments and fragment spreads, read equal arguments: a's as written, b's with vars.
+// sameArguments reports whether the fields of a and b, walked together through fields and inline
+// fragments (a fragment spread by its name; the fragments are compared apart), read equal
+// arguments: a's as written, b's with vars.
 func sameArguments(t *testing.T, a, b ast.SelectionSet, vars map[string]any) bool {
 	if len(a) != len(b) {
 		return false

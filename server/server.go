@@ -126,7 +126,7 @@ func New(cfg Config) (http.Handler, error) {
 	ops.Use(loaders.Middleware(cfg.Store, cfg.LoaderWait), clientIP(cfg.TrustedProxies))
 	var gql http.Handler = graphqlHandler(es, cfg, admitted, batching)
 	if answers != nil {
-		gql = (&queryAnswers{cache: answers, schema: es.Schema(), documents: lru.New[knownDocument](rememberedDocuments)}).wrap(gql)
+		gql = newQueryAnswers(answers, es.Schema()).wrap(gql)
 	}
 	ops.Handle("/graphql", gql).Methods(http.MethodGet, http.MethodPost, http.MethodOptions)
 	api.Register(ops)

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -137,18 +136,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func (c *config) databaseFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.databaseURL, "database-url", defaultDatabaseURL(),
 		"PostgreSQL URL (env DATABASE_URL, else built from PG_HOST, PG_PORT, PG_USER, PG_PASSWORD, PG_DATABASE)")
-	c.dbPoolMax = poolSize(defaultPoolMax())
+	c.dbPoolMax = poolSize(db.DefaultMaxOpen())
 	fs.Var(&c.dbPoolMax, "db-pool-max", withEnv("db-pool-max", "most connections open to each database; "+
 		"a few per PostgreSQL core serve the most requests, since more backends than cores only take turns"))
 }
-
-// defaultPoolMax is two connections per core. Beside a PostgreSQL on the same cores, every
-// backend beyond those costs more per statement while the throughput stays: on 2 cores the
-// load benchmark's REST mix spent a fifth less PostgreSQL CPU a request with 4 connections than
-// with 8 (balances a quarter less), at the same p99 and 5–10% more requests a second; 2 were no
-// faster again and lengthened the tail. Each backend also plans every statement anew, so fewer
-// of them warm up sooner after a start.
-func defaultPoolMax() int { return 2 * runtime.NumCPU() }
 
 // pool sizes the connection pools. An idle connection stays open for minutes, not seconds: a new
 // backend loads its catalog caches and plans every statement again, so after a pause of 40 s
