@@ -430,9 +430,11 @@ var principalEventsAnchoredSQL = `WITH ` + tipSQL + `,
 	(` + tipStreamsRow + ` WHERE streaming)`
 
 // principalEventPositions is the WITH entry k of a principal's event positions of a page
-// (positionRangeSQL, un the unconfirmed events that come first, "" when none do).
+// (positionRangeSQL, un the unconfirmed events that come first, "" when none do). It reads the
+// columns the primary key includes, so the range is read from the index alone: the heap holds a
+// principal's positions scattered over the blocks they were appended in.
 func principalEventPositions(un string) string {
-	return `k AS (SELECT p.* FROM c CROSS JOIN LATERAL (SELECT * FROM principal_event_positions
+	return `k AS (SELECT p.* FROM c CROSS JOIN LATERAL (SELECT kind, tx_id, index_block_hash, microblock_hash, event_index FROM principal_event_positions
 		WHERE principal = $1::text AND ` + positionRangeSQL("seq", un) + `
 		ORDER BY seq DESC) p)`
 }

@@ -38,6 +38,12 @@ var historyTables = regexp.MustCompile(`Seq Scan on (blocks|microblocks|txs|memp
 	`contract_logs|stx_lock_events|pox_events|miner_rewards|smart_contracts|principal_txs|principal_tx_positions|` +
 	`principal_stx_checkpoints|principal_stx_totals|burn_blocks|event_observer_requests)\b`)
 
+// historyFromHeap is a read of a principal's ordered history that visits the table: the heap of
+// a chain followed block by block holds a principal's rows scattered over the pages their blocks
+// were appended to, one page read each, while these indexes include what the reads ask for.
+var historyFromHeap = regexp.MustCompile(`(Index Scan|Bitmap Heap Scan)( Backward)?( using \S+)? on principal_(tx|event)_positions\b|` +
+	`Index Scan( Backward)? using principal_txs_order_idx\b`)
+
 // longArray is an array literal of many keys, and longBytea a bytea literal of many packed keys,
 // shortened in the written plans.
 var (
@@ -262,6 +268,9 @@ func checkPlan(t *testing.T, store *db.Store, st db.Statement) string {
 	}
 	if m := historyTables.FindString(plan); m != "" {
 		t.Errorf("%s with no index to serve it:\n%s\n%s", m, stmt, plan)
+	}
+	if m := historyFromHeap.FindString(plan); m != "" {
+		t.Errorf("%s: a history read from the heap, not its index alone:\n%s\n%s", m, stmt, plan)
 	}
 	root, took, err := dbtest.ParsePlan(js)
 	if err != nil {
