@@ -42,7 +42,7 @@ var historyTables = regexp.MustCompile(`Seq Scan on (blocks|microblocks|txs|memp
 // a chain followed block by block holds a principal's rows scattered over the pages their blocks
 // were appended to, one page read each, while these indexes include what the reads ask for.
 var historyFromHeap = regexp.MustCompile(`(Index Scan|Bitmap Heap Scan)( Backward)?( using \S+)? on principal_(tx|event)_positions\b|` +
-	`Index Scan( Backward)? using principal_txs_order_idx\b`)
+	`Index Scan( Backward)? using (principal_txs_order_idx|principal_stx_checkpoints_pkey)\b`)
 
 // longArray is an array literal of many keys, and longBytea a bytea literal of many packed keys,
 // shortened in the written plans.
