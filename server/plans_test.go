@@ -76,8 +76,9 @@ func (c *capturedSQL) take() []db.Statement {
 
 // TestQueryPlans runs every REST path and the main GraphQL reads against a chain with a busy
 // account and explains each statement they run: with sequential scans disabled no history table
-// may still be scanned (an index serves every read), and executed, no plan node may touch more
-// than maxPlanRows rows (no read walks the account's history, whatever the offset or height).
+// may still be scanned (an index serves every read), a principal's ordered history is read from
+// its index alone (historyFromHeap), and executed, no plan node may touch more than maxPlanRows
+// rows (no read walks the account's history, whatever the offset or height).
 // The plans are written to testdata/plans with -update, for review.
 func TestQueryPlans(t *testing.T) {
 	ctx := context.Background()
