@@ -1,12 +1,13 @@
 package server_test
 
 import (
-	"bufio"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/stxgraph/stxgraph/server"
 )
@@ -23,17 +24,16 @@ func TestQueriesAreAdmittedOnEveryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		for sc := bufio.NewScanner(resp.Body); sc.Scan(); {
-			if v, ok := strings.CutPrefix(sc.Text(), "stxgraph_operations_wait_seconds_total "); ok {
-				f, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return f
-			}
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(resp.Body)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Fatal("/metrics has no stxgraph_operations_wait_seconds_total")
-		return 0
+		f := families["stxgraph_operations_wait_seconds_total"]
+		if f == nil || len(f.GetMetric()) != 1 {
+			t.Fatalf("/metrics has no single stxgraph_operations_wait_seconds_total: %v", f)
+		}
+		return f.GetMetric()[0].GetCounter().GetValue()
 	}
 	for _, r := range []struct {
 		name, path, body string // a POST with body, a GET without

@@ -286,12 +286,14 @@ func leavesOnly(sel ast.SelectionSet) bool {
 // principalArg is the principal argument v as the literal of lits it is written as, or as the
 // variable it names.
 func principalArg(v *ast.Value, lits []literal) pendingArg {
-	if v.Kind == ast.Variable {
+	switch {
+	case v.Kind == ast.Variable:
 		return pendingArg{variable: v.Raw, literal: -1}
-	}
-	for i, lit := range lits {
-		if v.Kind == ast.StringValue && v.Position != nil && lit.start == v.Position.Start {
-			return pendingArg{literal: i}
+	case v.Kind == ast.StringValue && v.Position != nil:
+		for i, lit := range lits {
+			if lit.start == v.Position.Start {
+				return pendingArg{literal: i}
+			}
 		}
 	}
 	return pendingArg{literal: -1}
