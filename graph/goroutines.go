@@ -64,13 +64,16 @@ func (w worker) run(f func()) {
 //   - gqlgen gives every element of a list of objects a goroutine of its own, so that the loaders
 //     can batch the level, but elements whose selection holds no resolver at any depth only read
 //     their row: they never wait, and the hand-over to a goroutine and back costs more than the
-//     element (an account page's transactions asked for their ids, heights and fees);
+//     element (an account page's transactions asked for their ids, heights and fees). Neither do
+//     elements whose only resolvers find what they read already there: a page of transactions
+//     whose events were read with it;
 //   - an object read from its parent's row (a transaction's sender, its payload) whose selection
 //     holds leaves alone, none with a resolver, is written at once, as a leaf is (cmd/leafpath):
 //     the field middleware would only pass it on, and a transaction has several such objects.
 type Fields interface {
-	// ElementsMayWait reports whether resolving list field f's selection may wait for a batch.
-	ElementsMayWait(f graphql.CollectedField) bool
+	// ElementsMayWait reports whether resolving list field f's selection on the elements of list
+	// (the field's value), under ctx, may wait for a batch.
+	ElementsMayWait(ctx context.Context, f graphql.CollectedField, list any) bool
 	// ReadsLeaves reports whether field f's selection selects leaves alone, none of them with a
 	// resolver: resolving it neither waits nor starts a field the middleware follows.
 	ReadsLeaves(f graphql.CollectedField) bool
@@ -93,7 +96,7 @@ func elementsMayWait(ctx context.Context) bool {
 		return true
 	}
 	fc := graphql.GetFieldContext(ctx)
-	return fc == nil || fc.Field.Field == nil || p.ElementsMayWait(fc.Field)
+	return fc == nil || fc.Field.Field == nil || p.ElementsMayWait(ctx, fc.Field, fc.Result)
 }
 
 // marshalSliceConcurrently is graphql.MarshalSliceConcurrently with the elements run by spawn:

@@ -125,7 +125,9 @@ func TestListElementsThatCannotWaitRunInOrder(t *testing.T) {
 // listsFunc answers ElementsMayWait; no selection of its reads leaves alone.
 type listsFunc func(graphql.CollectedField) bool
 
-func (f listsFunc) ElementsMayWait(c graphql.CollectedField) bool { return f(c) }
+func (f listsFunc) ElementsMayWait(_ context.Context, c graphql.CollectedField, _ any) bool {
+	return f(c)
+}
 
 func (listsFunc) ReadsLeaves(graphql.CollectedField) bool { return false }
 

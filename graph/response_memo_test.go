@@ -73,7 +73,7 @@ func TestReadsLeavesAskedOncePerField(t *testing.T) {
 // leavesFunc answers ReadsLeaves; every list may wait.
 type leavesFunc func(graphql.CollectedField) bool
 
-func (leavesFunc) ElementsMayWait(graphql.CollectedField) bool { return true }
+func (leavesFunc) ElementsMayWait(context.Context, graphql.CollectedField, any) bool { return true }
 
 func (f leavesFunc) ReadsLeaves(c graphql.CollectedField) bool { return f(c) }
 

@@ -67,7 +67,12 @@ var eventPositionFields = map[string]bool{"__typename": true, "eventIndex": true
 // eventColumns is the columns that the events of the list field ctx resolves must read: their
 // kind and position alone when its selection asks for nothing else.
 func eventColumns(ctx context.Context) db.EventColumns {
-	if onlyPositionFields(graphql.GetFieldContext(ctx).Field.Selections) {
+	return eventColumnsOf(graphql.GetFieldContext(ctx).Field.Selections)
+}
+
+// eventColumnsOf is the columns of events that selection sel on them reads.
+func eventColumnsOf(sel ast.SelectionSet) db.EventColumns {
+	if onlyPositionFields(sel) {
 		return db.EventPositionColumns
 	}
 	return db.AllEventColumns

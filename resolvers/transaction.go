@@ -2,6 +2,7 @@ package resolvers
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -189,28 +190,52 @@ type eventsAsked struct{ loaders.TxEventsRead }
 // (with the variables vars): a window of its own, or arguments the field would refuse, leave
 // the events to the fields.
 func (a *eventsAsked) add(f *ast.Field, vars map[string]any) bool {
-	if f.Definition == nil {
-		return false
-	}
-	args := f.ArgumentMap(vars)
-	limit, err := optionalInt32(args["limit"])
-	if err != nil {
-		return false
-	}
-	offset, err := optionalInt32(args["offset"])
-	if err != nil {
-		return false
-	}
-	w, err := eventWindow(limit, offset)
+	w, err := eventsFieldWindow(f, vars)
 	if err != nil || (a.Read && w != a.Window) {
 		return false
 	}
-	columns := db.EventPositionColumns
-	if !onlyPositionFields(f.SelectionSet) || (a.Read && a.Columns != columns) {
+	columns := eventColumnsOf(f.SelectionSet)
+	if a.Read && a.Columns != columns {
 		columns = db.AllEventColumns
 	}
 	a.TxEventsRead = loaders.TxEventsRead{Read: true, Window: w, Columns: columns}
 	return true
+}
+
+// eventsFieldWindow is the window of a transaction's events that events field f asks for (with
+// the variables vars), as its resolver would find it, or the error its resolver would report.
+func eventsFieldWindow(f *ast.Field, vars map[string]any) (db.EventWindow, error) {
+	if f.Definition == nil {
+		return db.EventWindow{}, fmt.Errorf("field %s is not in the schema", f.Name)
+	}
+	args := f.ArgumentMap(vars)
+	limit, err := optionalInt32(args["limit"])
+	if err != nil {
+		return db.EventWindow{}, err
+	}
+	offset, err := optionalInt32(args["offset"])
+	if err != nil {
+		return db.EventWindow{}, err
+	}
+	return eventWindow(limit, offset)
+}
+
+// EventsReadWith reports whether every events field that sel, a selection on transactions,
+// selects finds the events it asks for of each of txs read already, with the page or lookup that
+// read txs (loaders.ReadEvents), or asks for none: resolving those fields then waits for no
+// batch. A field whose arguments its resolver refuses waits for none either.
+func EventsReadWith(ctx context.Context, sel ast.SelectionSet, txs []*db.Tx) bool {
+	vars := graphql.GetOperationContext(ctx).Variables
+	return graph.EveryField(sel, func(f *ast.Field) bool {
+		if f.Name != "events" {
+			return true
+		}
+		w, err := eventsFieldWindow(f, vars)
+		if err != nil {
+			return true
+		}
+		return loaders.EventsRead(ctx, txs, w, eventColumnsOf(f.SelectionSet))
+	})
 }
 
 // optionalInt32 is an optional Int argument's value as the field's resolver receives it: nil when

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"crypto/sha256"
 	"reflect"
 	"slices"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/vektah/gqlparser/v2"
 
 	"github.com/stxgraph/stxgraph/db"
+	"github.com/stxgraph/stxgraph/db/dbtest"
 	"github.com/stxgraph/stxgraph/graph"
 	"github.com/stxgraph/stxgraph/loaders"
 )
@@ -79,9 +82,51 @@ func TestListsWhoseElementsMayWait(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r, list := fieldAt(t, b, es, tc.query, tc.path)
-		if got := (fieldsOf{b, r}).ElementsMayWait(list); got != tc.want {
+		if got := (fieldsOf{b, r}).ElementsMayWait(context.Background(), list, nil); got != tc.want {
 			t.Errorf("%s: the elements of %s may wait: %v, want %v", tc.query, list.Name, got, tc.want)
 		}
+	}
+}
+
+// A page of transactions whose only resolvers are their events fields runs its elements one
+// after another when the page's read read those events too, as each field asks for them: they
+// wait for nothing then. Otherwise, and when another field may wait, they run at once.
+func TestTransactionsWithTheirEventsRunOneAfterAnother(t *testing.T) {
+	t.Parallel()
+	b, es := validatedBatching(t)
+	store := dbtest.New(t)
+	t.Cleanup(func() { store.Close() })
+	txs := make([]*db.Tx, 3)
+	for i := range txs {
+		id, block := sha256.Sum256([]byte{byte(i)}), sha256.Sum256([]byte("block"))
+		txs[i] = &db.Tx{TxID: id[:], IndexBlockHash: block[:], EventCount: 3, TxFields: db.TxFields{TypeID: db.TypeContractCall}}
+	}
+	positions := loaders.TxEventsRead{Read: true, Window: db.EventWindow{Limit: 5}, Columns: db.EventPositionColumns}
+	const nodes = `{ account(principal: "ST000000000000000000002AMW42H") { transactions(first: 20) { nodes { `
+	tests := []struct {
+		name      string
+		selection string
+		read      loaders.TxEventsRead // what the page read with its transactions
+		want      bool
+	}{
+		{"events read with the page", `txId events(limit: 5) { __typename eventIndex } `, positions, false},
+		{"events not read", `txId events(limit: 5) { __typename } `, loaders.TxEventsRead{}, true},
+		{"another window read", `txId events(limit: 2) { __typename } `, positions, true},
+		{"more columns asked than read", `events(limit: 5) { ...on StxAssetEvent { asset { amount } } } `, positions, true},
+		{"a field the events were not read for", `a: events(limit: 5) { __typename } b: events(limit: 1) { __typename } `, positions, true},
+		{"a window the resolver refuses", `events(limit: -1) { __typename } `, loaders.TxEventsRead{}, false},
+		{"another resolver", `block { height } events(limit: 5) { __typename } `, positions, true},
+		{"events that load their transaction", `events(limit: 5) { transaction { txId } } `, positions, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, list := fieldAt(t, b, es, nodes+tc.selection+`} } } }`, []string{"account", "transactions", "nodes"})
+			ctx := graphql.WithOperationContext(loaders.With(t.Context(), loaders.New(store)), r.oc)
+			loaders.ReadEvents(ctx, txs, tc.read)
+			if got := (fieldsOf{b, r}).ElementsMayWait(ctx, list, txs); got != tc.want {
+				t.Errorf("the transactions may wait: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
