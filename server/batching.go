@@ -69,12 +69,10 @@ type plans struct {
 	objects map[planKey]*object
 	waits   map[waitKey]bool
 	fields  *graph.CollectedFields // the fields the operations' objects collect, when shared (graph.ShareCollectedFields)
-
-	waitsBesideEvents map[waitKey]bool // of lists of transactions (waitsBesideEvents)
 }
 
 func newPlans() *plans {
-	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}, waitsBesideEvents: map[waitKey]bool{}}
+	return &plans{objects: map[planKey]*object{}, waits: map[waitKey]bool{}}
 }
 
 // planKey names a selection set of the operation document (by its first element, which the
@@ -89,9 +87,10 @@ type planKey struct {
 // selects from, whose type is the one the selection is made on: a field's key is found without
 // looking its type up.
 type waitKey struct {
-	first *ast.Selection
-	n     int
-	field *ast.FieldDefinition
+	first        *ast.Selection
+	n            int
+	field        *ast.FieldDefinition
+	besideEvents bool // the question is waitsBesideEvents', not canWait's
 }
 
 type scheduleKey struct{}
@@ -553,24 +552,14 @@ func (r *schedule) waitsBesideEvents(b *Batching, f graphql.CollectedField) bool
 	if f.Definition == nil || f.Definition.Type.Name() != tx || len(f.Selections) == 0 {
 		return true
 	}
-	sel, shared := selection(f)
-	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition}
-	ps := r.plansOf(shared)
-	ps.mu.Lock()
-	w, ok := ps.waitsBesideEvents[k]
-	ps.mu.Unlock()
-	if ok {
-		return w
-	}
-	for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[tx]) {
-		if w = (g.Name != "events" && b.concurrent[tx][g.Name]) || r.canWait(b, g); w {
-			break
+	return r.memoized(f, true, func(sel ast.SelectionSet) bool {
+		for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[tx]) {
+			if (g.Name != "events" && b.concurrent[tx][g.Name]) || r.canWait(b, g) {
+				return true
+			}
 		}
-	}
-	ps.mu.Lock()
-	ps.waitsBesideEvents[k] = w
-	ps.mu.Unlock()
-	return w
+		return false
+	})
 }
 
 // canWait reports whether resolving field f's selection may wait for a batch: whether it holds,
@@ -581,8 +570,31 @@ func (r *schedule) canWait(b *Batching, f graphql.CollectedField) bool {
 	if len(f.Selections) == 0 || f.Definition == nil {
 		return false
 	}
+	return r.memoized(f, false, func(sel ast.SelectionSet) bool {
+		def := b.schema.Types[f.Definition.Type.Name()]
+		if def == nil {
+			return false
+		}
+		types := []*ast.Definition{def}
+		if def.Kind != ast.Object {
+			types = b.schema.GetPossibleTypes(def)
+		}
+		for _, t := range types {
+			for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[t.Name]) {
+				if b.concurrent[t.Name][g.Name] || r.canWait(b, g) {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
+// memoized is what find says of field f's (non-empty) selection, as the document holds it when
+// it can (selection), worked out once per selection, field and question (besideEvents).
+func (r *schedule) memoized(f graphql.CollectedField, besideEvents bool, find func(ast.SelectionSet) bool) bool {
 	sel, shared := selection(f)
-	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition}
+	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition, besideEvents: besideEvents}
 	ps := r.plansOf(shared)
 	ps.mu.Lock()
 	w, ok := ps.waits[k]
@@ -590,24 +602,7 @@ func (r *schedule) canWait(b *Batching, f graphql.CollectedField) bool {
 	if ok {
 		return w
 	}
-	def := b.schema.Types[f.Definition.Type.Name()]
-	if def == nil {
-		return false
-	}
-	types := []*ast.Definition{def}
-	if def.Kind != ast.Object {
-		types = b.schema.GetPossibleTypes(def)
-	}
-	for _, t := range types {
-		for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[t.Name]) {
-			if w = b.concurrent[t.Name][g.Name] || r.canWait(b, g); w {
-				break
-			}
-		}
-		if w {
-			break
-		}
-	}
+	w = find(sel)
 	ps.mu.Lock()
 	ps.waits[k] = w
 	ps.mu.Unlock()
