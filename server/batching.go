@@ -360,8 +360,8 @@ type fieldsOf struct {
 
 // ElementsMayWait is canWait, but for a list of transactions whose only resolvers are their
 // events fields, when the page or lookup that read them read those events too: each field then
-// finds its transaction's events primed and waits for nothing (a front page's 400 transactions
-// run on one goroutine instead of 400).
+// finds its transaction's events primed and waits for nothing, so the transactions need no
+// goroutine each (a front page's 400 had one each).
 func (p fieldsOf) ElementsMayWait(ctx context.Context, f graphql.CollectedField, list any) bool {
 	if !p.r.canWait(p.b, f) {
 		return false

@@ -145,6 +145,12 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 			transactions(first: 3) { nodes { events { eventIndex } } edges { node { block { height } } } pageInfo { hasNextPage } totalCount } } } }`},
 		{name: "leaves with a resolver under an inline field", query: `{ blocksConnection(first: 3) { nodes {
 			transactions(first: 5) { nodes { sender { principal latestTxId } } } } } }`},
+		{name: "transactions with the events their page read, one after another", query: `{ blocksConnection(first: 50) { nodes {
+			height burnBlock { height } transactions(first: 20) { nodes { txId sender { principal } events(limit: 5) { __typename eventIndex } } } } } }`},
+		{name: "transactions with events in two windows", query: `{ blocksConnection(first: 50) { nodes {
+			transactions(first: 20) { nodes { a: events(limit: 5) { eventIndex } b: events(limit: 2) { eventIndex } } } } } }`},
+		{name: "transactions with the events their page read and a field that loads", query: `{ blocksConnection(first: 50) { nodes {
+			transactions(first: 20) { nodes { events(limit: 5) { eventIndex } contractCall(abi: true) { function_name: functionName } } } } } }`},
 		{name: "only __typename under lists", query: `{ blocksConnection(first: 5) { nodes { __typename transactions { nodes { __typename } } } } }`},
 		{name: "aliases, skip and include", query: `{ a: blocksConnection(first: 3) { nodes { parent { height } } }
 			b: blocksConnection(first: 2) { nodes { t: transactions(first: 1) @include(if: true) { nodes { txId block { height } } }
