@@ -87,10 +87,10 @@ type planKey struct {
 // selects from, whose type is the one the selection is made on: a field's key is found without
 // looking its type up.
 type waitKey struct {
-	first        *ast.Selection
-	n            int
-	field        *ast.FieldDefinition
-	besideEvents bool // the question is waitsBesideEvents', not canWait's
+	first         *ast.Selection
+	n             int
+	field         *ast.FieldDefinition
+	besideInPlace bool // the question is waitsBesideInPlace', not canWait's
 }
 
 type scheduleKey struct{}
@@ -358,16 +358,15 @@ type fieldsOf struct {
 	r *schedule
 }
 
-// ElementsMayWait is canWait, but for a list of transactions whose only resolvers are their
-// events fields, when the page or lookup that read them read those events too: each field then
-// finds its transaction's events primed and waits for nothing, so the transactions need no
-// goroutine each (a front page's 400 had one each).
+// ElementsMayWait is canWait, but for a list of transactions (or of transactions with their
+// transfers) whose only resolvers answer from what the list's read read (resolvers.TxsAnswerInPlace:
+// events read with the page, contract calls without their ABI): then they wait for nothing, and
+// the transactions need no goroutine each (a front page's 400 had one each).
 func (p fieldsOf) ElementsMayWait(ctx context.Context, f graphql.CollectedField, list any) bool {
 	if !p.r.canWait(p.b, f) {
 		return false
 	}
-	txs, ok := list.([]*db.Tx)
-	return !ok || p.r.waitsBesideEvents(p.b, f) || !resolvers.EventsReadWith(ctx, f.Selections, txs)
+	return p.r.waitsBesideInPlace(p.b, f) || !resolvers.TxsAnswerInPlace(ctx, f.Selections, list)
 }
 
 func (p fieldsOf) ReadsLeaves(f graphql.CollectedField) bool { return p.b.readsLeaves(f.Selections) }
@@ -543,24 +542,37 @@ func (b *Batching) plan(r *schedule, sel ast.SelectionSet, def *ast.Definition) 
 	return o
 }
 
-// waitsBesideEvents reports whether resolving field f's selection, on transactions, may wait
-// for a batch other than one of their events: whether it holds a field with a resolver that may
-// wait, at any depth, other than the transactions' own events fields whose selections cannot
-// (those find their events primed when the transactions' read read them too).
-func (r *schedule) waitsBesideEvents(b *Batching, f graphql.CollectedField) bool {
-	const tx = "Transaction"
-	if f.Definition == nil || f.Definition.Type.Name() != tx || len(f.Selections) == 0 {
+// waitsBesideInPlace reports whether resolving field f's selection may wait for a batch other
+// than what a transaction's resolvers may answer in place (resolvers.MayAnswerInPlace, when their
+// own selections cannot wait): whether it holds another field with a resolver that may wait, at
+// any depth, on the transactions it selects or on those of the objects it selects them from (a
+// transaction with its transfers).
+func (r *schedule) waitsBesideInPlace(b *Batching, f graphql.CollectedField) bool {
+	if f.Definition == nil || len(f.Selections) == 0 {
 		return true
 	}
+	typ := f.Definition.Type.Name()
 	return r.memoized(f, true, func(sel ast.SelectionSet) bool {
-		for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[tx]) {
-			if (g.Name != "events" && b.concurrent[tx][g.Name]) || r.canWait(b, g) {
+		for _, g := range graphql.CollectFields(r.oc, sel, b.satisfies[typ]) {
+			var waits bool
+			switch {
+			case b.concurrent[typ][g.Name]:
+				waits = typ != transactionType || !resolvers.MayAnswerInPlace(g.Name) || r.canWait(b, g)
+			case g.Definition != nil && g.Definition.Type.Elem == nil && g.Definition.Type.Name() == transactionType:
+				waits = r.waitsBesideInPlace(b, g)
+			default:
+				waits = r.canWait(b, g)
+			}
+			if waits {
 				return true
 			}
 		}
 		return false
 	})
 }
+
+// transactionType is the GraphQL type of mined transactions.
+const transactionType = "Transaction"
 
 // canWait reports whether resolving field f's selection may wait for a batch: whether it holds,
 // at any depth and on any type its objects may have, a field with a resolver. A selection of
@@ -591,10 +603,10 @@ func (r *schedule) canWait(b *Batching, f graphql.CollectedField) bool {
 }
 
 // memoized is what find says of field f's (non-empty) selection, as the document holds it when
-// it can (selection), worked out once per selection, field and question (besideEvents).
-func (r *schedule) memoized(f graphql.CollectedField, besideEvents bool, find func(ast.SelectionSet) bool) bool {
+// it can (selection), worked out once per selection, field and question (besideInPlace).
+func (r *schedule) memoized(f graphql.CollectedField, besideInPlace bool, find func(ast.SelectionSet) bool) bool {
 	sel, shared := selection(f)
-	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition, besideEvents: besideEvents}
+	k := waitKey{first: &sel[0], n: len(sel), field: f.Definition, besideInPlace: besideInPlace}
 	ps := r.plansOf(shared)
 	ps.mu.Lock()
 	w, ok := ps.waits[k]

@@ -88,42 +88,65 @@ func TestListsWhoseElementsMayWait(t *testing.T) {
 	}
 }
 
-// A page of transactions whose only resolvers are their events fields runs its elements one
-// after another when the page's read read those events too, as each field asks for them: they
-// wait for nothing then. Otherwise, and when another field may wait, they run at once.
-func TestTransactionsWithTheirEventsRunOneAfterAnother(t *testing.T) {
+// A page of transactions whose only resolvers answer from what the page read (their events
+// read with it, contract calls without their ABI) runs its elements one after another: they wait
+// for nothing then. Otherwise, and when another field may wait, they run at once. So does a
+// page of transactions with their transfers, for the transactions it selects.
+func TestTransactionsAnsweredInPlaceRunOneAfterAnother(t *testing.T) {
 	t.Parallel()
 	b, es := validatedBatching(t)
 	store := dbtest.New(t)
 	t.Cleanup(func() { store.Close() })
-	txs := make([]*db.Tx, 3)
-	for i := range txs {
-		id, block := sha256.Sum256([]byte{byte(i)}), sha256.Sum256([]byte("block"))
-		txs[i] = &db.Tx{TxID: id[:], IndexBlockHash: block[:], EventCount: 3, TxFields: db.TxFields{TypeID: db.TypeContractCall}}
+	rows := func(typ int16) []*db.Tx {
+		txs := make([]*db.Tx, 3)
+		for i := range txs {
+			id, block := sha256.Sum256([]byte{byte(typ), byte(i)}), sha256.Sum256([]byte("block"))
+			txs[i] = &db.Tx{TxID: id[:], IndexBlockHash: block[:], EventCount: 3, TxFields: db.TxFields{TypeID: typ}}
+		}
+		return txs
 	}
+	calls, transfers := rows(db.TypeContractCall), rows(db.TypeTokenTransfer)
 	positions := loaders.TxEventsRead{Read: true, Window: db.EventWindow{Limit: 5}, Columns: db.EventPositionColumns}
-	const nodes = `{ account(principal: "ST000000000000000000002AMW42H") { transactions(first: 20) { nodes { `
+	const account = `{ account(principal: "ST000000000000000000002AMW42H") { `
+	nodes, results := []string{"account", "transactions", "nodes"}, []string{"account", "transactionsWithTransfers", "results"}
+	page := account + `transactions(first: 20) { nodes { `
 	tests := []struct {
-		name      string
-		selection string
-		read      loaders.TxEventsRead // what the page read with its transactions
-		want      bool
+		name  string
+		query string
+		path  []string
+		txs   []*db.Tx
+		read  loaders.TxEventsRead // what the page read with its transactions
+		want  bool
 	}{
-		{"events read with the page", `txId events(limit: 5) { __typename eventIndex } `, positions, false},
-		{"events not read", `txId events(limit: 5) { __typename } `, loaders.TxEventsRead{}, true},
-		{"another window read", `txId events(limit: 2) { __typename } `, positions, true},
-		{"more columns asked than read", `events(limit: 5) { ...on StxAssetEvent { asset { amount } } } `, positions, true},
-		{"a field the events were not read for", `a: events(limit: 5) { __typename } b: events(limit: 1) { __typename } `, positions, true},
-		{"a window the resolver refuses", `events(limit: -1) { __typename } `, loaders.TxEventsRead{}, false},
-		{"another resolver", `block { height } events(limit: 5) { __typename } `, positions, true},
-		{"events that load their transaction", `events(limit: 5) { transaction { txId } } `, positions, true},
+		{"events read with the page", page + `txId events(limit: 5) { __typename eventIndex } } } } }`, nodes, calls, positions, false},
+		{"events not read", page + `txId events(limit: 5) { __typename } } } } }`, nodes, calls, loaders.TxEventsRead{}, true},
+		{"another window read", page + `txId events(limit: 2) { __typename } } } } }`, nodes, calls, positions, true},
+		{"more columns asked than read", page + `events(limit: 5) { ...on StxAssetEvent { asset { amount } } } } } } }`, nodes, calls, positions, true},
+		{"a field the events were not read for", page + `a: events(limit: 5) { __typename } b: events(limit: 1) { __typename } } } } }`, nodes, calls, positions, true},
+		{"a window the resolver refuses", page + `events(limit: -1) { __typename } } } } }`, nodes, calls, loaders.TxEventsRead{}, false},
+		{"another resolver", page + `block { height } events(limit: 5) { __typename } } } } }`, nodes, calls, positions, true},
+		{"events that load their transaction", page + `events(limit: 5) { transaction { txId } } } } } }`, nodes, calls, positions, true},
+		{"contract calls with their ABI", page + `contractCall { functionName } } } } }`, nodes, calls, positions, true},
+		{"contract calls without their ABI", page + `contractCall(abi: false) { functionName } } } } }`, nodes, calls, positions, false},
+		{"no contract call", page + `contractCall { functionName } events(limit: 5) { eventIndex } } } } }`, nodes, transfers, positions, false},
+		{"with their transfers", account + `transactionsWithTransfers { results { stxSent tx { txId events(limit: 5) { eventIndex } } } } } }`, results, calls, positions, false},
+		{"with their transfers, events not read", account + `transactionsWithTransfers { results { tx { events(limit: 5) { eventIndex } } } } } }`, results, calls, loaders.TxEventsRead{}, true},
+		{"with their transfers and contract calls", account + `transactionsWithTransfers { results { tx { contractCall { functionName } } } } } }`, results, calls, positions, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, list := fieldAt(t, b, es, nodes+tc.selection+`} } } }`, []string{"account", "transactions", "nodes"})
+			r, list := fieldAt(t, b, es, tc.query, tc.path)
 			ctx := graphql.WithOperationContext(loaders.With(t.Context(), loaders.New(store)), r.oc)
-			loaders.ReadEvents(ctx, txs, tc.read)
-			if got := (fieldsOf{b, r}).ElementsMayWait(ctx, list, txs); got != tc.want {
+			loaders.ReadEvents(ctx, tc.txs, tc.read)
+			var value any = tc.txs
+			if list.Name == "results" {
+				withTransfers := make([]*graph.TransactionWithTransfers, len(tc.txs))
+				for i, tx := range tc.txs {
+					withTransfers[i] = &graph.TransactionWithTransfers{Tx: tx}
+				}
+				value = withTransfers
+			}
+			if got := (fieldsOf{b, r}).ElementsMayWait(ctx, list, value); got != tc.want {
 				t.Errorf("the transactions may wait: %v, want %v", got, tc.want)
 			}
 		})
