@@ -114,7 +114,12 @@ func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64
 		return ret
 	}
 	elements := make([]element, length)
-	if length == 1 || !elementsMayWait(ctx) {
+	inOrder := length == 1
+	if !inOrder && !elementsMayWait(ctx) {
+		// Nothing below the elements waits: their objects' resolvers may run in order too.
+		ctx, inOrder = context.WithValue(ctx, nothingWaitsKey{}, true), true
+	}
+	if inOrder {
 		ok := true
 		for i := range elements {
 			ok = elements[i].marshal(ctx, i, ret, marshalElement) && ok
@@ -140,6 +145,15 @@ func marshalSliceConcurrently(ctx context.Context, length int, workerLimit int64
 		return nil
 	}
 	return ret
+}
+
+type nothingWaitsKey struct{}
+
+// nothingWaits reports whether ctx is under an element of a list that runs in order because
+// nothing below its elements waits for a batch (Fields).
+func nothingWaits(ctx context.Context) bool {
+	w, _ := ctx.Value(nothingWaitsKey{}).(bool)
+	return w
 }
 
 // element is the field context of a list's element, and the index it points to.

@@ -79,9 +79,16 @@ func hasDeferred(fields []graphql.CollectedField) bool {
 
 // Dispatch runs the delayed resolvers as gqlgen's FieldSet does, the first on the calling
 // goroutine and each other one on a goroutine of its own (spawn), and returns when all are
-// done: the loaders' batching (server/batching.go) follows that order.
+// done: the loaders' batching (server/batching.go) follows that order. Under an element of a
+// list below which nothing waits, they run one after another instead.
 func (o *objectFields) Dispatch(ctx context.Context) {
 	if len(o.delayed) == 0 {
+		return
+	}
+	if nothingWaits(ctx) {
+		for _, d := range o.delayed {
+			o.Values[d.i] = d.f(ctx)
+		}
 		return
 	}
 	var wg sync.WaitGroup

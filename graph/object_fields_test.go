@@ -2,6 +2,9 @@ package graph
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -58,4 +61,35 @@ func TestDeferredFieldsOnlyWhereDeferred(t *testing.T) {
 	if a == noDeferred || a == b || aViews == nil {
 		t.Fatalf("objects with a deferred field got sets %p and %p (shared %p), views %v", a, b, noDeferred, aViews)
 	}
+}
+
+// Under an element of a list below which nothing waits (Fields), an object's resolvers run one
+// after another, in their order, on the element's goroutine: none of them needs its siblings
+// started to get its answer.
+func TestObjectResolversRunInOrderWhereNothingWaits(t *testing.T) {
+	recovered := func(_ context.Context, err any) error { return fmt.Errorf("%v", err) }
+	ctx := graphql.WithResponseContext(context.Background(), graphql.DefaultErrorPresenter, recovered)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Name: "nodes"}}})
+	ctx = WithFields(ctx, listsFunc(func(graphql.CollectedField) bool { return false }))
+	marshalSliceConcurrently(ctx, 2, 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		o := newObjectFields(make([]graphql.CollectedField, 3))
+		var order []int
+		running := 0
+		for j := range 3 {
+			o.Concurrently(j, func(context.Context) graphql.Marshaler {
+				running++ // unsynchronised: the race detector reports resolvers running at once
+				if running > 1 {
+					t.Errorf("element %d: resolver %d runs beside another", i, j)
+				}
+				order = append(order, j)
+				running--
+				return graphql.MarshalInt(j)
+			})
+		}
+		o.Dispatch(ctx)
+		if !slices.Equal(order, []int{0, 1, 2}) {
+			t.Errorf("element %d: resolvers ran in the order %v", i, order)
+		}
+		return graphql.MarshalInt(i)
+	})
 }

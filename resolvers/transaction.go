@@ -3,7 +3,6 @@ package resolvers
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/99designs/gqlgen/graphql"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -219,55 +218,6 @@ func eventsFieldWindow(f *ast.Field, vars map[string]any) (db.EventWindow, error
 		return db.EventWindow{}, err
 	}
 	return eventWindow(limit, offset)
-}
-
-// txFieldsAnsweredInPlace are the Transaction fields with a resolver that may answer from what
-// the read of their transaction read, waiting for no batch (TxsAnswerInPlace tells when they do).
-var txFieldsAnsweredInPlace = map[string]bool{"events": true, "contractCall": true}
-
-// MayAnswerInPlace reports whether the Transaction field named name has a resolver that may
-// answer from what its transaction's read read.
-func MayAnswerInPlace(name string) bool { return txFieldsAnsweredInPlace[name] }
-
-// TxsAnswerInPlace reports whether the fields of MayAnswerInPlace that sel selects answer for
-// every transaction of list from what its read read, waiting for no batch: events whose window
-// the page or lookup read with them (loaders.ReadEvents) or holds none, and contract calls of
-// transactions that are none, or whose ABI is not asked for. list is the value of a list field
-// of transactions, or of transactions with their transfers (whose tx fields sel selects); for
-// any other list it reports false. A field whose arguments its resolver refuses answers with the
-// error.
-func TxsAnswerInPlace(ctx context.Context, sel ast.SelectionSet, list any) bool {
-	switch l := list.(type) {
-	case []*db.Tx:
-		return txsAnswerInPlace(ctx, sel, l)
-	case []*graph.TransactionWithTransfers:
-		txs := make([]*db.Tx, len(l))
-		for i, w := range l {
-			txs[i] = w.Tx
-		}
-		return graph.EveryField(sel, func(f *ast.Field) bool {
-			if f.Name == "tx" {
-				return txsAnswerInPlace(ctx, f.SelectionSet, txs)
-			}
-			return f.Definition == nil || f.Definition.Type.Name() != "Transaction"
-		})
-	}
-	return false
-}
-
-func txsAnswerInPlace(ctx context.Context, sel ast.SelectionSet, txs []*db.Tx) bool {
-	vars := graphql.GetOperationContext(ctx).Variables
-	return graph.EveryField(sel, func(f *ast.Field) bool {
-		switch f.Name {
-		case "events":
-			w, err := eventsFieldWindow(f, vars)
-			return err != nil || loaders.EventsRead(ctx, txs, w, eventColumnsOf(f.SelectionSet))
-		case "contractCall":
-			withABI := f.ArgumentMap(vars)["abi"] != false
-			return !withABI || !slices.ContainsFunc(txs, func(t *db.Tx) bool { return t.TypeID == db.TypeContractCall })
-		}
-		return true
-	})
 }
 
 // optionalInt32 is an optional Int argument's value as the field's resolver receives it: nil when

@@ -358,15 +358,15 @@ type fieldsOf struct {
 	r *schedule
 }
 
-// ElementsMayWait is canWait, but for a list of transactions (or of transactions with their
-// transfers) whose only resolvers answer from what the list's read read (resolvers.TxsAnswerInPlace:
-// events read with the page, contract calls without their ABI): then they wait for nothing, and
-// the transactions need no goroutine each (a front page's 400 had one each).
+// ElementsMayWait is canWait, but for a list whose only resolvers answer from what the list's
+// read read (resolvers.ElementsAnswerInPlace: a page of transactions with their events, a page
+// of blocks with their contents): then they wait for nothing, and the elements need no goroutine
+// each (a front page's 400 transactions had one each).
 func (p fieldsOf) ElementsMayWait(ctx context.Context, f graphql.CollectedField, list any) bool {
 	if !p.r.canWait(p.b, f) {
 		return false
 	}
-	return p.r.waitsBesideInPlace(p.b, f) || !resolvers.TxsAnswerInPlace(ctx, f.Selections, list)
+	return p.r.waitsBesideInPlace(p.b, f) || !resolvers.ElementsAnswerInPlace(ctx, f.Selections, list)
 }
 
 func (p fieldsOf) ReadsLeaves(f graphql.CollectedField) bool { return p.b.readsLeaves(f.Selections) }
@@ -543,10 +543,10 @@ func (b *Batching) plan(r *schedule, sel ast.SelectionSet, def *ast.Definition) 
 }
 
 // waitsBesideInPlace reports whether resolving field f's selection may wait for a batch other
-// than what a transaction's resolvers may answer in place (resolvers.MayAnswerInPlace, when their
+// than what its objects' resolvers may answer in place (resolvers.MayAnswerInPlace, when their
 // own selections cannot wait): whether it holds another field with a resolver that may wait, at
-// any depth, on the transactions it selects or on those of the objects it selects them from (a
-// transaction with its transfers).
+// any depth, on its objects or on the transactions they hold (a transaction with its
+// transfers).
 func (r *schedule) waitsBesideInPlace(b *Batching, f graphql.CollectedField) bool {
 	if f.Definition == nil || len(f.Selections) == 0 {
 		return true
@@ -557,7 +557,7 @@ func (r *schedule) waitsBesideInPlace(b *Batching, f graphql.CollectedField) boo
 			var waits bool
 			switch {
 			case b.concurrent[typ][g.Name]:
-				waits = typ != transactionType || !resolvers.MayAnswerInPlace(g.Name) || r.canWait(b, g)
+				waits = !resolvers.MayAnswerInPlace(typ, g.Name) || r.canWait(b, g)
 			case g.Definition != nil && g.Definition.Type.Elem == nil && g.Definition.Type.Name() == transactionType:
 				waits = r.waitsBesideInPlace(b, g)
 			default:

@@ -151,6 +151,10 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 			transactions(first: 20) { nodes { a: events(limit: 5) { eventIndex } b: events(limit: 2) { eventIndex } } } } } }`},
 		{name: "transactions with the events their page read and a field that loads", query: `{ blocksConnection(first: 50) { nodes {
 			transactions(first: 20) { nodes { events(limit: 5) { eventIndex } contractCall(abi: true) { function_name: functionName } } } } } }`},
+		{name: "blocks with the contents their page read, one after another", query: `{ blocks(limit: 10) {
+			height txIds microblockTxCounts { hash txCount } streamedMicroblockHashes } }`},
+		{name: "blocks with the contents their page read and a field that loads", query: `{ blocks(limit: 10) {
+			txIds streamedMicroblockHashes parent { height } } }`},
 		{name: "only __typename under lists", query: `{ blocksConnection(first: 5) { nodes { __typename transactions { nodes { __typename } } } } }`},
 		{name: "aliases, skip and include", query: `{ a: blocksConnection(first: 3) { nodes { parent { height } } }
 			b: blocksConnection(first: 2) { nodes { t: transactions(first: 1) @include(if: true) { nodes { txId block { height } } }

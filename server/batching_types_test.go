@@ -216,3 +216,43 @@ func fieldAt(t *testing.T, b *Batching, es graphql.ExecutableSchema, query strin
 	}
 	return r, f
 }
+
+// A page of blocks whose only resolvers list their contents runs its elements one after another
+// when the page read those contents with it: they wait for nothing then. Otherwise, and when
+// another field may wait, they run at once.
+func TestBlocksWithTheirContentsRunOneAfterAnother(t *testing.T) {
+	t.Parallel()
+	b, es := validatedBatching(t)
+	blocks := make([]*db.Block, 3)
+	for i := range blocks {
+		hash := sha256.Sum256([]byte{byte(i)})
+		blocks[i] = &db.Block{IndexBlockHash: hash[:]}
+	}
+	const contents = `txIds microblockTxCounts { hash txCount } streamedMicroblockHashes`
+	tests := []struct {
+		name  string
+		query string
+		read  int // how many of the blocks' contents the page read
+		want  bool
+	}{
+		{"contents read with the page", `{ blocks(limit: 3) { height ` + contents + ` } }`, 3, false},
+		{"contents not read", `{ blocks(limit: 3) { height txIds } }`, 0, true},
+		{"some contents not read", `{ blocks(limit: 3) { ` + contents + ` } }`, 2, true},
+		{"no contents asked", `{ blocks(limit: 3) { height hash } }`, 0, false},
+		{"another resolver", `{ blocks(limit: 3) { txIds parent { height } } }`, 3, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, list := fieldAt(t, b, es, tc.query, []string{"blocks"})
+			ctx := graphql.WithOperationContext(loaders.With(t.Context(), loaders.New(nil)), r.oc)
+			read := make([]*db.BlockContents, tc.read)
+			for i := range read {
+				read[i] = &db.BlockContents{IndexBlockHash: blocks[i].IndexBlockHash}
+			}
+			loaders.PrimeBlockContents(ctx, read)
+			if got := (fieldsOf{b, r}).ElementsMayWait(ctx, list, blocks); got != tc.want {
+				t.Errorf("the blocks may wait: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
