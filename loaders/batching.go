@@ -231,6 +231,22 @@ func (l *Loader[K, V]) prime(ctx context.Context, key K, v V) {
 	l.primed[key] = v
 }
 
+// primedFor reports whether l answers already (prime) the key of each item that has one: loading
+// those keys waits for no batch. key gives an item's key, and false for an item that needs none.
+func primedFor[K comparable, V, T any](ctx context.Context, l *Loader[K, V], items []T, key func(T) (K, bool)) bool {
+	s := For(ctx).sched
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, it := range items {
+		if k, ok := key(it); ok {
+			if _, primed := l.primed[k]; !primed {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // LoadMany asks for keys (in one batch, unless it outgrows the batch capacity).
 func (l *Loader[K, V]) LoadMany(ctx context.Context, keys []K) dataloader.ThunkMany[V] {
 	thunks := make([]dataloader.Thunk[V], len(keys))

@@ -244,13 +244,5 @@ func PrimeBlockContents(ctx context.Context, contents []*db.BlockContents) {
 // BlockContentsRead reports whether the contents of each of blocks were read with them
 // (PrimeBlockContents): their contents fields then wait for no batch.
 func BlockContentsRead(ctx context.Context, blocks []*db.Block) bool {
-	l := For(ctx)
-	l.sched.mu.Lock()
-	defer l.sched.mu.Unlock()
-	for _, b := range blocks {
-		if _, ok := l.BlockContents.primed[string(b.IndexBlockHash)]; !ok {
-			return false
-		}
-	}
-	return true
+	return primedFor(ctx, &For(ctx).BlockContents, blocks, func(b *db.Block) (string, bool) { return string(b.IndexBlockHash), true })
 }

@@ -83,17 +83,7 @@ func ReadEvents(ctx context.Context, txs []*db.Tx, r TxEventsRead) {
 // EventsRead reports whether the events of each of txs in window w with columns c were read
 // with them (ReadEvents), or are none: their events fields then wait for no batch.
 func EventsRead(ctx context.Context, txs []*db.Tx, w db.EventWindow, c db.EventColumns) bool {
-	l := For(ctx)
-	l.sched.mu.Lock()
-	defer l.sched.mu.Unlock()
-	for _, t := range txs {
-		if k, some := EventsOf(t, w, c); some {
-			if _, ok := l.TxEvents.primed[k]; !ok {
-				return false
-			}
-		}
-	}
-	return true
+	return primedFor(ctx, &For(ctx).TxEvents, txs, func(t *db.Tx) (TxEventsKey, bool) { return EventsOf(t, w, c) })
 }
 
 // txEventsBatch is the keys one statement answers: the same window and columns.

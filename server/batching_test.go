@@ -149,8 +149,6 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 			height burnBlock { height } transactions(first: 20) { nodes { txId sender { principal } events(limit: 5) { __typename eventIndex } } } } } }`},
 		{name: "transactions with events in two windows", query: `{ blocksConnection(first: 50) { nodes {
 			transactions(first: 20) { nodes { a: events(limit: 5) { eventIndex } b: events(limit: 2) { eventIndex } } } } } }`},
-		{name: "transactions with the events their page read and a field that loads", query: `{ blocksConnection(first: 50) { nodes {
-			transactions(first: 20) { nodes { events(limit: 5) { eventIndex } contractCall(abi: true) { function_name: functionName } } } } } }`},
 		{name: "blocks with the contents their page read, one after another", query: `{ blocks(limit: 10) {
 			height txIds microblockTxCounts { hash txCount } streamedMicroblockHashes } }`},
 		{name: "blocks with the contents their page read and a field that loads", query: `{ blocks(limit: 10) {
@@ -185,6 +183,45 @@ func TestBatchesRunWhenEveryResolverWaits(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+// Contract calls answer from their transaction's payload unless their ABI is asked for, which
+// loads the called contract: a page of transactions with contract calls among them runs at
+// once when it asks for the ABI, and in order when it does not. Under an hour's batch wait a
+// page run in order that waited would not finish (replayed chain data with contract calls).
+func TestContractCallsWithTheirABIRunAtOnce(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, server.Config{LoaderWait: time.Hour, QueryTimeout: 20 * time.Second})
+	replay(t, a.store, "stacks/epoch-3-transition.tsv.gz", 1<<30)
+	for _, abi := range []bool{true, false} {
+		data, _ := a.mustQuery(t, `query($abi: Boolean!) { blocksConnection(first: 20) { nodes { transactions(first: 50) {
+			nodes { events(limit: 5) { eventIndex } contractCall(abi: $abi) { functionName } } } } } }`, map[string]any{"abi": abi})
+		var page struct {
+			BlocksConnection struct {
+				Nodes []struct {
+					Transactions struct {
+						Nodes []struct {
+							ContractCall *struct{ FunctionName string }
+						}
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(data, &page); err != nil {
+			t.Fatal(err)
+		}
+		calls := 0
+		for _, b := range page.BlocksConnection.Nodes {
+			for _, tx := range b.Transactions.Nodes {
+				if tx.ContractCall != nil && tx.ContractCall.FunctionName != "" {
+					calls++
+				}
+			}
+		}
+		if calls == 0 {
+			t.Errorf("abi %v: the page shows no contract call; the fixture's newest blocks hold some", abi)
+		}
 	}
 }
 
