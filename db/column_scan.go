@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -19,6 +20,18 @@ func (c intColumn[T]) Scan(src any) error {
 		return fmt.Errorf("scan %T into %T", src, *c.p)
 	}
 	*c.p = T(v)
+	return nil
+}
+
+// kindsColumn scans a smallint column holding a set of event kinds.
+type kindsColumn struct{ p *EventKinds }
+
+func (c kindsColumn) Scan(src any) error {
+	v, ok := src.(int64)
+	if !ok || v < 0 || v > math.MaxUint8 {
+		return fmt.Errorf("scan %v into a set of event kinds", src)
+	}
+	*c.p = EventKinds(v)
 	return nil
 }
 

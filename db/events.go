@@ -103,7 +103,7 @@ type EventWindow struct {
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
 // window, in event_index order per transaction, aligned with txs: one statement whatever the
-// number of rows and kinds, the primary key of each kind in kinds[i] (EventKindsOfType) probed
+// number of rows and kinds, the primary key of each kind in kinds[i] (Tx.KindsOfEvents) probed
 // once for txs[i]; cols says which of their columns are read. A row names its transaction by its
 // place in txs instead of repeating the three hashes, which PostgreSQL would otherwise write out
 // and the driver decode and allocate for every event; the events share their row's hashes.

@@ -37,6 +37,7 @@ var txColumnDests = map[string]func(*Tx) any{
 	"parent_burn_block_time":           func(t *Tx) any { return int64Column{&t.ParentBurnBlockTime} },
 	"coinbase_alt_recipient":           func(t *Tx) any { return nullStringColumn{&t.CoinbaseAltRecipient} },
 	"event_count":                      func(t *Tx) any { return int32Column{&t.EventCount} },
+	"event_kinds":                      func(t *Tx) any { return kindsColumn{&t.EventKinds} },
 	"raw_tx":                           func(t *Tx) any { return &t.RawTx },
 	"type_id":                          func(t *Tx) any { return int16Column{&t.TypeID} },
 	"nonce":                            func(t *Tx) any { return &t.Nonce },

@@ -186,8 +186,11 @@ type Tx struct {
 	ParentBurnBlockTime  int64   `bun:"parent_burn_block_time"`
 	CoinbaseAltRecipient *string `bun:"coinbase_alt_recipient"`
 	EventCount           int32   `bun:"event_count"`
-	TxFields             `bun:"extend"`
-	ExecutionCost        `bun:"extend"`
+	// EventKinds are the kinds of the transaction's events, as ingestion recorded them; none for
+	// a row stored before they were recorded (see KindsOfEvents).
+	EventKinds    EventKinds `bun:"event_kinds"`
+	TxFields      `bun:"extend"`
+	ExecutionCost `bun:"extend"`
 }
 
 // MempoolTx is a transaction the node has accepted into (or dropped from) its mempool.

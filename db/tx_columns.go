@@ -22,7 +22,7 @@ const (
 // txSummaryColumns are the columns of TxSummaryColumns, in the order of the Tx model.
 var txSummaryColumns = []string{"tx_id", "index_block_hash", "microblock_hash", "tx_index", "status", "canonical",
 	"microblock_canonical", "microblock_sequence", "block_height", "event_count",
-	"type_id", "fee_rate", "sender_address", "sponsored", "sponsor_address", "sponsor_nonce"}
+	"event_kinds", "type_id", "fee_rate", "sender_address", "sponsored", "sponsor_address", "sponsor_nonce"}
 
 // txSelectLists are the select lists of each set over the txs table aliased t.
 var txSelectLists = map[TxColumns]string{

@@ -290,6 +290,16 @@ func EventKindsOfType(typeID int16) EventKinds {
 	return KindsOf(AllEventTypes)
 }
 
+// KindsOfEvents is the kinds of events a read of the transaction's events looks for: those
+// ingestion recorded, or, for a row stored before they were (none recorded though it has
+// events), those its type can emit.
+func (t *Tx) KindsOfEvents() EventKinds {
+	if t.EventKinds != 0 {
+		return t.EventKinds
+	}
+	return EventKindsOfType(t.TypeID)
+}
+
 // TxType is the kind of the transaction's payload.
 func (f *TxFields) TxType() (TxType, error) {
 	t, ok := txTypes[f.TypeID]

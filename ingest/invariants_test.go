@@ -249,10 +249,12 @@ var eventTables = map[db.EventType]string{
 	db.EventFungibleTokenAsset: "ft_events", db.EventNonFungibleTokenAsset: "nft_events",
 }
 
-// checkEventKinds checks the rule reads of a transaction's events rely on: every stored event is
-// of a kind its transaction's type can emit (db.EventKindsOfType).
+// checkEventKinds checks the rules reads of a transaction's events rely on: every stored event is
+// of a kind its transaction's type can emit (db.EventKindsOfType), and each transaction row
+// records the kinds of exactly the events stored for it (db.Tx.KindsOfEvents).
 func checkEventKinds(t *testing.T, store *db.Store) {
 	t.Helper()
+	var stored []string
 	for kind, table := range eventTables {
 		var types []int16
 		q := "SELECT DISTINCT t.type_id FROM " + table + " e JOIN txs t USING (tx_id, index_block_hash, microblock_hash)"
@@ -264,5 +266,11 @@ func checkEventKinds(t *testing.T, store *db.Store) {
 				t.Errorf("a transaction of type %d has a %s event", typeID, kind)
 			}
 		}
+		stored = append(stored, fmt.Sprintf(`CASE WHEN EXISTS (SELECT 1 FROM %s e WHERE e.tx_id = t.tx_id
+			AND e.index_block_hash = t.index_block_hash AND e.microblock_hash = t.microblock_hash) THEN %d ELSE 0 END`,
+			table, db.KindsOf([]db.EventType{kind})))
+	}
+	if n := count(t, store, "SELECT count(*) FROM txs t WHERE event_kinds <> "+strings.Join(stored, " + ")); n > 0 {
+		t.Errorf("%d transactions record other kinds of events than those stored for them", n)
 	}
 }

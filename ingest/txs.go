@@ -102,6 +102,7 @@ func buildTx(pos position, m *txMessage, status int16, evs []eventMessage) (*cha
 	if err := addEvents(d, evs); err != nil {
 		return nil, err
 	}
+	row.EventKinds = d.EventKinds()
 	if sc, ok := decoded.Payload.(*tx.SmartContract); ok && status == db.TxStatusSuccess {
 		d.SmartContracts = append(d.SmartContracts, smartContractRow(row, sc, m))
 	}

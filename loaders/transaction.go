@@ -13,7 +13,7 @@ import (
 // same row read twice in one request (in two lists, say) is two keys, read by one statement.
 type TxEventsKey struct {
 	Tx      *db.Tx
-	Kinds   db.EventKinds // those the transaction's type can emit (db.EventKindsOfType)
+	Kinds   db.EventKinds // those to look for (db.Tx.KindsOfEvents)
 	Window  db.EventWindow
 	Columns db.EventColumns // those the selection reads
 }
@@ -22,7 +22,7 @@ type TxEventsKey struct {
 // window holds any: event indexes run from 0 to the row's event count, so a window past it (or
 // of none) has nothing to read.
 func EventsOf(t *db.Tx, w db.EventWindow, c db.EventColumns) (TxEventsKey, bool) {
-	k := TxEventsKey{Tx: t, Kinds: db.EventKindsOfType(t.TypeID), Window: w, Columns: c}
+	k := TxEventsKey{Tx: t, Kinds: t.KindsOfEvents(), Window: w, Columns: c}
 	return k, w.Limit > 0 && w.Offset < t.EventCount
 }
 

@@ -43,6 +43,24 @@ type TxData struct {
 	Principals []roles.Principal
 }
 
+// EventKinds is the set of the kinds of the transaction's events: the tables that store them.
+func (d *TxData) EventKinds() db.EventKinds {
+	var kinds []db.EventType
+	for _, k := range []struct {
+		kind db.EventType
+		rows int
+	}{
+		{db.EventSmartContractLog, len(d.ContractLogs)}, {db.EventStxLock, len(d.StxLockEvents)},
+		{db.EventStxAsset, len(d.StxEvents)}, {db.EventFungibleTokenAsset, len(d.FtEvents)},
+		{db.EventNonFungibleTokenAsset, len(d.NftEvents)},
+	} {
+		if k.rows > 0 {
+			kinds = append(kinds, k.kind)
+		}
+	}
+	return db.KindsOf(kinds)
+}
+
 // BlockResult says what ApplyBlock did.
 type BlockResult struct {
 	Duplicate bool // the block was already stored: nothing changed

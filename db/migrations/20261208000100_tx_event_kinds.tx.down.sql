@@ -1,0 +1,1 @@
+ALTER TABLE txs DROP COLUMN IF EXISTS event_kinds;

@@ -1,0 +1,66 @@
+package ingest
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/stxgraph/stxgraph/db"
+)
+
+// TestEventsReadByRecordedKinds reads the events of every transaction of a chain with contract
+// calls and PoX events twice: by the kinds ingestion recorded for each, then as rows stored before
+// kinds were recorded are read, by the kinds their type can emit. Both reads give the same events,
+// so probing only the recorded kinds' tables misses none, and older rows read as before.
+func TestEventsReadByRecordedKinds(t *testing.T) {
+	store, _ := replayFixture(t, "epoch-3-transition")
+	ctx := context.Background()
+	read := func() ([]*db.Tx, [][]db.Event) {
+		t.Helper()
+		var txs []*db.Tx
+		if err := store.DB.NewSelect().Model(&txs).Where("event_count > 0").
+			Order("block_height", "microblock_sequence", "tx_index", "index_block_hash").Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		kinds := make([]db.EventKinds, len(txs))
+		for i, tx := range txs {
+			kinds[i] = tx.KindsOfEvents()
+		}
+		events, err := store.EventsOfTxs(ctx, txs, kinds, db.EventWindow{Limit: 1 << 20}, db.AllEventColumns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return txs, events
+	}
+
+	txs, recorded := read()
+	narrower, found := 0, 0
+	for i, tx := range txs {
+		if tx.EventKinds == 0 {
+			t.Fatalf("transaction %s has %d events and no kinds recorded", db.Hex(tx.TxID), tx.EventCount)
+		}
+		if tx.EventKinds != db.EventKindsOfType(tx.TypeID) {
+			narrower++
+		}
+		if len(recorded[i]) != int(tx.EventCount) {
+			t.Errorf("transaction %s: %d events read, %d stored", db.Hex(tx.TxID), len(recorded[i]), tx.EventCount)
+		}
+		found += len(recorded[i])
+	}
+	if narrower == 0 || found == 0 {
+		t.Fatalf("%d transactions with events, %d recording fewer kinds than their type: the fixture shows nothing", len(txs), narrower)
+	}
+
+	if _, err := store.DB.ExecContext(ctx, "UPDATE txs SET event_kinds = 0"); err != nil {
+		t.Fatal(err)
+	}
+	unrecorded, byType := read()
+	if len(unrecorded) != len(txs) {
+		t.Fatalf("%d transactions read again, %d before", len(unrecorded), len(txs))
+	}
+	for i := range txs {
+		if !reflect.DeepEqual(byType[i], recorded[i]) {
+			t.Errorf("transaction %s: by its type's kinds %v, by the recorded ones %v", db.Hex(txs[i].TxID), byType[i], recorded[i])
+		}
+	}
+}
