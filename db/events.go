@@ -114,15 +114,21 @@ func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, 
 		return nil, err
 	}
 	ks := make([]byte, len(kinds))
+	var among EventKinds
 	for i, k := range kinds {
 		ks[i] = byte(k)
+		among |= k & allEventKinds
 	}
-	rows, err := s.queryPrepared(ctx, txEventsSQL[cols], keys[0], keys[1], keys[2], ks, w.Offset, int64(w.Offset)+int64(w.Limit))
+	out := make([][]Event, len(txs))
+	if among == 0 {
+		return out, nil
+	}
+	rows, err := s.queryPrepared(ctx, txEventsSQL[txEventsShape{cols, among}], keys[0], keys[1], keys[2], ks,
+		w.Offset, int64(w.Offset)+int64(w.Limit))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := make([][]Event, len(txs))
 	var r eventRow
 	var n int64
 	dest := r.destByOrdinal(&n, cols) // scanned into again for every row, reset in between
@@ -141,25 +147,55 @@ func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, 
 	return out, rows.Err()
 }
 
-// txEventsSQL reads, for each set of columns, the events of transactions ($1, $2, $3: their
-// tx_id, index_block_hash and microblock_hash, packed by packKeys) whose event_index is in
-// [$5, $6), by the primary key of each table whose kind is in the transaction's kinds ($4, one
-// EventKinds byte each): a branch whose kind is not is cut before its probe (a condition on the
-// transaction alone, a one-time filter). Each row names its transaction by its ordinal (k.n).
-var txEventsSQL = map[EventColumns]string{AllEventColumns: txEventsQuery(AllEventColumns), EventPositionColumns: txEventsQuery(EventPositionColumns)}
+// txEventsSQL reads the events of transactions ($1, $2, $3: their tx_id, index_block_hash and
+// microblock_hash, packed by packKeys) whose event_index is in [$5, $6), by the primary key of
+// each table whose kind is in the transaction's kinds ($4, one EventKinds byte each): a branch
+// whose kind is not is cut before its probe (a condition on the transaction alone, a one-time
+// filter). Each row names its transaction by its ordinal (k.n). There is one text for each set
+// of columns and each set of kinds the batch's transactions have among them, holding a branch
+// for those kinds only: PostgreSQL sets up every branch of the union, and runs its one-time
+// filter, for each transaction.
+var txEventsSQL = func() map[txEventsShape]string {
+	out := map[txEventsShape]string{}
+	for _, cols := range []EventColumns{AllEventColumns, EventPositionColumns} {
+		for kinds := EventKinds(1); kinds <= allEventKinds; kinds++ {
+			out[txEventsShape{cols, kinds}] = txEventsQuery(cols, kinds)
+		}
+	}
+	return out
+}()
 
-func txEventsQuery(cols EventColumns) string {
-	branches := make([]string, len(eventTables))
-	for i, t := range eventTables {
-		branches[i] = t.renderSelect(cols, "k.n, "+eventPlaceSelect) + ` WHERE (k.kinds & ` + strconv.Itoa(int(KindsOf([]EventType{t.kind}))) + `) <> 0
+// txEventsShape names a text of txEventsSQL.
+type txEventsShape struct {
+	cols  EventColumns
+	kinds EventKinds
+}
+
+// allEventKinds is the set of every kind.
+var allEventKinds = KindsOf(AllEventTypes)
+
+func txEventsQuery(cols EventColumns, kinds EventKinds) string {
+	var branches []string
+	for _, t := range eventTables {
+		if !kinds.Has(t.kind) {
+			continue
+		}
+		branches = append(branches, t.renderSelect(cols, "k.n, "+eventPlaceSelect)+` WHERE (k.kinds & `+strconv.Itoa(int(KindsOf([]EventType{t.kind})))+`) <> 0
 		AND e.tx_id = k.tx_id AND e.index_block_hash = k.index_block_hash AND e.microblock_hash = k.microblock_hash
-		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`
+		AND e.microblock_canonical AND e.event_index >= w.lo AND e.event_index < w.hi`)
+	}
+	lateral := strings.Join(branches, " UNION ALL ")
+	if len(branches) == 1 {
+		// A lone branch would be pulled up into a join of the table with the keys, which
+		// PostgreSQL may run as a hash join over all of the table's rows; OFFSET 0 keeps it a
+		// probe per transaction, as the union of several is.
+		lateral += " OFFSET 0"
 	}
 	return `SELECT e.* FROM (SELECT ` + packedKey("$1::bytea", "g.i") + ` AS tx_id, ` + packedKey("$2::bytea", "g.i") + ` AS index_block_hash,
 		` + packedKey("$3::bytea", "g.i") + ` AS microblock_hash, get_byte($4::bytea, g.i) AS kinds, g.i + 1 AS n
 		FROM generate_series(0, length($4::bytea) - 1) AS g(i)) k
 	CROSS JOIN (SELECT $5::bigint AS lo, $6::bigint AS hi) w
-	CROSS JOIN LATERAL (` + strings.Join(branches, " UNION ALL ") + `) e
+	CROSS JOIN LATERAL (` + lateral + `) e
 	ORDER BY e.event_index`
 }
 

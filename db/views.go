@@ -287,7 +287,7 @@ func EventKindsOfType(typeID int16) EventKinds {
 	if typeID == TypeTokenTransfer {
 		return KindsOf([]EventType{EventStxAsset})
 	}
-	return KindsOf(AllEventTypes)
+	return allEventKinds
 }
 
 // KindsOfEvents is the kinds of events a read of the transaction's events looks for: those
