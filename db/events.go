@@ -361,6 +361,7 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 	}
 	keys := make(map[TxKey]bool, len(txs))
 	lo, hi := txs[0], txs[0]
+	var kinds EventKinds
 	for _, tx := range txs {
 		keys[tx.Key] = true
 		if tx.before(lo) {
@@ -369,8 +370,12 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 		if hi.before(tx) {
 			hi = tx
 		}
+		kinds |= tx.Kinds & transferKinds
 	}
-	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL, principal,
+	if kinds == 0 {
+		return t, nil
+	}
+	es, err := s.scanUnionEvents(ctx, AllEventColumns, principalTransfersSQL[kinds], principal,
 		lo.BlockHeight, lo.MicroblockSequence, lo.TxIndex, hi.BlockHeight, hi.MicroblockSequence, hi.TxIndex)
 	if err != nil {
 		return nil, err
@@ -400,23 +405,34 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 // event in the span is one of theirs; PrincipalTransfers keeps only those of the transactions
 // asked for all the same, in Go, where matching 20 keys costs nothing: matched in the statement,
 // the keys cost PostgreSQL over a third of its work (three bytea[] parameters parsed, a hash
-// join over the six branches). Prepared, since planning its six branches costs PostgreSQL more than
-// running them.
-var principalTransfersSQL = func() string {
-	var branches []string
-	for _, t := range eventTables {
-		if t.kind != EventStxAsset && t.kind != EventFungibleTokenAsset && t.kind != EventNonFungibleTokenAsset {
+// join over the branches). There is one text for each set of the kinds of transfers the
+// transactions have events of, walking those kinds' indexes only. Prepared, since planning its
+// branches costs PostgreSQL more than running them.
+var principalTransfersSQL = func() map[EventKinds]string {
+	out := map[EventKinds]string{}
+	for kinds := EventKinds(1); kinds <= transferKinds; kinds++ {
+		if kinds&^transferKinds != 0 {
 			continue
 		}
-		// A transfer to oneself is read once, as the sender's.
-		for _, party := range []string{"e.sender = $1::text", "e.recipient = $1::text AND e.sender IS DISTINCT FROM $1::text"} {
-			branches = append(branches, t.selectAll()+` WHERE `+party+` AND e.canonical AND e.microblock_canonical
+		var branches []string
+		for _, t := range eventTables {
+			if !kinds.Has(t.kind) {
+				continue
+			}
+			// A transfer to oneself is read once, as the sender's.
+			for _, party := range []string{"e.sender = $1::text", "e.recipient = $1::text AND e.sender IS DISTINCT FROM $1::text"} {
+				branches = append(branches, t.selectAll()+` WHERE `+party+` AND e.canonical AND e.microblock_canonical
 			AND (e.block_height, e.microblock_sequence, e.tx_index) >= ($2::integer, $3::integer, $4::integer)
 			AND (e.block_height, e.microblock_sequence, e.tx_index) <= ($5::integer, $6::integer, $7::integer)`)
+			}
 		}
+		out[kinds] = `SELECT e.* FROM (` + strings.Join(branches, " UNION ALL ") + `) e ORDER BY e.event_index DESC`
 	}
-	return `SELECT e.* FROM (` + strings.Join(branches, " UNION ALL ") + `) e ORDER BY e.event_index DESC`
+	return out
 }()
+
+// transferKinds are the kinds of events that move an asset between principals.
+var transferKinds = KindsOf([]EventType{EventStxAsset, EventFungibleTokenAsset, EventNonFungibleTokenAsset})
 
 // isNoRows reports the "no rows" error that bun returns for an empty scan into a struct.
 func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

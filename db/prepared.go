@@ -230,7 +230,7 @@ func PreparedStatements() map[string]string {
 		"historical-balance":                     historicalBalanceSQL,
 		"principal-events":                       principalEventsSQL,
 		"principal-events-anchored":              principalEventsAnchoredSQL,
-		"principal-transfers":                    principalTransfersSQL,
+		"principal-transfers":                    principalTransfersSQL[transferKinds],
 		"transfers-page":                         principalTxPageSQL[txPageTip],
 		"transfers-page-unanchored":              principalTxPageSQL[txPageUnanchored],
 		"transfers-page-unanchored-positions":    unanchoredTxPositionsSQL,

@@ -33,11 +33,13 @@ func TestPrincipalTransfersKeepToTheirTransactions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tx := func(n byte) db.TxPosition {
+	// Each transaction row records the kinds of its events, as ingestion does.
+	tx := func(n byte, kinds ...db.EventType) db.TxPosition {
 		return (&db.Tx{TxID: []byte{n}, IndexBlockHash: testBlock, MicroblockHash: []byte{}, BlockHeight: 7,
-			MicroblockSequence: 2147483647, TxIndex: int32(n)}).Position()
+			MicroblockSequence: 2147483647, TxIndex: int32(n), EventKinds: db.KindsOf(kinds), TxFields: db.TxFields{TypeID: db.TypeContractCall}}).Position()
 	}
-	got, err := store.PrincipalTransfers(ctx, alice, []db.TxPosition{tx(3), tx(1)})
+	got, err := store.PrincipalTransfers(ctx, alice, []db.TxPosition{
+		tx(3, db.EventNonFungibleTokenAsset, db.EventStxAsset), tx(1, db.EventStxAsset, db.EventFungibleTokenAsset)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +58,14 @@ func TestPrincipalTransfersKeepToTheirTransactions(t *testing.T) {
 	}
 	if len(got.Stx) != 2 || len(got.Ft) != 1 || len(got.Nft) != 1 {
 		t.Errorf("by kind: %d STX, %d FT, %d NFT; want 2, 1, 1", len(got.Stx), len(got.Ft), len(got.Nft))
+	}
+	// Transactions whose events are of fewer kinds are read through those kinds' indexes alone.
+	one, err := store.PrincipalTransfers(ctx, alice, []db.TxPosition{tx(1, db.EventStxAsset, db.EventFungibleTokenAsset)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Stx) != 1 || len(one.Ft) != 1 || len(one.Nft) != 0 {
+		t.Errorf("alice's transfers in transaction 1: %d STX, %d FT, %d NFT; want 1, 1, 0", len(one.Stx), len(one.Ft), len(one.Nft))
 	}
 	// Newest event first within each kind.
 	if len(got.Stx) == 2 && got.Stx[0].EventIndex < got.Stx[1].EventIndex {

@@ -35,16 +35,19 @@ func (p *EventPosition) TxKey() TxKey {
 	return TxKey{TxID: string(p.TxID), IndexBlockHash: string(p.IndexBlockHash), MicroblockHash: string(p.MicroblockHash)}
 }
 
-// TxPosition is a transaction row's key and its place in the chain: what reads of the row's
-// events by one principal probe that principal's indexes with.
+// TxPosition is a transaction row's key, its place in the chain and the kinds of its events:
+// what reads of the row's events by one principal probe that principal's indexes with.
 type TxPosition struct {
 	Key                                      TxKey
 	BlockHeight, MicroblockSequence, TxIndex int32
+	Kinds                                    EventKinds
 }
 
-// Position returns the key and place of t.
+// Position returns the key, place and kinds of events of t, which must have been read with its
+// type and kinds (as every set of columns is).
 func (t *Tx) Position() TxPosition {
-	return TxPosition{Key: t.Key(), BlockHeight: t.BlockHeight, MicroblockSequence: t.MicroblockSequence, TxIndex: t.TxIndex}
+	return TxPosition{Key: t.Key(), BlockHeight: t.BlockHeight, MicroblockSequence: t.MicroblockSequence, TxIndex: t.TxIndex,
+		Kinds: t.KindsOfEvents()}
 }
 
 // before reports whether t comes before u in chain order.

@@ -44,7 +44,7 @@ func (s *Store) CanonicalTxPositions(ctx context.Context, txID []byte) (txs []Tx
 }
 
 const txPositionsSQL = `SELECT tx_id, index_block_hash, microblock_hash, canonical, microblock_canonical,
-	block_height, microblock_sequence, tx_index FROM txs WHERE tx_id = $1::bytea`
+	block_height, microblock_sequence, tx_index, type_id, event_kinds FROM txs WHERE tx_id = $1::bytea`
 
 // ContractDeployment is the deployment of a contract: its newest canonical deploy transaction
 // (BlockHeight set), else its pending one with the lowest nonce.

@@ -74,3 +74,51 @@ func TestEventsReadByRecordedKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestTransfersReadByRecordedKinds reads each principal's transfers in all its transactions of a
+// replayed chain twice: walking the indexes of the kinds of transfers its transactions recorded
+// events of, then those of every kind. Both give the same transfers.
+func TestTransfersReadByRecordedKinds(t *testing.T) {
+	store, _ := replayFixture(t, "epoch-3-transition")
+	ctx := context.Background()
+	var principals []string
+	if err := store.DB.NewRaw(`SELECT DISTINCT principal FROM principal_txs WHERE canonical AND microblock_canonical
+		ORDER BY principal LIMIT 200`).Scan(ctx, &principals); err != nil {
+		t.Fatal(err)
+	}
+	transfers, narrower := 0, 0
+	for _, p := range principals {
+		var txs []*db.Tx
+		if err := store.DB.NewSelect().Model(&txs).Where(`(tx_id, index_block_hash, microblock_hash) IN (SELECT tx_id,
+			index_block_hash, microblock_hash FROM principal_txs WHERE principal = ? AND canonical AND microblock_canonical)`, p).
+			Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		recorded, every := make([]db.TxPosition, len(txs)), make([]db.TxPosition, len(txs))
+		for i, tx := range txs {
+			recorded[i] = tx.Position()
+			every[i] = recorded[i]
+			every[i].Kinds = db.KindsOf(db.AllEventTypes)
+			if recorded[i].Kinds != every[i].Kinds {
+				narrower++
+			}
+		}
+		got, err := store.PrincipalTransfers(ctx, p, recorded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := store.PrincipalTransfers(ctx, p, every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %d, %d and %d STX, FT and NFT transfers by the recorded kinds, %d, %d and %d by every kind",
+				p, len(got.Stx), len(got.Ft), len(got.Nft), len(want.Stx), len(want.Ft), len(want.Nft))
+		}
+		transfers += len(want.Stx) + len(want.Ft) + len(want.Nft)
+	}
+	if transfers == 0 || narrower == 0 {
+		t.Fatalf("%d principals, %d transfers, %d transactions recording fewer kinds than every one: the fixture shows nothing",
+			len(principals), transfers, narrower)
+	}
+}
