@@ -50,8 +50,9 @@ func syntheticLog(t *testing.T) []byte {
 }
 
 // replayedState replays a TSV log into a fresh database and sums up what it stored: the
-// canonical digest, and the rows the digest leaves out (those of the fork, the principals'
-// transaction index, the mempool and its update time).
+// canonical digest, and what the digest leaves out (the rows of the fork, the principals'
+// transaction index, the kinds of events each transaction row records, the mempool and its
+// update time).
 func replayedState(t *testing.T, log []byte) string {
 	t.Helper()
 	store := dbtest.New(t)
@@ -72,6 +73,8 @@ func replayedState(t *testing.T, log []byte) string {
 	err = store.DB.QueryRowContext(ctx, `SELECT concat_ws(' ',
 		(SELECT count(*) FROM txs WHERE NOT canonical), (SELECT count(*) FROM txs WHERE NOT microblock_canonical),
 		(SELECT md5(string_agg(p::text, ',' ORDER BY p::text)) FROM principal_txs p),
+		(SELECT md5(string_agg(concat_ws(':', encode(tx_id, 'hex'), encode(index_block_hash, 'hex'), encode(microblock_hash, 'hex'),
+			event_kinds), ',' ORDER BY tx_id, index_block_hash, microblock_hash)) FROM txs),
 		(SELECT md5(string_agg(e::text, ',' ORDER BY e::text)) FROM stx_events e),
 		(SELECT md5(string_agg(c::text, ',' ORDER BY c::text)) FROM smart_contracts c),
 		(SELECT md5(string_agg(m::text, ',' ORDER BY m::text)) FROM mempool_txs m),
