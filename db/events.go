@@ -158,7 +158,7 @@ func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, 
 var txEventsSQL = func() map[txEventsShape]string {
 	out := map[txEventsShape]string{}
 	for _, cols := range []EventColumns{AllEventColumns, EventPositionColumns} {
-		for kinds := EventKinds(1); kinds <= allEventKinds; kinds++ {
+		for _, kinds := range allEventKinds.subsets() {
 			out[txEventsShape{cols, kinds}] = txEventsQuery(cols, kinds)
 		}
 	}
@@ -173,6 +173,18 @@ type txEventsShape struct {
 
 // allEventKinds is the set of every kind.
 var allEventKinds = KindsOf(AllEventTypes)
+
+// subsets are the sets of kinds in k, but the empty one: the sets a statement with one text
+// per set of kinds is written for.
+func (k EventKinds) subsets() []EventKinds {
+	var out []EventKinds
+	for s := EventKinds(1); s != 0 && s <= k; s++ {
+		if s&^k == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 func txEventsQuery(cols EventColumns, kinds EventKinds) string {
 	var branches []string
@@ -410,10 +422,7 @@ func (s *Store) PrincipalTransfers(ctx context.Context, principal string, txs []
 // branches costs PostgreSQL more than running them.
 var principalTransfersSQL = func() map[EventKinds]string {
 	out := map[EventKinds]string{}
-	for kinds := EventKinds(1); kinds <= transferKinds; kinds++ {
-		if kinds&^transferKinds != 0 {
-			continue
-		}
+	for _, kinds := range transferKinds.subsets() {
 		var branches []string
 		for _, t := range eventTables {
 			if !kinds.Has(t.kind) {

@@ -17,24 +17,18 @@ import (
 // executor runs the elements of a list whose only resolvers answer so one after another
 // (server.Batching), without a goroutine each.
 
-// fieldsAnsweredInPlace are, by object type, the fields with a resolver that may answer from
-// what the read of their object read (ElementsAnswerInPlace tells when they do).
-var fieldsAnsweredInPlace = map[string]map[string]bool{
-	"Transaction": {"events": true, "contractCall": true},
-	"Block":       setOf(contentsFields),
-}
-
-func setOf(names []string) map[string]bool {
-	set := make(map[string]bool, len(names))
-	for _, n := range names {
-		set[n] = true
-	}
-	return set
-}
-
 // MayAnswerInPlace reports whether field name of object type typ has a resolver that may answer
-// from what the read of its object read.
-func MayAnswerInPlace(typ, name string) bool { return fieldsAnsweredInPlace[typ][name] }
+// from what the read of its object read (ElementsAnswerInPlace tells when it does): a
+// transaction's events and contract call, a block's contents.
+func MayAnswerInPlace(typ, name string) bool {
+	switch typ {
+	case "Transaction":
+		return name == "events" || name == "contractCall"
+	case "Block":
+		return slices.Contains(contentsFields, name)
+	}
+	return false
+}
 
 // ElementsAnswerInPlace reports whether the fields of MayAnswerInPlace that sel selects answer
 // for every element of list from what the list's read read, waiting for no batch. list is the
@@ -59,8 +53,8 @@ func ElementsAnswerInPlace(ctx context.Context, sel ast.SelectionSet, list any) 
 			return f.Definition == nil || f.Definition.Type.Name() != "Transaction"
 		})
 	case []*db.Block:
-		asked := !graph.EveryField(sel, func(f *ast.Field) bool { return !slices.Contains(contentsFields, f.Name) })
-		return !asked || loaders.BlockContentsRead(ctx, l)
+		contentsAsked := !graph.EveryField(sel, func(f *ast.Field) bool { return !MayAnswerInPlace("Block", f.Name) })
+		return !contentsAsked || loaders.BlockContentsRead(ctx, l)
 	}
 	return false
 }
