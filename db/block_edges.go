@@ -12,15 +12,6 @@ func (s *Store) BlocksByIndexHash(ctx context.Context, hashes []string) ([]*Bloc
 	return bs, err
 }
 
-// BlocksPage returns a page of canonical blocks, newest first.
-func (s *Store) BlocksPage(ctx context.Context, k Keyset) ([]*Block, error) {
-	where, args, order := k.clause([]string{"block_height"}, 1, true)
-	var bs []*Block
-	q := numbered(blockSelect + " WHERE canonical AND " + where + " ORDER BY " + order + " LIMIT ?")
-	err := s.scanPrepared(ctx, q, &bs, append(args, k.Limit)...)
-	return bs, err
-}
-
 // TxsOfBlocks returns, for each of these index block hashes, one page of the transactions the
 // block holds (anchored and confirmed-microblock ones) in chain order
 // (microblock_sequence, tx_index). One LATERAL statement serves every block in the batch.

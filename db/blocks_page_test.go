@@ -72,9 +72,13 @@ func TestCanonicalBlockPagesAtEveryOffset(t *testing.T) {
 
 	for _, offset := range []int{0, 1, 25, 45, tip - 1, tip, tip + 7} {
 		t.Run(fmt.Sprint("offset ", offset), func(t *testing.T) {
-			blocks, err := store.Blocks(ctx, limit, offset)
+			reads, err := store.BlocksWith(ctx, limit, offset, db.BlockExtras{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			blocks := make([]*db.Block, len(reads))
+			for i, r := range reads {
+				blocks[i] = r.Block
 			}
 			if got, want := heights(t, blocks), from(tip-offset); !slices.Equal(got, want) {
 				t.Errorf("heights %v, want %v", got, want)
@@ -105,9 +109,9 @@ func TestCanonicalBlockPagesAtEveryOffset(t *testing.T) {
 	hook := &lastQuery{}
 	store.Observe(hook.observe)
 	for read, run := range map[string]func() error{
-		"v1 at offset 45": func() error { _, err := store.Blocks(ctx, limit, 45); return err },
-		"v1 at offset 45 with the blocks' contents": func() error {
-			_, _, err := store.BlocksWithContents(ctx, limit, 45)
+		"v1 at offset 45": func() error { _, err := store.BlocksWith(ctx, limit, 45, db.BlockExtras{}); return err },
+		"v1 at offset 45 with the blocks' contents and burn blocks": func() error {
+			_, err := store.BlocksWith(ctx, limit, 45, db.BlockExtras{Contents: true, BurnBlock: true})
 			return err
 		},
 		"v2 from the tip at offset 35": func() error {

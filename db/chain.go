@@ -64,13 +64,6 @@ const canonicalBlocksBelowSQL = ` WHERE canonical
 	AND block_height <= (SELECT max(block_height) FROM blocks WHERE canonical) - $2::bigint
 	ORDER BY block_height DESC LIMIT $1`
 
-// Blocks returns canonical blocks newest first.
-func (s *Store) Blocks(ctx context.Context, limit, offset int) ([]*Block, error) {
-	var bs []*Block
-	err := s.scanPrepared(ctx, blockSelect+canonicalBlocksBelowSQL, &bs, limit, offset)
-	return bs, err
-}
-
 // BurnBlockByHash returns the burn block with that hash, or nil.
 func (s *Store) BurnBlockByHash(ctx context.Context, hash []byte) (*BurnBlock, error) {
 	var bs []*BurnBlock

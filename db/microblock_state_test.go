@@ -115,78 +115,108 @@ func TestMicroblockStateAcrossForks(t *testing.T) {
 		t.Errorf("transaction ids = %v, want %v", ids, want)
 	}
 
-	// A block looked up with its contents is the block looked up alone, with the contents
-	// ContentsOfBlocks reads of it, whichever fork it is on.
+	// Some blocks' burn blocks are stored (one of them off the canonical burn chain), the
+	// others' are not.
+	for i, n := range []string{"P", "Y", "Z"} {
+		exec(`INSERT INTO burn_blocks (burn_block_hash, burn_block_height, burn_amount, consensus_hash, parent_burn_block_hash, canonical)
+			VALUES (?, ?, ?, ?, '', ?)`, h("burn"+n), i+1, 1000*(i+1), h("consensus"+n), n != "Z")
+	}
+
+	// A block looked up with extras is the block looked up without, with the contents
+	// ContentsOfBlocks reads of it and the burn block BurnBlockByHash reads, whichever fork it
+	// is on.
 	names := []string{"P", "X", "Y", "Q", "Z", "W", "T", "none"}
 	var hashes, burnHashes [][]byte
 	for _, n := range names {
 		hashes, burnHashes = append(hashes, h(n)), append(burnHashes, h("burn"+n))
 	}
-	blocksWithContents(t, store, []int32{1, 2, 3, 4, 5, 6}, store.BlockByHeight, store.BlockByHeightWithContents)
-	blocksWithContents(t, store, hashes, store.BlockByHash, store.BlockByHashWithContents)
-	blocksWithContents(t, store, burnHashes, store.BlockByBurnBlockHash, store.BlockByBurnBlockHashWithContents)
+	blockReadsAgree(t, store, []int32{1, 2, 3, 4, 5, 6}, store.BlockByHeightWith)
+	blockReadsAgree(t, store, hashes, store.BlockByHashWith)
+	blockReadsAgree(t, store, burnHashes, store.BlockByBurnBlockHashWith)
 
-	// A page of blocks read with its contents holds the blocks of the page read alone, and the
-	// contents of each as ContentsOfBlocks reads them.
+	// So is a page of blocks read with extras, block by block.
 	for _, page := range []struct{ limit, offset int }{{20, 0}, {2, 0}, {2, 1}, {2, 3}, {1, 4}, {2, 5}} {
-		blocks, err := store.Blocks(ctx, page.limit, page.offset)
+		blockReadsAgree(t, store, []int{0}, func(ctx context.Context, _ int, x db.BlockExtras) ([]*db.BlockRead, error) {
+			return store.BlocksWith(ctx, page.limit, page.offset, x)
+		})
+	}
+	var burnRead int
+	for _, x := range allBlockExtras {
+		reads, err := store.BlocksWith(ctx, 20, 0, x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hashes := make([]string, len(blocks))
-		for i, b := range blocks {
-			hashes[i] = string(b.IndexBlockHash)
-		}
-		contents, err := store.ContentsOfBlocks(ctx, hashes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gotBlocks, gotContents, err := store.BlocksWithContents(ctx, page.limit, page.offset)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(gotBlocks, blocks) {
-			t.Errorf("limit %d offset %d: blocks read with their contents %v, alone %v", page.limit, page.offset, gotBlocks, blocks)
-		}
-		if (len(gotContents) > 0 || len(contents) > 0) && !reflect.DeepEqual(gotContents, contents) {
-			t.Errorf("limit %d offset %d: contents read with the page differ from ContentsOfBlocks':", page.limit, page.offset)
-			for i := range max(len(gotContents), len(contents)) {
-				t.Logf("  %d: %+v, want %+v", i, at(gotContents, i), at(contents, i))
+		for _, r := range reads {
+			if r.BurnBlock != nil {
+				burnRead++
 			}
 		}
 	}
+	if burnRead != 2*3 {
+		t.Errorf("%d burn blocks read with the canonical blocks, want those of P, Y and Z with each set of extras that reads them", burnRead)
+	}
 }
 
-// blocksWithContents checks that each lookup of one block read with its contents gives the block
-// read alone and ContentsOfBlocks' contents of it, or nothing when there is no such block.
-func blocksWithContents[K any](t *testing.T, store *db.Store, keys []K, alone func(context.Context, K) (*db.Block, error),
-	withContents func(context.Context, K) (*db.Block, *db.BlockContents, error)) {
+// allBlockExtras are every set of extras a read of blocks may read.
+var allBlockExtras = []db.BlockExtras{{}, {Contents: true}, {BurnBlock: true}, {Contents: true, BurnBlock: true}}
+
+// blockReadsAgree checks that each read of blocks by key gives, with every set of extras, the
+// blocks it gives without, and exactly the extras asked for: the contents ContentsOfBlocks reads
+// and the burn block BurnBlockByHash reads (nil when not stored).
+func blockReadsAgree[K any, R *db.BlockRead | []*db.BlockRead](t *testing.T, store *db.Store, keys []K, read func(context.Context, K, db.BlockExtras) (R, error)) {
 	t.Helper()
 	ctx := context.Background()
-	for _, k := range keys {
-		want, err := alone(ctx, k)
+	list := func(k K, x db.BlockExtras) []*db.BlockRead {
+		t.Helper()
+		r, err := read(ctx, k, x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, contents, err := withContents(ctx, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%v: block read with its contents %+v, alone %+v", k, got, want)
-		}
-		if want == nil {
-			if contents != nil {
-				t.Errorf("%v: contents %+v of no block", k, contents)
+		switch r := any(r).(type) {
+		case *db.BlockRead:
+			if r == nil {
+				return nil
 			}
-			continue
+			return []*db.BlockRead{r}
+		case []*db.BlockRead:
+			return r
 		}
-		wantContents, err := store.ContentsOfBlocks(ctx, []string{string(want.IndexBlockHash)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(contents, wantContents[0]) {
-			t.Errorf("%v: contents read with the block %+v, ContentsOfBlocks %+v", k, contents, wantContents[0])
+		panic("unreachable")
+	}
+	for _, k := range keys {
+		alone := list(k, db.BlockExtras{})
+		for _, x := range allBlockExtras {
+			got := list(k, x)
+			if len(got) != len(alone) {
+				t.Fatalf("%v with %+v: %d blocks, %d without extras", k, x, len(got), len(alone))
+			}
+			for i, r := range got {
+				if !reflect.DeepEqual(r.Block, alone[i].Block) || r.Extras != x {
+					t.Errorf("%v with %+v: block %+v (extras %+v), without extras %+v", k, x, r.Block, r.Extras, alone[i].Block)
+				}
+				var wantContents *db.BlockContents
+				if x.Contents {
+					c, err := store.ContentsOfBlocks(ctx, []string{string(r.IndexBlockHash)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantContents = c[0]
+				}
+				if !reflect.DeepEqual(r.Contents, wantContents) {
+					t.Errorf("%v with %+v: contents %+v, want %+v", k, x, r.Contents, wantContents)
+				}
+				var wantBurn *db.BurnBlock
+				if x.BurnBlock {
+					b, err := store.BurnBlockByHash(ctx, r.BurnBlockHash)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantBurn = b
+				}
+				if !reflect.DeepEqual(r.BurnBlock, wantBurn) {
+					t.Errorf("%v with %+v: burn block %+v, want %+v", k, x, r.BurnBlock, wantBurn)
+				}
+			}
 		}
 	}
 }

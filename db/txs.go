@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/uptrace/bun/dialect/pgdialect"
 )
 
 // AnyTransaction is a mined (*Tx) or mempool (*MempoolTx) transaction.
@@ -322,117 +320,6 @@ func (s *Store) ContentsOfBlocks(ctx context.Context, hashes []string) ([]*Block
 	return out, rows.Err()
 }
 
-// withContents is the block statement q, which selects blockSelect's columns, with each block's
-// contents (ContentsOfBlocks) gathered from their parts into four columns of its row, in the
-// order by: a block or a page of blocks with their transaction ids is one statement, not two.
-func withContents(q, order string) string {
-	return `SELECT page.*, c.contents_tx_ids, c.contents_accepted, c.contents_accepted_tx_counts, c.contents_streamed
-	FROM (` + q + `) page
-	CROSS JOIN LATERAL (SELECT (array_agg(p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsTxIDs) + `))[1] AS contents_tx_ids,
-		array_agg(p.bytes ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsAccepted) + `) AS contents_accepted,
-		array_agg(p.tx_count ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsAccepted) + `) AS contents_accepted_tx_counts,
-		array_agg(p.bytes ORDER BY p.seq, p.bytes) FILTER (WHERE p.part = ` + strconv.Itoa(contentsStreamed) + `) AS contents_streamed
-		FROM (` + blockContentsParts("ARRAY[page.index_block_hash]") + `) p) c
-	ORDER BY ` + order
-}
-
-// The block reads with their contents: a page (Blocks) and the lookups of one block.
-var (
-	blocksWithContentsSQL               = withContents(blockSelect+canonicalBlocksBelowSQL, "page.block_height DESC")
-	blockByHeightWithContentsSQL        = withContents(blockByHeightSQL, "page.block_height")
-	blockByHashWithContentsSQL          = withContents(blockByHashSQL, "page.block_height")
-	blockByBurnBlockHashWithContentsSQL = withContents(blockByBurnBlockHashSQL, "page.block_height")
-)
-
-// blockWithContents is a row of a withContents statement.
-type blockWithContents struct {
-	Block
-	txIDs              []byte
-	accepted, streamed [][]byte
-	acceptedTxCounts   []int64
-}
-
-// blockWithContentsDests are the scan destinations of a withContents statement's columns.
-var blockWithContentsDests = func() map[string]func(*blockWithContents) any {
-	dests := map[string]func(*blockWithContents) any{
-		"contents_tx_ids":             func(b *blockWithContents) any { return &b.txIDs },
-		"contents_accepted":           func(b *blockWithContents) any { return pgdialect.Array(&b.accepted) },
-		"contents_accepted_tx_counts": func(b *blockWithContents) any { return pgdialect.Array(&b.acceptedTxCounts) },
-		"contents_streamed":           func(b *blockWithContents) any { return pgdialect.Array(&b.streamed) },
-	}
-	for name, d := range blockColumnDests {
-		dests[name] = func(b *blockWithContents) any { return d(&b.Block) }
-	}
-	return dests
-}()
-
-// contents are the block's contents as ContentsOfBlocks gives them.
-func (b *blockWithContents) contents() (*BlockContents, error) {
-	if len(b.accepted) != len(b.acceptedTxCounts) {
-		return nil, fmt.Errorf("block contents: %d accepted microblocks with %d counts", len(b.accepted), len(b.acceptedTxCounts))
-	}
-	c := &BlockContents{IndexBlockHash: b.IndexBlockHash, TxIDs: splitTxIDs(b.txIDs),
-		Accepted: make([]*MicroblockTxCount, len(b.accepted)), Streamed: b.streamed}
-	for i, h := range b.accepted {
-		c.Accepted[i] = &MicroblockTxCount{IndexBlockHash: b.IndexBlockHash, Hash: h, TxCount: int32(b.acceptedTxCounts[i])}
-	}
-	if c.Streamed == nil {
-		c.Streamed = [][]byte{}
-	}
-	return c, nil
-}
-
-// BlocksWithContents returns the canonical blocks Blocks returns and, in the same order, their
-// contents, read together.
-func (s *Store) BlocksWithContents(ctx context.Context, limit, offset int) ([]*Block, []*BlockContents, error) {
-	return s.readWithContents(ctx, blocksWithContentsSQL, limit, offset)
-}
-
-// BlockByHeightWithContents is BlockByHeight with the block's contents, read together.
-func (s *Store) BlockByHeightWithContents(ctx context.Context, height int32) (*Block, *BlockContents, error) {
-	return firstWithContents(s.readWithContents(ctx, blockByHeightWithContentsSQL, height))
-}
-
-// BlockByHashWithContents is BlockByHash with the block's contents, read together.
-func (s *Store) BlockByHashWithContents(ctx context.Context, hash []byte) (*Block, *BlockContents, error) {
-	return firstWithContents(s.readWithContents(ctx, blockByHashWithContentsSQL, hash))
-}
-
-// BlockByBurnBlockHashWithContents is BlockByBurnBlockHash with the block's contents, read
-// together.
-func (s *Store) BlockByBurnBlockHashWithContents(ctx context.Context, hash []byte) (*Block, *BlockContents, error) {
-	return firstWithContents(s.readWithContents(ctx, blockByBurnBlockHashWithContentsSQL, hash))
-}
-
-// firstWithContents is the first block of a read with contents and its contents, or nils.
-func firstWithContents(blocks []*Block, contents []*BlockContents, err error) (*Block, *BlockContents, error) {
-	if err != nil || len(blocks) == 0 {
-		return nil, nil, err
-	}
-	return blocks[0], contents[0], nil
-}
-
-// readWithContents runs q, a withContents statement, and returns its blocks and their contents.
-func (s *Store) readWithContents(ctx context.Context, q string, args ...any) ([]*Block, []*BlockContents, error) {
-	rows, err := s.queryPrepared(ctx, q, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var page []*blockWithContents
-	if err := scanModelRows(rows, &page, blockWithContentsDests); err != nil || len(page) == 0 {
-		return nil, nil, err
-	}
-	blocks, contents := make([]*Block, len(page)), make([]*BlockContents, len(page))
-	for i, b := range page {
-		blocks[i] = &b.Block
-		if contents[i], err = b.contents(); err != nil {
-			return nil, nil, err
-		}
-	}
-	return blocks, contents, nil
-}
-
 // splitTxIDs are the transaction ids concatenated in b, each 32 bytes, sharing b's memory.
 func splitTxIDs(b []byte) [][]byte {
 	ids := make([][]byte, len(b)/32)
@@ -440,16 +327,4 @@ func splitTxIDs(b []byte) [][]byte {
 		ids[j] = b[32*j : 32*(j+1) : 32*(j+1)]
 	}
 	return ids
-}
-
-// blockByBurnBlockHashSQL is the highest canonical block anchored in burn block $1 (or, when none
-// is canonical, the highest non-canonical one).
-var blockByBurnBlockHashSQL = blockSelect + " WHERE burn_block_hash = $1 ORDER BY canonical DESC, block_height DESC LIMIT 1"
-
-// BlockByBurnBlockHash returns the highest canonical block anchored in this burn block (or, when
-// none is canonical, the highest non-canonical one), or nil.
-func (s *Store) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*Block, error) {
-	var bs []*Block
-	err := s.scanPrepared(ctx, blockByBurnBlockHashSQL, &bs, hash)
-	return first(bs, err)
 }

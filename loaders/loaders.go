@@ -232,17 +232,29 @@ func allColumns[R any](fetch func(context.Context, []string, db.Keyset) ([]R, er
 	}
 }
 
-// PrimeBlockContents answers BlockContents, for the rest of the request, with contents read
-// with their blocks' page: the blocks' contents fields then wait for no batch of their own.
-func PrimeBlockContents(ctx context.Context, contents []*db.BlockContents) {
-	l := &For(ctx).BlockContents
-	for _, c := range contents {
-		l.prime(ctx, string(c.IndexBlockHash), c)
+// PrimeBlockReads answers, for the rest of the request, BlockContents and BurnBlockByHash with
+// what the reads of blocks read beside them (db.BlockExtras): the blocks' fields then wait for no
+// batch of their own.
+func PrimeBlockReads(ctx context.Context, reads []*db.BlockRead) {
+	f := For(ctx)
+	for _, r := range reads {
+		if r.Extras.Contents {
+			f.BlockContents.prime(ctx, string(r.IndexBlockHash), r.Contents)
+		}
+		if r.Extras.BurnBlock {
+			f.BurnBlockByHash.prime(ctx, string(r.BurnBlockHash), r.BurnBlock)
+		}
 	}
 }
 
 // BlockContentsRead reports whether the contents of each of blocks were read with them
-// (PrimeBlockContents): their contents fields then wait for no batch.
+// (PrimeBlockReads): their contents fields then wait for no batch.
 func BlockContentsRead(ctx context.Context, blocks []*db.Block) bool {
 	return primedFor(ctx, &For(ctx).BlockContents, blocks, func(b *db.Block) (string, bool) { return string(b.IndexBlockHash), true })
+}
+
+// BurnBlocksRead reports whether the burn block of each of blocks was read with them
+// (PrimeBlockReads): their burnBlock fields then wait for no batch.
+func BurnBlocksRead(ctx context.Context, blocks []*db.Block) bool {
+	return primedFor(ctx, &For(ctx).BurnBlockByHash, blocks, func(b *db.Block) (string, bool) { return string(b.BurnBlockHash), true })
 }

@@ -2,6 +2,10 @@ package resolvers
 
 import (
 	"context"
+	"slices"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/stxgraph/stxgraph/db"
 	"github.com/stxgraph/stxgraph/graph"
@@ -19,9 +23,9 @@ func (r queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*
 	case height != nil && hash != nil:
 		return nil, invalid("give either height or hash, not both")
 	case height != nil:
-		return oneBlock(ctx, *height, r.Store.BlockByHeight, r.Store.BlockByHeightWithContents)
+		return oneBlock(ctx, *height, r.Store.BlockByHeightWith)
 	case hash != nil:
-		return oneBlock(ctx, hash, r.Store.BlockByHash, r.Store.BlockByHashWithContents)
+		return oneBlock(ctx, hash, r.Store.BlockByHashWith)
 	default:
 		return nil, invalid("give a height or a hash")
 	}
@@ -30,38 +34,57 @@ func (r queryResolver) Block(ctx context.Context, height *int32, hash []byte) (*
 // contentsFields are the fields of a block that list its contents (blockResolver.contents).
 var contentsFields = []string{"txIds", "microblockTxCounts", "streamedMicroblockHashes"}
 
-// oneBlock looks a block up by key: alone, or with its contents when a field of theirs is asked
-// for, in one statement whose contents the block's fields then find read.
-func oneBlock[K any](ctx context.Context, key K, alone func(context.Context, K) (*db.Block, error),
-	withContents func(context.Context, K) (*db.Block, *db.BlockContents, error)) (*db.Block, error) {
-	if !selects(ctx, contentsFields...) {
-		return alone(ctx, key)
+// Where the blocks a field reads stand in its selection: the field's own (a lookup, a list), a
+// page's nodes and its edges' node.
+var (
+	blockSelf  = [][]string{{}}
+	pageBlocks = [][]string{{"nodes"}, {"edges", "node"}}
+)
+
+// blockExtras are what the blocks the field ctx resolves read beside their rows: their contents
+// when a field of theirs is asked for (the REST block JSON asks for all three), their burn block
+// when it is. The read is then one statement, and those fields find what it read.
+func blockExtras(ctx context.Context, paths [][]string) db.BlockExtras {
+	if graphql.GetFieldContext(ctx) == nil {
+		return db.BlockExtras{}
 	}
-	b, c, err := withContents(ctx, key)
+	asked := func(names ...string) bool {
+		return !everyFieldAsked(ctx, paths, func(f *ast.Field) bool { return !slices.Contains(names, f.Name) })
+	}
+	return db.BlockExtras{Contents: asked(contentsFields...), BurnBlock: asked("burnBlock")}
+}
+
+// oneBlock looks a block up by key with the extras its fields ask for.
+func oneBlock[K any](ctx context.Context, key K, read func(context.Context, K, db.BlockExtras) (*db.BlockRead, error)) (*db.Block, error) {
+	b, err := read(ctx, key, blockExtras(ctx, blockSelf))
 	if err != nil || b == nil {
 		return nil, err
 	}
-	loaders.PrimeBlockContents(ctx, []*db.BlockContents{c})
-	return b, nil
+	loaders.PrimeBlockReads(ctx, []*db.BlockRead{b})
+	return b.Block, nil
 }
 
-// Blocks reads a page of blocks, with their contents when a field of theirs is asked for (the
-// REST block list asks for all three): the page is then one statement, and the blocks' fields
-// find their contents read.
+// blocksOf are the blocks of reads, whose extras it primes for the rest of the request.
+func blocksOf(ctx context.Context, reads []*db.BlockRead) []*db.Block {
+	loaders.PrimeBlockReads(ctx, reads)
+	blocks := make([]*db.Block, len(reads))
+	for i, r := range reads {
+		blocks[i] = r.Block
+	}
+	return blocks
+}
+
+// Blocks reads a page of blocks with the extras their fields ask for.
 func (r queryResolver) Blocks(ctx context.Context, limit, offset *int32) ([]*db.Block, error) {
 	l, o, err := page(limit, offset, MaxBlocksPage)
 	if err != nil {
 		return nil, err
 	}
-	if !selects(ctx, contentsFields...) {
-		return r.Store.Blocks(ctx, l, o)
-	}
-	blocks, contents, err := r.Store.BlocksWithContents(ctx, l, o)
+	reads, err := r.Store.BlocksWith(ctx, l, o, blockExtras(ctx, blockSelf))
 	if err != nil {
 		return nil, err
 	}
-	loaders.PrimeBlockContents(ctx, contents)
-	return blocks, nil
+	return blocksOf(ctx, reads), nil
 }
 
 func (r queryResolver) BurnBlock(ctx context.Context, hash []byte, height *int32) (*db.BurnBlock, error) {
@@ -82,11 +105,11 @@ func (r queryResolver) BlocksConnection(ctx context.Context, first *int32, after
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.BlocksPage(ctx, ks)
+	reads, err := r.Store.BlocksPageWith(ctx, ks, blockExtras(ctx, pageBlocks))
 	if err != nil {
 		return nil, err
 	}
-	p := paginate(ctx, blockList, rows, ks, n, blockCursor)
+	p := paginate(ctx, blockList, blocksOf(ctx, reads), ks, n, blockCursor)
 	return &graph.BlockConnection{Nodes: p.nodes, PageInfo: p.info, Edges: edges(p, func(c string, b *db.Block) *graph.BlockEdge {
 		return &graph.BlockEdge{Cursor: c, Node: b}
 	})}, nil

@@ -10,7 +10,7 @@ import (
 // Block fields the reference's block JSON has beyond the block row.
 
 func (r queryResolver) BlockByBurnBlockHash(ctx context.Context, hash []byte) (*db.Block, error) {
-	return oneBlock(ctx, hash, r.Store.BlockByBurnBlockHash, r.Store.BlockByBurnBlockHashWithContents)
+	return oneBlock(ctx, hash, r.Store.BlockByBurnBlockHashWith)
 }
 
 // The ids, the accepted microblocks and the streamed ones are one read: the reference's block

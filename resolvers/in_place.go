@@ -19,13 +19,13 @@ import (
 
 // MayAnswerInPlace reports whether field name of object type typ has a resolver that may answer
 // from what the read of its object read (ElementsAnswerInPlace tells when it does): a
-// transaction's events and contract call, a block's contents.
+// transaction's events and contract call, a block's contents and burn block.
 func MayAnswerInPlace(typ, name string) bool {
 	switch typ {
 	case "Transaction":
 		return name == "events" || name == "contractCall"
 	case "Block":
-		return slices.Contains(contentsFields, name)
+		return name == "burnBlock" || slices.Contains(contentsFields, name)
 	}
 	return false
 }
@@ -35,7 +35,7 @@ func MayAnswerInPlace(typ, name string) bool {
 // value of a list field: of transactions (their events read with them, or none in the window;
 // contract calls of transactions that are none, or without their ABI), of transactions with
 // their transfers (for the transactions their tx fields select), or of blocks (their contents
-// read with them). For any other list it reports false. A field whose arguments its resolver
+// and burn blocks read with them). For any other list it reports false. A field whose arguments its resolver
 // refuses answers with the error.
 func ElementsAnswerInPlace(ctx context.Context, sel ast.SelectionSet, list any) bool {
 	switch l := list.(type) {
@@ -53,8 +53,15 @@ func ElementsAnswerInPlace(ctx context.Context, sel ast.SelectionSet, list any) 
 			return f.Definition == nil || f.Definition.Type.Name() != "Transaction"
 		})
 	case []*db.Block:
-		contentsAsked := !graph.EveryField(sel, func(f *ast.Field) bool { return !MayAnswerInPlace("Block", f.Name) })
-		return !contentsAsked || loaders.BlockContentsRead(ctx, l)
+		return graph.EveryField(sel, func(f *ast.Field) bool {
+			switch {
+			case f.Name == "burnBlock":
+				return loaders.BurnBlocksRead(ctx, l)
+			case slices.Contains(contentsFields, f.Name):
+				return loaders.BlockContentsRead(ctx, l)
+			}
+			return true
+		})
 	}
 	return false
 }

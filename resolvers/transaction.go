@@ -177,7 +177,7 @@ func eventWindow(limit, offset *int32) (db.EventWindow, error) {
 func txEventsAsked(ctx context.Context, paths [][]string) loaders.TxEventsRead {
 	vars := graphql.GetOperationContext(ctx).Variables
 	var read eventsAsked
-	if !everyTxField(ctx, paths, func(f *ast.Field) bool { return f.Name != "events" || read.add(f, vars) }) {
+	if !everyFieldAsked(ctx, paths, func(f *ast.Field) bool { return f.Name != "events" || read.add(f, vars) }) {
 		return loaders.TxEventsRead{}
 	}
 	return read.TxEventsRead

@@ -45,19 +45,19 @@ var (
 // txPageColumns is the columns a page of transactions reads for the connection field ctx
 // resolves: those its nodes and its edges' nodes ask for.
 func txPageColumns(ctx context.Context) db.TxColumns {
-	return txColumnsFor(everyTxField(ctx, pageTxs, isSummaryField))
+	return txColumnsFor(everyFieldAsked(ctx, pageTxs, isSummaryField))
 }
 
 // txLookupColumns is the columns the mined transactions read for the lookup field ctx resolves:
 // those its results ask for (a field asked of mempool transactions alone may make the read
 // wider, never narrower).
 func txLookupColumns(ctx context.Context) db.TxColumns {
-	return txColumnsFor(everyTxField(ctx, lookupTxs, isSummaryField))
+	return txColumnsFor(everyFieldAsked(ctx, lookupTxs, isSummaryField))
 }
 
-// everyTxField reports whether ok holds for every field asked of the transactions that the field
-// ctx resolves reads: those of its selection down each of paths.
-func everyTxField(ctx context.Context, paths [][]string, ok func(*ast.Field) bool) bool {
+// everyFieldAsked reports whether ok holds for every field asked of the objects (transactions,
+// blocks) that the field ctx resolves reads: those of its selection down each of paths.
+func everyFieldAsked(ctx context.Context, paths [][]string, ok func(*ast.Field) bool) bool {
 	sel := graphql.GetFieldContext(ctx).Field.Selections
 	for _, p := range paths {
 		if !everyFieldAt(sel, p, ok) {

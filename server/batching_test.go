@@ -32,11 +32,11 @@ const nestedQuery = `query($n: Int!) {
 }`
 
 // maxStatements is what nestedQuery runs whatever the page size, one statement per level and
-// edge: the blocks page, the tip (totalCount), then parent, burnBlock, microblocks, minerRewards,
-// transactions, transaction.block, transaction.events (the five event tables in one UNION ALL)
-// and event.transaction. transaction.microblock is null for anchored transactions and loads
-// nothing.
-const maxStatements = 10
+// edge: the blocks page with their burn blocks, the tip (totalCount), then parent, microblocks,
+// minerRewards, transactions, transaction.block, transaction.events (the five event tables in
+// one UNION ALL) and event.transaction. transaction.microblock is null for anchored transactions
+// and loads nothing.
+const maxStatements = 9
 
 // With the production batch wait: batches run when every resolver of the request waits on a
 // loader, so the count does not depend on how fast the machine schedules sibling resolvers

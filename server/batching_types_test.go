@@ -217,39 +217,46 @@ func fieldAt(t *testing.T, b *Batching, es graphql.ExecutableSchema, query strin
 	return r, f
 }
 
-// A page of blocks whose only resolvers list their contents runs its elements one after another
-// when the page read those contents with it: they wait for nothing then. Otherwise, and when
-// another field may wait, they run at once.
-func TestBlocksWithTheirContentsRunOneAfterAnother(t *testing.T) {
+// A page of blocks whose only resolvers list their contents or give their burn block runs its
+// elements one after another when the page read those with it: they wait for nothing then.
+// Otherwise, and when another field may wait, they run at once.
+func TestBlocksWithTheirExtrasRunOneAfterAnother(t *testing.T) {
 	t.Parallel()
 	b, es := validatedBatching(t)
 	blocks := make([]*db.Block, 3)
 	for i := range blocks {
-		hash := sha256.Sum256([]byte{byte(i)})
-		blocks[i] = &db.Block{IndexBlockHash: hash[:]}
+		hash, burn := sha256.Sum256([]byte{byte(i)}), sha256.Sum256([]byte{byte(i), 'b'})
+		blocks[i] = &db.Block{IndexBlockHash: hash[:], BurnBlockHash: burn[:]}
 	}
 	const contents = `txIds microblockTxCounts { hash txCount } streamedMicroblockHashes`
+	all := db.BlockExtras{Contents: true, BurnBlock: true}
 	tests := []struct {
 		name  string
 		query string
-		read  int // how many of the blocks' contents the page read
+		read  int            // how many of the blocks the page read with extras
+		x     db.BlockExtras // the extras it read
 		want  bool
 	}{
-		{"contents read with the page", `{ blocks(limit: 3) { height ` + contents + ` } }`, 3, false},
-		{"contents not read", `{ blocks(limit: 3) { height txIds } }`, 0, true},
-		{"some contents not read", `{ blocks(limit: 3) { ` + contents + ` } }`, 2, true},
-		{"no contents asked", `{ blocks(limit: 3) { height hash } }`, 0, false},
-		{"another resolver", `{ blocks(limit: 3) { txIds parent { height } } }`, 3, true},
+		{"contents read with the page", `{ blocks(limit: 3) { height ` + contents + ` } }`, 3, db.BlockExtras{Contents: true}, false},
+		{"contents not read", `{ blocks(limit: 3) { height txIds } }`, 0, db.BlockExtras{}, true},
+		{"some contents not read", `{ blocks(limit: 3) { ` + contents + ` } }`, 2, db.BlockExtras{Contents: true}, true},
+		{"no contents asked", `{ blocks(limit: 3) { height hash } }`, 0, db.BlockExtras{}, false},
+		{"another resolver", `{ blocks(limit: 3) { txIds parent { height } } }`, 3, all, true},
+		{"burn blocks read with the page", `{ blocks(limit: 3) { height burnBlock { height canonical } } }`, 3, db.BlockExtras{BurnBlock: true}, false},
+		{"burn blocks not read", `{ blocks(limit: 3) { height burnBlock { height } } }`, 3, db.BlockExtras{Contents: true}, true},
+		{"some burn blocks not read", `{ blocks(limit: 3) { burnBlock { height } } }`, 2, all, true},
+		{"contents and burn blocks read", `{ blocks(limit: 3) { txIds burnBlock { hash } } }`, 3, all, false},
+		{"contents read, burn blocks not", `{ blocks(limit: 3) { txIds burnBlock { hash } } }`, 3, db.BlockExtras{Contents: true}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r, list := fieldAt(t, b, es, tc.query, []string{"blocks"})
 			ctx := graphql.WithOperationContext(loaders.With(t.Context(), loaders.New(nil)), r.oc)
-			read := make([]*db.BlockContents, tc.read)
+			read := make([]*db.BlockRead, tc.read)
 			for i := range read {
-				read[i] = &db.BlockContents{IndexBlockHash: blocks[i].IndexBlockHash}
+				read[i] = &db.BlockRead{Block: blocks[i], Contents: &db.BlockContents{IndexBlockHash: blocks[i].IndexBlockHash}, Extras: tc.x}
 			}
-			loaders.PrimeBlockContents(ctx, read)
+			loaders.PrimeBlockReads(ctx, read)
 			if got := (fieldsOf{b, r}).ElementsMayWait(ctx, list, blocks); got != tc.want {
 				t.Errorf("the blocks may wait: %v, want %v", got, tc.want)
 			}
