@@ -114,6 +114,14 @@ func (s *Store) BlocksPageWith(ctx context.Context, k Keyset, x BlockExtras) ([]
 	return s.readBlocks(ctx, blockReadSQL(q, order, x), x, append(args, k.Limit)...)
 }
 
+// blockOf is the block of a read without extras, or nil.
+func blockOf(r *BlockRead, err error) (*Block, error) {
+	if r == nil || err != nil {
+		return nil, err
+	}
+	return r.Block, nil
+}
+
 // blockRow is a row of a blockReadSQL statement.
 type blockRow struct {
 	Block

@@ -34,9 +34,7 @@ const (
 
 // BlockByHeight returns the canonical block at height, or nil.
 func (s *Store) BlockByHeight(ctx context.Context, height int32) (*Block, error) {
-	var bs []*Block
-	err := s.scanPrepared(ctx, blockByHeightSQL, &bs, height)
-	return first(bs, err)
+	return blockOf(s.BlockByHeightWith(ctx, height, BlockExtras{}))
 }
 
 // blockByHeightSQL is the canonical block at height $1; blockByHashSQL the block whose block hash
@@ -50,9 +48,7 @@ var (
 // BlockByHash returns the block whose block hash or index block hash is hash, preferring the
 // canonical and highest one, or nil.
 func (s *Store) BlockByHash(ctx context.Context, hash []byte) (*Block, error) {
-	var bs []*Block
-	err := s.scanPrepared(ctx, blockByHashSQL, &bs, hash)
-	return first(bs, err)
+	return blockOf(s.BlockByHashWith(ctx, hash, BlockExtras{}))
 }
 
 // canonicalBlocksBelowSQL pages the canonical blocks newest first from the one offset ($2) places
