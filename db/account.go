@@ -166,11 +166,17 @@ const mempoolFigures = `coalesce(mp.inbound, 0) AS mempool_inbound, mp.outbound 
 // and how many transactions it took part in (its running tx_count_all, plus its unconfirmed
 // microblock transactions above the tip, counted only while the tip streams some): the figures
 // every balance row carries alike, whatever state it is read at.
-const latestFigures = `mp.latest AS latest_mempool_tx_id, t.tx_count_all
+var latestFigures = `mp.latest AS latest_mempool_tx_id, t.tx_count_all
 	+ (SELECT count(*) FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
 		AND block_height > at.tip AND at.streaming) AS tx_count,
-	(SELECT tx_id FROM principal_txs WHERE principal = k.principal AND canonical AND microblock_canonical
-		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1) AS latest_tx_id`
+	` + latestTxIDOf("k.principal") + ` AS latest_tx_id`
+
+// latestTxIDOf is the id of the newest canonical transaction principal (an SQL expression) took
+// part in, or null: what a balance row and a page of transfers carry for the ETag.
+func latestTxIDOf(principal string) string {
+	return `(SELECT tx_id FROM principal_txs WHERE principal = ` + principal + ` AND canonical AND microblock_canonical
+		ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1)`
+}
 
 // lockInForce is the PoX lock in force at Stacks height h and burn height b, as the reference
 // finds it: the newest pox-1 stx_lock event (ignored once pox-1 is force-unlocked), overridden by

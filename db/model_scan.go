@@ -127,7 +127,7 @@ var burnBlockColumnDests = map[string]func(*BurnBlock) any{
 var (
 	principalPageRowDests = withTx(func(r *principalPageRow) *Tx { return &r.Tx },
 		map[string]func(*principalPageRow) any{"total": func(r *principalPageRow) any { return int64Column{&r.Total} },
-			"tip_streams": func(r *principalPageRow) any { return &r.TipStreams }})
+			"tip_streams": func(r *principalPageRow) any { return &r.TipStreams }, "latest_tx_id": func(r *principalPageRow) any { return &r.LatestTxID }})
 	principalTxRowDests = withTx(func(r *PrincipalTxRow) *Tx { return &r.Tx },
 		map[string]func(*PrincipalTxRow) any{"principal": func(r *PrincipalTxRow) any { return &r.Principal }})
 )

@@ -50,7 +50,7 @@ func TestPositionPagesReadTheUnconfirmedPartOnlyWhileTheTipStreams(t *testing.T)
 			}},
 			{"v2 transactions", func() error { _, _, err := store.SummaryTxPage(ctx, p, 20, 0); return err }},
 			{"unanchored transactions_with_transfers", func() error {
-				_, _, err := store.PrincipalTxPage(ctx, p, db.PrincipalTxQuery{Unanchored: true, Limit: 20})
+				_, err := store.PrincipalTxPage(ctx, p, db.PrincipalTxQuery{Unanchored: true, Limit: 20})
 				return err
 			}},
 		}

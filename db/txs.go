@@ -45,7 +45,7 @@ type PrincipalTxQuery struct {
 // checkpoint (at an earlier height), and the page is the range of positions below count-offset
 // (principal_tx_positions), plus the few unconfirmed microblock transactions with unanchored.
 // One block's transactions (AtHeight) are that block's range of principal_txs_transfers_idx.
-func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q PrincipalTxQuery) (int64, []*Tx, error) {
+func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q PrincipalTxQuery) (*TxPage, error) {
 	if q.AtHeight > 0 {
 		return s.principalTxsAt(ctx, principal, q.AtHeight)
 	}
@@ -63,10 +63,24 @@ func (s *Store) PrincipalTxPage(ctx context.Context, principal string, q Princip
 	} else {
 		err = s.scanPrepared(ctx, principalTxPageSQL[v], &rows, args...)
 	}
+	return txPageOf(rows, err)
+}
+
+// TxPage is a page of a principal's transactions with what its statement read beside them: the
+// list's total (0 when the page is empty, as the reference counts over the page's rows) and the
+// principal's newest transaction id (nil when the page is empty, which reads no row to carry
+// it).
+type TxPage struct {
+	Total      int64
+	LatestTxID []byte
+	Txs        []*Tx
+}
+
+func txPageOf(rows []*principalPageRow, err error) (*TxPage, error) {
 	if err != nil || len(rows) == 0 {
-		return 0, nil, err
+		return &TxPage{}, err
 	}
-	return rows[0].Total, pageTxs(rows), nil
+	return &TxPage{Total: rows[0].Total, LatestTxID: rows[0].LatestTxID, Txs: pageTxs(rows)}, nil
 }
 
 // positionPage reads a page of a list whose unconfirmed microblock rows come first. Those exist
@@ -105,9 +119,9 @@ var principalTxPageSQL = func() (out [3]string) {
 		}
 		// Only the unanchored page lists the unconfirmed microblock transactions.
 		if v == txPageUnanchored {
-			out[v] = positionPageSQL(count, unconfirmedTxsSQL(TransferRolesSQL), "tseq")
+			out[v] = positionPageSQL(count, unconfirmedTxsSQL(TransferRolesSQL), "tseq", true)
 		} else {
-			out[v] = anchoredPageSQL(count, "tseq", false)
+			out[v] = anchoredPageSQL(count, "tseq", false, true)
 		}
 	}
 	return out
@@ -117,7 +131,7 @@ var principalTxPageSQL = func() (out [3]string) {
 // unanchoredTxPositionsSQL reads the unanchored page by position alone (positionPage).
 var (
 	tipTxCountSQL            = `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
-	unanchoredTxPositionsSQL = anchoredPageSQL(tipTxCountSQL, "tseq", true)
+	unanchoredTxPositionsSQL = anchoredPageSQL(tipTxCountSQL, "tseq", true, true)
 )
 
 // unconfirmedTxsSQL selects the principal's ($1) transactions in unconfirmed microblocks, in the
@@ -132,10 +146,11 @@ func unconfirmedTxsSQL(roles string) string {
 // with the list's size: the rows of u (newer than every anchored one) first, then the positions
 // below count minus the offset. $1 is the principal, $2 the limit, $3 the offset. The total is
 // read with the page, so that, as the reference counts over the page's rows, a page past the end
-// has total 0.
-func positionPageSQL(count, u, seq string) string {
+// has total 0. With latest, each row also carries the principal's newest transaction id
+// (latest_tx_id, latestTxIDOf), which the list's ETag names: one probe more instead of a statement.
+func positionPageSQL(count, u, seq string, latest bool) string {
 	return `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
-	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un),
+	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un` + latestColumn(latest) + `),
 	keys AS (
 		(SELECT tx_id, index_block_hash, microblock_hash FROM u
 			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
@@ -146,7 +161,7 @@ func positionPageSQL(count, u, seq string) string {
 			AND ` + positionRangeSQL(seq, "c.un") + `
 			ORDER BY ` + seq + ` DESC) x)
 	)
-	SELECT t.*, c.n + c.un AS total FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
+	SELECT t.*, c.n + c.un AS total` + latestOutput(latest) + ` FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
 }
 
@@ -161,19 +176,34 @@ func positionRangeSQL(seq, un string) string {
 	return seq + ` <= ` + below + ` AND ` + seq + ` > ` + below + ` - $2::bigint`
 }
 
+// latestColumn and latestOutput compute and select a page's latest_tx_id (positionPageSQL).
+func latestColumn(latest bool) string {
+	if !latest {
+		return ""
+	}
+	return `, ` + latestTxIDOf("$1::text") + ` AS latest_tx_id`
+}
+
+func latestOutput(latest bool) string {
+	if !latest {
+		return ""
+	}
+	return `, c.latest_tx_id`
+}
+
 // anchoredPageSQL is positionPageSQL for a list without unconfirmed rows: the positions alone,
 // and with tipFlag the chain tip's streaming flag on each row (tip_streams). Without the
 // unconfirmed part's branch, the chain tip and the union, PostgreSQL runs it in about four
 // fifths of the time (most of what is left is reading the page's rows). The range's ORDER BY
 // keeps it a subquery of its own, so that its bounds, which read c, stay conditions of the
 // index scan: pulled up into the join, the planner may filter the whole list with them instead.
-func anchoredPageSQL(count, seq string, tipFlag bool) string {
+func anchoredPageSQL(count, seq string, tipFlag, latest bool) string {
 	with, flag := `WITH `, ``
 	if tipFlag {
 		with, flag = `WITH `+tipSQL+`, `, `, (SELECT streaming FROM tip) AS tip_streams`
 	}
-	return with + `c AS MATERIALIZED (SELECT ` + count + ` AS n)
-	SELECT t.*, c.n AS total` + flag + ` FROM c CROSS JOIN LATERAL (
+	return with + `c AS MATERIALIZED (SELECT ` + count + ` AS n` + latestColumn(latest) + `)
+	SELECT t.*, c.n AS total` + flag + latestOutput(latest) + ` FROM c CROSS JOIN LATERAL (
 		SELECT tx_id, index_block_hash, microblock_hash FROM principal_tx_positions
 		WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
 		AND ` + positionRangeSQL(seq, "") + `
@@ -183,19 +213,16 @@ func anchoredPageSQL(count, seq string, tipFlag bool) string {
 }
 
 // principalTxsAt returns the principal's transactions_with_transfers of one block height.
-func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (int64, []*Tx, error) {
+func (s *Store) principalTxsAt(ctx context.Context, principal string, height int32) (*TxPage, error) {
 	var rows []*principalPageRow
-	err := s.DB.NewRaw(`SELECT t.*, count(*) OVER () AS total FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
+	err := s.DB.NewRaw(`SELECT t.*, count(*) OVER () AS total, `+latestTxIDOf("?0")+` AS latest_tx_id FROM (SELECT tx_id, index_block_hash, microblock_hash FROM principal_txs
 		WHERE principal = ?0 AND canonical AND microblock_canonical AND `+TransferRolesSQL+` AND block_height = ?1) p
 		JOIN txs t USING (tx_id, index_block_hash, microblock_hash)
 		ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC`, principal, height).Scan(ctx, &rows)
-	if err != nil && !isNoRows(err) {
-		return 0, nil, err
+	if isNoRows(err) {
+		err = nil
 	}
-	if len(rows) == 0 {
-		return 0, nil, nil
-	}
-	return rows[0].Total, pageTxs(rows), nil
+	return txPageOf(rows, err)
 }
 
 func pageTxs(rows []*principalPageRow) []*Tx {
@@ -210,6 +237,8 @@ func pageTxs(rows []*principalPageRow) []*Tx {
 type principalPageRow struct {
 	Tx    `bun:"extend"`
 	Total int64 `bun:"total"`
+	// LatestTxID is the principal's newest transaction id, which a page of transfers reads.
+	LatestTxID []byte `bun:"latest_tx_id"`
 	// TipStreams is the chain tip's streaming flag, which positionPage reads.
 	TipStreams bool `bun:"tip_streams"`
 }

@@ -24,8 +24,8 @@ func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offs
 // anchored part alone, each row with the tip's streaming flag (tip_streams).
 var (
 	summaryCountSQL          = `coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
-	summaryTxPageSQL         = positionPageSQL(summaryCountSQL, unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
-	summaryTxAnchoredPageSQL = anchoredPageSQL(summaryCountSQL, "sseq", true)
+	summaryTxPageSQL         = positionPageSQL(summaryCountSQL, unconfirmedTxsSQL(SummaryRolesSQL), "sseq", false)
+	summaryTxAnchoredPageSQL = anchoredPageSQL(summaryCountSQL, "sseq", true, false)
 )
 
 // CanonicalTxPositions returns the keys and places of a transaction's canonical rows

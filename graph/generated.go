@@ -956,8 +956,9 @@ type ComplexityRoot struct {
 	}
 
 	TransactionsWithTransfersPage struct {
-		Results func(childComplexity int) int
-		Total   func(childComplexity int) int
+		LatestTxID func(childComplexity int) int
+		Results    func(childComplexity int) int
+		Total      func(childComplexity int) int
 	}
 }
 
@@ -4963,6 +4964,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TransactionWithTransfers.Tx(childComplexity), true
 
+	case "TransactionsWithTransfersPage.latestTxId":
+		if e.ComplexityRoot.TransactionsWithTransfersPage.LatestTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionsWithTransfersPage.LatestTxID(childComplexity), true
 	case "TransactionsWithTransfersPage.results":
 		if e.ComplexityRoot.TransactionsWithTransfersPage.Results == nil {
 			break
@@ -5937,6 +5944,12 @@ type TransactionsWithTransfersPage {
   total: Int!
   "The page, newest first."
   results: [TransactionWithTransfers!]!
+  """
+  Id of the newest canonical transaction the account took part in, whatever the page's bounds
+  (null when none): read with the page, it tells a client holding the page whether the account
+  has moved since.
+  """
+  latestTxId: Hex
 }
 
 "A transaction with the transfers in it that involve one account."
@@ -8979,6 +8992,8 @@ func (ec *executionContext) childFields_TransactionsWithTransfersPage(ctx contex
 		return ec.fieldContext_TransactionsWithTransfersPage_total(ctx, field)
 	case "results":
 		return ec.fieldContext_TransactionsWithTransfersPage_results(ctx, field)
+	case "latestTxId":
+		return ec.fieldContext_TransactionsWithTransfersPage_latestTxId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TransactionsWithTransfersPage", field.Name)
 }
@@ -23270,6 +23285,17 @@ func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_results(_
 	return fc, nil
 }
 
+func (ec *executionContext) _TransactionsWithTransfersPage_latestTxId(ctx context.Context, field graphql.CollectedField, obj *TransactionsWithTransfersPage) (ret graphql.Marshaler) {
+	v := obj.LatestTxID
+	if v == nil {
+		return graphql.Null
+	}
+	return hexAt{&obj.LatestTxID}
+}
+func (ec *executionContext) fieldContext_TransactionsWithTransfersPage_latestTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionsWithTransfersPage", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
 func (ec *executionContext) ___Directive_name(ctx context.Context, field graphql.CollectedField, obj *introspection.Directive) (ret graphql.Marshaler) {
 	return stringAt{&obj.Name}
 }
@@ -33117,6 +33143,11 @@ func (ec *executionContext) _TransactionsWithTransfersPage(ctx context.Context, 
 		case "results":
 			out.Values[i] = ec._TransactionsWithTransfersPage_results(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latestTxId":
+			out.Values[i] = ec._TransactionsWithTransfersPage_latestTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

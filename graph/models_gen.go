@@ -514,6 +514,10 @@ type TransactionsWithTransfersPage struct {
 	Total int32 `json:"total"`
 	// The page, newest first.
 	Results []*TransactionWithTransfers `json:"results"`
+	// Id of the newest canonical transaction the account took part in, whatever the page's bounds
+	// (null when none): read with the page, it tells a client holding the page whether the account
+	// has moved since.
+	LatestTxID []byte `json:"latestTxId,omitempty"`
 }
 
 // The asset class of an asset event.

@@ -78,11 +78,19 @@ func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Ac
 	if err != nil {
 		return nil, err
 	}
-	total, txs, err := r.Store.PrincipalTxPage(ctx, a.Principal, db.PrincipalTxQuery{
+	p, err := r.Store.PrincipalTxPage(ctx, a.Principal, db.PrincipalTxQuery{
 		AtHeight: deref(height), UpTo: upTo, Unanchored: deref(unanchored), Limit: l, Offset: o,
 	})
 	if err != nil {
 		return nil, err
+	}
+	txs, latest := p.Txs, p.LatestTxID
+	if len(txs) == 0 { // no row carried the newest transaction
+		b, err := latestOf(ctx, a.Principal)()
+		if err != nil {
+			return nil, err
+		}
+		latest = b.LatestTxID
 	}
 	// The page is the newest transactions in chain order; within it, the reference orders them by
 	// block height and transaction index only, so a block's microblock transactions (higher
@@ -94,7 +102,7 @@ func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Ac
 	if err != nil {
 		return nil, err
 	}
-	return &graph.TransactionsWithTransfersPage{Total: int32(total), Results: withTransfers(a.Principal, txs, transfers)}, nil
+	return &graph.TransactionsWithTransfersPage{Total: int32(p.Total), Results: withTransfers(a.Principal, txs, transfers), LatestTxID: latest}, nil
 }
 
 // transfersIn reads the principal's transfers in these transactions.

@@ -16,7 +16,7 @@ func stxBalanceParams(r *http.Request) (read, error) {
 }
 
 func (p stxBalanceRead) etag(ctx context.Context, c genql.Client) (string, error) {
-	return addressTag(ctx, c, p.principal, true)
+	return balanceTag(ctx, c, p.principal)
 }
 
 // pending: the balance counts the principal's own pending transactions.
@@ -28,7 +28,7 @@ func (p stxBalanceRead) answer(ctx context.Context, c genql.Client) ([]byte, str
 		return nil, "", err
 	}
 	a, b := d.Account, d.Account.StxBalance
-	tag := principalTag{a.LatestTxId, a.LatestMempoolTxId, lockTag{b.Locked, b.BurnchainUnlockHeight}}.etag(true)
+	tag := principalTag{a.LatestTxId, a.LatestMempoolTxId, &lockTag{b.Locked, b.BurnchainUnlockHeight}}.etag(true)
 	body, err := marshal(stxBalanceBody{
 		Balance:                   b.Balance,
 		TotalMinerRewardsReceived: b.TotalMinerRewardsReceived,
@@ -65,12 +65,22 @@ type stxBalanceBody struct {
 	TotalFeesSent             string  `json:"total_fees_sent"`
 }
 
-// addressTag is the ETag of the address routes, read alone.
-func addressTag(ctx context.Context, c genql.Client, principal string, withMempool bool) (string, error) {
+// balanceTag is the ETag of an address route that shows the principal's balance, read alone.
+func balanceTag(ctx context.Context, c genql.Client, principal string) (string, error) {
 	d, err := AccountTag(ctx, c, principal)
 	if err != nil {
 		return "", err
 	}
 	a := d.Account
-	return principalTag{a.LatestTxId, a.LatestMempoolTxId, lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(withMempool), nil
+	return principalTag{a.LatestTxId, a.LatestMempoolTxId, &lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(true), nil
+}
+
+// activityTag is the ETag of an address route that lists the principal's mined transactions,
+// read alone: its newest transaction.
+func activityTag(ctx context.Context, c genql.Client, principal string) (string, error) {
+	d, err := AccountTag(ctx, c, principal)
+	if err != nil {
+		return "", err
+	}
+	return principalTag{LatestTxID: d.Account.LatestTxId}.etag(false), nil
 }

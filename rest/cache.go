@@ -37,12 +37,14 @@ type mempoolTag struct {
 func (t mempoolTag) etag() string { return t.MempoolUpdatedAt }
 
 // principalTag is the ETag of address routes: a digest of the principal's newest transaction,
-// (with the mempool) its newest pending one, and its lock state, which changes with burn blocks
-// alone. A principal with no activity gets none.
+// (with the mempool) its newest pending one and, for a route that shows its balance, its lock
+// state, which changes with burn blocks alone. A list of transactions leaves the lock out (as
+// the reference's ETag does): the answer does not show it. A principal with no activity gets
+// none.
 type principalTag struct {
 	LatestTxID        *string
 	LatestMempoolTxID *string
-	Balance           lockTag
+	Lock              *lockTag
 }
 
 // lockTag is the lock state in an address route's ETag.
@@ -55,15 +57,18 @@ func (t principalTag) etag(withMempool bool) string {
 	if t.LatestTxID == nil && (!withMempool || t.LatestMempoolTxID == nil) {
 		return ""
 	}
-	pox := "unlocked"
-	if t.Balance.Locked != "0" && t.Balance.Locked != "" {
-		pox = "locked:" + t.Balance.Locked + ":" + strconv.Itoa(t.Balance.BurnchainUnlockHeight)
-	}
 	parts := []string{deref(t.LatestTxID)}
 	if withMempool {
 		parts = append(parts, deref(t.LatestMempoolTxID))
 	}
-	sum := sha256.Sum256([]byte(strings.Join(append(parts, pox), ":")))
+	if t.Lock != nil {
+		pox := "unlocked"
+		if t.Lock.Locked != "0" && t.Lock.Locked != "" {
+			pox = "locked:" + t.Lock.Locked + ":" + strconv.Itoa(t.Lock.BurnchainUnlockHeight)
+		}
+		parts = append(parts, pox)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, ":")))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -255,46 +255,13 @@ func (v *AccountTagResponse) GetAccount() AccountTagAccount { return v.Account }
 // An account: a standard or contract principal, with its transactions, nonces, STX balance and
 // asset events.
 type AccountTransactionsWithTransfersAccount struct {
-	// Id of the newest canonical transaction the account took part in (null when none).
-	LatestTxId *string `json:"latestTxId"`
-	// STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash.
-	Balance AccountTransactionsWithTransfersAccountBalanceStxBalance `json:"balance"`
 	// The account's transactions, newest first (a page is cut in chain order, then listed by block height and transaction index, so a block's microblock transactions precede its anchored ones), each with the STX, FT and NFT transfers involving the account. height keeps one block height (no paging); atHeight/atBlockHash read the history up to that block; unanchored includes unconfirmed microblocks.
 	Page AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage `json:"page"`
-}
-
-// GetLatestTxId returns AccountTransactionsWithTransfersAccount.LatestTxId, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccount) GetLatestTxId() *string { return v.LatestTxId }
-
-// GetBalance returns AccountTransactionsWithTransfersAccount.Balance, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccount) GetBalance() AccountTransactionsWithTransfersAccountBalanceStxBalance {
-	return v.Balance
 }
 
 // GetPage returns AccountTransactionsWithTransfersAccount.Page, and is useful for accessing the field via an interface.
 func (v *AccountTransactionsWithTransfersAccount) GetPage() AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage {
 	return v.Page
-}
-
-// AccountTransactionsWithTransfersAccountBalanceStxBalance includes the requested fields of the GraphQL type StxBalance.
-// The GraphQL type's documentation follows.
-//
-// An STX balance in micro-STX, as the Stacks Blockchain API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance.
-type AccountTransactionsWithTransfersAccountBalanceStxBalance struct {
-	// Amount locked by PoX.
-	Locked string `json:"locked"`
-	// Burn height at which the STX unlock (0 when none).
-	Burnchain_unlock_height int `json:"burnchain_unlock_height"`
-}
-
-// GetLocked returns AccountTransactionsWithTransfersAccountBalanceStxBalance.Locked, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountBalanceStxBalance) GetLocked() string {
-	return v.Locked
-}
-
-// GetBurnchain_unlock_height returns AccountTransactionsWithTransfersAccountBalanceStxBalance.Burnchain_unlock_height, and is useful for accessing the field via an interface.
-func (v *AccountTransactionsWithTransfersAccountBalanceStxBalance) GetBurnchain_unlock_height() int {
-	return v.Burnchain_unlock_height
 }
 
 // AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage includes the requested fields of the GraphQL type TransactionsWithTransfersPage.
@@ -304,6 +271,10 @@ func (v *AccountTransactionsWithTransfersAccountBalanceStxBalance) GetBurnchain_
 type AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage struct {
 	// Number of matching transactions (all pages); 0 when the page is empty (the count is taken over the page's rows).
 	Total int `json:"total"`
+	// Id of the newest canonical transaction the account took part in, whatever the page's bounds
+	// (null when none): read with the page, it tells a client holding the page whether the account
+	// has moved since.
+	LatestTxId *string `json:"latestTxId"`
 	// The page, newest first.
 	Results []AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPageResultsTransactionWithTransfers `json:"results"`
 }
@@ -311,6 +282,11 @@ type AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage st
 // GetTotal returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage.Total, and is useful for accessing the field via an interface.
 func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage) GetTotal() int {
 	return v.Total
+}
+
+// GetLatestTxId returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage.LatestTxId, and is useful for accessing the field via an interface.
+func (v *AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage) GetLatestTxId() *string {
+	return v.LatestTxId
 }
 
 // GetResults returns AccountTransactionsWithTransfersAccountPageTransactionsWithTransfersPage.Results, and is useful for accessing the field via an interface.
@@ -3836,8 +3812,6 @@ func (v *V2AddressTransactionEventsTipChainTip) GetMicroblockHash() *string { re
 type V2AddressTransactionsAccount struct {
 	// Id of the newest canonical transaction the account took part in (null when none).
 	LatestTxId *string `json:"latestTxId"`
-	// STX balance at the tip (with unanchored: including unconfirmed microblocks), or at an earlier block given by atHeight or atBlockHash (a block hash, canonical or not). At most one of unanchored, atHeight and atBlockHash.
-	Balance V2AddressTransactionsAccountBalanceStxBalance `json:"balance"`
 	// The account's transactions, newest first in chain order (block height, microblock sequence,
 	// transaction index), unconfirmed microblock transactions included: those in which it is the
 	// sender, sponsor, token-transfer recipient, called or deployed contract, or a party to an STX,
@@ -3849,33 +3823,9 @@ type V2AddressTransactionsAccount struct {
 // GetLatestTxId returns V2AddressTransactionsAccount.LatestTxId, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccount) GetLatestTxId() *string { return v.LatestTxId }
 
-// GetBalance returns V2AddressTransactionsAccount.Balance, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccount) GetBalance() V2AddressTransactionsAccountBalanceStxBalance {
-	return v.Balance
-}
-
 // GetPage returns V2AddressTransactionsAccount.Page, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccount) GetPage() V2AddressTransactionsAccountPageTransactionSummaryPage {
 	return v.Page
-}
-
-// V2AddressTransactionsAccountBalanceStxBalance includes the requested fields of the GraphQL type StxBalance.
-// The GraphQL type's documentation follows.
-//
-// An STX balance in micro-STX, as the Stacks Blockchain API computes it: balance = received - sent - fees + matured miner rewards; locked STX are part of the balance.
-type V2AddressTransactionsAccountBalanceStxBalance struct {
-	// Amount locked by PoX.
-	Locked string `json:"locked"`
-	// Burn height at which the STX unlock (0 when none).
-	Burnchain_unlock_height int `json:"burnchain_unlock_height"`
-}
-
-// GetLocked returns V2AddressTransactionsAccountBalanceStxBalance.Locked, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountBalanceStxBalance) GetLocked() string { return v.Locked }
-
-// GetBurnchain_unlock_height returns V2AddressTransactionsAccountBalanceStxBalance.Burnchain_unlock_height, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccountBalanceStxBalance) GetBurnchain_unlock_height() int {
-	return v.Burnchain_unlock_height
 }
 
 // V2AddressTransactionsAccountPageTransactionSummaryPage includes the requested fields of the GraphQL type TransactionSummaryPage.
@@ -6223,13 +6173,9 @@ func AccountTag(
 const AccountTransactionsWithTransfers_Operation = `
 query AccountTransactionsWithTransfers ($principal: String!, $limit: Int!, $offset: Int!, $height: Int, $unanchored: Boolean!, $atHeight: Int, $atBlockHash: Hex, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
-		latestTxId
-		balance: stxBalance {
-			locked
-			burnchain_unlock_height: burnchainUnlockHeight
-		}
 		page: transactionsWithTransfers(limit: $limit, offset: $offset, height: $height, unanchored: $unanchored, atHeight: $atHeight, atBlockHash: $atBlockHash) {
 			total
+			latestTxId
 			results {
 				tx {
 					... MinedTxFields
@@ -7897,10 +7843,6 @@ const V2AddressTransactions_Operation = `
 query V2AddressTransactions ($principal: String!, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
 		latestTxId
-		balance: stxBalance {
-			locked
-			burnchain_unlock_height: burnchainUnlockHeight
-		}
 		page: transactionSummaries(limit: $limit, offset: $offset) {
 			total
 			results {

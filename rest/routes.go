@@ -29,7 +29,7 @@ func (a *API) routes() []route {
 			path: "/extended/v1/address/{principal}/stx", reads: respcache.Chain | respcache.Mempool,
 			parse: func(r *http.Request) (read, error) { return stxBalanceParams(r) },
 			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
-				return addressTag(ctx, c, mux.Vars(r)["principal"], true)
+				return balanceTag(ctx, c, mux.Vars(r)["principal"])
 			},
 		},
 		{
@@ -38,7 +38,7 @@ func (a *API) routes() []route {
 			path: "/extended/v1/address/{principal}/transactions_with_transfers", deprecated: true, reads: respcache.Chain,
 			parse: transfersParams,
 			pathTag: func(ctx context.Context, c genql.Client, r *http.Request) (string, error) {
-				return addressTag(ctx, c, mux.Vars(r)["principal"], false)
+				return activityTag(ctx, c, mux.Vars(r)["principal"])
 			},
 		},
 		{

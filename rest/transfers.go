@@ -44,7 +44,7 @@ func transfersParams(r *http.Request) (read, error) {
 }
 
 func (p transfersRead) etag(ctx context.Context, c genql.Client) (string, error) {
-	return addressTag(ctx, c, p.principal, false)
+	return activityTag(ctx, c, p.principal)
 }
 
 // answer lists the transactions, contract calls described from the called contract's ABI.
@@ -55,7 +55,7 @@ func (p transfersRead) answer(ctx context.Context, c genql.Client) ([]byte, stri
 		return nil, "", err
 	}
 	a := d.Account
-	tag := principalTag{LatestTxID: a.LatestTxId, Balance: lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
+	tag := principalTag{LatestTxID: a.Page.LatestTxId}.etag(false)
 	results := make([]txWithTransfersBody, len(a.Page.Results))
 	for i := range a.Page.Results {
 		if results[i], err = txWithTransfers(&a.Page.Results[i]); err != nil {

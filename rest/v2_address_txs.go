@@ -41,7 +41,7 @@ func (p v2AddressTxsRead) etag(ctx context.Context, c genql.Client) (string, err
 	if !p.valid {
 		return "", nil
 	}
-	return addressTag(ctx, c, p.principal, false)
+	return activityTag(ctx, c, p.principal)
 }
 
 // answer lists the transactions; like every v2 transaction list of the reference, contract
@@ -56,7 +56,7 @@ func (p v2AddressTxsRead) answer(ctx context.Context, c genql.Client) ([]byte, s
 		return nil, "", err
 	}
 	a := d.Account
-	tag := principalTag{LatestTxID: a.LatestTxId, Balance: lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(false)
+	tag := principalTag{LatestTxID: a.LatestTxId}.etag(false)
 	results := make([]txSummaryBody, len(a.Page.Results))
 	for i := range a.Page.Results {
 		r := &a.Page.Results[i]

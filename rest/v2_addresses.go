@@ -193,7 +193,7 @@ func (p v2StxBalanceRead) etag(ctx context.Context, c genql.Client) (string, err
 // for, else the chain tip, as the reference does.
 func (p v2StxBalanceRead) tag(tip tipFields, latest, latestMempool *string, lock lockTag) string {
 	if p.includeMempool {
-		return principalTag{latest, latestMempool, lock}.etag(true)
+		return principalTag{latest, latestMempool, &lock}.etag(true)
 	}
 	return tipFieldsTag(tip)
 }
