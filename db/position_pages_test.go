@@ -48,7 +48,7 @@ func TestPositionPagesReadTheUnconfirmedPartOnlyWhileTheTipStreams(t *testing.T)
 				_, err := store.Events(ctx, db.EventFilter{Principal: p, Types: db.AllEventTypes, Limit: 20})
 				return err
 			}},
-			{"v2 transactions", func() error { _, _, err := store.SummaryTxPage(ctx, p, 20, 0); return err }},
+			{"v2 transactions", func() error { _, err := store.SummaryTxPage(ctx, p, 20, 0); return err }},
 			{"unanchored transactions_with_transfers", func() error {
 				_, err := store.PrincipalTxPage(ctx, p, db.PrincipalTxQuery{Unanchored: true, Limit: 20})
 				return err

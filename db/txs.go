@@ -119,9 +119,9 @@ var principalTxPageSQL = func() (out [3]string) {
 		}
 		// Only the unanchored page lists the unconfirmed microblock transactions.
 		if v == txPageUnanchored {
-			out[v] = positionPageSQL(count, unconfirmedTxsSQL(TransferRolesSQL), "tseq", true)
+			out[v] = positionPageSQL(count, unconfirmedTxsSQL(TransferRolesSQL), "tseq")
 		} else {
-			out[v] = anchoredPageSQL(count, "tseq", false, true)
+			out[v] = anchoredPageSQL(count, "tseq", false)
 		}
 	}
 	return out
@@ -131,7 +131,7 @@ var principalTxPageSQL = func() (out [3]string) {
 // unanchoredTxPositionsSQL reads the unanchored page by position alone (positionPage).
 var (
 	tipTxCountSQL            = `coalesce((SELECT tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
-	unanchoredTxPositionsSQL = anchoredPageSQL(tipTxCountSQL, "tseq", true, true)
+	unanchoredTxPositionsSQL = anchoredPageSQL(tipTxCountSQL, "tseq", true)
 )
 
 // unconfirmedTxsSQL selects the principal's ($1) transactions in unconfirmed microblocks, in the
@@ -146,11 +146,11 @@ func unconfirmedTxsSQL(roles string) string {
 // with the list's size: the rows of u (newer than every anchored one) first, then the positions
 // below count minus the offset. $1 is the principal, $2 the limit, $3 the offset. The total is
 // read with the page, so that, as the reference counts over the page's rows, a page past the end
-// has total 0. With latest, each row also carries the principal's newest transaction id
-// (latest_tx_id, latestTxIDOf), which the list's ETag names: one probe more instead of a statement.
-func positionPageSQL(count, u, seq string, latest bool) string {
+// has total 0. Each row also carries the principal's newest transaction id (latest_tx_id,
+// latestTxIDOf), which the list's ETag names: one probe more instead of a statement of its own.
+func positionPageSQL(count, u, seq string) string {
 	return `WITH ` + tipSQL + `, u AS MATERIALIZED (` + u + `),
-	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un` + latestColumn(latest) + `),
+	c AS MATERIALIZED (SELECT ` + count + ` AS n, (SELECT count(*) FROM u) AS un, ` + latestTxIDOf("$1::text") + ` AS latest_tx_id),
 	keys AS (
 		(SELECT tx_id, index_block_hash, microblock_hash FROM u
 			ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT $2::bigint OFFSET $3::bigint)
@@ -161,7 +161,7 @@ func positionPageSQL(count, u, seq string, latest bool) string {
 			AND ` + positionRangeSQL(seq, "c.un") + `
 			ORDER BY ` + seq + ` DESC) x)
 	)
-	SELECT t.*, c.n + c.un AS total` + latestOutput(latest) + ` FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
+	SELECT t.*, c.n + c.un AS total, c.latest_tx_id FROM keys JOIN txs t USING (tx_id, index_block_hash, microblock_hash) CROSS JOIN c
 	ORDER BY t.block_height DESC, t.microblock_sequence DESC, t.tx_index DESC LIMIT $2::bigint`
 }
 
@@ -176,34 +176,19 @@ func positionRangeSQL(seq, un string) string {
 	return seq + ` <= ` + below + ` AND ` + seq + ` > ` + below + ` - $2::bigint`
 }
 
-// latestColumn and latestOutput compute and select a page's latest_tx_id (positionPageSQL).
-func latestColumn(latest bool) string {
-	if !latest {
-		return ""
-	}
-	return `, ` + latestTxIDOf("$1::text") + ` AS latest_tx_id`
-}
-
-func latestOutput(latest bool) string {
-	if !latest {
-		return ""
-	}
-	return `, c.latest_tx_id`
-}
-
 // anchoredPageSQL is positionPageSQL for a list without unconfirmed rows: the positions alone,
 // and with tipFlag the chain tip's streaming flag on each row (tip_streams). Without the
 // unconfirmed part's branch, the chain tip and the union, PostgreSQL runs it in about four
 // fifths of the time (most of what is left is reading the page's rows). The range's ORDER BY
 // keeps it a subquery of its own, so that its bounds, which read c, stay conditions of the
 // index scan: pulled up into the join, the planner may filter the whole list with them instead.
-func anchoredPageSQL(count, seq string, tipFlag, latest bool) string {
+func anchoredPageSQL(count, seq string, tipFlag bool) string {
 	with, flag := `WITH `, ``
 	if tipFlag {
 		with, flag = `WITH `+tipSQL+`, `, `, (SELECT streaming FROM tip) AS tip_streams`
 	}
-	return with + `c AS MATERIALIZED (SELECT ` + count + ` AS n` + latestColumn(latest) + `)
-	SELECT t.*, c.n AS total` + flag + latestOutput(latest) + ` FROM c CROSS JOIN LATERAL (
+	return with + `c AS MATERIALIZED (SELECT ` + count + ` AS n, ` + latestTxIDOf("$1::text") + ` AS latest_tx_id)
+	SELECT t.*, c.n AS total, c.latest_tx_id` + flag + ` FROM c CROSS JOIN LATERAL (
 		SELECT tx_id, index_block_hash, microblock_hash FROM principal_tx_positions
 		WHERE principal = $1::text AND ` + seq + ` IS NOT NULL
 		AND ` + positionRangeSQL(seq, "") + `
@@ -237,7 +222,7 @@ func pageTxs(rows []*principalPageRow) []*Tx {
 type principalPageRow struct {
 	Tx    `bun:"extend"`
 	Total int64 `bun:"total"`
-	// LatestTxID is the principal's newest transaction id, which a page of transfers reads.
+	// LatestTxID is the principal's newest transaction id, which a page of its list reads.
 	LatestTxID []byte `bun:"latest_tx_id"`
 	// TipStreams is the chain tip's streaming flag, which positionPage reads.
 	TipStreams bool `bun:"tip_streams"`

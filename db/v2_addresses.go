@@ -12,20 +12,16 @@ import (
 // principal's running summary_tx_count plus its few unconfirmed microblock transactions, and the
 // page is a range of sseq positions, read by position alone unless the tip streams microblocks
 // (positionPage).
-func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offset int) (int64, []*Tx, error) {
-	rows, err := s.positionPage(ctx, summaryTxAnchoredPageSQL, summaryTxPageSQL, principal, limit, offset)
-	if err != nil || len(rows) == 0 {
-		return 0, nil, err
-	}
-	return rows[0].Total, pageTxs(rows), nil
+func (s *Store) SummaryTxPage(ctx context.Context, principal string, limit, offset int) (*TxPage, error) {
+	return txPageOf(s.positionPage(ctx, summaryTxAnchoredPageSQL, summaryTxPageSQL, principal, limit, offset))
 }
 
 // summaryTxPageSQL reads a summaries page, numbered by sseq; summaryTxAnchoredPageSQL reads its
 // anchored part alone, each row with the tip's streaming flag (tip_streams).
 var (
 	summaryCountSQL          = `coalesce((SELECT summary_tx_count FROM principal_stx_totals WHERE principal = $1::text), 0)`
-	summaryTxPageSQL         = positionPageSQL(summaryCountSQL, unconfirmedTxsSQL(SummaryRolesSQL), "sseq", false)
-	summaryTxAnchoredPageSQL = anchoredPageSQL(summaryCountSQL, "sseq", true, false)
+	summaryTxPageSQL         = positionPageSQL(summaryCountSQL, unconfirmedTxsSQL(SummaryRolesSQL), "sseq")
+	summaryTxAnchoredPageSQL = anchoredPageSQL(summaryCountSQL, "sseq", true)
 )
 
 // CanonicalTxPositions returns the keys and places of a transaction's canonical rows

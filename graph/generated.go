@@ -942,8 +942,9 @@ type ComplexityRoot struct {
 	}
 
 	TransactionSummaryPage struct {
-		Results func(childComplexity int) int
-		Total   func(childComplexity int) int
+		LatestTxID func(childComplexity int) int
+		Results    func(childComplexity int) int
+		Total      func(childComplexity int) int
 	}
 
 	TransactionWithTransfers struct {
@@ -4914,6 +4915,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TransactionSummary.Tx(childComplexity), true
 
+	case "TransactionSummaryPage.latestTxId":
+		if e.ComplexityRoot.TransactionSummaryPage.LatestTxID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TransactionSummaryPage.LatestTxID(childComplexity), true
 	case "TransactionSummaryPage.results":
 		if e.ComplexityRoot.TransactionSummaryPage.Results == nil {
 			break
@@ -7104,6 +7111,12 @@ type TransactionSummaryPage {
   total: Int!
   "The page, newest first."
   results: [TransactionSummary!]!
+  """
+  Id of the newest canonical transaction the account took part in, whatever the page's bounds
+  (null when none): read with the page, it tells a client holding the page whether the account
+  has moved since.
+  """
+  latestTxId: Hex
 }
 
 "A transaction with what it moved for one account."
@@ -8964,6 +8977,8 @@ func (ec *executionContext) childFields_TransactionSummaryPage(ctx context.Conte
 		return ec.fieldContext_TransactionSummaryPage_total(ctx, field)
 	case "results":
 		return ec.fieldContext_TransactionSummaryPage_results(ctx, field)
+	case "latestTxId":
+		return ec.fieldContext_TransactionSummaryPage_latestTxId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TransactionSummaryPage", field.Name)
 }
@@ -23097,6 +23112,17 @@ func (ec *executionContext) fieldContext_TransactionSummaryPage_results(_ contex
 	return fc, nil
 }
 
+func (ec *executionContext) _TransactionSummaryPage_latestTxId(ctx context.Context, field graphql.CollectedField, obj *TransactionSummaryPage) (ret graphql.Marshaler) {
+	v := obj.LatestTxID
+	if v == nil {
+		return graphql.Null
+	}
+	return hexAt{&obj.LatestTxID}
+}
+func (ec *executionContext) fieldContext_TransactionSummaryPage_latestTxId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TransactionSummaryPage", field, false, false, errors.New("field of type Hex does not have child fields"))
+}
+
 func (ec *executionContext) _TransactionWithTransfers_tx(ctx context.Context, field graphql.CollectedField, obj *TransactionWithTransfers) (ret graphql.Marshaler) {
 	if readsLeaves(ctx, ec.OperationContext, field) {
 		v := obj.Tx
@@ -33035,6 +33061,11 @@ func (ec *executionContext) _TransactionSummaryPage(ctx context.Context, sel ast
 		case "results":
 			out.Values[i] = ec._TransactionSummaryPage_results(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "latestTxId":
+			out.Values[i] = ec._TransactionSummaryPage_latestTxId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

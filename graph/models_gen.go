@@ -490,6 +490,10 @@ type TransactionSummaryPage struct {
 	Total int32 `json:"total"`
 	// The page, newest first.
 	Results []*TransactionSummary `json:"results"`
+	// Id of the newest canonical transaction the account took part in, whatever the page's bounds
+	// (null when none): read with the page, it tells a client holding the page whether the account
+	// has moved since.
+	LatestTxID []byte `json:"latestTxId,omitempty"`
 }
 
 // A transaction with the transfers in it that involve one account.

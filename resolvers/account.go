@@ -84,13 +84,10 @@ func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Ac
 	if err != nil {
 		return nil, err
 	}
-	txs, latest := p.Txs, p.LatestTxID
-	if len(txs) == 0 { // no row carried the newest transaction
-		b, err := latestOf(ctx, a.Principal)()
-		if err != nil {
-			return nil, err
-		}
-		latest = b.LatestTxID
+	txs := p.Txs
+	latest, err := latestOfPage(ctx, a.Principal, p)
+	if err != nil {
+		return nil, err
 	}
 	// The page is the newest transactions in chain order; within it, the reference orders them by
 	// block height and transaction index only, so a block's microblock transactions (higher
@@ -103,6 +100,19 @@ func (r accountResolver) TransactionsWithTransfers(ctx context.Context, a *db.Ac
 		return nil, err
 	}
 	return &graph.TransactionsWithTransfersPage{Total: int32(p.Total), Results: withTransfers(a.Principal, txs, transfers), LatestTxID: latest}, nil
+}
+
+// latestOfPage is the principal's newest transaction id, which a page of its list reads with its
+// rows; an empty page, which reads none, takes it from the balance row.
+func latestOfPage(ctx context.Context, principal string, p *db.TxPage) ([]byte, error) {
+	if len(p.Txs) > 0 {
+		return p.LatestTxID, nil
+	}
+	b, err := latestOf(ctx, principal)()
+	if err != nil {
+		return nil, err
+	}
+	return b.LatestTxID, nil
 }
 
 // transfersIn reads the principal's transfers in these transactions.

@@ -17,15 +17,19 @@ func (r accountResolver) TransactionSummaries(ctx context.Context, a *db.Account
 	if err != nil {
 		return nil, err
 	}
-	total, txs, err := r.Store.SummaryTxPage(ctx, a.Principal, l, o)
+	p, err := r.Store.SummaryTxPage(ctx, a.Principal, l, o)
 	if err != nil {
 		return nil, err
 	}
-	transfers, err := r.transfersIn(ctx, a.Principal, txs)
+	latest, err := latestOfPage(ctx, a.Principal, p)
 	if err != nil {
 		return nil, err
 	}
-	return &graph.TransactionSummaryPage{Total: int32(total), Results: summaries(a.Principal, txs, transfers)}, nil
+	transfers, err := r.transfersIn(ctx, a.Principal, p.Txs)
+	if err != nil {
+		return nil, err
+	}
+	return &graph.TransactionSummaryPage{Total: int32(p.Total), Results: summaries(a.Principal, p.Txs, transfers), LatestTxID: latest}, nil
 }
 
 // summaries totals, per transaction, the STX the principal sent and received and counts its

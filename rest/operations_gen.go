@@ -3810,8 +3810,6 @@ func (v *V2AddressTransactionEventsTipChainTip) GetMicroblockHash() *string { re
 // An account: a standard or contract principal, with its transactions, nonces, STX balance and
 // asset events.
 type V2AddressTransactionsAccount struct {
-	// Id of the newest canonical transaction the account took part in (null when none).
-	LatestTxId *string `json:"latestTxId"`
 	// The account's transactions, newest first in chain order (block height, microblock sequence,
 	// transaction index), unconfirmed microblock transactions included: those in which it is the
 	// sender, sponsor, token-transfer recipient, called or deployed contract, or a party to an STX,
@@ -3819,9 +3817,6 @@ type V2AddressTransactionsAccount struct {
 	// events of each kind involve the account. A page past the end has total 0.
 	Page V2AddressTransactionsAccountPageTransactionSummaryPage `json:"page"`
 }
-
-// GetLatestTxId returns V2AddressTransactionsAccount.LatestTxId, and is useful for accessing the field via an interface.
-func (v *V2AddressTransactionsAccount) GetLatestTxId() *string { return v.LatestTxId }
 
 // GetPage returns V2AddressTransactionsAccount.Page, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccount) GetPage() V2AddressTransactionsAccountPageTransactionSummaryPage {
@@ -3835,12 +3830,21 @@ func (v *V2AddressTransactionsAccount) GetPage() V2AddressTransactionsAccountPag
 type V2AddressTransactionsAccountPageTransactionSummaryPage struct {
 	// Number of listed transactions (all pages); 0 when the page is empty.
 	Total int `json:"total"`
+	// Id of the newest canonical transaction the account took part in, whatever the page's bounds
+	// (null when none): read with the page, it tells a client holding the page whether the account
+	// has moved since.
+	LatestTxId *string `json:"latestTxId"`
 	// The page, newest first.
 	Results []V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary `json:"results"`
 }
 
 // GetTotal returns V2AddressTransactionsAccountPageTransactionSummaryPage.Total, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccountPageTransactionSummaryPage) GetTotal() int { return v.Total }
+
+// GetLatestTxId returns V2AddressTransactionsAccountPageTransactionSummaryPage.LatestTxId, and is useful for accessing the field via an interface.
+func (v *V2AddressTransactionsAccountPageTransactionSummaryPage) GetLatestTxId() *string {
+	return v.LatestTxId
+}
 
 // GetResults returns V2AddressTransactionsAccountPageTransactionSummaryPage.Results, and is useful for accessing the field via an interface.
 func (v *V2AddressTransactionsAccountPageTransactionSummaryPage) GetResults() []V2AddressTransactionsAccountPageTransactionSummaryPageResultsTransactionSummary {
@@ -7842,9 +7846,9 @@ func V2AddressTransactionEvents(
 const V2AddressTransactions_Operation = `
 query V2AddressTransactions ($principal: String!, $limit: Int!, $offset: Int!, $excludeFunctionArgs: Boolean!, $contractAbi: Boolean!) {
 	account(principal: $principal) {
-		latestTxId
 		page: transactionSummaries(limit: $limit, offset: $offset) {
 			total
+			latestTxId
 			results {
 				tx {
 					... MinedTxFields

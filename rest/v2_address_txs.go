@@ -56,7 +56,7 @@ func (p v2AddressTxsRead) answer(ctx context.Context, c genql.Client) ([]byte, s
 		return nil, "", err
 	}
 	a := d.Account
-	tag := principalTag{LatestTxID: a.LatestTxId}.etag(false)
+	tag := principalTag{LatestTxID: a.Page.LatestTxId}.etag(false)
 	results := make([]txSummaryBody, len(a.Page.Results))
 	for i := range a.Page.Results {
 		r := &a.Page.Results[i]

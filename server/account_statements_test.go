@@ -65,8 +65,10 @@ func TestAccountReadStatements(t *testing.T) {
 	if n := get("/extended/v1/address/"+busy+"/transactions_with_transfers?limit=5", &page); n != 2 || len(page.Results) != 5 {
 		t.Errorf("transactions_with_transfers: %d statements, %d results; want 2 statements, 5 results", n, len(page.Results))
 	}
-	// The page's ETag names the principal's newest transaction, which the page's statement reads;
-	// a page past the end, which reads no row, finds it with the balance row: the same tag.
+	// A list's ETag names the principal's newest transaction, which the page's statement reads;
+	// a page past the end, which reads no row, finds it with the balance row: the same tag. A
+	// conditional request reads the tag alone, through the balance row, which names the same: one
+	// statement, and no page read.
 	tag := func(path string) string {
 		t.Helper()
 		resp, err := http.Get(a.url + path)
@@ -76,29 +78,28 @@ func TestAccountReadStatements(t *testing.T) {
 		resp.Body.Close()
 		return resp.Header.Get("ETag")
 	}
-	first, past := tag("/extended/v1/address/"+busy+"/transactions_with_transfers?limit=5"),
-		tag("/extended/v1/address/"+busy+"/transactions_with_transfers?limit=5&offset=100000")
-	if first == "" || first != past {
-		t.Errorf("ETag of the first page %q, of a page past the end %q; want the same, not empty", first, past)
-	}
-	// A conditional request reads the tag alone, through the balance row, which names the same:
-	// one statement, and no page read.
-	req, err := http.NewRequest(http.MethodGet, a.url+"/extended/v1/address/"+busy+"/transactions_with_transfers?limit=4", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("If-None-Match", first)
-	before := a.store.Statements()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if n := a.store.Statements() - before; resp.StatusCode != http.StatusNotModified || n != 1 {
-		t.Errorf("If-None-Match of the page's ETag: status %d after %d statements, want 304 after the tag's one", resp.StatusCode, n)
+	for _, list := range []string{"/extended/v1/address/" + busy + "/transactions_with_transfers", "/extended/v2/addresses/" + busy + "/transactions"} {
+		first, past := tag(list+"?limit=5"), tag(list+"?limit=5&offset=100000")
+		if first == "" || first != past {
+			t.Errorf("%s: ETag of the first page %q, of a page past the end %q; want the same, not empty", list, first, past)
+		}
+		req, err := http.NewRequest(http.MethodGet, a.url+list+"?limit=4", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("If-None-Match", first)
+		before := a.store.Statements()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if n := a.store.Statements() - before; resp.StatusCode != http.StatusNotModified || n != 1 {
+			t.Errorf("%s: If-None-Match of the page's ETag: status %d after %d statements, want 304 after the tag's one", list, resp.StatusCode, n)
+		}
 	}
 
-	before = a.store.Statements()
+	before := a.store.Statements()
 	data, _ := a.mustQuery(t, `query($p: String!) { account(principal: $p) { stxBalance { balance }
 		transactions(first: 3) { totalCount nodes { txId } } } }`, map[string]any{"p": busy})
 	var got struct {
