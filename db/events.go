@@ -103,19 +103,20 @@ type EventWindow struct {
 
 // EventsOfTxs returns the microblock-canonical events of these transaction rows within the
 // window, in event_index order per transaction, aligned with txs: one statement whatever the
-// number of rows and kinds, the primary key of each kind in kinds[i] (Tx.KindsOfEvents) probed
-// once for txs[i]; cols says which of their columns are read. A row names its transaction by its
+// number of rows and kinds, the primary key of each kind of txs[i]'s events (Tx.KindsOfEvents)
+// probed once for it; cols says which of their columns are read. A row names its transaction by its
 // place in txs instead of repeating the three hashes, which PostgreSQL would otherwise write out
 // and the driver decode and allocate for every event; the events share their row's hashes.
-func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, kinds []EventKinds, w EventWindow, cols EventColumns) ([][]Event, error) {
+func (s *Store) EventsOfTxs(ctx context.Context, txs []*Tx, w EventWindow, cols EventColumns) ([][]Event, error) {
 	keys, err := packKeys(txs, func(t *Tx) []byte { return t.TxID }, func(t *Tx) []byte { return t.IndexBlockHash },
 		func(t *Tx) []byte { return t.MicroblockHash })
 	if err != nil {
 		return nil, err
 	}
-	ks := make([]byte, len(kinds))
+	ks := make([]byte, len(txs))
 	var among EventKinds
-	for i, k := range kinds {
+	for i, t := range txs {
+		k := t.KindsOfEvents()
 		ks[i] = byte(k)
 		among |= k & allEventKinds
 	}

@@ -41,13 +41,11 @@ func TestEventsOfTxsFollowTheirKeys(t *testing.T) {
 		}
 	}
 	row := func(tx byte) *db.Tx {
-		return &db.Tx{TxID: []byte{tx}, IndexBlockHash: testBlock, MicroblockHash: []byte{}}
+		return &db.Tx{TxID: []byte{tx}, IndexBlockHash: testBlock, MicroblockHash: []byte{}, EventKinds: db.KindsOf(db.AllEventTypes)}
 	}
 	keys := []*db.Tx{row(2), row(3), row(1), row(2)} // 3 has no events; 2 is asked for twice
-	all := db.KindsOf(db.AllEventTypes)
-	kinds := []db.EventKinds{all, all, all, all}
 	for _, w := range []db.EventWindow{{Offset: 0, Limit: 5}, {Offset: 1, Limit: 1}, {Offset: 0, Limit: 2}} {
-		got, err := store.EventsOfTxs(ctx, keys, kinds, w, db.AllEventColumns)
+		got, err := store.EventsOfTxs(ctx, keys, w, db.AllEventColumns)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,11 +23,7 @@ func TestEventsReadByRecordedKinds(t *testing.T) {
 			Order("block_height", "microblock_sequence", "tx_index", "index_block_hash").Scan(ctx); err != nil {
 			t.Fatal(err)
 		}
-		kinds := make([]db.EventKinds, len(txs))
-		for i, tx := range txs {
-			kinds[i] = tx.KindsOfEvents()
-		}
-		events, err := store.EventsOfTxs(ctx, txs, kinds, db.EventWindow{Limit: 1 << 20}, db.AllEventColumns)
+		events, err := store.EventsOfTxs(ctx, txs, db.EventWindow{Limit: 1 << 20}, db.AllEventColumns)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +48,7 @@ func TestEventsReadByRecordedKinds(t *testing.T) {
 		t.Fatalf("%d transactions with events, %d recording fewer kinds than their type: the fixture shows nothing", len(txs), narrower)
 	}
 	for i, tx := range txs {
-		alone, err := store.EventsOfTxs(ctx, []*db.Tx{tx}, []db.EventKinds{tx.KindsOfEvents()}, db.EventWindow{Limit: 1 << 20}, db.AllEventColumns)
+		alone, err := store.EventsOfTxs(ctx, []*db.Tx{tx}, db.EventWindow{Limit: 1 << 20}, db.AllEventColumns)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,6 @@ import (
 // same row read twice in one request (in two lists, say) is two keys, read by one statement.
 type TxEventsKey struct {
 	Tx      *db.Tx
-	Kinds   db.EventKinds // those to look for (db.Tx.KindsOfEvents)
 	Window  db.EventWindow
 	Columns db.EventColumns // those the selection reads
 }
@@ -22,7 +21,7 @@ type TxEventsKey struct {
 // window holds any: event indexes run from 0 to the row's event count, so a window past it (or
 // of none) has nothing to read.
 func EventsOf(t *db.Tx, w db.EventWindow, c db.EventColumns) (TxEventsKey, bool) {
-	k := TxEventsKey{Tx: t, Kinds: t.KindsOfEvents(), Window: w, Columns: c}
+	k := TxEventsKey{Tx: t, Window: w, Columns: c}
 	return k, w.Limit > 0 && w.Offset < t.EventCount
 }
 
@@ -103,11 +102,11 @@ func txEvents(store *db.Store) dataloader.BatchFunc[TxEventsKey, []db.Event] {
 		}
 		found := make(map[TxEventsKey][]db.Event, len(keys))
 		for b, ks := range batches {
-			txs, kinds := make([]*db.Tx, len(ks)), make([]db.EventKinds, len(ks))
+			txs := make([]*db.Tx, len(ks))
 			for i, k := range ks {
-				txs[i], kinds[i] = k.Tx, k.Kinds
+				txs[i] = k.Tx
 			}
-			es, err := store.EventsOfTxs(ctx, txs, kinds, b.window, b.columns)
+			es, err := store.EventsOfTxs(ctx, txs, b.window, b.columns)
 			if err != nil {
 				return failed[[]db.Event](len(keys), err)
 			}

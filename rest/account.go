@@ -67,20 +67,23 @@ type stxBalanceBody struct {
 
 // balanceTag is the ETag of an address route that shows the principal's balance, read alone.
 func balanceTag(ctx context.Context, c genql.Client, principal string) (string, error) {
-	d, err := AccountTag(ctx, c, principal)
-	if err != nil {
-		return "", err
-	}
-	a := d.Account
-	return principalTag{a.LatestTxId, a.LatestMempoolTxId, &lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}.etag(true), nil
+	t, err := readPrincipalTag(ctx, c, principal)
+	return t.etag(true), err
 }
 
 // activityTag is the ETag of an address route that lists the principal's mined transactions,
 // read alone: its newest transaction.
 func activityTag(ctx context.Context, c genql.Client, principal string) (string, error) {
+	t, err := readPrincipalTag(ctx, c, principal)
+	return principalTag{LatestTxID: t.LatestTxID}.etag(false), err
+}
+
+// readPrincipalTag reads what the address routes' ETags name.
+func readPrincipalTag(ctx context.Context, c genql.Client, principal string) (principalTag, error) {
 	d, err := AccountTag(ctx, c, principal)
 	if err != nil {
-		return "", err
+		return principalTag{}, err
 	}
-	return principalTag{LatestTxID: d.Account.LatestTxId}.etag(false), nil
+	a := d.Account
+	return principalTag{a.LatestTxId, a.LatestMempoolTxId, &lockTag{a.Balance.Locked, a.Balance.Burnchain_unlock_height}}, nil
 }
